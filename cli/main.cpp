@@ -1,0 +1,202 @@
+// attnlab command line: trains, evaluates and explains text models with the core. Every subcommand
+// prints one JSON object as its last stdout line (progress goes to stderr).
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "explain/explain_text.h"
+#include "files.h"
+#include "model/text_checkpoint.h"
+#include "text/dataset.h"
+#include "train/text_trainer.h"
+
+using namespace attnlab;
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& message) {
+  std::cerr << "attnlab: " << message << "\n";
+  std::exit(1);
+}
+
+std::vector<TextExample> load_tsv(const std::string& path) {
+  std::string content, error;
+  if (!cli::read_file(path, &content, &error)) fail(error);
+  std::vector<TextExample> out;
+  if (!parse_labeled_tsv(content, &out, &error)) fail(path + ": " + error);
+  return out;
+}
+
+std::vector<EncodedExample> encode(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
+                                   const std::string& path) {
+  std::vector<EncodedExample> out;
+  for (const auto& ex : data) {
+    if (ex.label >= num_classes) fail(path + ": label " + std::to_string(ex.label) + " >= num_classes");
+    out.push_back({ex.label, vocab.ids(ex.tokens)});
+  }
+  return out;
+}
+
+TextModel load_model(const std::string& dir) {
+  std::string config, weights, error;
+  if (!cli::read_file(dir + "/config.json", &config, &error)) fail(error);
+  if (!cli::read_file(dir + "/model.safetensors", &weights, &error)) fail(error);
+  TextModel model;
+  if (!load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
+    fail(dir + ": " + error);
+  return model;
+}
+
+json metrics_json(const ClassificationMetrics& m) {
+  return {{"n", m.n}, {"accuracy", m.accuracy}, {"f1", m.f1}, {"precision", m.precision}, {"recall", m.recall}};
+}
+
+ClassificationMetrics evaluate(const TextModel& model, const std::vector<EncodedExample>& data) {
+  std::vector<int> gold;
+  for (const auto& ex : data) gold.push_back(ex.label);
+  return classification_metrics(predict_classes(model.config, model.params, data), gold, model.config.num_classes);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"attnlab: attention vs gradients vs erasure, from the command line"};
+  app.require_subcommand(1);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  // train-text
+  auto* train = app.add_subcommand("train-text", "train a BiLSTM + attention text classifier");
+  std::string train_path, dev_path, test_path, out_dir, attention = "tanh", vocab_path, storage = "f16";
+  int epochs = 8, batch_size = 32, embedding_dim = 128, hidden_dim = 128, min_count = 1, limit = 0, num_classes = 2;
+  uint64_t seed = 1;
+  double lr = 1e-3, weight_decay = 1e-5;
+  train->add_option("--train", train_path, "training TSV (label<TAB>text)")->required();
+  train->add_option("--dev", dev_path, "dev TSV, for model selection")->required();
+  train->add_option("--test", test_path, "test TSV, evaluated once with the selected model");
+  train->add_option("--out", out_dir, "output folder (config.json + model.safetensors)")->required();
+  train->add_option("--attention", attention, "tanh | dot | uniform")->check(CLI::IsMember({"tanh", "dot", "uniform"}));
+  train->add_option("--seed", seed);
+  train->add_option("--epochs", epochs)->check(CLI::Range(1, 1000));
+  train->add_option("--batch-size", batch_size)->check(CLI::Range(1, 4096));
+  train->add_option("--lr", lr);
+  train->add_option("--weight-decay", weight_decay);
+  train->add_option("--embedding-dim", embedding_dim)->check(CLI::Range(1, 4096));
+  train->add_option("--hidden-dim", hidden_dim)->check(CLI::Range(1, 4096));
+  train->add_option("--num-classes", num_classes)->check(CLI::Range(2, 1000));
+  train->add_option("--vocab-from", vocab_path, "TSV whose words form the vocabulary (default: --train)");
+  train->add_option("--min-count", min_count, "keep words seen at least this often")->check(CLI::Range(1, 1000000));
+  train->add_option("--limit", limit, "use only the first N training examples (0 = all)");
+  train->add_option("--storage", storage, "f16 | f32 weights on disk")->check(CLI::IsMember({"f16", "f32"}));
+
+  // eval-text
+  auto* eval = app.add_subcommand("eval-text", "accuracy and F1 of a text model on a TSV");
+  std::string model_dir, data_path;
+  eval->add_option("--model", model_dir)->required();
+  eval->add_option("--data", data_path)->required();
+
+  // explain-text
+  auto* explain = app.add_subcommand("explain-text", "prediction and token importances for one text");
+  std::string text;
+  int max_tokens = 200, ig_steps = 50;
+  explain->add_option("--model", model_dir)->required();
+  explain->add_option("--text", text)->required();
+  explain->add_option("--max-tokens", max_tokens)->check(CLI::Range(1, 100000));
+  explain->add_option("--ig-steps", ig_steps)->check(CLI::Range(0, 10000));
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*train) {
+    auto train_raw = load_tsv(train_path);
+    if (limit > 0 && static_cast<int>(train_raw.size()) > limit) train_raw.resize(limit);
+    const auto dev_raw = load_tsv(dev_path);
+    std::vector<std::vector<std::string>> vocab_sentences;
+    for (const auto& ex : vocab_path.empty() ? train_raw : load_tsv(vocab_path)) vocab_sentences.push_back(ex.tokens);
+    TextModel model;
+    model.vocab = Vocab::build(vocab_sentences, min_count);
+    parse_attention(attention, &model.config.attention);
+    model.config.vocab_size = model.vocab.size();
+    model.config.embedding_dim = embedding_dim;
+    model.config.hidden_dim = hidden_dim;
+    model.config.num_classes = num_classes;
+    if (num_classes == 2) model.class_names = {"negative", "positive"};
+    else for (int c = 0; c < num_classes; ++c) model.class_names.push_back("class " + std::to_string(c));
+    const auto train_set = encode(model.vocab, train_raw, num_classes, train_path);
+    const auto dev_set = encode(model.vocab, dev_raw, num_classes, dev_path);
+    Rng rng(seed);
+    model.params.init(model.config, rng);
+    TrainOptions options;
+    options.epochs = epochs;
+    options.batch_size = batch_size;
+    options.seed = seed;
+    options.adam.lr = lr;
+    options.adam.weight_decay = weight_decay;
+    std::cerr << "train-text: " << train_set.size() << " train / " << dev_set.size() << " dev examples, vocab "
+              << model.vocab.size() << ", attention " << attention << ", seed " << seed << "\n";
+    const auto t0 = std::chrono::steady_clock::now();
+    long tokens = 0;
+    for (const auto& ex : train_set) tokens += static_cast<long>(ex.ids.size());
+    const TrainResult result = train_text_model(model.config, model.params, train_set, dev_set, options,
+                                                [&](const TrainProgress& p) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (p.epoch_done)
+        std::cerr << "epoch " << p.epoch << "/" << p.epochs << " loss " << p.train_loss << " dev acc "
+                  << p.dev.accuracy << " f1 " << p.dev.f1 << " (best epoch " << p.best_epoch << ") " << s << " s\n";
+      return true;
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Metrics are measured on the weights as stored (f16 rounding included).
+    const StorageType st = storage == "f16" ? StorageType::F16 : StorageType::F32;
+    if (st == StorageType::F16)
+      for (Mat<float>* m : model.params.list()) *m = m->unaryExpr([](float v) { return round_to_half(v); });
+    json metrics;
+    metrics["dev"] = metrics_json(evaluate(model, dev_set));
+    if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, encode(model.vocab, load_tsv(test_path), num_classes, test_path)));
+    json epochs_json = json::array();
+    for (size_t e = 0; e < result.dev_per_epoch.size(); ++e)
+      epochs_json.push_back({{"epoch", e + 1}, {"train_loss", result.train_loss_per_epoch[e]},
+                             {"dev", metrics_json(result.dev_per_epoch[e])}});
+    json extra;
+    extra["training"] = {{"train", train_path}, {"dev", dev_path}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
+                         {"train_examples", train_set.size()}, {"min_count", min_count}, {"epochs", epochs},
+                         {"batch_size", batch_size}, {"optimizer", "adam amsgrad"}, {"lr", lr},
+                         {"weight_decay", weight_decay}, {"loss", "class-balanced cross-entropy (sum over batch)"},
+                         {"selection", "best dev accuracy"}, {"best_epoch", result.best_epoch},
+                         {"seed", seed}, {"storage", storage}, {"seconds", seconds},
+                         {"tokens_per_second", seconds > 0 ? double(tokens) * result.dev_per_epoch.size() / seconds : 0.0},
+                         {"per_epoch", epochs_json}};
+    extra["metrics"] = metrics;
+    extra["provenance"] = {{"command", command_line}};
+    model.extra_json = extra.dump();
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    std::string error;
+    if (!cli::write_file(out_dir + "/config.json", text_model_config_json(model), &error) ||
+        !cli::write_file(out_dir + "/model.safetensors", text_model_weights(model, st), &error))
+      fail(error);
+    json summary = {{"out", out_dir}, {"best_epoch", result.best_epoch}, {"seconds", seconds}, {"metrics", metrics}};
+    std::cout << summary.dump() << std::endl;
+    return 0;
+  }
+
+  if (*eval) {
+    const TextModel model = load_model(model_dir);
+    const auto data = encode(model.vocab, load_tsv(data_path), model.config.num_classes, data_path);
+    std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
+    return 0;
+  }
+
+  if (*explain) {
+    const TextModel model = load_model(model_dir);
+    ExplainOptions options;
+    options.max_tokens = max_tokens;
+    options.ig_steps = ig_steps;
+    std::cout << explanation_json(explain_text(model, text, options)) << std::endl;
+    return 0;
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+#include "explain/explain_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "explain/importance.h"
+#include "text/tokenizer.h"
+
+namespace attnlab {
+
+namespace {
+
+std::vector<int> encode(const TextModel& model, const std::string& text, int max_tokens, TokenExplanation* e) {
+  std::vector<std::string> tokens = tokenize(text);
+  e->num_tokens_total = static_cast<int>(tokens.size());
+  if (max_tokens > 0 && static_cast<int>(tokens.size()) > max_tokens) {
+    tokens.resize(max_tokens);
+    e->truncated = true;
+  }
+  std::vector<int> ids = model.vocab.ids(tokens);
+  for (int id : ids) e->unknown.push_back(id == Vocab::kUnk);
+  e->tokens = std::move(tokens);
+  return ids;
+}
+
+std::vector<double> probabilities_of(const TextModel& model, const std::vector<int>& ids) {
+  Mat<float> logits;
+  if (ids.empty()) {
+    logits = model.params.decoder.b;
+  } else {
+    TextCache<float> cache;
+    text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
+    logits = cache.logits;
+  }
+  const Mat<float> p = class_probabilities(model.config, logits);
+  return std::vector<double>(p.data(), p.data() + p.rows());
+}
+
+}  // namespace
+
+std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens) {
+  TokenExplanation e;
+  return probabilities_of(model, encode(model, text, max_tokens, &e));
+}
+
+TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options) {
+  TokenExplanation e;
+  e.ids = encode(model, text, options.max_tokens, &e);
+  e.probabilities = probabilities_of(model, e.ids);
+  e.predicted_class = static_cast<int>(std::max_element(e.probabilities.begin(), e.probabilities.end()) -
+                                       e.probabilities.begin());
+  e.probability = model.config.num_classes == 2 ? e.probabilities[1] : e.probabilities[e.predicted_class];
+  if (e.ids.empty()) return e;
+  ExplainInput in;
+  in.cfg = &model.config;
+  in.params = &model.params;
+  in.ids = e.ids;
+  in.target = e.predicted_class;
+  in.ig_steps = options.ig_steps;
+  e.attention = attention_importance(in);
+  e.gradient = gradient_importance(in);
+  e.leave_one_out = leave_one_out_importance(in);
+  if (options.ig_steps > 0) e.integrated_gradients = integrated_gradients_importance(in);
+  e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
+  e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});
+  e.kendall.push_back({"gradient_leave_one_out", kendall_tau(e.gradient, e.leave_one_out)});
+  if (!e.integrated_gradients.empty()) {
+    std::vector<double> ig_abs;
+    for (double v : e.integrated_gradients) ig_abs.push_back(std::abs(v));
+    e.kendall.push_back({"attention_integrated_gradients", kendall_tau(e.attention, ig_abs)});
+  }
+  return e;
+}
+
+std::string explanation_json(const TokenExplanation& e) {
+  using nlohmann::json;
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  auto arr = [&](const std::vector<double>& v) {
+    json a = json::array();
+    for (double x : v) a.push_back(num(x));
+    return a;
+  };
+  json j;
+  j["tokens"] = e.tokens;
+  j["unknown"] = e.unknown;
+  j["truncated"] = e.truncated;
+  j["num_tokens_total"] = e.num_tokens_total;
+  j["probabilities"] = arr(e.probabilities);
+  j["probability"] = num(e.probability);
+  j["predicted_class"] = e.predicted_class;
+  j["attention"] = arr(e.attention);
+  j["gradient"] = arr(e.gradient);
+  j["leave_one_out"] = arr(e.leave_one_out);
+  j["integrated_gradients"] = arr(e.integrated_gradients);
+  json k = json::object();
+  for (const auto& pair : e.kendall) k[pair.name] = {{"tau", num(pair.result.tau)}, {"p", num(pair.result.p)}};
+  j["kendall"] = k;
+  j["error"] = "";
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,43 @@
+// Everything the text view and `attnlab explain-text` show for one input: tokens (with unknown-word
+// flags), the prediction, every importance measure, and Kendall tau between them. Inputs longer than
+// max_tokens are cut to their first max_tokens tokens (truncated = true, num_tokens_total = the full count).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "metrics/kendall.h"
+#include "model/text_checkpoint.h"
+
+namespace attnlab {
+
+struct ExplainOptions {
+  int max_tokens = 200;
+  int ig_steps = 50;
+};
+
+struct TokenExplanation {
+  std::vector<std::string> tokens;
+  std::vector<bool> unknown;
+  std::vector<int> ids;
+  bool truncated = false;
+  int num_tokens_total = 0;
+  std::vector<double> probabilities;  // per class
+  double probability = 0;             // binary: p(positive); multi-class: p(predicted)
+  int predicted_class = 0;
+  std::vector<double> attention, gradient, leave_one_out, integrated_gradients;
+  struct Pair {
+    std::string name;
+    KendallResult result;
+  };
+  std::vector<Pair> kendall;
+};
+
+TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options);
+
+// Class probabilities for one text (no importances).
+std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens);
+
+// The JSON object documented in docs/DESIGN.md (invalid UTF-8 replaced, NaN written as null).
+std::string explanation_json(const TokenExplanation& e);
+
+}  // namespace attnlab

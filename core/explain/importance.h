@@ -1,0 +1,36 @@
+// The one signature every token-importance method has: a model, one token-id sequence, the class to
+// explain; returns one score per token. Methods live one per file in core/explain/.
+#pragma once
+#include <vector>
+
+#include "model/text_model.h"
+
+namespace attnlab {
+
+struct ExplainInput {
+  const TextConfig* cfg = nullptr;
+  const TextParams<float>* params = nullptr;
+  std::vector<int> ids;  // >= 1 token
+  int target = 1;        // class whose probability is explained (binary: 1 = positive)
+  int ig_steps = 50;     // integrated gradients: Riemann midpoint steps
+};
+
+using ImportanceMethod = std::vector<double> (*)(const ExplainInput&);
+
+// Probability of class c for column b of logits, and d p_c / d logits (column vector).
+float class_probability(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b, int c);
+Mat<float> d_class_probability(const TextConfig& cfg, const Mat<float>& logits, int c);  // [C' x B]
+
+// Attention weights alpha_t (sum to 1).
+std::vector<double> attention_importance(const ExplainInput& in);
+// Jain & Wallace gradient importance: |sum_e x_te * d p_target / d x_te| with alpha held constant,
+// normalised to sum 1 (all zero stays zero).
+std::vector<double> gradient_importance(const ExplainInput& in);
+// Leave-one-out: |p_target(x) - p_target(x without token t)|. A one-token input compares with the empty
+// input, whose context vector is zero (the decoder bias alone).
+std::vector<double> leave_one_out_importance(const ExplainInput& in);
+// Integrated gradients (Sundararajan et al. 2017) of p_target w.r.t. the token embeddings from the
+// all-zero embedding baseline, summed over embedding dimensions; signed. Sum over tokens ~= p(x) - p(0).
+std::vector<double> integrated_gradients_importance(const ExplainInput& in);
+
+}  // namespace attnlab

@@ -1,0 +1,179 @@
+#include "model/text_checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+using nlohmann::json;
+
+namespace {
+
+bool get_int(const json& j, const char* key, int lo, int hi, int* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) {
+    *error = std::string("config.json: '") + key + "' is missing or not an integer";
+    return false;
+  }
+  const long long v = it->get<long long>();
+  if (v < lo || v > hi) {
+    *error = std::string("config.json: '") + key + "' = " + std::to_string(v) + " is outside [" +
+             std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+bool load_text_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, TextModel* out,
+                     std::string* error) {
+  const json j = json::parse(config_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = "config.json is not a JSON object";
+    return false;
+  }
+  auto fmt = j.find("format");
+  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != "attnlab-text-v1") {
+    *error = "config.json: 'format' must be \"attnlab-text-v1\" (is this a text model folder?)";
+    return false;
+  }
+  TextModel m;
+  auto att = j.find("attention");
+  if (att == j.end() || !att->is_string() || !parse_attention(att->get<std::string>(), &m.config.attention)) {
+    *error = "config.json: 'attention' must be one of \"tanh\", \"dot\", \"uniform\"";
+    return false;
+  }
+  if (!get_int(j, "embedding_dim", 1, 4096, &m.config.embedding_dim, error) ||
+      !get_int(j, "hidden_dim", 1, 4096, &m.config.hidden_dim, error) ||
+      !get_int(j, "num_classes", 2, 1000, &m.config.num_classes, error))
+    return false;
+  auto vocab = j.find("vocab");
+  if (vocab == j.end() || !vocab->is_array() || vocab->size() < 2) {
+    *error = "config.json: 'vocab' must be an array of at least 2 strings";
+    return false;
+  }
+  std::vector<std::string> words;
+  for (const auto& w : *vocab) {
+    if (!w.is_string()) {
+      *error = "config.json: 'vocab' entry " + std::to_string(words.size()) + " is not a string";
+      return false;
+    }
+    words.push_back(w.get<std::string>());
+  }
+  if (words[0] != "<pad>" || words[1] != "<unk>") {
+    *error = "config.json: 'vocab' must start with \"<pad>\", \"<unk>\"";
+    return false;
+  }
+  m.vocab = Vocab(words);
+  m.config.vocab_size = m.vocab.size();
+  auto names = j.find("class_names");
+  if (names != j.end() && names->is_array()) {
+    for (const auto& n : *names)
+      if (n.is_string()) m.class_names.push_back(n.get<std::string>());
+  }
+  if (static_cast<int>(m.class_names.size()) != m.config.num_classes) {
+    m.class_names.clear();
+    for (int c = 0; c < m.config.num_classes; ++c) m.class_names.push_back("class " + std::to_string(c));
+  }
+  json extra = json::object();
+  for (const char* key : {"training", "metrics", "provenance"}) {
+    auto it = j.find(key);
+    if (it != j.end()) extra[key] = *it;
+  }
+  m.extra_json = extra.dump();
+
+  SafetensorsFile file;
+  std::string st_error;
+  if (!read_safetensors(weights, weights_size, &file, &st_error)) {
+    *error = "model.safetensors: " + st_error;
+    return false;
+  }
+  m.params.resize(m.config);
+  for (auto& [name, mat] : m.params.named()) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      *error = "model.safetensors: tensor '" + name + "' is missing (attention '" +
+               attention_name(m.config.attention) + "' needs it)";
+      return false;
+    }
+    const NamedTensor& t = it->second;
+    // Checkpoint shapes are row-major [rows, cols] of the matrix, except the embedding stored [V, E]
+    // (= our [E x V] column-major) and vectors stored 1-D.
+    std::vector<int64_t> expect;
+    const bool is_embedding = name == "embedding.weight";
+    if (is_embedding) expect = {mat->cols(), mat->rows()};
+    else if (mat->cols() == 1) expect = {mat->rows()};
+    else expect = {mat->rows(), mat->cols()};
+    if (t.shape != expect) {
+      *error = "model.safetensors: tensor '" + name + "' has shape " + shape_str(t.shape) + ", the config needs " +
+               shape_str(expect);
+      return false;
+    }
+    if (is_embedding || mat->cols() == 1) {
+      *mat = Eigen::Map<const Mat<float>>(t.data.data(), mat->rows(), mat->cols());
+    } else {
+      *mat = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          t.data.data(), mat->rows(), mat->cols());
+    }
+    if (!mat->allFinite()) {
+      *error = "model.safetensors: tensor '" + name + "' contains NaN or infinite values";
+      return false;
+    }
+  }
+  for (const auto& [name, t] : file.tensors) {
+    bool known = false;
+    for (auto& nm : m.params.named()) known = known || nm.first == name;
+    if (!known) {
+      *error = "model.safetensors: unexpected tensor '" + name + "' for attention '" +
+               attention_name(m.config.attention) + "'";
+      return false;
+    }
+  }
+  *out = std::move(m);
+  return true;
+}
+
+std::string text_model_config_json(const TextModel& m) {
+  json j;
+  j["format"] = "attnlab-text-v1";
+  j["attention"] = attention_name(m.config.attention);
+  j["embedding_dim"] = m.config.embedding_dim;
+  j["hidden_dim"] = m.config.hidden_dim;
+  j["num_classes"] = m.config.num_classes;
+  j["class_names"] = m.class_names;
+  const json extra = json::parse(m.extra_json, nullptr, false);
+  if (extra.is_object())
+    for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
+  j["vocab"] = m.vocab.words();
+  return j.dump(1);
+}
+
+std::vector<uint8_t> text_model_weights(const TextModel& m, StorageType storage) {
+  std::map<std::string, NamedTensor> tensors;
+  for (auto& [name, mat] : m.params.named()) {
+    NamedTensor t;
+    const bool is_embedding = name == "embedding.weight";
+    if (is_embedding) {
+      t.shape = {mat->cols(), mat->rows()};
+      t.data.assign(mat->data(), mat->data() + mat->size());
+    } else if (mat->cols() == 1) {
+      t.shape = {mat->rows()};
+      t.data.assign(mat->data(), mat->data() + mat->size());
+    } else {
+      t.shape = {mat->rows(), mat->cols()};
+      Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rm = *mat;
+      t.data.assign(rm.data(), rm.data() + rm.size());
+    }
+    tensors[name] = std::move(t);
+  }
+  return write_safetensors(tensors, storage, {{"format", "attnlab-text-v1"}});
+}
+
+}  // namespace attnlab

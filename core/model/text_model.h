@@ -1,0 +1,90 @@
+// The text classifier: embedding -> BiLSTM -> attention -> linear decoder (docs/DESIGN.md).
+// Parameters are plain Eigen matrices; forward fills a cache, backward accumulates gradients into a
+// TextParams of the same shapes. Binary models have one logit (p(positive) = sigmoid); multi-class
+// models have C logits (softmax).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nn/attention.h"
+#include "nn/bilstm.h"
+#include "nn/linear.h"
+#include "nn/rng.h"
+
+namespace attnlab {
+
+struct TextConfig {
+  AttentionKind attention = AttentionKind::Tanh;
+  int vocab_size = 2;
+  int embedding_dim = 128;
+  int hidden_dim = 128;
+  int num_classes = 2;
+  int outputs() const { return num_classes == 2 ? 1 : num_classes; }
+};
+
+template <class T>
+struct TextParams {
+  Mat<T> embedding;  // [E x V]
+  BiLstmParams<T> encoder;
+  AttentionParams<T> attention;
+  LinearParams<T> decoder;  // w [C' x 2H], b [C' x 1], C' = outputs()
+
+  // Shapes from the config, zero-filled.
+  void resize(const TextConfig& cfg);
+  // PyTorch-style initialisation: embedding N(0,1) (row <pad> zero), LSTM / linear U(-1/sqrt(fan), ..).
+  void init(const TextConfig& cfg, Rng& rng);
+  void set_zero();
+  // Every parameter with its checkpoint name (docs/DESIGN.md), in a fixed order.
+  std::vector<std::pair<std::string, Mat<T>*>> named();
+  std::vector<std::pair<std::string, const Mat<T>*>> named() const;
+  std::vector<Mat<T>*> list();
+  template <class U>
+  TextParams<U> cast() const;
+};
+
+// A padded batch: ids in column order (t*B + b), lengths per sequence (>= 0).
+struct TextBatch {
+  int steps = 0;
+  std::vector<int> lengths;
+  std::vector<int> ids;
+  int size() const { return static_cast<int>(lengths.size()); }
+  static TextBatch from_sequences(const std::vector<std::vector<int>>& seqs);
+};
+
+template <class T>
+struct TextCache {
+  std::vector<int> lengths;
+  int steps = 0;
+  Mat<T> x;  // [E x T*B] embedded input
+  BiLstmCache<T> encoder;
+  AttentionCache<T> attention;
+  Mat<T> logits;  // [C' x B]
+};
+
+// Forward on embedded inputs x [E x T*B]. alpha_override: see attention_forward.
+template <class T>
+void text_forward(const TextConfig& cfg, const TextParams<T>& p, const Mat<T>& x, const std::vector<int>& lengths,
+                  TextCache<T>& cache, const Mat<T>* alpha_override = nullptr);
+
+// Forward from token ids.
+template <class T>
+void text_forward_ids(const TextConfig& cfg, const TextParams<T>& p, const TextBatch& batch, TextCache<T>& cache,
+                      const Mat<T>* alpha_override = nullptr);
+
+struct BackwardOptions {
+  bool detach_attention = false;  // treat alpha as constant (J&W gradient importance)
+};
+
+// Backward from d_logits [C' x B]. grads (nullable) accumulates; d_x (nullable) receives dL/dx
+// [E x T*B]; d_alpha (nullable) receives dL/dalpha [T x B]. Embedding gradients are not included here
+// (see embedding_backward) so that gradients w.r.t. embedded inputs are available directly.
+template <class T>
+void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& cache, const Mat<T>& d_logits,
+                   BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha = nullptr);
+
+// Class probabilities [C x B] from logits (binary: [1-p; p]).
+template <class T>
+Mat<T> class_probabilities(const TextConfig& cfg, const Mat<T>& logits);
+
+}  // namespace attnlab

@@ -1,0 +1,208 @@
+// serve.mjs — the static file server for the attnlab page (plain node:http, no dependencies).
+//
+// Contract:
+//   startServer({ port = 8080, host = '127.0.0.1', root = <repo root> }) → Promise<{ server, port, url, close() }>
+//   Serves only three trees of `root`:
+//     /web/…       → web/
+//     /models/…    → models/
+//     /vendor/ort/… → node_modules/onnxruntime-web/dist/
+//   `/` and `/web` redirect to `/web/`; a directory serves its index.html. Everything else is 404, and
+//   no request can leave those trees (`..`, encoded separators, NUL, dot-files and symlinks pointing
+//   outside are refused). Every response carries COOP same-origin, COEP require-corp and CORP same-origin
+//   (the page is cross-origin isolated, so threaded wasm works). GET and HEAD only.
+// CLI: `node scripts/serve.mjs [--port N] [--host H]` (PORT env also works; --port wins).
+import http from 'node:http';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEFAULT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const MOUNTS = [
+  { prefix: '/web/', dir: 'web' },
+  { prefix: '/models/', dir: 'models' },
+  { prefix: '/vendor/ort/', dir: 'node_modules/onnxruntime-web/dist' },
+];
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.safetensors': 'application/octet-stream',
+  '.onnx': 'application/octet-stream',
+  '.bin': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+const SECURITY_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+export function mimeType(file) {
+  return MIME[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+}
+
+/** Map a URL path to an absolute file path inside one mount, or null when it is not servable. */
+export function resolvePath(root, urlPath) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.includes('\\')) return null;
+  const mount = MOUNTS.find((m) => decoded.startsWith(m.prefix));
+  if (!mount) return null;
+  const rest = decoded.slice(mount.prefix.length);
+  const parts = rest.split('/').filter((p) => p !== '');
+  // No `.`/`..` segments and no dot-files (.git, .env, …) anywhere.
+  if (parts.some((p) => p.startsWith('.'))) return null;
+  const base = path.resolve(root, mount.dir);
+  const file = path.resolve(base, ...parts);
+  if (file !== base && !file.startsWith(base + path.sep)) return null;
+  return { base, file, isDirRequest: rest === '' || rest.endsWith('/') };
+}
+
+function send(res, status, body, headers = {}) {
+  const text = typeof body === 'string' ? body : '';
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : text);
+}
+
+async function handle(root, req, res) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return send(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
+  }
+  const url = new URL(req.url, 'http://localhost');
+  const p = url.pathname;
+  if (p === '/' || p === '/web' || p === '/index.html') {
+    return send(res, 302, 'Found: /web/\n', { Location: '/web/' + url.search });
+  }
+  const target = resolvePath(root, p);
+  if (!target) return send(res, 404, 'Not found\n');
+
+  let file = target.file;
+  let stat;
+  try {
+    // Symlinks are followed only while they stay inside the mount.
+    const real = await fsp.realpath(file);
+    const realBase = await fsp.realpath(target.base);
+    if (real !== realBase && !real.startsWith(realBase + path.sep)) return send(res, 404, 'Not found\n');
+    stat = await fsp.stat(real);
+    file = real;
+    if (stat.isDirectory()) {
+      if (!target.isDirRequest) {
+        return send(res, 301, 'Moved\n', { Location: p + '/' + url.search });
+      }
+      file = path.join(real, 'index.html');
+      stat = await fsp.stat(file);
+    }
+    if (!stat.isFile()) return send(res, 404, 'Not found\n');
+  } catch {
+    return send(res, 404, 'Not found\n');
+  }
+
+  const etag = `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+  const headers = {
+    ...SECURITY_HEADERS,
+    'Content-Type': mimeType(file),
+    'Cache-Control': 'no-cache',
+    ETag: etag,
+    'Last-Modified': stat.mtime.toUTCString(),
+  };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    return res.end();
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': stat.size });
+  if (req.method === 'HEAD') return res.end();
+  const stream = fs.createReadStream(file);
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
+export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT } = {}) {
+  const absRoot = path.resolve(root);
+  const server = http.createServer((req, res) => {
+    handle(absRoot, req, res).catch((err) => {
+      if (!res.headersSent) send(res, 500, 'Internal error\n');
+      else res.destroy();
+      console.error('serve:', err);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const actual = server.address().port;
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        server,
+        port: actual,
+        url: `http://${shownHost}:${actual}`,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections?.();
+          }),
+      });
+    });
+  });
+}
+
+function parseArgs(argv) {
+  const opts = { port: process.env.PORT ? Number(process.env.PORT) : 8080, host: '127.0.0.1' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [key, inline] = a.includes('=') ? a.split(/=(.*)/s) : [a, undefined];
+    const value = () => inline ?? argv[++i];
+    if (key === '--port' || key === '-p') opts.port = Number(value());
+    else if (key === '--host') opts.host = value();
+    else if (key === '--help' || key === '-h') {
+      console.log('usage: node scripts/serve.mjs [--port N] [--host ADDR]   (PORT env also sets the port)');
+      process.exit(0);
+    } else {
+      console.error(`serve: unknown argument ${a}`);
+      process.exit(2);
+    }
+  }
+  if (!Number.isInteger(opts.port) || opts.port < 0 || opts.port > 65535) {
+    console.error('serve: --port must be an integer 0–65535');
+    process.exit(2);
+  }
+  return opts;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const opts = parseArgs(process.argv.slice(2));
+  startServer(opts).then(
+    ({ url }) => {
+      console.log(`attnlab: serving on ${url}/web/  (Ctrl-C to stop)`);
+    },
+    (err) => {
+      console.error(`serve: cannot listen on ${opts.host}:${opts.port}: ${err.message}`);
+      process.exit(1);
+    },
+  );
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(0));
+}

@@ -1,0 +1,304 @@
+// text.test.mjs — browser end-to-end test of the text view (headless Chromium via playwright-core).
+//
+// Starts scripts/serve.mjs in-process on port 0, opens /web/ and checks: the shown probability equals
+// the native CLI's (`build/attnlab explain-text`) to 1e-4, one cell per token in every row, the empty-text
+// hint, markup shown literally, emoji/CJK/Arabic layout, the 100k-character limit notice with the page
+// staying responsive, and the URL hash round trip. Saves tests/e2e/out/text.png (look at it).
+// Skips — with the reason printed — only when web/gen (the wasm build) or the sst2-tanh model is missing.
+// ATTNLAB_E2E_MODELS=/path/to/models serves another models/ tree (for trying throw-away models).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MODELS = path.resolve(process.env.ATTNLAB_E2E_MODELS ?? path.join(REPO, 'models'));
+const MODEL = 'sst2-tanh';
+const CLI = path.join(REPO, 'build', 'attnlab');
+const OUT = path.join(REPO, 'tests', 'e2e', 'out');
+const CHROMIUM = '/usr/bin/chromium';
+const SENTENCE = 'A gripping story with superb acting, though the ending is a bit weak.';
+const TIMEOUT = 120_000;
+
+const missing = [];
+if (!fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.mjs')) || !fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.wasm'))) {
+  missing.push('web/gen/attnlab_core.{mjs,wasm} (build it: bash scripts/build-wasm.sh)');
+}
+if (!fs.existsSync(path.join(MODELS, 'text/manifest.json')) || !fs.existsSync(path.join(MODELS, 'text', MODEL, 'config.json'))) {
+  missing.push(`the ${MODEL} model under ${path.relative(REPO, MODELS) || MODELS}/text/ (manifest.json + ${MODEL}/)`);
+}
+const SKIP = missing.length ? `SKIPPED: the browser test needs ${missing.join(' and ')}` : false;
+if (SKIP) console.log(`# ${SKIP}`);
+
+function cliExplain(modelName, text) {
+  assert.ok(fs.existsSync(CLI), `${CLI} is missing — build it: cmake -S . -B build && cmake --build build`);
+  const out = execFileSync(CLI, ['explain-text', '--model', path.join(MODELS, 'text', modelName), '--text', text], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  const lines = out.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+describe('text view in the browser', { skip: SKIP, timeout: 15 * 60_000 }, () => {
+  let server;
+  let ctx;
+  let profile;
+  let serveRoot;
+  let manifest;
+
+  before(async () => {
+    manifest = JSON.parse(fs.readFileSync(path.join(MODELS, 'text/manifest.json'), 'utf8'));
+    let root = REPO;
+    if (process.env.ATTNLAB_E2E_MODELS) {
+      // A throw-away root: the real web/ and node_modules/, another models/.
+      serveRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-root-'));
+      fs.symlinkSync(path.join(REPO, 'web'), path.join(serveRoot, 'web'));
+      fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(serveRoot, 'node_modules'));
+      fs.symlinkSync(MODELS, path.join(serveRoot, 'models'));
+      root = serveRoot;
+    }
+    server = await startServer({ port: 0, root });
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-profile-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      headless: true,
+      executablePath: CHROMIUM,
+      viewport: { width: 1200, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(OUT, { recursive: true });
+  });
+
+  after(async () => {
+    await ctx?.close();
+    await server?.close();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    if (serveRoot) fs.rmSync(serveRoot, { recursive: true, force: true });
+  });
+
+  // A page that records uncaught errors and console errors; the test fails if any appear.
+  async function openPage(hash = '') {
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+    });
+    page.errors = errors;
+    await page.goto(`${server.url}/web/${hash}`);
+    return page;
+  }
+
+  async function waitSettled(page, wanted = 'ready') {
+    await page.waitForFunction(
+      () => ['ready', 'empty', 'error'].includes(document.querySelector('#view-text')?.dataset.status),
+      null,
+      { timeout: 90_000 },
+    );
+    const status = await page.locator('#view-text').getAttribute('data-status');
+    if (status !== wanted) {
+      const msg = await page.locator('#text-message').textContent();
+      assert.fail(`expected status "${wanted}", got "${status}" (message: ${msg})`);
+    }
+  }
+
+  async function cellsPerRow(page) {
+    return page.$$eval('.measure-row', (rows) =>
+      rows.map((r) => ({
+        measure: r.dataset.measure,
+        cells: Array.from(r.querySelectorAll('.tokens > .tok'), (c) => c.textContent),
+      })),
+    );
+  }
+
+  async function assertRowsMatch(page, expected) {
+    const rows = await cellsPerRow(page);
+    assert.deepEqual(rows.map((r) => r.measure), ['attention', 'gradient', 'leave_one_out', 'integrated_gradients']);
+    for (const r of rows) assert.deepEqual(r.cells, expected.tokens, `row ${r.measure}: one cell per token, in order`);
+  }
+
+  async function assertNoHorizontalOverflow(page) {
+    const o = await page.evaluate(() => ({
+      doc: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      rows: Array.from(document.querySelectorAll('.tokens'), (t) => t.scrollWidth - t.clientWidth),
+    }));
+    assert.ok(o.doc <= 0, `page scrolls horizontally by ${o.doc}px`);
+    for (const r of o.rows) assert.ok(r <= 0, `a token row overflows by ${r}px`);
+  }
+
+  test('first open: the default sentence is explained, no errors', { timeout: TIMEOUT }, async () => {
+    const page = await openPage();
+    await waitSettled(page);
+    assert.ok((await page.inputValue('#text-input')).length > 0);
+    assert.equal(await page.isVisible('#text-message'), false);
+    assert.equal(await page.isVisible('#app-message'), false);
+    const names = await page.$$eval('#model-select option', (os) => os.map((o) => o.value));
+    assert.deepEqual(names, manifest.models.map((m) => m.name));
+    assert.equal(await page.inputValue('#model-select'), MODEL);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('typed sentence: probability equals the native CLI; one cell per token in each row', { timeout: TIMEOUT }, async () => {
+    const expected = cliExplain(MODEL, SENTENCE);
+    const page = await openPage(`#model=${MODEL}&text=`);
+    await waitSettled(page, 'empty');
+    await page.locator('#text-input').pressSequentially(SENTENCE, { delay: 5 }); // types: exercises debounce + stale drops
+    await waitSettled(page);
+    const shown = Number(await page.locator('#probability').getAttribute('data-probability'));
+    assert.ok(Math.abs(shown - expected.probability) <= 1e-4, `page ${shown} vs CLI ${expected.probability}`);
+    await assertRowsMatch(page, expected);
+    // Hover titles carry the exact numbers.
+    const title = await page.locator('.measure-row[data-measure=attention] .tok').first().getAttribute('title');
+    assert.match(title, /Attention: \d/);
+    const att = await page.$$eval('.measure-row[data-measure=attention] .tok', (cs) => cs.map((c) => Number(c.dataset.value)));
+    att.forEach((v, i) => assert.ok(Math.abs(v - expected.attention[i]) < 1e-4, `attention[${i}] ${v} vs ${expected.attention[i]}`));
+    // Kendall tau is shown for each non-attention row.
+    const taus = await page.$$eval('.measure-row .measure-tau', (els) => els.map((e) => e.textContent));
+    assert.equal(taus.length, 4);
+    for (const t of taus.slice(1)) assert.match(t, /τ/);
+    await assertNoHorizontalOverflow(page);
+    await page.screenshot({ path: path.join(OUT, 'text.png'), fullPage: true });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('empty text shows the hint, not an error', { timeout: TIMEOUT }, async () => {
+    const page = await openPage(`#text=${encodeURIComponent('a fine film')}`);
+    await waitSettled(page);
+    await page.fill('#text-input', '');
+    await waitSettled(page, 'empty');
+    assert.equal(await page.isVisible('#text-hint'), true);
+    assert.equal(await page.isVisible('#text-message'), false);
+    assert.equal(await page.isVisible('#text-results'), false);
+    await page.fill('#text-input', '   \n  ');
+    await waitSettled(page, 'empty');
+    assert.equal(await page.isVisible('#text-hint'), true);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('markup in the text is shown literally, never parsed', { timeout: TIMEOUT }, async () => {
+    const text = '<b>bold</b> <img src=x onerror="window.__pwned=1"> movie';
+    const expected = cliExplain(MODEL, text);
+    const page = await openPage();
+    await waitSettled(page);
+    await page.fill('#text-input', text);
+    await waitSettled(page);
+    await assertRowsMatch(page, expected);
+    assert.equal(await page.locator('#token-rows b, #token-rows img').count(), 0);
+    const all = (await page.locator('.measure-row[data-measure=attention] .tokens').textContent()) ?? '';
+    assert.match(all, /</);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('emoji, CJK and Arabic render without breaking the layout', { timeout: TIMEOUT }, async () => {
+    const text = 'I loved it 😀👍🏽 とても良い映画でした 这部电影很好 هذا الفيلم رائع جدا and the ending 🎬!';
+    const expected = cliExplain(MODEL, text);
+    const page = await openPage();
+    await waitSettled(page);
+    await page.fill('#text-input', text);
+    await waitSettled(page);
+    await assertRowsMatch(page, expected);
+    await assertNoHorizontalOverflow(page);
+    // Every cell isolates its direction; the token order stays the sentence order.
+    const bidi = await page.$$eval('.measure-row .tok', (cs) => cs.every((c) => c.dir === 'auto' && getComputedStyle(c).unicodeBidi === 'isolate'));
+    assert.ok(bidi);
+    const shown = Number(await page.locator('#probability').getAttribute('data-probability'));
+    assert.ok(Math.abs(shown - expected.probability) <= 1e-4);
+    await page.screenshot({ path: path.join(OUT, 'text-unicode.png'), fullPage: true });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('100k characters: the limit notice shows and the page stays responsive', { timeout: TIMEOUT }, async () => {
+    const page = await openPage();
+    await waitSettled(page);
+    const unit = 'the film is long but good , ';
+    const long = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
+    // Watch the main thread: the largest gap between 10 ms timer ticks while the long text is processed.
+    await page.evaluate(() => {
+      window.__maxGap = 0;
+      let last = performance.now();
+      window.__tick = setInterval(() => {
+        const now = performance.now();
+        window.__maxGap = Math.max(window.__maxGap, now - last);
+        last = now;
+      }, 10);
+    });
+    await page.fill('#text-input', long);
+    const t0 = Date.now();
+    await page.evaluate(() => 1 + 1); // answers while the worker computes
+    assert.ok(Date.now() - t0 < 2000, 'the page did not answer within 2 s');
+    await waitSettled(page);
+    const gap = await page.evaluate(() => {
+      clearInterval(window.__tick);
+      return window.__maxGap;
+    });
+    assert.ok(gap < 1000, `the main thread was blocked for ${Math.round(gap)} ms`);
+    const notice = await page.locator('#text-notice').textContent();
+    assert.equal(await page.isVisible('#text-notice'), true);
+    assert.match(notice, /first 200 of \d+ tokens/);
+    const rows = await cellsPerRow(page);
+    for (const r of rows) assert.equal(r.cells.length, 200, `row ${r.measure}`);
+    assert.ok((await page.evaluate(() => location.href.length)) < 5000, 'the long text must stay out of the URL');
+    // Still usable: a short text replaces it and the notice goes away.
+    await page.fill('#text-input', 'a fine film');
+    await waitSettled(page);
+    assert.equal(await page.isVisible('#text-notice'), false);
+    assert.equal((await cellsPerRow(page))[0].cells.length, 3);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('the URL hash round-trips: a link restores text and model, edits update the link', { timeout: TIMEOUT }, async () => {
+    const other = manifest.models.find((m) => m.name !== MODEL) ?? manifest.models[0];
+    const text = 'not bad at all — 映画 & friends?';
+    const page = await openPage(`#view=text&model=${encodeURIComponent(other.name)}&text=${encodeURIComponent(text)}`);
+    await waitSettled(page);
+    assert.equal(await page.inputValue('#text-input'), text);
+    assert.equal(await page.inputValue('#model-select'), other.name);
+    const expected = cliExplain(other.name, text);
+    const shown = Number(await page.locator('#probability').getAttribute('data-probability'));
+    assert.ok(Math.abs(shown - expected.probability) <= 1e-4, `${other.name}: page ${shown} vs CLI ${expected.probability}`);
+
+    // Edits are mirrored into the hash …
+    await page.selectOption('#model-select', MODEL);
+    await page.fill('#text-input', 'a quietly moving film');
+    await waitSettled(page);
+    const hash = await page.evaluate(() => location.hash);
+    const params = new URLSearchParams(hash.slice(1));
+    assert.equal(params.get('text'), 'a quietly moving film');
+    assert.equal(params.get('model'), null, 'the default model is left out of the link');
+    // … so a reload reproduces the view.
+    await page.reload();
+    await waitSettled(page);
+    assert.equal(await page.inputValue('#text-input'), 'a quietly moving film');
+    assert.equal(await page.inputValue('#model-select'), MODEL);
+    // Editing the hash by hand updates the page.
+    await page.evaluate((m) => {
+      location.hash = `model=${m}&text=${encodeURIComponent('terrible')}`;
+    }, other.name);
+    await page.waitForFunction(() => document.querySelector('#text-input').value === 'terrible');
+    await waitSettled(page);
+    assert.equal(await page.inputValue('#model-select'), other.name);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('an unknown model in the link falls back with a message', { timeout: TIMEOUT }, async () => {
+    const page = await openPage('#model=no-such-model&text=fine');
+    await waitSettled(page);
+    assert.equal(await page.inputValue('#model-select'), manifest.models[0].name);
+    assert.match(await page.locator('#text-notice').textContent(), /not available/);
+    await page.close();
+  });
+});

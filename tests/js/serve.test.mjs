@@ -1,0 +1,177 @@
+// serve.test.mjs — scripts/serve.mjs: mounts, redirects, MIME types, isolation headers, traversal refusal.
+// Starts the server in-process on port 0 over a throw-away tree (plus one check against the real repo).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+// Raw request (no URL normalisation by the client), so traversal attempts reach the server verbatim.
+function get(port, rawPath, method = 'GET') {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: rawPath, method }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+let tmp;
+let srv;
+
+test.before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-serve-'));
+  const root = path.join(tmp, 'repo');
+  const w = (p, body) => {
+    fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+    fs.writeFileSync(path.join(root, p), body);
+  };
+  w('web/index.html', '<!doctype html><title>t</title>');
+  w('web/app.js', 'export {}');
+  w('web/gen/core.mjs', 'export default 1');
+  w('web/gen/core.wasm', Buffer.from([0, 97, 115, 109]));
+  w('web/styles.css', 'body{}');
+  w('web/icon.svg', '<svg/>');
+  w('web/pic.png', 'png');
+  w('web/.hidden', 'secret');
+  w('models/text/manifest.json', '{"models":[]}');
+  w('models/text/m/model.safetensors', 'bytes');
+  w('node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'export {}');
+  w('node_modules/other/secret.js', 'secret');
+  w('package.json', '{"secret":true}');
+  fs.mkdirSync(path.join(tmp, 'shared'));
+  fs.writeFileSync(path.join(tmp, 'shared', 'secret.txt'), 'secret');
+  fs.symlinkSync(path.join(tmp, 'shared'), path.join(root, 'web', 'escape'));
+  srv = await startServer({ port: 0, root });
+});
+
+test.after(async () => {
+  await srv?.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('listens on an ephemeral port and reports it', () => {
+  assert.ok(srv.port > 0);
+  assert.equal(srv.url, `http://127.0.0.1:${srv.port}`);
+});
+
+test('/ and /web redirect to /web/, which serves index.html', async () => {
+  for (const p of ['/', '/web']) {
+    const r = await get(srv.port, p);
+    assert.equal(r.status, 302, p);
+    assert.equal(r.headers.location, '/web/');
+  }
+  const r = await get(srv.port, '/web/');
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-type'], 'text/html; charset=utf-8');
+  assert.match(r.body.toString(), /<title>t<\/title>/);
+});
+
+test('cross-origin isolation headers on every response, errors included', async () => {
+  for (const p of ['/web/', '/web/app.js', '/nope', '/']) {
+    const r = await get(srv.port, p);
+    assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin', p);
+    assert.equal(r.headers['cross-origin-embedder-policy'], 'require-corp', p);
+    assert.equal(r.headers['cross-origin-resource-policy'], 'same-origin', p);
+  }
+});
+
+test('MIME types', async () => {
+  const cases = {
+    '/web/app.js': 'text/javascript',
+    '/web/gen/core.mjs': 'text/javascript',
+    '/web/gen/core.wasm': 'application/wasm',
+    '/web/styles.css': 'text/css',
+    '/web/icon.svg': 'image/svg+xml',
+    '/web/pic.png': 'image/png',
+    '/models/text/manifest.json': 'application/json',
+    '/models/text/m/model.safetensors': 'application/octet-stream',
+    '/vendor/ort/ort.wasm.min.mjs': 'text/javascript',
+  };
+  for (const [p, type] of Object.entries(cases)) {
+    const r = await get(srv.port, p);
+    assert.equal(r.status, 200, p);
+    assert.equal(r.headers['content-type'].split(';')[0], type, p);
+    assert.equal(Number(r.headers['content-length']), r.body.length, p);
+  }
+});
+
+test('HEAD has headers and no body; other methods are refused', async () => {
+  const h = await get(srv.port, '/web/app.js', 'HEAD');
+  assert.equal(h.status, 200);
+  assert.equal(h.body.length, 0);
+  assert.equal(Number(h.headers['content-length']), 'export {}'.length);
+  const p = await get(srv.port, '/web/app.js', 'POST');
+  assert.equal(p.status, 405);
+});
+
+test('only web/, models/ and the ORT dist are reachable; no traversal', async () => {
+  const refused = [
+    '/package.json',
+    '/node_modules/other/secret.js',
+    '/vendor/ort/../../other/secret.js',
+    '/vendor/ort/..%2f..%2fother%2fsecret.js',
+    '/web/../package.json',
+    '/web/%2e%2e/package.json',
+    '/web/..%2fpackage.json',
+    '/web/..%5cpackage.json',
+    '/web/%2e%2e%2f%2e%2e%2fshared%2fsecret.txt',
+    '/models/../../shared/secret.txt',
+    '/web/.hidden',
+    '/web/escape/secret.txt',
+    '/web/app.js%00.png',
+    '/web/%E0%A4%A',
+    '/shared/secret.txt',
+    '/../shared/secret.txt',
+  ];
+  for (const p of refused) {
+    const r = await get(srv.port, p);
+    assert.ok(r.status === 404 || r.status === 302, `${p} → ${r.status}`);
+    assert.doesNotMatch(r.body.toString(), /secret/, p);
+  }
+});
+
+test('a directory without a trailing slash redirects; missing files are 404', async () => {
+  const r = await get(srv.port, '/models/text');
+  assert.equal(r.status, 301);
+  assert.equal(r.headers.location, '/models/text/');
+  assert.equal((await get(srv.port, '/web/missing.js')).status, 404);
+});
+
+test('conditional requests get 304', async () => {
+  const first = await get(srv.port, '/web/app.js');
+  const r = await new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port: srv.port, path: '/web/app.js', headers: { 'If-None-Match': first.headers.etag } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res));
+      })
+      .on('error', reject);
+  });
+  assert.equal(r.statusCode, 304);
+});
+
+test('the real repository: the page and the ORT bundle are served', async () => {
+  const real = await startServer({ port: 0, root: REPO });
+  try {
+    const page = await get(real.port, '/web/');
+    assert.equal(page.status, 200);
+    assert.match(page.body.toString(), /attnlab/);
+    if (fs.existsSync(path.join(REPO, 'node_modules/onnxruntime-web/dist/ort.wasm.min.mjs'))) {
+      const ort = await get(real.port, '/vendor/ort/ort.wasm.min.mjs', 'HEAD');
+      assert.equal(ort.status, 200);
+      assert.equal(ort.headers['content-type'].split(';')[0], 'text/javascript');
+    }
+    assert.equal((await get(real.port, '/scripts/serve.mjs')).status, 404);
+  } finally {
+    await real.close();
+  }
+});

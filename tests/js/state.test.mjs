@@ -1,0 +1,63 @@
+// state.test.mjs — unit tests for web/state.js: the URL-hash schema (defaults, parse, serialize, limits).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { SCHEMA, VIEWS, DEFAULT_TEXT, defaults, parse, serialize, fitsInUrl } from '../../web/state.js';
+
+test('defaults cover every schema field', () => {
+  const d = defaults();
+  assert.deepEqual(Object.keys(d).sort(), Object.keys(SCHEMA).sort());
+  assert.equal(d.view, 'text');
+  assert.equal(d.model, 'sst2-tanh');
+  assert.equal(d.text, DEFAULT_TEXT);
+});
+
+test('an empty or missing hash gives the defaults', () => {
+  for (const h of ['', '#', undefined, null]) assert.deepEqual(parse(h), defaults());
+});
+
+test('all-default state serializes to an empty hash', () => {
+  assert.equal(serialize(defaults()), '');
+});
+
+test('round trip keeps every field, including unicode and reserved characters', () => {
+  const s = { view: 'text', model: 'sst2-dot', text: 'a & b = c? #1 +plus 100% 😀 映画 رائع\nnew line' };
+  const h = serialize(s);
+  assert.match(h, /^#/);
+  assert.deepEqual(parse(h), s);
+  assert.deepEqual(parse(h.slice(1)), s, 'leading # is optional');
+});
+
+test('explicitly empty text is kept (not replaced by the default)', () => {
+  const s = { ...defaults(), text: '' };
+  const h = serialize(s);
+  assert.equal(h, '#text=');
+  assert.equal(parse(h).text, '');
+});
+
+test('invalid enum values and unknown keys fall back / are ignored', () => {
+  const s = parse('#view=bogus&model=sst2-uniform&foo=bar');
+  assert.equal(s.view, 'text');
+  assert.equal(s.model, 'sst2-uniform');
+  assert.equal('foo' in s, false);
+  for (const v of VIEWS) assert.equal(parse(`#view=${v}`).view, v);
+});
+
+test('fields at their default are left out of the link', () => {
+  assert.equal(serialize({ ...defaults(), model: 'sst2-dot' }), '#model=sst2-dot');
+});
+
+test('text longer than maxLength stays out of the URL and fitsInUrl says so', () => {
+  const long = 'good movie '.repeat(10000);
+  const s = { ...defaults(), model: 'sst2-dot', text: long };
+  assert.equal(fitsInUrl(s), false);
+  const h = serialize(s);
+  assert.equal(h, '#model=sst2-dot');
+  assert.ok(fitsInUrl({ ...defaults(), text: 'short' }));
+  // A hand-made over-long URL value is cut to maxLength on parse.
+  const cut = parse('#text=' + 'x'.repeat(SCHEMA.text.maxLength + 50)).text;
+  assert.equal(cut.length, SCHEMA.text.maxLength);
+});
+
+test('malformed percent-encoding does not throw', () => {
+  assert.doesNotThrow(() => parse('#text=%E0%A4%A&model=%'));
+});

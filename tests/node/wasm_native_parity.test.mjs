@@ -1,0 +1,71 @@
+// wasm_native_parity.test.mjs — the wasm core (web/gen) and the native CLI (build/attnlab) give the same
+// explanation. Contract: for each models/text/sst2-{tanh,dot,uniform} that exists, the first 20 sentences of
+// ../shared/data/sst2/test.tsv go through `build/attnlab explain-text --model DIR --text TEXT` (last stdout
+// line = one JSON object) and through TextSession.explain(TEXT, MAX_TOKENS, IG_STEPS) with the CLI's defaults;
+// every field must agree: strings/booleans/array lengths exactly, numbers (probability, attention, gradient,
+// leave_one_out, integrated_gradients, kendall τ/p, …) to |Δ| ≤ 1e-5. Max differences per field are printed.
+// Skips only when a model, web/gen or build/attnlab is missing.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import {
+  CLI, TEXT_MODELS, modelDir, hasModel, hasWasm, openSession, sstSentences,
+} from './parity-lib.mjs';
+
+const TOL = 1e-5;
+const N = 20;
+// Must equal the CLI's defaults for explain-text (the CLI is run without these flags).
+const MAX_TOKENS = Number(process.env.ATTNLAB_MAX_TOKENS || 1000);
+const IG_STEPS = Number(process.env.ATTNLAB_IG_STEPS || 50);
+
+/** Walks two JSON values; records max numeric |Δ| per top-level field; collects structural mismatches. */
+function diff(a, b, where, field, maxes, problems) {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const d = Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b);
+    const dd = Number.isNaN(d) ? Infinity : d;
+    maxes[field] = Math.max(maxes[field] ?? 0, dd);
+    if (!(dd <= TOL)) problems.push(`${where}: ${a} vs ${b}`);
+  } else if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) { problems.push(`${where}: length ${a.length} vs ${b.length}`); return; }
+    a.forEach((x, i) => diff(x, b[i], `${where}[${i}]`, field, maxes, problems));
+  } else if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      if (!(k in a) || !(k in b)) { problems.push(`${where}.${k}: only in ${k in a ? 'native' : 'wasm'}`); continue; }
+      diff(a[k], b[k], `${where}.${k}`, field ?? k, maxes, problems);
+    }
+  } else if (a !== b) {
+    problems.push(`${where}: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+  }
+}
+
+for (const name of TEXT_MODELS) {
+  test(`native CLI vs wasm core explain-text: ${name}`, async (t) => {
+    const dir = modelDir(name);
+    if (!hasModel(dir)) { t.skip(`models/text/${name} is missing`); return; }
+    if (!hasWasm()) { t.skip('web/gen/attnlab_core.{mjs,wasm} missing — build the wasm target first'); return; }
+    if (!fs.existsSync(CLI)) { t.skip('build/attnlab missing — build the native CLI first'); return; }
+
+    const core = await openSession(dir);
+    t.after(() => core.delete());
+    const maxes = {};
+    const problems = [];
+    for (const text of sstSentences(N)) {
+      const run = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text], { encoding: 'utf8' });
+      assert.equal(run.status, 0, `CLI failed on "${text}": ${run.stderr}`);
+      const lines = run.stdout.trim().split('\n');
+      const native = JSON.parse(lines[lines.length - 1]);
+      const wasm = JSON.parse(core.explain(text, MAX_TOKENS, IG_STEPS));
+      assert.equal(native.error, '', `native error on "${text}"`);
+      assert.ok(native.tokens.length > 0, `no tokens for "${text}"`);
+      for (const k of ['tokens', 'probability', 'attention', 'gradient', 'leave_one_out', 'integrated_gradients']) {
+        assert.ok(k in native && k in wasm, `field ${k} present in both`);
+      }
+      diff(native, wasm, `"${text.slice(0, 40)}"`, undefined, maxes, problems);
+    }
+    console.log(`wasm-native ${name}: ${N} sentences, max |Δ| per field: `
+      + Object.entries(maxes).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', '));
+    assert.deepEqual(problems.slice(0, 20), [], `${problems.length} mismatches`);
+  });
+}

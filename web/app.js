@@ -1,0 +1,75 @@
+// app.js — the page shell: reads the URL (web/state.js), shows one lab view, keeps the URL in step.
+//
+// Contract:
+//   On load: state = parse(location.hash); the matching view section is shown and given the state.
+//   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
+//   entry per keystroke, no hashchange event); views call it for every change the user makes.
+//   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
+//   Views that do not exist yet (image, localization) show a "coming soon" card.
+//   Any uncaught error is shown in #app-message instead of failing silently.
+import { parse, serialize } from './state.js';
+import { CoreClient } from './runtime/core-client.js';
+import { mountTextView } from './views/text-view.js';
+
+const appMessage = document.getElementById('app-message');
+function showAppError(text) {
+  appMessage.textContent = text;
+  appMessage.hidden = !text;
+}
+window.addEventListener('error', (e) => showAppError(`Unexpected error: ${e.message}`));
+window.addEventListener('unhandledrejection', (e) => showAppError(`Unexpected error: ${e.reason?.message ?? e.reason}`));
+
+let state = parse(location.hash);
+
+function writeUrl() {
+  const url = location.pathname + location.search + serialize(state);
+  if (url !== location.pathname + location.search + location.hash) history.replaceState(null, '', url);
+}
+
+const store = {
+  get: () => state,
+  update(patch) {
+    state = { ...state, ...patch };
+    writeUrl();
+  },
+};
+
+let textView = null;
+const client = new CoreClient({ onProgress: (msg) => textView?.progress(msg) });
+textView = mountTextView(document.getElementById('view-text'), { client, store });
+
+const views = { text: textView };
+const TITLES = { image: 'Image lab — coming soon', localization: 'Localization lab — coming soon' };
+
+function showView() {
+  const name = views[state.view] ? state.view : 'soon';
+  for (const section of document.querySelectorAll('main > .view')) section.hidden = section.dataset.view !== name;
+  for (const tab of document.querySelectorAll('.view-tab')) {
+    if (tab.dataset.view === state.view) tab.setAttribute('aria-current', 'page');
+    else tab.removeAttribute('aria-current');
+  }
+  if (name === 'soon') document.getElementById('soon-title').textContent = TITLES[state.view] ?? 'Coming soon';
+  views[name]?.apply(state);
+}
+
+for (const tab of document.querySelectorAll('.view-tab')) {
+  tab.addEventListener('click', () => {
+    if (tab.disabled || tab.dataset.view === state.view) return;
+    store.update({ view: tab.dataset.view });
+    showView();
+  });
+}
+
+document.getElementById('soon-back').addEventListener('click', (e) => {
+  e.preventDefault(); // keep the model and text of the current state
+  store.update({ view: 'text' });
+  showView();
+});
+
+window.addEventListener('hashchange', () => {
+  state = parse(location.hash);
+  showView();
+});
+
+showView();
+writeUrl();

@@ -1,0 +1,209 @@
+// core-worker.js — module Web Worker that owns the WebAssembly core and the loaded text models.
+//
+// Contract (messages; no DOM):
+//   in  {type:'manifest', id}                         → out {type:'result', id, result: manifest}
+//   in  {type:'explain', id, model, text, maxTokens, igSteps}
+//                                                     → out {type:'result', id, result}
+//       result = the explain JSON of docs/DESIGN.md plus `model` (name) and `class_names` (from config).
+//   any failure                                       → out {type:'error', id, message}  (human-readable)
+//   while a model loads                               → out {type:'progress', model, stage, loaded, total}
+//       stage: 'core' | 'config' | 'weights' | 'verify' | 'init' | 'ready'; total is 0 when unknown.
+// Paths: ../gen/attnlab_core.mjs (+ .wasm) and ../../models/text/manifest.json, relative to this file;
+// each model's files are relative to the manifest (`path` + `files.config` / `files.weights`). When the
+// manifest lists a sha256 for a file, the bytes are checked before use. Loaded sessions are cached per
+// model; a failed load is not cached, so a retry can succeed.
+
+const CORE_URL = new URL('../gen/attnlab_core.mjs', import.meta.url);
+const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url);
+
+let corePromise = null;
+let manifestPromise = null;
+const sessions = new Map(); // model name → Promise<{ session, config }>
+
+function progress(model, stage, loaded = 0, total = 0) {
+  self.postMessage({ type: 'progress', model, stage, loaded, total });
+}
+
+async function fetchOk(url, what) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`Could not fetch ${what} (${url.pathname}): ${e.message}`);
+  }
+  if (!res.ok) throw new Error(`Could not fetch ${what} (${url.pathname}): HTTP ${res.status}`);
+  return res;
+}
+
+function loadCore() {
+  corePromise ??= (async () => {
+    let createModule;
+    try {
+      ({ default: createModule } = await import(CORE_URL.href));
+    } catch (e) {
+      throw new Error(
+        `The WebAssembly core is missing or broken (${CORE_URL.pathname}): ${e.message}. ` +
+          'Build it with `bash scripts/build-wasm.sh` (or `npm run serve`, which builds it).',
+      );
+    }
+    return createModule({
+      locateFile: (file) => new URL(file, CORE_URL).href,
+    });
+  })().catch((e) => {
+    corePromise = null; // allow a retry after a transient failure
+    throw e;
+  });
+  return corePromise;
+}
+
+function loadManifest() {
+  manifestPromise ??= (async () => {
+    const res = await fetchOk(MANIFEST_URL, 'the model list');
+    let manifest;
+    try {
+      manifest = await res.json();
+    } catch (e) {
+      throw new Error(`The model list (${MANIFEST_URL.pathname}) is not valid JSON: ${e.message}`);
+    }
+    if (!Array.isArray(manifest?.models) || manifest.models.length === 0) {
+      throw new Error(`The model list (${MANIFEST_URL.pathname}) has no models.`);
+    }
+    return manifest;
+  })().catch((e) => {
+    manifestPromise = null;
+    throw e;
+  });
+  return manifestPromise;
+}
+
+async function readWithProgress(res, model) {
+  const total = Number(res.headers.get('Content-Length')) || 0;
+  if (!res.body) return new Uint8Array(await res.arrayBuffer());
+  const reader = res.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  let lastReport = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    if (loaded - lastReport > 256 * 1024) {
+      lastReport = loaded;
+      progress(model, 'weights', loaded, total);
+    }
+  }
+  const bytes = new Uint8Array(loaded);
+  let off = 0;
+  for (const c of chunks) {
+    bytes.set(c, off);
+    off += c.byteLength;
+  }
+  progress(model, 'weights', loaded, total || loaded);
+  return bytes;
+}
+
+async function checkSha256(bytes, expected, what) {
+  if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/i.test(expected)) return;
+  if (!self.crypto?.subtle) return; // not a secure context: nothing to check with
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  if (hex !== expected.toLowerCase()) {
+    throw new Error(`${what} does not match its sha256 in the manifest (got ${hex.slice(0, 12)}…, expected ${expected.slice(0, 12)}…).`);
+  }
+}
+
+function loadSession(name) {
+  if (sessions.has(name)) return sessions.get(name);
+  const p = (async () => {
+    const manifest = await loadManifest();
+    const entry = manifest.models.find((m) => m.name === name);
+    if (!entry) {
+      throw new Error(`Unknown model "${name}". Available: ${manifest.models.map((m) => m.name).join(', ')}.`);
+    }
+    const base = new URL(entry.path ?? `${name}/`, MANIFEST_URL);
+    const files = entry.files ?? {};
+    const configUrl = new URL(files.config ?? 'config.json', base);
+    const weightsUrl = new URL(files.weights ?? 'model.safetensors', base);
+    const sha = entry.sha256 ?? {};
+
+    progress(name, 'core');
+    const [Module, configBytes, weights] = await Promise.all([
+      loadCore(),
+      fetchOk(configUrl, `the config of ${name}`).then((r) => r.arrayBuffer()).then((b) => new Uint8Array(b)),
+      fetchOk(weightsUrl, `the weights of ${name}`).then((r) => readWithProgress(r, name)),
+    ]);
+
+    progress(name, 'verify');
+    await checkSha256(configBytes, sha.config ?? sha[files.config ?? 'config.json'], configUrl.pathname);
+    await checkSha256(weights, sha.weights ?? sha[files.weights ?? 'model.safetensors'], weightsUrl.pathname);
+    const configText = new TextDecoder().decode(configBytes);
+
+    let config;
+    try {
+      config = JSON.parse(configText);
+    } catch (e) {
+      throw new Error(`The config of ${name} is not valid JSON: ${e.message}`);
+    }
+
+    progress(name, 'init');
+    const session = new Module.TextSession();
+    const err = session.load(configText, weights);
+    if (err) {
+      session.delete();
+      throw new Error(`The core could not load ${name}: ${err}`);
+    }
+    progress(name, 'ready');
+    return { session, config };
+  })();
+  sessions.set(name, p);
+  p.catch(() => sessions.delete(name));
+  return p;
+}
+
+async function explain({ model, text, maxTokens = 200, igSteps = 20 }) {
+  const { session, config } = await loadSession(model);
+  let json;
+  try {
+    json = session.explain(String(text ?? ''), maxTokens, igSteps);
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) {
+      // The wasm instance aborted and cannot be trusted any more: start over with the next request.
+      corePromise = null;
+      sessions.clear();
+      throw new Error(`The core crashed on this text (${e.message}); it will be reloaded for the next request.`);
+    }
+    throw e;
+  }
+  let result;
+  try {
+    result = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`The core returned invalid JSON: ${e.message}`);
+  }
+  if (result.error) throw new Error(result.error);
+  result.model = model;
+  result.class_names = config.class_names ?? ['negative', 'positive'];
+  return result;
+}
+
+// Requests run one at a time, in arrival order (the client keeps at most one waiting).
+let queue = Promise.resolve();
+self.onmessage = (event) => {
+  const msg = event.data ?? {};
+  queue = queue.then(async () => {
+    try {
+      let result;
+      if (msg.type === 'manifest') result = await loadManifest();
+      else if (msg.type === 'explain') result = await explain(msg);
+      else throw new Error(`Unknown request type "${msg.type}"`);
+      self.postMessage({ type: 'result', id: msg.id, result });
+    } catch (e) {
+      self.postMessage({ type: 'error', id: msg.id, message: e?.message ?? String(e) });
+    }
+  });
+};
+
+// Start fetching what every page needs right away; errors surface with the first request.
+loadManifest().catch(() => {});
+loadCore().catch(() => {});

@@ -1,0 +1,245 @@
+// text-view.js — the text lab: textarea + model picker → prediction and per-token importance rows.
+//
+// Contract:
+//   mountTextView(section, { client, store }) → { apply(state), progress(msg) }
+//     section  the #view-text element of index.html
+//     client   a CoreClient (runtime/core-client.js)
+//     store    { get() → state, update(patch) } — the app's URL-backed state (web/state.js)
+//   apply(state) sets the textarea and picker from the state (on load and on hash change).
+//   The view explains the text ~250 ms after typing stops (at once for model changes and examples), with
+//   maxTokens = MAX_TOKENS; only the answer for the latest text is drawn.
+//   section.dataset.status: 'loading' (models/core not ready) | 'pending' (a newer text is being explained)
+//   | 'ready' (the shown result is for the current text and model) | 'empty' (no text: a hint is shown)
+//   | 'error' (message shown in #text-message; the page keeps working).
+import { fitsInUrl } from '../state.js';
+import { renderPrediction } from '../render/prediction.js';
+import { renderTokenRows } from '../render/token-rows.js';
+
+export const MAX_TOKENS = 200;
+export const IG_STEPS = 20;
+const DEBOUNCE_MS = 250;
+
+const EXAMPLES = [
+  'A masterpiece: moving, funny and beautifully shot.',
+  "It's not bad at all.",
+  'The plot is predictable and the jokes fall flat.',
+  'I expected to hate it, but I loved every minute.',
+];
+
+const STAGE_TEXT = {
+  core: 'Starting the WebAssembly core…',
+  config: 'Loading the model configuration…',
+  weights: 'Loading the model weights…',
+  verify: 'Checking the model files…',
+  init: 'Initialising the model…',
+};
+
+function mb(bytes) {
+  return (bytes / 1048576).toFixed(1);
+}
+
+export function mountTextView(section, { client, store }) {
+  const $ = (sel) => section.querySelector(sel);
+  const textarea = $('#text-input');
+  const select = $('#model-select');
+  const modelInfo = $('#model-info');
+  const statusEl = $('#text-status');
+  const messageEl = $('#text-message');
+  const noticeEl = $('#text-notice');
+  const hintEl = $('#text-hint');
+  const resultsEl = $('#text-results');
+  const predictionEl = $('#prediction');
+  const rowsEl = $('#token-rows');
+
+  let models = null; // manifest.models once loaded
+  let timer = 0;
+  let seq = 0; // bumps on every new request or clear; answers for older seq are dropped
+  let started = 0;
+  let urlNotice = '';
+  let resultNotice = '';
+  let modelNotice = '';
+
+  const setStatus = (status, text = '') => {
+    section.dataset.status = status;
+    statusEl.textContent = text;
+  };
+  const showMessage = (text) => {
+    messageEl.textContent = text;
+    messageEl.hidden = !text;
+  };
+  const renderNotice = () => {
+    const text = [modelNotice, resultNotice, urlNotice].filter(Boolean).join('\n');
+    noticeEl.textContent = text;
+    noticeEl.hidden = !text;
+  };
+
+  // --- examples -----------------------------------------------------------------------------------
+  const examplesEl = $('.examples');
+  for (const ex of EXAMPLES) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'example';
+    b.textContent = ex;
+    b.addEventListener('click', () => {
+      textarea.value = ex;
+      onTextChanged(true);
+    });
+    examplesEl.append(b);
+  }
+
+  // --- model picker -------------------------------------------------------------------------------
+  function describe(m) {
+    const t = m.metrics?.test;
+    const parts = [];
+    if (m.attention) parts.push(`${m.attention} attention`);
+    if (m.dataset) parts.push(m.dataset.toUpperCase());
+    if (Number.isFinite(t?.accuracy)) parts.push(`test accuracy ${(t.accuracy * 100).toFixed(1)} %`);
+    if (Number.isFinite(t?.f1)) parts.push(`F1 ${t.f1.toFixed(3)}`);
+    return parts.join(' · ');
+  }
+
+  function populateModels(manifest) {
+    models = manifest.models;
+    const options = models.map((m) => {
+      const o = document.createElement('option');
+      o.value = m.name;
+      o.textContent = `${m.name}${m.attention ? ` (${m.attention})` : ''}`;
+      o.title = describe(m);
+      return o;
+    });
+    select.replaceChildren(...options);
+    select.disabled = false;
+    syncModel();
+  }
+
+  function syncModel() {
+    if (!models) return;
+    let name = store.get().model;
+    if (!models.some((m) => m.name === name)) {
+      const fallback = models[0].name;
+      modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.`;
+      name = fallback;
+      store.update({ model: name });
+    }
+    select.value = name;
+    renderNotice();
+    modelInfo.textContent = describe(models.find((m) => m.name === name));
+  }
+
+  select.addEventListener('change', () => {
+    store.update({ model: select.value });
+    modelNotice = '';
+    renderNotice();
+    modelInfo.textContent = describe(models.find((m) => m.name === select.value) ?? {});
+    showMessage('');
+    run();
+  });
+
+  // --- text -----------------------------------------------------------------------------------------
+  function onTextChanged(immediate) {
+    const text = textarea.value;
+    store.update({ text });
+    urlNotice = fitsInUrl(store.get())
+      ? ''
+      : 'This text is too long to keep in the link; a copied link will open the page without it.';
+    renderNotice();
+    clearTimeout(timer);
+    if (!text.trim()) {
+      run(); // shows the hint at once
+      return;
+    }
+    section.dataset.status = models ? 'pending' : 'loading';
+    timer = setTimeout(run, immediate ? 0 : DEBOUNCE_MS);
+  }
+  textarea.addEventListener('input', () => onTextChanged(false));
+
+  async function run() {
+    clearTimeout(timer);
+    const my = ++seq;
+    const text = textarea.value;
+    if (!text.trim()) {
+      resultsEl.hidden = true;
+      hintEl.hidden = false;
+      resultNotice = '';
+      renderNotice();
+      showMessage('');
+      setStatus('empty');
+      return;
+    }
+    hintEl.hidden = true;
+    if (!models) {
+      setStatus('loading', statusEl.textContent || 'Loading the model list…');
+      return; // populateModels() → syncModel → run() again once the list is there
+    }
+    const model = store.get().model;
+    started = performance.now();
+    setStatus('pending', 'Computing…');
+    let result;
+    try {
+      result = await client.explain({ model, text, maxTokens: MAX_TOKENS, igSteps: IG_STEPS });
+    } catch (e) {
+      if (my !== seq) return;
+      resultsEl.hidden = true;
+      showMessage(`Could not explain this text with ${model}: ${e.message}`);
+      setStatus('error');
+      return;
+    }
+    if (result === null || my !== seq) return; // a newer text or model took over
+    show(result, performance.now() - started);
+  }
+
+  function show(result, ms) {
+    showMessage('');
+    const n = result.tokens?.length ?? 0;
+    if (n === 0) {
+      resultsEl.hidden = true;
+      hintEl.hidden = false;
+      resultNotice = '';
+      renderNotice();
+      setStatus('empty', 'No tokens in this text.');
+      return;
+    }
+    resultNotice = result.truncated
+      ? `Long text: only the first ${n} of ${result.num_tokens_total} tokens are analysed — the explanation limit is ${MAX_TOKENS} tokens.`
+      : '';
+    renderNotice();
+    renderPrediction(predictionEl, result);
+    renderTokenRows(rowsEl, result);
+    resultsEl.hidden = false;
+    hintEl.hidden = true;
+    const unk = (result.unknown ?? []).filter(Boolean).length;
+    setStatus('ready', `${result.model} · ${n} token${n === 1 ? '' : 's'}${unk ? ` (${unk} unknown)` : ''} · ${Math.round(ms)} ms`);
+  }
+
+  // --- wiring to the app ----------------------------------------------------------------------------
+  function progress(msg) {
+    if (msg.stage === 'ready') return;
+    let text = STAGE_TEXT[msg.stage] ?? 'Loading…';
+    if (msg.stage === 'weights' && msg.total > 0) {
+      text = `Loading ${msg.model}: ${Math.round((100 * msg.loaded) / msg.total)} % of ${mb(msg.total)} MB…`;
+    }
+    setStatus(section.dataset.status === 'ready' ? 'pending' : section.dataset.status, text);
+  }
+
+  function apply(state) {
+    if (textarea.value !== state.text) textarea.value = state.text;
+    if (models) syncModel();
+    run();
+  }
+
+  setStatus('loading', 'Loading the model list…');
+  client
+    .manifest()
+    .then((manifest) => {
+      populateModels(manifest);
+      run();
+    })
+    .catch((e) => {
+      select.replaceChildren(new Option('no models available'));
+      select.disabled = true;
+      showMessage(`${e.message}\nThe page cannot run a model until this is fixed.`);
+      setStatus('error');
+    });
+
+  return { apply, progress };
+}
