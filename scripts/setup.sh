@@ -3,7 +3,8 @@
 #
 # Contract:
 #   1. Installs the missing Debian packages (checked one by one with `dpkg -s`; `apt-get update` runs
-#      only when something is missing). Runs apt as root, else through sudo.
+#      only when something is missing). Runs apt as root, else through sudo. nodejs/npm are also
+#      satisfied by `node`/`npm` commands from elsewhere (e.g. NodeSource's nodejs, which bundles npm).
 #   2. Runs `npm ci` when node_modules/ is missing or older than package-lock.json.
 #   3. Builds the WebAssembly core with `bash scripts/build-wasm.sh` (a no-op when up to date).
 # Emscripten 3.1.6 needs NODE_PATH=/usr/share/nodejs (its optimizer requires Debian's acorn).
@@ -20,11 +21,15 @@ PACKAGES=(cmake g++ libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev g
           libbenchmark-dev emscripten chromium nodejs npm)
 
 # --- 1. Debian packages ---------------------------------------------------------------------------
+# nodejs and npm also count as present when another install provides the commands (NodeSource's
+# nodejs bundles npm and conflicts with Debian's npm package).
+declare -A PROVIDED_BY_COMMAND=([nodejs]=node [npm]=npm)
 missing=()
 for pkg in "${PACKAGES[@]}"; do
-  if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
-    missing+=("$pkg")
-  fi
+  if dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then continue; fi
+  cmd="${PROVIDED_BY_COMMAND[$pkg]:-}"
+  if [[ -n "$cmd" ]] && command -v "$cmd" >/dev/null; then continue; fi
+  missing+=("$pkg")
 done
 
 if ((${#missing[@]})); then

@@ -67,8 +67,9 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
     }
     words.push_back(w.get<std::string>());
   }
-  if (words[0] != "<pad>" || words[1] != "<unk>") {
-    *error = "config.json: 'vocab' must start with \"<pad>\", \"<unk>\"";
+  std::string vocab_error;
+  if (!Vocab::check_words(words, &vocab_error)) {
+    *error = "config.json: 'vocab': " + vocab_error;
     return false;
   }
   m.vocab = Vocab(words);

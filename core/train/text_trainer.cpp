@@ -40,6 +40,20 @@ int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b
 
 }  // namespace
 
+float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
+                              const std::vector<int>& labels, float pos_weight,
+                              const std::vector<float>& class_weights, TextParams<float>& grads) {
+  TextCache<float> cache;
+  text_forward_ids(cfg, params, batch, cache);
+  Mat<float> d_logits, d_x;
+  const float loss = cfg.outputs() == 1
+                         ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
+                         : weighted_cross_entropy<float>(cache.logits, labels, class_weights, d_logits);
+  text_backward(cfg, params, cache, d_logits, {}, &grads, &d_x);
+  embedding_backward(batch.ids, d_x, grads.embedding);
+  return loss;
+}
+
 ClassificationMetrics classification_metrics(const std::vector<int>& pred, const std::vector<int>& gold,
                                              int num_classes) {
   ClassificationMetrics m;
@@ -112,8 +126,6 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
   std::vector<int> dev_gold;
   for (const auto& ex : dev) dev_gold.push_back(ex.label);
   double best_acc = -1, best_f1 = -1;
-  TextCache<float> cache;
-  Mat<float> d_logits, d_x;
   std::vector<int> labels;
 
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -124,13 +136,8 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
       const TextBatch batch = make_batch(train, batches[bi]);
       labels.clear();
       for (int i : batches[bi]) labels.push_back(train[i].label);
-      text_forward_ids(cfg, params, batch, cache);
-      const float loss = cfg.outputs() == 1
-                             ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
-                             : weighted_cross_entropy<float>(cache.logits, labels, class_weights, d_logits);
       grads.set_zero();
-      text_backward(cfg, params, cache, d_logits, {}, &grads, &d_x);
-      embedding_backward(batch.ids, d_x, grads.embedding);
+      const float loss = text_loss_and_gradients(cfg, params, batch, labels, pos_weight, class_weights, grads);
       adam.step(params.list(), grads.list());
       loss_sum += loss;
       seen += static_cast<long>(labels.size());

@@ -54,6 +54,13 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
                              const TrainOptions& options,
                              const std::function<bool(const TrainProgress&)>& progress = nullptr);
 
+// One forward + backward on a batch: returns the summed class-weighted loss and accumulates parameter
+// gradients (embedding included) into grads. pos_weight applies to binary models, class_weights to
+// multi-class ones (empty: all 1).
+float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
+                              const std::vector<int>& labels, float pos_weight,
+                              const std::vector<float>& class_weights, TextParams<float>& grads);
+
 // Predicted class per example (batched forward).
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,
                                  const std::vector<EncodedExample>& data, int batch_size = 64);

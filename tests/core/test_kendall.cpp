@@ -32,6 +32,18 @@ TEST(Kendall, HandComputedTieCase) {
   EXPECT_NEAR(r.p, 0.07095149242730567, 1e-12);
 }
 
+TEST(Kendall, HandComputedTripleTiesUseEveryVarianceTerm) {
+  // x = 1 1 1 2 3, y = 1 1 1 3 2. The three tied points tie in both (3 pairs); the 6 pairs between them and
+  // the last two points are concordant; the last pair (2,3)/(3,2) is discordant. C = 6, D = 1, S = 5,
+  // n0 = 10, n1 = n2 = 3, tau_b = 5 / sqrt(7 * 7) = 5/7.
+  // var: v0 = 5*4*15 = 300, vt = vu = 3*2*11 = 66 -> (300 - 132)/18 = 9.3333;
+  //      v1 = 2*3*3/(5*4) = 0.9;  v2 = (3*2*1)*(3*2*1)/(9*5*4*3) = 36/540 = 0.0667;  var = 10.3.
+  // z = 5/sqrt(10.3) = 1.557942, p = erfc(z/sqrt 2) = 0.11924690720140453 (python3 math.erfc).
+  const KendallResult r = kendall_tau({1, 1, 1, 2, 3}, {1, 1, 1, 3, 2});
+  EXPECT_NEAR(r.tau, 5.0 / 7.0, 1e-12);
+  EXPECT_NEAR(r.p, 0.11924690720140453, 1e-12);
+}
+
 TEST(Kendall, ScipyDocExampleWithTies) {
   // scipy.stats.kendalltau docstring and scipy/stats/tests/test_stats.py::test_kendalltau
   // (ties present, so scipy's default method is 'asymptotic'):

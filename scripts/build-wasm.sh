@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds the core + wasm/bindings.cpp into web/gen/attnlab_core.{mjs,wasm} with Debian's Emscripten,
+# only when a source is newer than the output (or with --force). All Emscripten flags live in CMakeLists.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=web/gen/attnlab_core.wasm
+if [ "${1:-}" != "--force" ] && [ -f "$out" ] && \
+   [ -z "$(find core wasm CMakeLists.txt -newer "$out" -type f -print -quit)" ]; then
+  exit 0
+fi
+command -v emcmake >/dev/null || { echo "build-wasm: emcmake not found (apt-get install emscripten)" >&2; exit 1; }
+# Debian's emscripten 3.1.6 needs Debian's acorn on NODE_PATH; its cache is prebuilt (do not set EM_CACHE).
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+mkdir -p web/gen
+echo "build-wasm: building web/gen/attnlab_core.{mjs,wasm}" >&2
+emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_OUT="$PWD/web/gen" >/dev/null
+cmake --build build-wasm -j2
+touch "$out"
