@@ -154,7 +154,8 @@ TEST_P(AttentionGradCheck, ContextGradients) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, AttentionGradCheck,
-                         ::testing::Values(AttentionKind::Tanh, AttentionKind::Dot, AttentionKind::Uniform));
+                         ::testing::Values(AttentionKind::Tanh, AttentionKind::Dot, AttentionKind::Uniform),
+                         [](const auto& info) { return std::string(attention_name(info.param)); });
 
 TEST(GradCheck, WeightedBceAndCrossEntropy) {
   Rng rng(5);
@@ -227,7 +228,11 @@ TEST_P(ModelGradCheck, AllParametersAndEmbeddings) {
 INSTANTIATE_TEST_SUITE_P(KindsAndClasses, ModelGradCheck,
                          ::testing::Combine(::testing::Values(AttentionKind::Tanh, AttentionKind::Dot,
                                                               AttentionKind::Uniform),
-                                            ::testing::Values(2, 3)));
+                                            ::testing::Values(2, 3)),
+                         [](const auto& info) {
+                           return std::string(attention_name(std::get<0>(info.param))) + "_" +
+                                  std::to_string(std::get<1>(info.param)) + "classes";
+                         });
 
 TEST(GradCheck, DetachedAttentionIsTheGradientWithAlphaHeldConstant) {
   TextConfig cfg;
