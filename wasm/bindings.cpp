@@ -10,6 +10,7 @@
 
 #include "explain/explain_text.h"
 #include "model/text_checkpoint.h"
+#include "nn/gemm_probe.h"
 #include "text/tokenizer.h"
 #include "train/text_trainer.h"
 
@@ -57,15 +58,18 @@ class TextSession {
     return model_.config.num_classes == 2 ? p[1] : *std::max_element(p.begin(), p.end());
   }
 
-  // One forward + backward (all parameter gradients) on the text as a batch of one, for benchmarks;
-  // returns the loss for the given label.
-  double forward_backward(const std::string& text, int label) {
-    if (!loaded_) return std::nan("");
+  // One forward + backward (all parameter gradients) on `copies` copies of the text as one batch, for
+  // benchmarks (copies = 1: one sentence; 32: a training batch); returns the summed loss for `label`.
+  double forward_backward_batch(const std::string& text, int label, int copies) {
+    if (!loaded_ || copies < 1) return std::nan("");
     if (grads_.decoder.w.size() == 0) grads_.resize(model_.config);
     grads_.set_zero();
-    const TextBatch batch = TextBatch::from_sequences({model_.vocab.ids(tokenize(text))});
-    return text_loss_and_gradients(model_.config, model_.params, batch, {label}, 1.f, {}, grads_);
+    const std::vector<int> ids = model_.vocab.ids(tokenize(text));
+    const TextBatch batch = TextBatch::from_sequences(std::vector<std::vector<int>>(copies, ids));
+    return text_loss_and_gradients(model_.config, model_.params, batch, std::vector<int>(copies, label), 1.f, {},
+                                   grads_);
   }
+  double forward_backward(const std::string& text, int label) { return forward_backward_batch(text, label, 1); }
 
   std::string info() const {
     if (!loaded_) return error_json("no model loaded");
@@ -101,6 +105,8 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("explain", &TextSession::explain)
       .function("predict", &TextSession::predict)
       .function("forwardBackward", &TextSession::forward_backward)
+      .function("forwardBackwardBatch", &TextSession::forward_backward_batch)
       .function("info", &TextSession::info);
   emscripten::function("tokenize", &tokenize_json);
+  emscripten::function("gemmProbe", &gemm_probe);
 }

@@ -15,7 +15,10 @@ export const SST_TEST = process.env.ATTNLAB_SST_TEST
   || path.resolve(ROOT, '../shared/data/sst2/test.tsv');
 export const TEXT_MODELS = ['sst2-tanh', 'sst2-dot', 'sst2-uniform'];
 
-export const modelDir = (name) => path.join(ROOT, 'models/text', name);
+// ATTNLAB_TEXT_MODELS overrides the folder holding sst2-* (e.g. to check freshly trained models before shipping).
+export const TEXT_MODELS_DIR = process.env.ATTNLAB_TEXT_MODELS
+  ? path.resolve(process.env.ATTNLAB_TEXT_MODELS) : path.join(ROOT, 'models/text');
+export const modelDir = (name) => path.join(TEXT_MODELS_DIR, name);
 export const hasModel = (dir) =>
   fs.existsSync(path.join(dir, 'config.json')) && fs.existsSync(path.join(dir, 'model.safetensors'));
 export const hasWasm = () => fs.existsSync(WASM_MJS) && fs.existsSync(WASM_BIN);

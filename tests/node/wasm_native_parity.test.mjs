@@ -1,7 +1,7 @@
 // wasm_native_parity.test.mjs — the wasm core (web/gen) and the native CLI (build/attnlab) give the same
 // explanation. Contract: for each models/text/sst2-{tanh,dot,uniform} that exists, the first 20 sentences of
-// ../shared/data/sst2/test.tsv go through `build/attnlab explain-text --model DIR --text TEXT` (last stdout
-// line = one JSON object) and through TextSession.explain(TEXT, MAX_TOKENS, IG_STEPS) with the CLI's defaults;
+// ../shared/data/sst2/test.tsv go through `build/attnlab explain-text --model DIR --text TEXT ...` (last stdout
+// line = one JSON object) and through TextSession.explain(TEXT, 200, 50) (the CLI gets --max-tokens 200 --ig-steps 50);
 // every field must agree: strings/booleans/array lengths exactly, numbers (probability, attention, gradient,
 // leave_one_out, integrated_gradients, kendall τ/p, …) to |Δ| ≤ 1e-5. Max differences per field are printed.
 // Skips only when a model, web/gen or build/attnlab is missing.
@@ -15,9 +15,9 @@ import {
 
 const TOL = 1e-5;
 const N = 20;
-// Must equal the CLI's defaults for explain-text (the CLI is run without these flags).
-const MAX_TOKENS = Number(process.env.ATTNLAB_MAX_TOKENS || 1000);
-const IG_STEPS = Number(process.env.ATTNLAB_IG_STEPS || 50);
+// Passed explicitly to both sides (they are also the CLI's defaults).
+const MAX_TOKENS = 200;
+const IG_STEPS = 50;
 
 /** Walks two JSON values; records max numeric |Δ| per top-level field; collects structural mismatches. */
 function diff(a, b, where, field, maxes, problems) {
@@ -52,7 +52,8 @@ for (const name of TEXT_MODELS) {
     const maxes = {};
     const problems = [];
     for (const text of sstSentences(N)) {
-      const run = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text], { encoding: 'utf8' });
+      const run = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text,
+        '--max-tokens', String(MAX_TOKENS), '--ig-steps', String(IG_STEPS)], { encoding: 'utf8' });
       assert.equal(run.status, 0, `CLI failed on "${text}": ${run.stderr}`);
       const lines = run.stdout.trim().split('\n');
       const native = JSON.parse(lines[lines.length - 1]);

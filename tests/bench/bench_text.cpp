@@ -1,0 +1,108 @@
+// Native benchmarks of the text model at the shipped size (E = H = 128, vocab 16k): a 50-token forward,
+// forward + backward, a training batch (tokens/s), and a plain GEMM of the same shapes as the practical
+// peak. FLOP counters give GFLOP/s. Run: build/attnlab_bench --benchmark_counters_tabular=true
+#include <benchmark/benchmark.h>
+
+#include "explain/importance.h"
+#include "train/text_trainer.h"
+
+namespace attnlab {
+namespace {
+
+struct Model {
+  TextConfig cfg;
+  TextParams<float> params;
+  Model() {
+    cfg.vocab_size = 16000;
+    Rng rng(1);
+    params.init(cfg, rng);
+  }
+};
+
+std::vector<int> ids_of_length(int n) {
+  std::vector<int> ids;
+  for (int t = 0; t < n; ++t) ids.push_back(2 + (t * 7919) % 15000);
+  return ids;
+}
+
+// Forward FLOPs per token (multiply-add = 2): input projections, recurrences, tanh attention.
+double forward_flops_per_token(const TextConfig& c) {
+  const double H = c.hidden_dim, E = c.embedding_dim;
+  return 2 * (2 * 4 * H * E + 2 * 4 * H * H) + 2 * H * 2 * H + 2 * H;
+}
+
+void BM_Forward50(benchmark::State& state) {
+  Model m;
+  const TextBatch batch = TextBatch::from_sequences({ids_of_length(50)});
+  TextCache<float> cache;
+  for (auto _ : state) {
+    text_forward_ids(m.cfg, m.params, batch, cache);
+    benchmark::DoNotOptimize(cache.logits.data());
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(50 * forward_flops_per_token(m.cfg), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Forward50)->Unit(benchmark::kMicrosecond);
+
+void BM_ForwardBackward50(benchmark::State& state) {
+  Model m;
+  const TextBatch batch = TextBatch::from_sequences({ids_of_length(50)});
+  TextParams<float> grads;
+  grads.resize(m.cfg);
+  for (auto _ : state) {
+    grads.set_zero();
+    benchmark::DoNotOptimize(text_loss_and_gradients(m.cfg, m.params, batch, {1}, 1.f, {}, grads));
+  }
+  // backward ~ 2x forward
+  state.counters["FLOP/s"] = benchmark::Counter(3 * 50 * forward_flops_per_token(m.cfg), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ForwardBackward50)->Unit(benchmark::kMicrosecond);
+
+void BM_ExplainAll50(benchmark::State& state) {
+  Model m;
+  ExplainInput in;
+  in.cfg = &m.cfg;
+  in.params = &m.params;
+  in.ids = ids_of_length(50);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(attention_importance(in));
+    benchmark::DoNotOptimize(gradient_importance(in));
+    benchmark::DoNotOptimize(leave_one_out_importance(in));
+    benchmark::DoNotOptimize(integrated_gradients_importance(in));
+  }
+}
+BENCHMARK(BM_ExplainAll50)->Unit(benchmark::kMillisecond);
+
+// A training step on 32 sequences of 20 tokens (forward + backward, no optimiser).
+void BM_TrainBatch32x20(benchmark::State& state) {
+  Model m;
+  std::vector<std::vector<int>> seqs(32, ids_of_length(20));
+  const TextBatch batch = TextBatch::from_sequences(seqs);
+  const std::vector<int> labels(32, 1);
+  TextParams<float> grads;
+  grads.resize(m.cfg);
+  for (auto _ : state) {
+    grads.set_zero();
+    benchmark::DoNotOptimize(text_loss_and_gradients(m.cfg, m.params, batch, labels, 1.f, {}, grads));
+  }
+  state.counters["tokens/s"] = benchmark::Counter(32 * 20, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOP/s"] = benchmark::Counter(3 * 32 * 20 * forward_flops_per_token(m.cfg), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_TrainBatch32x20)->Unit(benchmark::kMillisecond);
+
+// The practical limit: the LSTM input projection as one GEMM [4H x E] x [E x N].
+void BM_Gemm512x128xN(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const Mat<float> a = Mat<float>::Random(512, 128), b = Mat<float>::Random(128, n);
+  Mat<float> c(512, n);
+  for (auto _ : state) {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * 512 * 128 * n, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_Gemm512x128xN)->Arg(1)->Arg(50)->Arg(640)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace attnlab
+
+BENCHMARK_MAIN();
