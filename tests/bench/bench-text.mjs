@@ -5,8 +5,9 @@
 // In one process: builds a T-token text from SST test-sentence words (plain [a-z]+ words so the core's
 // tokenizer keeps them one token each; checked), times TextSession.predict(text) and, on the graph exported
 // by models/tools/export-onnx.mjs, InferenceSession.run (fresh int64 tensor each run, ids from the tokens the
-// core returned). Also times TextSession.explain(text, T, 0) — forward + backward (gradient importance) + T
-// leave-one-out forwards — as the nearest thing the wasm API has to forward+backward (ORT has no counterpart).
+// core returned). Also times, wasm core only (ORT Web has no backward): TextSession.forwardBackward(text, 1)
+// (loss + all parameter gradients, batch of one) and TextSession.explain(text, T, 0) (forward, gradient
+// importance, T leave-one-out forwards).
 // Prints a markdown table (median / p10 / p90 ms, ratio ORT ÷ core) and then one JSON line with the same data.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -67,17 +68,20 @@ const pCore = core.predict(text);
 
 const coreFwd = await time(() => core.predict(text));
 const ortFwd = await time(() => session.run({ token_ids: new ort.Tensor('int64', ids.slice(), [1, T]) }));
+const hasFB = typeof core.forwardBackward === 'function';
+const coreFB = hasFB ? await time(() => core.forwardBackward(text, 1)) : null;
 const coreExplain = await time(() => core.explain(text, T, 0), Math.max(10, Math.round(RUNS / 10)), 3);
 
 core.delete();
 await session.release();
 fs.rmSync(tmp, { recursive: true, force: true });
 
-const rel = path.relative(ROOT, dir) || dir;
+const rel = dir.startsWith(ROOT + path.sep) ? path.relative(ROOT, dir) : dir;
 const f = (x) => x.toFixed(3);
 const rows = [
   ['wasm core `TextSession.predict` (forward)', coreFwd],
   ['ORT Web wasm EP, 1 thread (forward)', ortFwd],
+  ...(coreFB ? [['wasm core `TextSession.forwardBackward` (loss + all parameter gradients)', coreFB]] : []),
   [`wasm core \`TextSession.explain(text, ${T}, 0)\` (fwd + bwd + ${T} LOO fwds)`, coreExplain],
 ];
 console.log(`\n### Text forward, ${T} tokens — ${rel} (${ckpt.config.attention}, E=${ckpt.config.embedding_dim}, `
@@ -90,6 +94,6 @@ console.log(`\nforward ratio ORT ÷ core (median): ${ratio.toFixed(2)}  `
   + `(p core ${pCore.toFixed(6)}, p ORT ${pOrt.toFixed(6)}, |Δ| ${Math.abs(pCore - pOrt).toExponential(2)})\n`);
 console.log(JSON.stringify({
   bench: 'text-forward', model: rel, attention: ckpt.config.attention, tokens: T, node: process.version,
-  core_forward: coreFwd, ort_wasm_forward: ortFwd, core_explain_no_ig: coreExplain,
+  core_forward: coreFwd, ort_wasm_forward: ortFwd, core_forward_backward: coreFB, core_explain_no_ig: coreExplain,
   ratio_ort_over_core: ratio, probability_core: pCore, probability_ort: pOrt,
 }));

@@ -4,6 +4,8 @@
 // line = one JSON object) and through TextSession.explain(TEXT, 200, 50) (the CLI gets --max-tokens 200 --ig-steps 50);
 // every field must agree: strings/booleans/array lengths exactly, numbers (probability, attention, gradient,
 // leave_one_out, integrated_gradients, kendall τ/p, …) to |Δ| ≤ 1e-5. Max differences per field are printed.
+// Kendall τ/p may differ only where near-tied importances (within tolerance) are ordered differently on the
+// two sides (τ is a step function of pairwise orders); such cases are counted and printed, not hidden.
 // Skips only when a model, web/gen or build/attnlab is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +42,39 @@ function diff(a, b, where, field, maxes, problems) {
   }
 }
 
+const IMPORTANCES = ['attention', 'gradient', 'leave_one_out', 'integrated_gradients'];
+
+/** Pairs (i, j) whose order (sign of x_i − x_j) differs between two versions of one importance vector. */
+function orderFlips(a, b) {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let j = i + 1; j < a.length; j++) if (Math.sign(a[i] - a[j]) !== Math.sign(b[i] - b[j])) n++;
+  }
+  return n;
+}
+
+/**
+ * Kendall τ is a step function of the pairwise orders, so a ≤ 1e-5 difference in two near-tied importances
+ * can legitimately change it. A kendall mismatch is excused only if one of its two input vectors (already
+ * checked to ≤ 1e-5 above) orders some pair differently on the two sides; returns the excused count.
+ */
+function excuseKendall(native, wasm, problems) {
+  let excused = 0;
+  for (let k = problems.length - 1; k >= 0; k--) {
+    const m = problems[k].match(/\.kendall\.([a-z_]+)\.(tau|p):/);
+    if (!m) continue;
+    const first = IMPORTANCES.find((f) => m[1].startsWith(`${f}_`) && IMPORTANCES.includes(m[1].slice(f.length + 1)));
+    if (!first) continue;
+    const second = m[1].slice(first.length + 1);
+    const vec = (r, f) => (f === 'integrated_gradients' ? r[f].map(Math.abs) : r[f]);
+    if (orderFlips(vec(native, first), vec(wasm, first)) + orderFlips(vec(native, second), vec(wasm, second)) > 0) {
+      problems.splice(k, 1);
+      excused++;
+    }
+  }
+  return excused;
+}
+
 for (const name of TEXT_MODELS) {
   test(`native CLI vs wasm core explain-text: ${name}`, async (t) => {
     const dir = modelDir(name);
@@ -51,6 +86,7 @@ for (const name of TEXT_MODELS) {
     t.after(() => core.delete());
     const maxes = {};
     const problems = [];
+    let excused = 0;
     for (const text of sstSentences(N)) {
       const run = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text,
         '--max-tokens', String(MAX_TOKENS), '--ig-steps', String(IG_STEPS)], { encoding: 'utf8' });
@@ -63,10 +99,14 @@ for (const name of TEXT_MODELS) {
       for (const k of ['tokens', 'probability', 'attention', 'gradient', 'leave_one_out', 'integrated_gradients']) {
         assert.ok(k in native && k in wasm, `field ${k} present in both`);
       }
-      diff(native, wasm, `"${text.slice(0, 40)}"`, undefined, maxes, problems);
+      const mine = [];
+      diff(native, wasm, `"${text.slice(0, 40)}"`, undefined, maxes, mine);
+      if (!mine.some((m) => !m.includes('.kendall.'))) excused += excuseKendall(native, wasm, mine);
+      problems.push(...mine);
     }
     console.log(`wasm-native ${name}: ${N} sentences, max |Δ| per field: `
-      + Object.entries(maxes).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', '));
+      + Object.entries(maxes).map(([k, v]) => `${k} ${v.toExponential(2)}`).join(', ')
+      + (excused ? `; ${excused} kendall value(s) excused: near-tied importances ordered differently` : ''));
     assert.deepEqual(problems.slice(0, 20), [], `${problems.length} mismatches`);
   });
 }

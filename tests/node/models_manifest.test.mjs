@@ -1,0 +1,52 @@
+// The shipped text models are what the manifest says: files present with the recorded sha256, each model
+// ≤ 5 MB, and its recorded test/dev metrics reproduced by the native CLI on ../shared/data/sst2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const manifestPath = path.join(root, 'models/text/manifest.json');
+const cli = path.join(root, 'build/attnlab');
+const sst2 = path.resolve(root, '../shared/data/sst2');
+const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+
+test('manifest lists the three SST-2 models', () => {
+  assert.deepEqual(manifest.models.map((m) => m.name).sort(), ['sst2-dot', 'sst2-tanh', 'sst2-uniform']);
+});
+
+for (const model of manifest.models) {
+  const dir = path.join(root, 'models/text', model.path);
+  test(`${model.name}: files match their sha256 and the model is ≤ 5 MB`, () => {
+    let total = 0;
+    for (const [key, file] of Object.entries(model.files)) {
+      const bytes = fs.readFileSync(path.join(dir, file));
+      total += bytes.length;
+      assert.equal(createHash('sha256').update(bytes).digest('hex'), model.sha256[key], `${file} sha256`);
+    }
+    assert.ok(total <= 5 * 1024 * 1024, `${model.name} is ${total} bytes`);
+  });
+
+  for (const split of ['dev', 'test']) {
+    test(`${model.name}: recorded ${split} metrics are reproduced by attnlab eval-text`, (t) => {
+      if (!fs.existsSync(cli)) return t.skip('build/attnlab not built');
+      if (!fs.existsSync(sst2)) return t.skip(`${sst2} not present`);
+      const out = execFileSync(cli, ['eval-text', '--model', dir, '--data', path.join(sst2, `${split}.tsv`)], {
+        encoding: 'utf8',
+      });
+      const got = JSON.parse(out.trim().split('\n').at(-1));
+      const want = model.metrics[split];
+      assert.equal(got.n, want.n);
+      assert.ok(Math.abs(got.accuracy - want.accuracy) < 1e-9, `accuracy ${got.accuracy} vs ${want.accuracy}`);
+      assert.ok(Math.abs(got.f1 - want.f1) < 1e-9, `f1 ${got.f1} vs ${want.f1}`);
+    });
+  }
+}
+
+test('sst2-tanh meets the issue targets: test F1 ≥ 0.83 and accuracy ≥ 0.83', () => {
+  const m = manifest.models.find((x) => x.name === 'sst2-tanh');
+  assert.ok(m.metrics.test.f1 >= 0.83, `F1 ${m.metrics.test.f1}`);
+  assert.ok(m.metrics.test.accuracy >= 0.83, `accuracy ${m.metrics.test.accuracy}`);
+});
