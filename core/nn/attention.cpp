@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "nn/matmul.h"
+
 namespace attnlab {
 
 const char* attention_name(AttentionKind kind) {
@@ -35,8 +37,8 @@ void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Ma
   } else {
     Mat<T> scores;  // [1 x T*B]
     if (kind == AttentionKind::Tanh) {
-      c.act.noalias() = p.w1 * h;
-      c.act.colwise() += p.b1.col(0);
+      c.act = p.b1.col(0).replicate(1, h.cols());
+      matmul_acc(c.act, p.w1, h);
       c.act = c.act.array().tanh().matrix();
       scores.noalias() = p.v * c.act;
     } else {

@@ -1,5 +1,7 @@
 #include "nn/lstm.h"
 
+#include "nn/matmul.h"
+
 namespace attnlab {
 
 template <class T>
@@ -15,16 +17,18 @@ void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, Lst
   const Eigen::Index n = static_cast<Eigen::Index>(B) * steps;
   c.B = B;
   c.steps = steps;
-  c.gates.noalias() = p.w_ih * x;  // [4H x TB]
-  c.gates.colwise() += p.bias.col(0);
+  c.gates = p.bias.col(0).replicate(1, n);  // [4H x TB]
+  matmul_acc(c.gates, p.w_ih, x);
   c.cell.resize(H, n);
   c.out.resize(H, n);
   for (int t = 0; t < steps; ++t) {
     auto z = c.gates.middleCols(static_cast<Eigen::Index>(t) * B, B);
-    if (t > 0) z.noalias() += p.w_hh * c.out.middleCols(static_cast<Eigen::Index>(t - 1) * B, B);
-    z.topRows(2 * H) = (T(1) + (-z.topRows(2 * H).array()).exp()).inverse().matrix();
+    if (t > 0) matmul_acc(z, p.w_hh, c.out.middleCols(static_cast<Eigen::Index>(t - 1) * B, B));
+    // sigmoid(x) = (1 + tanh(x/2)) / 2: Eigen's tanh is a rational approximation that vectorises
+    // (also without SIMD packets, in wasm), where exp() would be a libm call per element.
+    z.topRows(2 * H) = (T(0.5) + T(0.5) * (T(0.5) * z.topRows(2 * H).array()).tanh()).matrix();
     z.middleRows(2 * H, H) = z.middleRows(2 * H, H).array().tanh().matrix();
-    z.bottomRows(H) = (T(1) + (-z.bottomRows(H).array()).exp()).inverse().matrix();
+    z.bottomRows(H) = (T(0.5) + T(0.5) * (T(0.5) * z.bottomRows(H).array()).tanh()).matrix();
     auto ct = c.cell.middleCols(static_cast<Eigen::Index>(t) * B, B);
     if (t > 0) {
       ct = z.middleRows(H, H).cwiseProduct(c.cell.middleCols(static_cast<Eigen::Index>(t - 1) * B, B)) +

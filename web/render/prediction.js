@@ -7,8 +7,19 @@
 //     More than two classes: shows the predicted class name only (the bar is hidden).
 // Text goes in through textContent only.
 
-function pct(x) {
+// Percent with one decimal; the extremes say "< 0.1 %" / "> 99.9 %" instead of a misleading 0.0 / 100.0.
+export function pct(x) {
+  if (x < 0.0005) return '< 0.1 %';
+  if (x > 0.9995) return '> 99.9 %';
   return `${(x * 100).toFixed(1)} %`;
+}
+
+// Four decimals; closer to 0 or 1 than that, the distance is shown (2.1e-5, 1 − 3.2e-6).
+export function formatProbability(p) {
+  if (!Number.isFinite(p)) return 'n/a';
+  if (p > 0 && p < 5e-5) return p.toExponential(1);
+  if (p < 1 && 1 - p < 5e-5) return `1 − ${(1 - p).toExponential(1)}`;
+  return p.toFixed(4);
 }
 
 export function renderPrediction(root, result) {
@@ -30,10 +41,10 @@ export function renderPrediction(root, result) {
   bar.hidden = !binary;
   scale.hidden = !binary;
   if (!binary) {
-    prob.textContent = Number.isFinite(p) ? `p = ${p.toFixed(4)}` : '';
+    prob.textContent = Number.isFinite(p) ? `p = ${formatProbability(p)}` : '';
     return;
   }
-  prob.textContent = `p(${names[1]}) = ${p.toFixed(4)}`;
+  prob.textContent = `p(${names[1]}) = ${formatProbability(p)}`;
   prob.title = `p(${names[1]}) = ${p}`;
   bar.querySelector('.prob-neg').style.width = `${(1 - p) * 100}%`;
   bar.querySelector('.prob-pos').style.width = `${p * 100}%`;

@@ -16,7 +16,7 @@ import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 
 export const MAX_TOKENS = 200;
-export const IG_STEPS = 20;
+export const IG_STEPS = 50; // the CLI's default, so page and `attnlab explain-text` agree
 const DEBOUNCE_MS = 250;
 
 const EXAMPLES = [

@@ -1,0 +1,35 @@
+// C += A * B for column-major float blocks. Natively this is Eigen's GEMM (vectorised for the host).
+// Under WebAssembly, Eigen 3.4 has no SIMD packet path, so a register-blocked loop nest written for the
+// compiler's auto-vectoriser (-msimd128) is used instead: 16 rows x 2 columns of C accumulate in
+// registers while K streams (about 2x Eigen's scalar path there; see docs/BENCHMARKS.md).
+// Double precision always uses Eigen (it only serves gradient checks).
+#pragma once
+#include <type_traits>
+
+#include "nn/tensor.h"
+
+namespace attnlab {
+
+// Raw kernel: C[MxN] += A[MxK] * B[KxN]; leading dimensions lda, ldb, ldc.
+void matmul_acc_kernel(int M, int N, int K, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+
+template <class DerivedC, class DerivedA, class DerivedB>
+inline void matmul_acc(Eigen::MatrixBase<DerivedC> const& c_, const Eigen::MatrixBase<DerivedA>& a,
+                       const Eigen::MatrixBase<DerivedB>& b) {
+  auto& c = const_cast<Eigen::MatrixBase<DerivedC>&>(c_);
+#if defined(__wasm__)
+  using S = typename DerivedC::Scalar;
+  if constexpr (std::is_same_v<S, float> && !DerivedA::IsRowMajor && !DerivedB::IsRowMajor &&
+                !DerivedC::IsRowMajor && DerivedA::InnerStrideAtCompileTime == 1 &&
+                DerivedB::InnerStrideAtCompileTime == 1 && DerivedC::InnerStrideAtCompileTime == 1) {
+    matmul_acc_kernel(static_cast<int>(a.rows()), static_cast<int>(b.cols()), static_cast<int>(a.cols()),
+                      a.derived().data(), static_cast<int>(a.derived().outerStride()), b.derived().data(),
+                      static_cast<int>(b.derived().outerStride()), c.derived().data(),
+                      static_cast<int>(c.derived().outerStride()));
+    return;
+  }
+#endif
+  c.noalias() += a * b;
+}
+
+}  // namespace attnlab
