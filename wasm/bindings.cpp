@@ -63,8 +63,12 @@ class TextSession {
   double forward_backward_batch(const std::string& text, int label, int copies) {
     if (!loaded_ || copies < 1) return std::nan("");
     if (grads_.decoder.w.size() == 0) grads_.resize(model_.config);
-    grads_.set_zero();
+    // Zero the gradients; of the (V x E) embedding gradient only the columns the last call touched.
+    for (auto& [name, m] : grads_.named())
+      if (name != "embedding.weight") m->setZero();
+    for (int id : touched_) grads_.embedding.col(id).setZero();
     const std::vector<int> ids = model_.vocab.ids(tokenize(text));
+    touched_ = ids;
     const TextBatch batch = TextBatch::from_sequences(std::vector<std::vector<int>>(copies, ids));
     return text_loss_and_gradients(model_.config, model_.params, batch, std::vector<int>(copies, label), 1.f, {},
                                    grads_);
@@ -88,6 +92,7 @@ class TextSession {
  private:
   TextModel model_;
   TextParams<float> grads_;
+  std::vector<int> touched_;  // embedding columns with non-zero gradient
   bool loaded_ = false;
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "nn/matmul.h"
+#include "nn/simd.h"
 
 namespace attnlab {
 
@@ -23,6 +24,19 @@ bool parse_attention(const std::string& name, AttentionKind* kind) {
   return true;
 }
 
+namespace {
+
+void tanh_inplace(Mat<double>& m) { m = m.array().tanh().matrix(); }
+void tanh_inplace(Mat<float>& m) {  // 4 lanes at a time (Eigen has no wasm SIMD path)
+  float* d = m.data();
+  const Eigen::Index n = m.size();
+  Eigen::Index i = 0;
+  for (; i + 4 <= n; i += 4) simd::store(d + i, simd::tanh(simd::load(d + i)));
+  for (; i < n; ++i) d[i] = simd::tanh(simd::splat(d[i]))[0];
+}
+
+}  // namespace
+
 template <class T>
 void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Mat<T>& h,
                        const std::vector<int>& lengths, int steps, AttentionCache<T>& c,
@@ -39,7 +53,7 @@ void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Ma
     if (kind == AttentionKind::Tanh) {
       c.act = p.b1.col(0).replicate(1, h.cols());
       matmul_acc(c.act, p.w1, h);
-      c.act = c.act.array().tanh().matrix();
+      tanh_inplace(c.act);
       scores.noalias() = p.v * c.act;
     } else {
       scores.noalias() = p.v * h;
@@ -92,10 +106,10 @@ void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const M
     d_act = (d_act.array() * (T(1) - c.act.array().square())).matrix();
     if (grads) {
       grads->v.noalias() += d_scores * c.act.transpose();
-      grads->w1.noalias() += d_act * h.transpose();
+      matmul_acc(grads->w1, d_act, Mat<T>(h.transpose()));
       grads->b1 += d_act.rowwise().sum();
     }
-    d_h.noalias() += p.w1.transpose() * d_act;
+    matmul_acc(d_h, Mat<T>(p.w1.transpose()), d_act);
   } else {
     const T s = std::sqrt(T(h.rows()));
     if (grads) grads->v.noalias() += (d_scores * h.transpose()) / s;

@@ -1,6 +1,9 @@
 #include "nn/lstm.h"
 
+#include <cmath>
+
 #include "nn/matmul.h"
+#include "nn/simd.h"
 
 namespace attnlab {
 
@@ -10,6 +13,60 @@ void LstmParams<T>::resize(int input, int hidden) {
   w_hh = Mat<T>::Zero(4 * hidden, hidden);
   bias = Mat<T>::Zero(4 * hidden, 1);
 }
+
+namespace {
+
+// One LSTM cell for one sequence, fused: z [4H] pre-activations in, gate activations out (in place);
+// sigmoid(x) = (1 + tanh(x/2)) / 2; c = f*c_prev + i*g; h = o*tanh(c).
+// Double precision (gradient checks) uses std::tanh; float uses the 4-lane rational tanh.
+void cell_forward(double* z, const double* c_prev, double* c, double* h, int H) {
+  for (int r = 0; r < H; ++r) {
+    const double i = 0.5 + 0.5 * std::tanh(0.5 * z[r]);
+    const double f = 0.5 + 0.5 * std::tanh(0.5 * z[H + r]);
+    const double g = std::tanh(z[2 * H + r]);
+    const double o = 0.5 + 0.5 * std::tanh(0.5 * z[3 * H + r]);
+    z[r] = i;
+    z[H + r] = f;
+    z[2 * H + r] = g;
+    z[3 * H + r] = o;
+    c[r] = f * c_prev[r] + i * g;
+    h[r] = o * std::tanh(c[r]);
+  }
+}
+
+void cell_forward(float* z, const float* c_prev, float* c, float* h, int H) {
+  using namespace simd;
+  const v4 half = splat(0.5f);
+  int r = 0;
+  for (; r + 4 <= H; r += 4) {
+    const v4 i = half + half * simd::tanh(half * load(z + r));
+    const v4 f = half + half * simd::tanh(half * load(z + H + r));
+    const v4 g = simd::tanh(load(z + 2 * H + r));
+    const v4 o = half + half * simd::tanh(half * load(z + 3 * H + r));
+    store(z + r, i);
+    store(z + H + r, f);
+    store(z + 2 * H + r, g);
+    store(z + 3 * H + r, o);
+    const v4 cell = f * load(c_prev + r) + i * g;
+    store(c + r, cell);
+    store(h + r, o * simd::tanh(cell));
+  }
+  const auto tanh1 = [](float x) { return simd::tanh(splat(x))[0]; };
+  for (; r < H; ++r) {  // H not a multiple of 4
+    const float i = 0.5f + 0.5f * tanh1(0.5f * z[r]);
+    const float f = 0.5f + 0.5f * tanh1(0.5f * z[H + r]);
+    const float g = tanh1(z[2 * H + r]);
+    const float o = 0.5f + 0.5f * tanh1(0.5f * z[3 * H + r]);
+    z[r] = i;
+    z[H + r] = f;
+    z[2 * H + r] = g;
+    z[3 * H + r] = o;
+    c[r] = f * c_prev[r] + i * g;
+    h[r] = o * tanh1(c[r]);
+  }
+}
+
+}  // namespace
 
 template <class T>
 void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, LstmCache<T>& c) {
@@ -21,23 +78,13 @@ void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, Lst
   matmul_acc(c.gates, p.w_ih, x);
   c.cell.resize(H, n);
   c.out.resize(H, n);
+  const Mat<T> zero_cell = Mat<T>::Zero(H, 1);
   for (int t = 0; t < steps; ++t) {
-    auto z = c.gates.middleCols(static_cast<Eigen::Index>(t) * B, B);
-    if (t > 0) matmul_acc(z, p.w_hh, c.out.middleCols(static_cast<Eigen::Index>(t - 1) * B, B));
-    // sigmoid(x) = (1 + tanh(x/2)) / 2: Eigen's tanh is a rational approximation that vectorises
-    // (also without SIMD packets, in wasm), where exp() would be a libm call per element.
-    z.topRows(2 * H) = (T(0.5) + T(0.5) * (T(0.5) * z.topRows(2 * H).array()).tanh()).matrix();
-    z.middleRows(2 * H, H) = z.middleRows(2 * H, H).array().tanh().matrix();
-    z.bottomRows(H) = (T(0.5) + T(0.5) * (T(0.5) * z.bottomRows(H).array()).tanh()).matrix();
-    auto ct = c.cell.middleCols(static_cast<Eigen::Index>(t) * B, B);
-    if (t > 0) {
-      ct = z.middleRows(H, H).cwiseProduct(c.cell.middleCols(static_cast<Eigen::Index>(t - 1) * B, B)) +
-           z.topRows(H).cwiseProduct(z.middleRows(2 * H, H));
-    } else {
-      ct = z.topRows(H).cwiseProduct(z.middleRows(2 * H, H));
-    }
-    c.out.middleCols(static_cast<Eigen::Index>(t) * B, B) =
-        z.bottomRows(H).cwiseProduct(ct.array().tanh().matrix());
+    const Eigen::Index col = static_cast<Eigen::Index>(t) * B;
+    if (t > 0) matmul_acc(c.gates.middleCols(col, B), p.w_hh, c.out.middleCols(col - B, B));
+    for (int b = 0; b < B; ++b)
+      cell_forward(c.gates.col(col + b).data(), t > 0 ? c.cell.col(col - B + b).data() : zero_cell.data(),
+                   c.cell.col(col + b).data(), c.out.col(col + b).data(), H);
   }
 }
 
@@ -49,6 +96,8 @@ void lstm_backward(const LstmParams<T>& p, const Mat<T>& x, const LstmCache<T>& 
   Mat<T> d_gates(4 * H, static_cast<Eigen::Index>(B) * steps);
   Mat<T> dh_next = Mat<T>::Zero(H, B), dc_next = Mat<T>::Zero(H, B);
   Mat<T> dh(H, B), dc(H, B);
+  // Transposed copies once, so every product below is a plain C += A * B (the wasm kernel's form).
+  const Mat<T> w_hh_t = p.w_hh.transpose();
   for (int t = steps - 1; t >= 0; --t) {
     const Eigen::Index col = static_cast<Eigen::Index>(t) * B;
     const auto g = c.gates.middleCols(col, B);
@@ -67,17 +116,21 @@ void lstm_backward(const LstmParams<T>& p, const Mat<T>& x, const LstmCache<T>& 
       dz.middleRows(H, H).setZero();
     }
     dc_next = dc.cwiseProduct(f);
-    dh_next.noalias() = p.w_hh.transpose() * dz;
+    dh_next.setZero();
+    matmul_acc(dh_next, w_hh_t, dz);
   }
   if (grads) {
-    grads->w_ih.noalias() += d_gates * x.transpose();
+    matmul_acc(grads->w_ih, d_gates, Mat<T>(x.transpose()));
     if (steps > 1) {
       const Eigen::Index m = static_cast<Eigen::Index>(steps - 1) * B;
-      grads->w_hh.noalias() += d_gates.rightCols(m) * c.out.leftCols(m).transpose();
+      matmul_acc(grads->w_hh, d_gates.rightCols(m), Mat<T>(c.out.leftCols(m).transpose()));
     }
     grads->bias += d_gates.rowwise().sum();
   }
-  if (d_x) d_x->noalias() = p.w_ih.transpose() * d_gates;
+  if (d_x) {
+    *d_x = Mat<T>::Zero(p.w_ih.cols(), d_gates.cols());
+    matmul_acc(*d_x, Mat<T>(p.w_ih.transpose()), d_gates);
+  }
 }
 
 #define ATTNLAB_INSTANTIATE(T)                                                                          \

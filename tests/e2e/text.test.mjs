@@ -193,7 +193,7 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     await page.fill('#text-input', text);
     await waitSettled(page);
     await assertRowsMatch(page, expected);
-    assert.equal(await page.locator('#token-rows b, #token-rows img').count(), 0);
+    assert.equal(await page.locator('.measure-rows .tok *, .measure-rows b, .measure-rows img, #text-results img').count(), 0);
     const all = (await page.locator('.measure-row[data-measure=attention] .tokens').textContent()) ?? '';
     assert.match(all, /</);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
@@ -247,7 +247,7 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     assert.ok(gap < 1000, `the main thread was blocked for ${Math.round(gap)} ms`);
     const notice = await page.locator('#text-notice').textContent();
     assert.equal(await page.isVisible('#text-notice'), true);
-    assert.match(notice, /first 200 of \d+ tokens/);
+    assert.match(notice, /first 200 of [\d,]+ tokens/);
     const rows = await cellsPerRow(page);
     for (const r of rows) assert.equal(r.cells.length, 200, `row ${r.measure}`);
     assert.ok((await page.evaluate(() => location.href.length)) < 5000, 'the long text must stay out of the URL');
@@ -293,6 +293,72 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     assert.equal(await page.inputValue('#model-select'), other.name);
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+
+  // A throw-away served tree: a copy of web/ (optionally without gen/) and a models/text/ with the given
+  // manifest plus a copy of sst2-tanh. Copies, not links: the server refuses links that leave a mount.
+  function makeRoot({ gen, manifest: m }) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-broken-'));
+    fs.cpSync(path.join(REPO, 'web'), path.join(root, 'web'), {
+      recursive: true,
+      filter: (src) => gen || !src.startsWith(path.join(REPO, 'web', 'gen')),
+    });
+    if (m) {
+      fs.mkdirSync(path.join(root, 'models/text'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'models/text/manifest.json'), JSON.stringify(m));
+      fs.cpSync(path.join(MODELS, 'text', MODEL), path.join(root, 'models/text', MODEL), { recursive: true });
+    }
+    return root;
+  }
+
+  async function withServer(root, fn) {
+    const s = await startServer({ port: 0, root });
+    const page = await ctx.newPage();
+    try {
+      await fn(page, s.url);
+    } finally {
+      await page.close();
+      await s.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }
+
+  test('failures show clear messages and the page keeps working', { timeout: TIMEOUT }, async () => {
+    const tanh = manifest.models.find((m) => m.name === MODEL);
+    const messageOf = (page) => page.locator('#text-message').textContent();
+
+    // No model list at all.
+    await withServer(makeRoot({ gen: true, manifest: null }), async (page, url) => {
+      await page.goto(`${url}/web/`);
+      await waitSettled(page, 'error');
+      assert.match(await messageOf(page), /model list .*HTTP 404/);
+    });
+
+    // The WebAssembly core was never built.
+    await withServer(makeRoot({ gen: false, manifest: { models: [tanh] } }), async (page, url) => {
+      await page.goto(`${url}/web/`);
+      await waitSettled(page, 'error');
+      assert.match(await messageOf(page), /WebAssembly core is missing.*build-wasm\.sh/s);
+    });
+
+    // Wrong checksum, missing weights — then a good model still works.
+    const broken = [
+      { ...tanh, name: 'bad-sha', sha256: { ...tanh.sha256, weights: '0'.repeat(64) } },
+      { ...tanh, name: 'no-weights', path: 'nowhere/' },
+      tanh,
+    ];
+    await withServer(makeRoot({ gen: true, manifest: { models: broken } }), async (page, url) => {
+      await page.goto(`${url}/web/#model=bad-sha&text=fine`);
+      await waitSettled(page, 'error');
+      assert.match(await messageOf(page), /does not match its sha256/);
+      await page.selectOption('#model-select', 'no-weights');
+      await waitSettled(page, 'error');
+      assert.match(await messageOf(page), /no-weights.*models\/text\/nowhere\/.*HTTP 404/);
+      await page.selectOption('#model-select', MODEL);
+      await waitSettled(page);
+      assert.equal(await page.isVisible('#text-message'), false);
+      assert.equal(await page.isVisible('#text-results'), true);
+    });
   });
 
   test('an unknown model in the link falls back with a message', { timeout: TIMEOUT }, async () => {

@@ -3,7 +3,8 @@
 // ../shared/data/sst2/test.tsv go through `build/attnlab explain-text --model DIR --text TEXT ...` (last stdout
 // line = one JSON object) and through TextSession.explain(TEXT, 200, 50) (the CLI gets --max-tokens 200 --ig-steps 50);
 // every field must agree: strings/booleans/array lengths exactly, numbers (probability, attention, gradient,
-// leave_one_out, integrated_gradients, kendall τ/p, …) to |Δ| ≤ 1e-5. Max differences per field are printed.
+// leave_one_out, kendall τ/p, …) to |Δ| ≤ 1e-5, integrated_gradients to ≤ 1e-4 (see IG_TOL). Max differences
+// per field are printed.
 // Kendall τ/p may differ only where near-tied importances (within tolerance) are ordered differently on the
 // two sides (τ is a step function of pairwise orders); such cases are counted and printed, not hidden.
 // Skips only when a model, web/gen or build/attnlab is missing.
@@ -16,6 +17,12 @@ import {
 } from './parity-lib.mjs';
 
 const TOL = 1e-5;
+// Integrated gradients only: 1e-4. IG averages d p/d x · x over 50 scaled copies of the input, and on some
+// sentences one step sits on a steep spike (measured: sst2-tanh, SST test line 3, token 0, step 6 of 50:
+// d p/d x · x = 20.98 against ≈ 0.01–0.8 elsewhere). There float32 itself is off by up to 3.5e-5 against a
+// float64 evaluation of the same core code (native -march=native 1.0e-6, native without FMA/AVX 1.2e-5,
+// wasm 3.5e-5), so two correct float32 builds cannot promise 1e-5 on IG. Every other field keeps 1e-5.
+const IG_TOL = 1e-4;
 const N = 20;
 // Passed explicitly to both sides (they are also the CLI's defaults).
 const MAX_TOKENS = 200;
@@ -27,7 +34,7 @@ function diff(a, b, where, field, maxes, problems) {
     const d = Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b);
     const dd = Number.isNaN(d) ? Infinity : d;
     maxes[field] = Math.max(maxes[field] ?? 0, dd);
-    if (!(dd <= TOL)) problems.push(`${where}: ${a} vs ${b}`);
+    if (!(dd <= (field === 'integrated_gradients' ? IG_TOL : TOL))) problems.push(`${where}: ${a} vs ${b}`);
   } else if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) { problems.push(`${where}: length ${a.length} vs ${b.length}`); return; }
     a.forEach((x, i) => diff(x, b[i], `${where}[${i}]`, field, maxes, problems));
@@ -56,7 +63,7 @@ function orderFlips(a, b) {
 /**
  * Kendall τ is a step function of the pairwise orders, so a ≤ 1e-5 difference in two near-tied importances
  * can legitimately change it. A kendall mismatch is excused only if one of its two input vectors (already
- * checked to ≤ 1e-5 above) orders some pair differently on the two sides; returns the excused count.
+ * checked to within tolerance above) orders some pair differently on the two sides; returns the excused count.
  */
 function excuseKendall(native, wasm, problems) {
   let excused = 0;

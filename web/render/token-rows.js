@@ -9,7 +9,8 @@
 //     Each .tok has data-index, data-value (the exact number) and a title with the value; unknown words
 //     get class `unk` (dotted underline, explained in the legend). Colour = value ÷ row maximum: sequential
 //     for non-negative measures, diverging (red −, blue +) for signed integrated gradients.
-//     Kendall τ (and p) between attention and each other measure is shown beside the row label.
+//     Kendall τ (and p) between attention and each other measure is shown beside the row label; a note
+//     above the rows names the explained class and gives τ(gradient, leave-one-out).
 //     A measure missing from the result is drawn as a row with a note, never dropped silently.
 // All text goes in through textContent; no innerHTML, so user text can never become markup.
 // Cells get dir=auto and CSS unicode-bidi: isolate, so RTL/emoji/CJK tokens keep the token order intact.
@@ -81,7 +82,7 @@ function legend() {
   };
   box.append(
     item('legend-bar', cssGradient(SEQUENTIAL), '0 → row maximum'),
-    item('legend-bar', cssGradient(DIVERGING), '− ← 0 → + (integrated gradients, scaled by max |value|)'),
+    item('legend-bar', cssGradient(DIVERGING), '−max … 0 … +max (integrated gradients: red lowers, blue raises the explained probability)'),
   );
   const unk = el('span', 'legend-item');
   unk.append(el('span', 'legend-unk tok unk', 'word'), el('span', 'legend-text', 'unknown word (the model sees <unk>)'));
@@ -138,6 +139,27 @@ function measureRow(m, tokens, unknown, values, kendall) {
   return row;
 }
 
+// Which probability the gradient-based and erasure rows explain, and the τ that has no row of its own.
+function note(result) {
+  const p = el('p', 'rows-note');
+  const names = result?.class_names ?? [];
+  const c = result?.predicted_class;
+  const cls = Number.isInteger(c) ? (names[c] ?? `class ${c}`) : 'the predicted class';
+  p.append(
+    'Gradient, leave-one-out and integrated gradients explain ',
+    el('b', null, `p(${cls})`),
+    ', the predicted class. ',
+  );
+  const k = result?.kendall?.gradient_leave_one_out;
+  if (k) {
+    const t = formatTau(k);
+    const span = el('span', 'rows-note-tau', `Gradient vs leave-one-out: ${t.text}.`);
+    span.title = t.title.replace('the attention ranking and this measure', 'the gradient and the leave-one-out');
+    p.append(span);
+  }
+  return p;
+}
+
 export function renderTokenRows(container, result) {
   const tokens = Array.isArray(result?.tokens) ? result.tokens : [];
   const rows = el('div', 'measure-rows');
@@ -154,5 +176,5 @@ export function renderTokenRows(container, result) {
     for (const c of rows.querySelectorAll('.tok.hl')) c.classList.remove('hl');
   });
 
-  container.replaceChildren(legend(), rows);
+  container.replaceChildren(legend(), note(result), rows);
 }

@@ -52,6 +52,7 @@ export function mountTextView(section, { client, store }) {
   const rowsEl = $('#token-rows');
 
   let models = null; // manifest.models once loaded
+  let manifestError = ''; // set when the model list cannot be loaded: nothing can run
   let timer = 0;
   let seq = 0; // bumps on every new request or clear; answers for older seq are dropped
   let started = 0;
@@ -88,14 +89,22 @@ export function mountTextView(section, { client, store }) {
   }
 
   // --- model picker -------------------------------------------------------------------------------
-  function describe(m) {
+  function testMetrics(m) {
     const t = m.metrics?.test;
     const parts = [];
-    if (m.attention) parts.push(`${m.attention} attention`);
-    if (m.dataset) parts.push(m.dataset.toUpperCase());
-    if (Number.isFinite(t?.accuracy)) parts.push(`test accuracy ${(t.accuracy * 100).toFixed(1)} %`);
+    if (Number.isFinite(t?.accuracy)) parts.push(`test acc ${(t.accuracy * 100).toFixed(1)} %`);
     if (Number.isFinite(t?.f1)) parts.push(`F1 ${t.f1.toFixed(3)}`);
-    return parts.join(' · ');
+    return parts.join(', ');
+  }
+
+  function describe(m) {
+    const parts = [m.description ?? [m.dataset?.toUpperCase(), m.attention && `${m.attention} attention`].filter(Boolean).join(' · ')];
+    const t = m.metrics?.test;
+    if (Number.isFinite(t?.accuracy)) {
+      parts.push(`test accuracy ${(t.accuracy * 100).toFixed(1)} %` + (Number.isFinite(t.f1) ? `, F1 ${t.f1.toFixed(3)}` : '') +
+        (Number.isFinite(t.n) ? ` (n = ${t.n})` : ''));
+    }
+    return parts.filter(Boolean).join(' · ');
   }
 
   function populateModels(manifest) {
@@ -103,7 +112,8 @@ export function mountTextView(section, { client, store }) {
     const options = models.map((m) => {
       const o = document.createElement('option');
       o.value = m.name;
-      o.textContent = `${m.name}${m.attention ? ` (${m.attention})` : ''}`;
+      const metrics = testMetrics(m);
+      o.textContent = metrics ? `${m.name} — ${metrics}` : m.name;
       o.title = describe(m);
       return o;
     });
@@ -148,7 +158,7 @@ export function mountTextView(section, { client, store }) {
       run(); // shows the hint at once
       return;
     }
-    section.dataset.status = models ? 'pending' : 'loading';
+    section.dataset.status = manifestError ? 'error' : models ? 'pending' : 'loading';
     timer = setTimeout(run, immediate ? 0 : DEBOUNCE_MS);
   }
   textarea.addEventListener('input', () => onTextChanged(false));
@@ -162,11 +172,15 @@ export function mountTextView(section, { client, store }) {
       hintEl.hidden = false;
       resultNotice = '';
       renderNotice();
-      showMessage('');
-      setStatus('empty');
+      showMessage(manifestError);
+      setStatus(manifestError ? 'error' : 'empty');
       return;
     }
     hintEl.hidden = true;
+    if (manifestError) {
+      setStatus('error');
+      return;
+    }
     if (!models) {
       setStatus('loading', statusEl.textContent || 'Loading the model list…');
       return; // populateModels() → syncModel → run() again once the list is there
@@ -200,7 +214,8 @@ export function mountTextView(section, { client, store }) {
       return;
     }
     resultNotice = result.truncated
-      ? `Long text: only the first ${n} of ${result.num_tokens_total} tokens are analysed — the explanation limit is ${MAX_TOKENS} tokens.`
+      ? `Long text: only the first ${n.toLocaleString('en')} of ${Number(result.num_tokens_total).toLocaleString('en')} tokens are analysed ` +
+        `(prediction and importances) — the explanation limit is ${MAX_TOKENS} tokens.`
       : '';
     renderNotice();
     renderPrediction(predictionEl, result);
@@ -237,7 +252,8 @@ export function mountTextView(section, { client, store }) {
     .catch((e) => {
       select.replaceChildren(new Option('no models available'));
       select.disabled = true;
-      showMessage(`${e.message}\nThe page cannot run a model until this is fixed.`);
+      manifestError = `${e.message}\nThe page cannot run a model until this is fixed (then reload).`;
+      showMessage(manifestError);
       setStatus('error');
     });
 

@@ -4,6 +4,7 @@
 
 #include "nn/matmul.h"
 #include "nn/rng.h"
+#include "nn/simd.h"
 
 namespace attnlab {
 namespace {
@@ -24,6 +25,25 @@ TEST(MatmulKernel, MatchesEigenOnAllRemainderShapes) {
         EXPECT_LT((C - expected).cwiseAbs().maxCoeff(), 1e-4f * std::sqrt(float(K))) << M << "x" << N << "x" << K;
         EXPECT_EQ(C.bottomRows(1), expected.bottomRows(1)) << "row past M must be untouched";
       }
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(SimdTanh, WithinAFewUlpOfStdTanhEverywhere) {
+  double max_err = 0;
+  for (int k = -200000; k <= 200000; ++k) {
+    const float x = k * 1e-4f;  // [-20, 20]
+    const float got = simd::tanh(simd::splat(x))[2];
+    max_err = std::max(max_err, std::abs(double(got) - std::tanh(double(x))));
+  }
+  EXPECT_LT(max_err, 5e-7);
+  EXPECT_EQ(simd::tanh(simd::splat(100.f))[0], 1.f);
+  EXPECT_EQ(simd::tanh(simd::splat(-100.f))[3], -1.f);
+  EXPECT_EQ(simd::tanh(simd::splat(1e-5f))[1], 1e-5f);
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+// Browser benchmark runner: serves the app, exports the text model to ONNX, opens web/bench/text.html in
+// headless Debian Chromium (cross-origin isolated, so ORT can use 2 threads) and prints the results as a
+// markdown table and one JSON line. Usage: node tests/bench/bench-browser.mjs [--model sst2-tanh] [--runs 50]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { buildModel, readCheckpoint } from '../../models/tools/export-onnx.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
+const model = opt('--model', 'sst2-tanh');
+const runs = opt('--runs', '50');
+const root = path.resolve(import.meta.dirname, '../..');
+
+const onnx = buildModel(readCheckpoint(path.join(root, 'models/text', model)));
+const server = await startServer({ port: 0, root });
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-bench-'));
+const context = await chromium.launchPersistentContext(profile, {
+  headless: true,
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = context.pages()[0] ?? (await context.newPage());
+  await page.route('**/web/bench/model.onnx', (route) =>
+    route.fulfill({ body: Buffer.from(onnx), contentType: 'application/octet-stream',
+      headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }));
+  await page.goto(`${server.url}/web/bench/text.html?model=${model}&runs=${runs}`);
+  await page.waitForFunction(() => window.__benchResults, null, { timeout: 300_000 });
+  const r = await page.evaluate(() => window.__benchResults);
+  if (r.error) throw new Error(r.error);
+  const v = (x) => (typeof x === 'number' ? x.toFixed(3) : String(x));
+  console.log(`| measure (Chromium ${context.browser()?.version() ?? ''}, ${model}, 50 tokens) | value |`);
+  console.log('| --- | --- |');
+  for (const [k, x] of Object.entries(r)) console.log(`| ${k} | ${v(x)} |`);
+  if (r.ort_wasm_1t_forward_ms)
+    console.log(`| ratio ORT wasm 1 thread / core forward | ${(r.ort_wasm_1t_forward_ms / r.core_forward_ms).toFixed(2)} |`);
+  console.log(JSON.stringify(r));
+} finally {
+  await context.close();
+  await server.close();
+  fs.rmSync(profile, { recursive: true, force: true });
+}
