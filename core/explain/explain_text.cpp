@@ -61,7 +61,15 @@ TokenExplanation explain_text(const TextModel& model, const std::string& text, c
   e.attention = attention_importance(in);
   e.gradient = gradient_importance(in);
   e.leave_one_out = leave_one_out_importance(in);
-  if (options.ig_steps > 0) e.integrated_gradients = integrated_gradients_importance(in);
+  if (options.ig_steps > 0) {
+    e.integrated_gradients = integrated_gradients_importance(in);
+    for (double v : e.integrated_gradients) e.ig_sum += v;
+    TextCache<float> baseline;
+    const Mat<float> zeros = Mat<float>::Zero(model.config.embedding_dim, static_cast<Eigen::Index>(e.ids.size()));
+    text_forward(model.config, model.params, zeros, {static_cast<int>(e.ids.size())}, baseline);
+    e.ig_target = e.probabilities[e.predicted_class] -
+                  class_probabilities(model.config, baseline.logits)(e.predicted_class, 0);
+  }
   e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
   e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});
   e.kendall.push_back({"gradient_leave_one_out", kendall_tau(e.gradient, e.leave_one_out)});
@@ -93,6 +101,8 @@ std::string explanation_json(const TokenExplanation& e) {
   j["gradient"] = arr(e.gradient);
   j["leave_one_out"] = arr(e.leave_one_out);
   j["integrated_gradients"] = arr(e.integrated_gradients);
+  if (!e.integrated_gradients.empty())
+    j["integrated_gradients_completeness"] = {{"sum", num(e.ig_sum)}, {"target", num(e.ig_target)}};
   json k = json::object();
   for (const auto& pair : e.kendall) k[pair.name] = {{"tau", num(pair.result.tau)}, {"p", num(pair.result.p)}};
   j["kendall"] = k;

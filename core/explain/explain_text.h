@@ -25,6 +25,9 @@ struct TokenExplanation {
   double probability = 0;             // binary: p(positive); multi-class: p(predicted)
   int predicted_class = 0;
   std::vector<double> attention, gradient, leave_one_out, integrated_gradients;
+  // Integrated-gradients completeness: sum of the attributions vs p(x) - p(zero-embedding baseline) of the
+  // explained class. A large gap means too few steps for this input.
+  double ig_sum = 0, ig_target = 0;
   struct Pair {
     std::string name;
     KendallResult result;

@@ -71,6 +71,15 @@ const ortFwd = await time(() => session.run({ token_ids: new ort.Tensor('int64',
 const hasFB = typeof core.forwardBackward === 'function';
 const coreFB = hasFB ? await time(() => core.forwardBackward(text, 1)) : null;
 const coreExplain = await time(() => core.explain(text, T, 0), Math.max(10, Math.round(RUNS / 10)), 3);
+// Training throughput: forward + backward of a batch of 32 copies of a 20-token text (no optimiser step).
+const text20 = words.slice(0, 20).join(' ');
+const coreTrain = await time(() => core.forwardBackwardBatch(text20, 1, 32), Math.max(10, Math.round(RUNS / 10)), 3);
+// Practical GEMM peak in this build: the core's kernel vs Eigen's product, [512x128] x [128x640].
+const { loadCore } = await import('../node/parity-lib.mjs');
+const Module = await loadCore();
+const gemmFlops = 2 * 512 * 128 * 640;
+const gemmKernel = await time(() => Module.gemmProbe(512, 128, 640, 1, false), 50, 5);
+const gemmEigen = await time(() => Module.gemmProbe(512, 128, 640, 1, true), 50, 5);
 
 core.delete();
 await session.release();
@@ -83,6 +92,9 @@ const rows = [
   ['ORT Web wasm EP, 1 thread (forward)', ortFwd],
   ...(coreFB ? [['wasm core `TextSession.forwardBackward` (loss + all parameter gradients)', coreFB]] : []),
   [`wasm core \`TextSession.explain(text, ${T}, 0)\` (fwd + bwd + ${T} LOO fwds)`, coreExplain],
+  ['wasm core training batch 32 x 20 tokens (forward + backward)', coreTrain],
+  ['wasm GEMM 512x128x640, core kernel', gemmKernel],
+  ['wasm GEMM 512x128x640, Eigen', gemmEigen],
 ];
 console.log(`\n### Text forward, ${T} tokens — ${rel} (${ckpt.config.attention}, E=${ckpt.config.embedding_dim}, `
   + `H=${ckpt.config.hidden_dim}), Node ${process.version}, ${os.cpus().length} CPU(s)\n`);
@@ -90,10 +102,15 @@ console.log('| path | median ms | p10 ms | p90 ms | runs |');
 console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const [n, s] of rows) console.log(`| ${n} | ${f(s.median_ms)} | ${f(s.p10_ms)} | ${f(s.p90_ms)} | ${s.runs} |`);
 const ratio = ortFwd.median_ms / coreFwd.median_ms;
+const forwardFlops = T * 590208;  // per token: 2 directions x (4H(E+H) MACs) + tanh attention, x2 FLOPs/MAC
+console.log(`wasm training throughput: ${(32 * 20 / coreTrain.median_ms * 1000).toFixed(0)} tokens/s; `
+  + `forward ${(forwardFlops / coreFwd.median_ms / 1e6).toFixed(1)} GFLOP/s vs GEMM peak `
+  + `${(gemmFlops / gemmKernel.median_ms / 1e6).toFixed(1)} (kernel) / ${(gemmFlops / gemmEigen.median_ms / 1e6).toFixed(1)} (Eigen) GFLOP/s`);
 console.log(`\nforward ratio ORT ÷ core (median): ${ratio.toFixed(2)}  `
   + `(p core ${pCore.toFixed(6)}, p ORT ${pOrt.toFixed(6)}, |Δ| ${Math.abs(pCore - pOrt).toExponential(2)})\n`);
 console.log(JSON.stringify({
   bench: 'text-forward', model: rel, attention: ckpt.config.attention, tokens: T, node: process.version,
   core_forward: coreFwd, ort_wasm_forward: ortFwd, core_forward_backward: coreFB, core_explain_no_ig: coreExplain,
+  core_train_batch_32x20: coreTrain, gemm_kernel: gemmKernel, gemm_eigen: gemmEigen,
   ratio_ort_over_core: ratio, probability_core: pCore, probability_ort: pOrt,
 }));

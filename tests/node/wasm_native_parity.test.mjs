@@ -17,12 +17,14 @@ import {
 } from './parity-lib.mjs';
 
 const TOL = 1e-5;
-// Integrated gradients only: 1e-4. IG averages d p/d x · x over 50 scaled copies of the input, and on some
+// Integrated gradients only: 1e-4. IG sums d p/d x · x over ≥ 50 scaled copies of the input, and on some
 // sentences one step sits on a steep spike (measured: sst2-tanh, SST test line 3, token 0, step 6 of 50:
 // d p/d x · x = 20.98 against ≈ 0.01–0.8 elsewhere). There float32 itself is off by up to 3.5e-5 against a
 // float64 evaluation of the same core code (native -march=native 1.0e-6, native without FMA/AVX 1.2e-5,
 // wasm 3.5e-5), so two correct float32 builds cannot promise 1e-5 on IG. Every other field keeps 1e-5.
 const IG_TOL = 1e-4;
+// The completeness check holds sums of the IG values over all tokens, so their float32 noise adds up.
+const FIELD_TOL = { integrated_gradients: IG_TOL, integrated_gradients_completeness: 1e-3 };
 const N = 20;
 // Passed explicitly to both sides (they are also the CLI's defaults).
 const MAX_TOKENS = 200;
@@ -34,7 +36,7 @@ function diff(a, b, where, field, maxes, problems) {
     const d = Number.isNaN(a) && Number.isNaN(b) ? 0 : Math.abs(a - b);
     const dd = Number.isNaN(d) ? Infinity : d;
     maxes[field] = Math.max(maxes[field] ?? 0, dd);
-    if (!(dd <= (field === 'integrated_gradients' ? IG_TOL : TOL))) problems.push(`${where}: ${a} vs ${b}`);
+    if (!(dd <= (FIELD_TOL[field] ?? TOL))) problems.push(`${where}: ${a} vs ${b}`);
   } else if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) { problems.push(`${where}: length ${a.length} vs ${b.length}`); return; }
     a.forEach((x, i) => diff(x, b[i], `${where}[${i}]`, field, maxes, problems));
