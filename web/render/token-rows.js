@@ -11,6 +11,7 @@
 //     for non-negative measures, diverging (red −, blue +) for signed integrated gradients.
 //     Kendall τ (and p) between attention and each other measure is shown beside the row label; a note
 //     above the rows names the explained class and gives τ(gradient, leave-one-out).
+//     The integrated-gradients row also shows its completeness check (Σ vs Δp; flagged when off by > 5 %).
 //     A measure missing from the result is drawn as a row with a note, never dropped silently.
 // All text goes in through textContent; no innerHTML, so user text can never become markup.
 // Cells get dir=auto and CSS unicode-bidi: isolate, so RTL/emoji/CJK tokens keep the token order intact.
@@ -90,7 +91,18 @@ function legend() {
   return box;
 }
 
-function measureRow(m, tokens, unknown, values, kendall) {
+// Integrated gradients' completeness check: Σ attributions vs p(x) − p(baseline); shown so a reader can
+// see when the path integral is not trustworthy for this input.
+function completenessNote({ sum, target }) {
+  const gap = Math.abs(sum - target);
+  const bad = gap > 0.05 * Math.max(Math.abs(target), 0.01);
+  const span = el('span', 'measure-max' + (bad ? ' measure-warn' : ''), `Σ ${formatValue(sum)} vs Δp ${formatValue(target)}`);
+  span.title = 'Completeness: the attributions should sum to p(x) − p(all-zero baseline) of the explained class.' +
+    (bad ? ' They do not here: treat this row with caution.' : ' They do, to within 5 %.');
+  return span;
+}
+
+function measureRow(m, tokens, unknown, values, kendall, completeness) {
   const row = el('div', 'measure-row');
   row.dataset.measure = m.key;
 
@@ -115,6 +127,7 @@ function measureRow(m, tokens, unknown, values, kendall) {
   }
   const max = ok ? scaleMax(values, m.signed) : 0;
   if (ok) label.append(el('span', 'measure-max', `max ${m.signed ? '|v| ' : ''}${formatValue(max)}`));
+  if (ok && m.key === 'integrated_gradients' && completeness) label.append(completenessNote(completeness));
 
   const frag = document.createDocumentFragment();
   tokens.forEach((tok, i) => {
@@ -163,7 +176,8 @@ function note(result) {
 export function renderTokenRows(container, result) {
   const tokens = Array.isArray(result?.tokens) ? result.tokens : [];
   const rows = el('div', 'measure-rows');
-  for (const m of MEASURES) rows.append(measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall));
+  for (const m of MEASURES) rows.append(measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
+    result?.integrated_gradients_completeness));
 
   // Hovering a token highlights the same token in every row.
   rows.addEventListener('mouseover', (e) => {
