@@ -27,12 +27,16 @@ bool parse_attention(const std::string& name, AttentionKind* kind) {
 namespace {
 
 void tanh_inplace(Mat<double>& m) { m = m.array().tanh().matrix(); }
-void tanh_inplace(Mat<float>& m) {  // 4 lanes at a time (Eigen has no wasm SIMD path)
-  float* d = m.data();
+void tanh_inplace(Mat<float>& m) {
+#if !defined(__wasm__)
+  m = m.array().tanh().matrix();  // Eigen's packet math natively
+#else
+  float* d = m.data();  // 4 lanes at a time: Eigen has no wasm SIMD path
   const Eigen::Index n = m.size();
   Eigen::Index i = 0;
   for (; i + 4 <= n; i += 4) simd::store(d + i, simd::tanh(simd::load(d + i)));
   for (; i < n; ++i) d[i] = simd::tanh(simd::splat(d[i]))[0];
+#endif
 }
 
 }  // namespace
@@ -51,8 +55,9 @@ void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Ma
   } else {
     Mat<T> scores;  // [1 x T*B]
     if (kind == AttentionKind::Tanh) {
-      c.act = p.b1.col(0).replicate(1, h.cols());
+      c.act = Mat<T>::Zero(p.w1.rows(), h.cols());
       matmul_acc(c.act, p.w1, h);
+      c.act.colwise() += p.b1.col(0);
       tanh_inplace(c.act);
       scores.noalias() = p.v * c.act;
     } else {
@@ -106,10 +111,10 @@ void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const M
     d_act = (d_act.array() * (T(1) - c.act.array().square())).matrix();
     if (grads) {
       grads->v.noalias() += d_scores * c.act.transpose();
-      matmul_acc(grads->w1, d_act, Mat<T>(h.transpose()));
+      matmul_acc_nt(grads->w1, d_act, h);
       grads->b1 += d_act.rowwise().sum();
     }
-    matmul_acc(d_h, Mat<T>(p.w1.transpose()), d_act);
+    matmul_acc_tn(d_h, p.w1, d_act);
   } else {
     const T s = std::sqrt(T(h.rows()));
     if (grads) grads->v.noalias() += (d_scores * h.transpose()) / s;

@@ -29,7 +29,31 @@ inline void matmul_acc(Eigen::MatrixBase<DerivedC> const& c_, const Eigen::Matri
     return;
   }
 #endif
-  c.noalias() += a * b;
+  c.derived().noalias() += a.derived() * b.derived();
+}
+
+// C += A^T * B and C += A * B^T. Natively Eigen reads the transposed operand in place; in wasm it is
+// copied once into plain column-major storage for the kernel.
+template <class DerivedC, class DerivedA, class DerivedB>
+inline void matmul_acc_tn(Eigen::MatrixBase<DerivedC> const& c_, const Eigen::MatrixBase<DerivedA>& a,
+                          const Eigen::MatrixBase<DerivedB>& b) {
+#if defined(__wasm__)
+  using S = typename DerivedA::Scalar;
+  matmul_acc(c_, Mat<S>(a.transpose()), b);
+#else
+  const_cast<Eigen::MatrixBase<DerivedC>&>(c_).derived().noalias() += a.derived().transpose() * b.derived();
+#endif
+}
+
+template <class DerivedC, class DerivedA, class DerivedB>
+inline void matmul_acc_nt(Eigen::MatrixBase<DerivedC> const& c_, const Eigen::MatrixBase<DerivedA>& a,
+                          const Eigen::MatrixBase<DerivedB>& b) {
+#if defined(__wasm__)
+  using S = typename DerivedB::Scalar;
+  matmul_acc(c_, a, Mat<S>(b.transpose()));
+#else
+  const_cast<Eigen::MatrixBase<DerivedC>&>(c_).derived().noalias() += a.derived() * b.derived().transpose();
+#endif
 }
 
 }  // namespace attnlab
