@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace attnlab::cli {
@@ -34,6 +35,29 @@ bool write_file(const std::string& path, const std::string& data, std::string* e
 
 bool write_file(const std::string& path, const std::vector<uint8_t>& data, std::string* error) {
   return write_bytes(path, reinterpret_cast<const char*>(data.data()), data.size(), error);
+}
+
+void fail(const std::string& message) {
+  std::cerr << "attnlab: " << message << "\n";
+  std::exit(1);
+}
+
+std::vector<TextExample> load_tsv(const std::string& path) {
+  std::string content, error;
+  if (!read_file(path, &content, &error)) fail(error);
+  std::vector<TextExample> out;
+  if (!parse_labeled_tsv(content, &out, &error)) fail(path + ": " + error);
+  return out;
+}
+
+TextModel load_model(const std::string& dir) {
+  std::string config, weights, error;
+  if (!read_file(dir + "/config.json", &config, &error)) fail(error);
+  if (!read_file(dir + "/model.safetensors", &weights, &error)) fail(error);
+  TextModel model;
+  if (!load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
+    fail(dir + ": " + error);
+  return model;
 }
 
 }  // namespace attnlab::cli

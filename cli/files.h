@@ -4,11 +4,21 @@
 #include <string>
 #include <vector>
 
+#include "model/text_checkpoint.h"
+#include "text/dataset.h"
+
 namespace attnlab::cli {
 
 // Reads a whole file; on failure returns false with a message naming the path.
 bool read_file(const std::string& path, std::string* out, std::string* error);
 bool write_file(const std::string& path, const std::string& data, std::string* error);
 bool write_file(const std::string& path, const std::vector<uint8_t>& data, std::string* error);
+
+// Prints "attnlab: MESSAGE" to stderr and exits 1.
+[[noreturn]] void fail(const std::string& message);
+// A `label<TAB>text` file, tokenised; fails with the path and line on a bad file.
+std::vector<TextExample> load_tsv(const std::string& path);
+// A model folder (config.json + model.safetensors); fails naming what is wrong.
+TextModel load_model(const std::string& dir);
 
 }  // namespace attnlab::cli

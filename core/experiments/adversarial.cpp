@@ -1,0 +1,188 @@
+#include "experiments/adversarial.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "experiments/experiment.h"
+
+namespace attnlab {
+
+std::vector<double> softmax_of(const std::vector<double>& theta) {
+  const double mx = *std::max_element(theta.begin(), theta.end());
+  std::vector<double> a(theta.size());
+  double s = 0;
+  for (size_t i = 0; i < theta.size(); ++i) s += a[i] = std::exp(theta[i] - mx);
+  for (double& v : a) v /= s;
+  return a;
+}
+
+namespace {
+
+// d JSD(a, b) / d a_i = 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0: it is multiplied by a_i in
+// the softmax backward anyway).
+void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] > 0) g[i] += scale * 0.5 * std::log(a[i] / (0.5 * (a[i] + b[i])));
+}
+
+// theta gradient from an alpha gradient through softmax: a_i (g_i - sum_l a_l g_l).
+std::vector<double> softmax_backward(const std::vector<double>& a, const std::vector<double>& g) {
+  double dot = 0;
+  for (size_t i = 0; i < a.size(); ++i) dot += a[i] * g[i];
+  std::vector<double> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] * (g[i] - dot);
+  return out;
+}
+
+}  // namespace
+
+double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, const std::vector<std::vector<double>>& theta,
+                             const AdversarialOptions& o, std::vector<std::vector<double>>* grad) {
+  const int K = static_cast<int>(theta.size());
+  const int T = fe.size();
+  const int C = static_cast<int>(fe.probs.size());
+  std::vector<std::vector<double>> alpha(K), g_alpha(K, std::vector<double>(T, 0.0));
+  for (int k = 0; k < K; ++k) alpha[k] = softmax_of(theta[k]);
+  double loss = 0;
+  for (int k = 0; k < K; ++k) {
+    loss -= jensen_shannon(alpha[k], fe.alpha);
+    add_d_jsd(alpha[k], fe.alpha, -1.0, g_alpha[k]);
+    const std::vector<double> probs = output_with_attention(model, fe, alpha[k]);
+    const double tvd = total_variation(probs, fe.probs);
+    if (tvd > o.epsilon) {
+      loss += o.penalty * (tvd - o.epsilon);
+      // d TVD / d alpha = 0.5 sum_c sign(p_c - q_c) d p_c / d alpha (binary: the two classes coincide).
+      for (int c = 0; c < C; ++c) {
+        const double sign = probs[c] > fe.probs[c] ? 1.0 : (probs[c] < fe.probs[c] ? -1.0 : 0.0);
+        if (sign == 0) continue;
+        const std::vector<double> dp = d_output_d_attention(model, fe, alpha[k], c);
+        for (int t = 0; t < T; ++t) g_alpha[k][t] += o.penalty * 0.5 * sign * dp[t];
+      }
+    }
+  }
+  if (K > 1) {
+    const double w = 1.0 / (K * (K - 1));
+    for (int j = 0; j < K; ++j)
+      for (int k = 0; k < K; ++k) {
+        if (j == k) continue;
+        loss -= w * jensen_shannon(alpha[j], alpha[k]);
+        // alpha_j is the first argument here and the second in the (k, j) term; JSD is symmetric.
+        add_d_jsd(alpha[j], alpha[k], -2 * w, g_alpha[j]);
+      }
+  }
+  if (grad) {
+    grad->resize(K);
+    for (int k = 0; k < K; ++k) (*grad)[k] = softmax_backward(alpha[k], g_alpha[k]);
+  }
+  return loss;
+}
+
+AdversarialResult adversarial_search(const TextModel& model, const FrozenEncoder& fe, const AdversarialOptions& o,
+                                     Rng& rng) {
+  const int K = o.candidates, T = fe.size();
+  std::vector<std::vector<double>> theta(K, std::vector<double>(T)), m(K, std::vector<double>(T, 0.0)),
+      v(K, std::vector<double>(T, 0.0)), grad;
+  for (auto& th : theta)
+    for (double& x : th) x = std::log(1.0 / T) + o.init_std * rng.normal();
+  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  for (int step = 1; step <= o.steps; ++step) {
+    adversarial_objective(model, fe, theta, o, &grad);
+    const double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
+    for (int k = 0; k < K; ++k)
+      for (int t = 0; t < T; ++t) {
+        const double g = grad[k][t];
+        m[k][t] = b1 * m[k][t] + (1 - b1) * g;
+        v[k][t] = b2 * v[k][t] + (1 - b2) * g * g;
+        theta[k][t] -= o.lr * (m[k][t] / bc1) / (std::sqrt(v[k][t] / bc2) + eps);
+      }
+  }
+  AdversarialResult r;
+  r.attention = fe.alpha;
+  r.probs = fe.probs;
+  for (int k = 0; k < K; ++k) {
+    const std::vector<double> a = softmax_of(theta[k]);
+    const std::vector<double> probs = output_with_attention(model, fe, a);
+    const double jsd = jensen_shannon(a, fe.alpha), tvd = total_variation(probs, fe.probs);
+    r.candidate_jsd.push_back(jsd);
+    r.candidate_tvd.push_back(tvd);
+    if (tvd <= o.epsilon && (!r.found || jsd > r.max_jsd)) {
+      r.found = true;
+      r.max_jsd = jsd;
+      r.attention = a;
+      r.probs = probs;
+      r.tvd = tvd;
+    }
+  }
+  return r;
+}
+
+Experiment adversarial_experiment() {
+  Experiment e;
+  e.name = "adversarial";
+  e.description = "Jain & Wallace adversarial attention: max JSD from the model's attention with the output within eps";
+  e.run = [](const TextModel& model, const Instance& in, const ExperimentOptions& opt, Rng& rng, const void*) {
+    nlohmann::json row;
+    row["num_tokens"] = in.ids.size();
+    if (in.ids.size() < 2) {
+      row["skipped"] = "single token";
+      return row;
+    }
+    AdversarialOptions o;
+    o.candidates = opt.get_int("candidates", o.candidates);
+    o.steps = opt.get_int("steps", o.steps);
+    o.lr = opt.get_double("lr", o.lr);
+    o.epsilon = opt.get_double("epsilon", o.epsilon);
+    const FrozenEncoder fe = freeze_encoder(model, in.ids);
+    const AdversarialResult r = adversarial_search(model, fe, o, rng);
+    row["predicted"] = fe.predicted;
+    row["max_jsd"] = r.max_jsd;
+    row["found"] = r.found;
+    row["tvd"] = r.tvd;
+    row["max_attention"] = *std::max_element(fe.alpha.begin(), fe.alpha.end());
+    row["attention"] = fe.alpha;
+    row["adversarial_attention"] = r.attention;
+    row["probabilities"] = fe.probs;
+    row["adversarial_probabilities"] = r.probs;
+    row["candidate_jsd"] = r.candidate_jsd;
+    row["candidate_tvd"] = r.candidate_tvd;
+    return row;
+  };
+  e.summarize = [](const TextModel& model, const std::vector<nlohmann::json>& rows, const ExperimentOptions&) {
+    std::vector<double> all;
+    std::vector<std::vector<double>> by_class(model.config.num_classes), by_bin(4);
+    int found = 0;
+    for (const auto& row : rows) {
+      if (row.contains("skipped")) continue;
+      const double jsd = row["max_jsd"].get<double>();
+      all.push_back(jsd);
+      found += row["found"].get<bool>();
+      const int cls = row.contains("label") ? row["label"].get<int>() : row["predicted"].get<int>();
+      if (cls >= 0 && cls < model.config.num_classes) by_class[cls].push_back(jsd);
+      by_bin[std::min(3, static_cast<int>(row["max_attention"].get<double>() * 4))].push_back(jsd);
+    }
+    auto above = [](const std::vector<double>& v, double x) {
+      if (v.empty()) return std::nan("");
+      return double(std::count_if(v.begin(), v.end(), [x](double d) { return d > x; })) / v.size();
+    };
+    nlohmann::json s;
+    s["mean_max_jsd"] = mean_of(all);
+    s["median_max_jsd"] = median_of(all);
+    s["fraction_jsd_above_0.4"] = above(all, 0.4);
+    s["fraction_found"] = all.empty() ? std::nan("") : double(found) / all.size();
+    s["n_used"] = all.size();
+    s["jsd_upper_bound"] = std::log(2.0);
+    nlohmann::json bins = nlohmann::json::array();
+    const char* names[] = {"[0,0.25)", "[0.25,0.5)", "[0.5,0.75)", "[0.75,1]"};
+    for (int b = 0; b < 4; ++b) bins.push_back({{"bin", names[b]}, {"n", by_bin[b].size()}, {"mean_max_jsd", mean_of(by_bin[b])}});
+    s["by_max_attention"] = bins;
+    nlohmann::json pc = nlohmann::json::object();
+    for (int c = 0; c < model.config.num_classes; ++c)
+      pc[std::to_string(c)] = {{"n", by_class[c].size()}, {"mean_max_jsd", mean_of(by_class[c])},
+                               {"fraction_jsd_above_0.4", above(by_class[c], 0.4)}};
+    s["per_class"] = pc;
+    return s;
+  };
+  return e;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,15 @@
+// Factories of every experiment (one per file); experiment_registry() lists them in this order.
+#pragma once
+#include "experiments/experiment.h"
+
+namespace attnlab {
+
+Experiment kendall_experiment();            // kendall.cpp           (J&W 4.1)
+Experiment permutation_experiment();        // permutation.cpp       (J&W permutation)
+Experiment adversarial_experiment();        // adversarial.cpp       (J&W adversarial attention)
+Experiment erase_max_experiment();          // erase_max.cpp         (S&S single-weight erasure)
+Experiment erase_until_flip_experiment();   // erase_until_flip.cpp  (S&S ranking erasure)
+Experiment eraser_experiment();             // eraser.cpp            (ERASER faithfulness)
+Experiment randomization_experiment();      // randomization.cpp     (Adebayo cascading randomisation)
+
+}  // namespace attnlab

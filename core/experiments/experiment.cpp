@@ -1,0 +1,87 @@
+#include "experiments/experiment.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab {
+
+int ExperimentOptions::get_int(const char* key, int fallback) const {
+  auto it = params.find(key);
+  return it != params.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
+double ExperimentOptions::get_double(const char* key, double fallback) const {
+  auto it = params.find(key);
+  return it != params.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+Rng instance_rng(uint64_t seed, int index) {
+  // splitmix64 of (seed, index): independent streams per instance.
+  uint64_t z = seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(index) + 0x632BE59BD9B4E019ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return Rng(z ^ (z >> 31));
+}
+
+nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+                            const ExperimentOptions& options, const void* prepared) {
+  Rng rng = instance_rng(options.seed, instance.index);
+  nlohmann::json row = e.run(model, instance, options, rng, prepared);
+  row["index"] = instance.index;
+  if (instance.label >= 0) row["label"] = instance.label;
+  return row;
+}
+
+nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
+                              const ExperimentOptions& options) {
+  nlohmann::json s = e.summarize(model, rows, options);
+  s["n"] = rows.size();
+  return s;
+}
+
+nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const std::vector<Instance>& data,
+                              const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
+  std::vector<nlohmann::json> rows;
+  bool cancelled = false;
+  const int total = static_cast<int>(data.size());
+  const std::shared_ptr<const void> prepared = e.prepare ? e.prepare(model, options) : nullptr;
+  for (int i = 0; i < total; ++i) {
+    if (progress && !progress(i, total)) {
+      cancelled = true;
+      break;
+    }
+    rows.push_back(run_instance(e, model, data[i], options, prepared.get()));
+  }
+  if (progress && !cancelled) progress(total, total);
+  nlohmann::json out;
+  out["experiment"] = e.name;
+  out["n"] = rows.size();
+  out["summary"] = summarize_rows(e, model, rows, options);
+  if (cancelled) out["summary"]["cancelled"] = true;
+  out["rows"] = rows;
+  return out;
+}
+
+double mean_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  double s = 0;
+  for (double x : v) s += x;
+  return s / v.size();
+}
+
+double std_of(const std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / v.size());
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace attnlab

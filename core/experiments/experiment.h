@@ -1,0 +1,74 @@
+// The debate experiments (Jain & Wallace 2019, Serrano & Smith 2019, Wiegreffe & Pinter 2019, ERASER):
+// one experiment per file, each behind the same two functions — run on one instance (a row of numbers,
+// as JSON) and summarise the rows of a data set. The registry lists them by CLI name. Every instance gets
+// its own random stream derived from (seed, instance index), so results do not depend on order, --limit
+// or threads.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/text_checkpoint.h"
+#include "nn/rng.h"
+
+namespace attnlab {
+
+struct Instance {
+  int index = 0;                    // position in the data set
+  int label = -1;                   // gold label, -1 when unknown (live text)
+  std::vector<std::string> tokens;  // as tokenised
+  std::vector<int> ids;             // non-empty
+};
+
+struct ExperimentOptions {
+  uint64_t seed = 1;
+  nlohmann::json params = nlohmann::json::object();  // experiment-specific overrides (e.g. {"steps": 500})
+  // Integer/double parameter with a default.
+  int get_int(const char* key, int fallback) const;
+  double get_double(const char* key, double fallback) const;
+};
+
+struct Experiment {
+  std::string name;         // CLI name, e.g. "adversarial"
+  std::string description;  // one line
+  // Optional: state built once per (model, options) and shared by all instances (e.g. randomised model
+  // copies). Null when the experiment needs none.
+  std::function<std::shared_ptr<const void>(const TextModel&, const ExperimentOptions&)> prepare;
+  // One instance -> one row (JSON object; may hold arrays for the page's per-sentence views). `prepared` is
+  // what prepare returned (nullptr without prepare).
+  std::function<nlohmann::json(const TextModel&, const Instance&, const ExperimentOptions&, Rng&,
+                               const void* prepared)>
+      run;
+  // Rows of a data set -> summary numbers (JSON object).
+  std::function<nlohmann::json(const TextModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)> summarize;
+};
+
+const std::vector<Experiment>& experiment_registry();
+const Experiment* find_experiment(const std::string& name);
+
+// The random stream of one instance.
+Rng instance_rng(uint64_t seed, int index);
+
+// One instance (adds "index" and, when known, "label" to the row). `prepared` as from e.prepare.
+nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+                            const ExperimentOptions& options, const void* prepared);
+// Summary of rows (adds "n").
+nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
+                              const ExperimentOptions& options);
+
+// Runs over instances (skipping none; instances must have ids). progress(done, total) may return false to
+// cancel; then the summary covers the rows done so far and has "cancelled": true.
+// Result: {"experiment", "n", "summary": {...}, "rows": [...]}.
+nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const std::vector<Instance>& data,
+                              const ExperimentOptions& options,
+                              const std::function<bool(int, int)>& progress = nullptr);
+
+// Summary statistics helpers shared by the experiments.
+double mean_of(const std::vector<double>& v);
+double std_of(const std::vector<double>& v);  // population standard deviation
+double median_of(std::vector<double> v);
+
+}  // namespace attnlab

@@ -1,0 +1,19 @@
+// The registry of experiments, in the order of core/experiments/all.h.
+#include "experiments/all.h"
+
+namespace attnlab {
+
+const std::vector<Experiment>& experiment_registry() {
+  static const std::vector<Experiment> all = {
+      adversarial_experiment(),
+  };
+  return all;
+}
+
+const Experiment* find_experiment(const std::string& name) {
+  for (const Experiment& e : experiment_registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+}  // namespace attnlab
