@@ -5,7 +5,9 @@ namespace attnlab {
 
 const std::vector<Experiment>& experiment_registry() {
   static const std::vector<Experiment> all = {
-      adversarial_experiment(),
+      kendall_experiment(),          permutation_experiment(), adversarial_experiment(),
+      erase_max_experiment(),        erase_until_flip_experiment(), eraser_experiment(),
+      randomization_experiment(),
   };
   return all;
 }

@@ -1,0 +1,106 @@
+// Serrano & Smith 2019, "Is Attention Interpretable?", §4 (single-weight erasure): with the encoder states of
+// an instance frozen, zero its single highest attention weight (first on ties) and renormalise the rest, and
+// separately zero one random other weight (uniform among the non-max positions, from the instance's random
+// stream) and renormalise. Each is compared with the original output: Jensen-Shannon divergence of the
+// class distributions (natural log, <= ln 2) and whether the decision (argmax) flips. If attention ranks
+// importance, erasing the max should move the output more than erasing a random weight.
+// Row: {jsd_max, jsd_random, flip_max, flip_random, max_attention, random_attention, num_tokens, predicted};
+// single-token instances get {"skipped": "single token"} (likewise no tokens / out-of-range ids).
+// Summary: {jsd_max_mean, jsd_random_mean, flip_rate_max, flip_rate_random, fraction_jsd_max_greater
+// (strictly), n, n_used, n_skipped}; "n" here counts the summarised rows, but run_experiment overwrites it
+// with the number of all rows, so n_used is the count to read.
+#include <cmath>
+#include <limits>
+
+#include "experiments/all.h"
+#include "experiments/frozen_encoder.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double num(const json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_number() ? it->get<double>() : kNaN;
+}
+
+bool flag(const json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_boolean() && it->get<bool>();
+}
+
+const char* skip_reason(const TextModel& model, const Instance& inst) {
+  if (inst.ids.empty()) return "no tokens";
+  for (int id : inst.ids)
+    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
+  if (inst.ids.size() == 1) return "single token";
+  return nullptr;
+}
+
+json run_erase_max(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng, const void*) {
+  json row = json::object();
+  if (const char* why = skip_reason(model, inst)) {
+    row["skipped"] = why;
+    return row;
+  }
+  const FrozenEncoder fe = freeze_encoder(model, inst.ids);
+  const int T = fe.size();
+  const int top = argmax(fe.alpha);
+  int other = static_cast<int>(rng.below(static_cast<uint64_t>(T - 1)));
+  if (other >= top) ++other;
+  const std::vector<double> p_max = output_with_attention(model, fe, erase_and_renormalise(fe.alpha, {top}));
+  const std::vector<double> p_rnd = output_with_attention(model, fe, erase_and_renormalise(fe.alpha, {other}));
+  row["jsd_max"] = jensen_shannon(p_max, fe.probs);
+  row["jsd_random"] = jensen_shannon(p_rnd, fe.probs);
+  row["flip_max"] = argmax(p_max) != fe.predicted;
+  row["flip_random"] = argmax(p_rnd) != fe.predicted;
+  row["max_attention"] = fe.alpha[top];
+  row["random_attention"] = fe.alpha[other];
+  row["num_tokens"] = T;
+  row["predicted"] = fe.predicted;
+  return row;
+}
+
+json summarize_erase_max(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+  std::vector<double> jsd_max, jsd_rnd;
+  int flip_max = 0, flip_rnd = 0, greater = 0, skipped = 0;
+  for (const json& r : rows) {
+    if (r.contains("skipped")) {
+      ++skipped;
+      continue;
+    }
+    const double a = num(r, "jsd_max"), b = num(r, "jsd_random");
+    jsd_max.push_back(a);
+    jsd_rnd.push_back(b);
+    if (a > b) ++greater;
+    if (flag(r, "flip_max")) ++flip_max;
+    if (flag(r, "flip_random")) ++flip_rnd;
+  }
+  const size_t n = jsd_max.size();
+  const auto rate = [n](int k) { return n ? double(k) / n : kNaN; };
+  json out;
+  out["jsd_max_mean"] = mean_of(jsd_max);
+  out["jsd_random_mean"] = mean_of(jsd_rnd);
+  out["flip_rate_max"] = rate(flip_max);
+  out["flip_rate_random"] = rate(flip_rnd);
+  out["fraction_jsd_max_greater"] = rate(greater);
+  out["n"] = n;
+  out["n_used"] = n;
+  out["n_skipped"] = skipped;
+  return out;
+}
+
+}  // namespace
+
+Experiment erase_max_experiment() {
+  Experiment e;
+  e.name = "erase-max";
+  e.description = "Erase the highest attention weight vs a random one: JS divergence and decision flips (Serrano & Smith 4)";
+  e.run = run_erase_max;
+  e.summarize = summarize_erase_max;
+  return e;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,213 @@
+// ERASER faithfulness metrics (DeYoung et al. 2020, "ERASER: A Benchmark to Evaluate Rationalized NLP
+// Models", §4.2): for each token-importance measure and each k in {1, 5, 10, 20, 50} %, the rationale r is
+// the n_k = min(T, max(1, ceil(k T / 100))) highest-ranked tokens (computed in integers:
+// (k T + 99) / 100). With c the class predicted on the full input x and p_c the model's probability of c:
+//   comprehensiveness_k = p_c(x) - p_c(x without r)   (higher = more faithful: removing r hurts)
+//   sufficiency_k       = p_c(x) - p_c(r alone)       (lower = more faithful: r alone keeps the decision)
+// "Removing" deletes the tokens and re-runs the model on the rest, in their original order (not masking);
+// an empty input gives the decoder-bias prediction (zero context, as leave_one_out_importance). AOPC is the
+// mean over the five k (ERASER's aggregate).
+// Measures, each explaining p_c and ranked by |value| (ties: earlier position first): "attention",
+// "gradient" (J&W), "leave_one_out", "integrated_gradients" (ig_steps from options, default 50),
+// "random" (a shuffle of the positions drawn from the instance's random stream — the baseline).
+// All perturbed inputs of one instance (deduplicated) run as one batch.
+// Row: {"measures": {NAME: {"comprehensiveness": [5], "sufficiency": [5], "aopc_comprehensiveness",
+//        "aopc_sufficiency"}}, "rationale_size": [5] (the n_k), "num_tokens", "predicted"};
+//      instances with no tokens or out-of-range ids give {"skipped": reason}.
+// Summary: {"k_percent": [1, 5, 10, 20, 50], "measures": {NAME: {"aopc_comprehensiveness_mean",
+//           "aopc_sufficiency_mean", "comprehensiveness_mean": [5], "sufficiency_mean": [5]}},
+//           "n_used", "n_skipped"}; means over the rows used (null when there are none).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "experiments/all.h"
+#include "experiments/frozen_encoder.h"
+#include "explain/importance.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kPercents[] = {1, 5, 10, 20, 50};
+constexpr int kNumK = 5;
+const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "integrated_gradients", "random"};
+
+const char* skip_reason(const TextModel& model, const Instance& inst) {
+  if (inst.ids.empty()) return "no tokens";
+  for (int id : inst.ids)
+    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
+  return nullptr;
+}
+
+int rationale_size(int percent, int T) { return std::min(T, std::max(1, (percent * T + 99) / 100)); }
+
+// Positions from most to least important by |score|; ties keep the earlier position first.
+std::vector<int> ranking(const std::vector<double>& score) {
+  std::vector<int> order(score.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return std::fabs(score[a]) > std::fabs(score[b]); });
+  return order;
+}
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+                const void*) {
+  json row = json::object();
+  if (const char* why = skip_reason(model, inst)) {
+    row["skipped"] = why;
+    return row;
+  }
+  const TextConfig& cfg = model.config;
+  const int T = static_cast<int>(inst.ids.size());
+
+  TextCache<float> full;
+  text_forward_ids(cfg, model.params, TextBatch::from_sequences({inst.ids}), full);
+  const Mat<float> probs = class_probabilities(cfg, full.logits);
+  std::vector<double> pv(probs.data(), probs.data() + probs.size());
+  const int c = argmax(pv);
+
+  ExplainInput in;
+  in.cfg = &cfg;
+  in.params = &model.params;
+  in.ids = inst.ids;
+  in.target = c;
+  in.ig_steps = std::max(1, options.get_int("ig_steps", 50));
+
+  std::vector<std::vector<int>> orders;
+  orders.push_back(ranking(attention_importance(in)));
+  orders.push_back(ranking(gradient_importance(in)));
+  orders.push_back(ranking(leave_one_out_importance(in)));
+  orders.push_back(ranking(integrated_gradients_importance(in)));
+  std::vector<int> shuffled(T);
+  std::iota(shuffled.begin(), shuffled.end(), 0);
+  rng.shuffle(shuffled);
+  orders.push_back(shuffled);
+  const size_t M = orders.size();
+
+  // Perturbed inputs: slot -1 = empty (decoder bias), -2 = the full input, >= 0 = column of the batch.
+  std::map<std::vector<int>, int> column_of;
+  std::vector<std::vector<int>> seqs;
+  const auto slot = [&](const std::vector<int>& seq) {
+    if (seq.empty()) return -1;
+    if (seq == inst.ids) return -2;
+    auto it = column_of.find(seq);
+    if (it != column_of.end()) return it->second;
+    const int col = static_cast<int>(seqs.size());
+    column_of.emplace(seq, col);
+    seqs.push_back(seq);
+    return col;
+  };
+  std::vector<int> sizes(kNumK);
+  std::vector<std::vector<int>> comp_slot(M, std::vector<int>(kNumK)), suff_slot(M, std::vector<int>(kNumK));
+  for (size_t m = 0; m < M; ++m) {
+    for (int k = 0; k < kNumK; ++k) {
+      sizes[k] = rationale_size(kPercents[k], T);
+      std::vector<char> in_r(T, 0);
+      for (int j = 0; j < sizes[k]; ++j) in_r[orders[m][j]] = 1;
+      std::vector<int> rest, rationale;
+      for (int t = 0; t < T; ++t) (in_r[t] ? rationale : rest).push_back(inst.ids[t]);
+      comp_slot[m][k] = slot(rest);
+      suff_slot[m][k] = slot(rationale);
+    }
+  }
+  TextCache<float> batch;
+  if (!seqs.empty()) text_forward_ids(cfg, model.params, TextBatch::from_sequences(seqs), batch);
+  const double p_full = class_probability(cfg, full.logits, 0, c);
+  const double p_empty = class_probability(cfg, model.params.decoder.b, 0, c);
+  const auto prob = [&](int s) {
+    if (s == -1) return p_empty;
+    if (s == -2) return p_full;
+    return static_cast<double>(class_probability(cfg, batch.logits, s, c));
+  };
+
+  json measures = json::object();
+  for (size_t m = 0; m < M; ++m) {
+    std::vector<double> comp(kNumK), suff(kNumK);
+    for (int k = 0; k < kNumK; ++k) {
+      comp[k] = p_full - prob(comp_slot[m][k]);
+      suff[k] = p_full - prob(suff_slot[m][k]);
+    }
+    measures[kMeasures[m]] = {{"comprehensiveness", comp},
+                              {"sufficiency", suff},
+                              {"aopc_comprehensiveness", mean_of(comp)},
+                              {"aopc_sufficiency", mean_of(suff)}};
+  }
+  row["measures"] = measures;
+  row["rationale_size"] = sizes;
+  row["num_tokens"] = T;
+  row["predicted"] = c;
+  return row;
+}
+
+// Entry `key` of measure `name` in a row: a number (index < 0) or element `index` of an array; NaN if absent.
+double row_value(const json& row, const char* name, const char* key, int index) {
+  auto ms = row.find("measures");
+  if (ms == row.end() || !ms->is_object()) return kNaN;
+  auto m = ms->find(name);
+  if (m == ms->end() || !m->is_object()) return kNaN;
+  auto v = m->find(key);
+  if (v == m->end()) return kNaN;
+  if (index < 0) return v->is_number() ? v->get<double>() : kNaN;
+  if (!v->is_array() || static_cast<int>(v->size()) <= index || !(*v)[index].is_number()) return kNaN;
+  return (*v)[index].get<double>();
+}
+
+double mean_defined(const std::vector<const json*>& rows, const char* name, const char* key, int index) {
+  std::vector<double> vals;
+  for (const json* r : rows) {
+    const double v = row_value(*r, name, key, index);
+    if (std::isfinite(v)) vals.push_back(v);
+  }
+  return mean_of(vals);
+}
+
+json summarize_eraser(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+  std::vector<const json*> used;
+  int skipped = 0;
+  for (const json& r : rows) {
+    if (r.contains("skipped")) ++skipped;
+    else used.push_back(&r);
+  }
+  json measures = json::object();
+  for (const char* name : kMeasures) {
+    json comp = json::array(), suff = json::array();
+    for (int k = 0; k < kNumK; ++k) {
+      comp.push_back(number_or_null(mean_defined(used, name, "comprehensiveness", k)));
+      suff.push_back(number_or_null(mean_defined(used, name, "sufficiency", k)));
+    }
+    measures[name] = {{"aopc_comprehensiveness_mean", number_or_null(mean_defined(used, name, "aopc_comprehensiveness", -1))},
+                      {"aopc_sufficiency_mean", number_or_null(mean_defined(used, name, "aopc_sufficiency", -1))},
+                      {"comprehensiveness_mean", comp},
+                      {"sufficiency_mean", suff}};
+  }
+  json out;
+  out["k_percent"] = std::vector<int>(std::begin(kPercents), std::end(kPercents));
+  out["measures"] = measures;
+  out["n_used"] = used.size();
+  out["n_skipped"] = skipped;
+  return out;
+}
+
+}  // namespace
+
+Experiment eraser_experiment() {
+  Experiment e;
+  e.name = "eraser";
+  e.description =
+      "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top "
+      "1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC "
+      "(DeYoung et al. 2020)";
+  e.run = run_eraser;
+  e.summarize = summarize_eraser;
+  return e;
+}
+
+}  // namespace attnlab
