@@ -19,6 +19,7 @@ CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   sub->add_option("--limit", cmd.limit, "only the first N instances (0 = all)")->check(CLI::NonNegativeNumber);
   sub->add_option("--seed", cmd.seed, "seed of the per-instance random streams");
   sub->add_option("--param", cmd.params, "experiment parameter key=value (e.g. steps=500)");
+  sub->add_option("--with-model", cmd.with_models, "another model folder to compare with (seeds)");
   return sub;
 }
 
@@ -36,8 +37,15 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
     }
     data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
   }
+  std::vector<TextModel> others;
+  others.reserve(cmd.with_models.size());
+  for (const std::string& dir : cmd.with_models) {
+    others.push_back(load_model(dir));
+    if (others.back().vocab.words() != model.vocab.words()) fail(dir + ": vocabulary differs from --model's");
+  }
   ExperimentOptions options;
   options.seed = cmd.seed;
+  for (const TextModel& m : others) options.other_models.push_back(&m);
   for (const std::string& kv : cmd.params) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
@@ -62,6 +70,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   summary["data"] = cmd.data_path;
   summary["seed"] = cmd.seed;
   summary["params"] = options.params;
+  if (!cmd.with_models.empty()) summary["with_models"] = cmd.with_models;
   summary["seconds"] = seconds;
   if (skipped_empty) summary["skipped_empty_lines"] = skipped_empty;
   result["summary"] = summary;

@@ -1,4 +1,5 @@
-// `attnlab experiment NAME --model DIR --data F.tsv [--limit N] [--seed S] [--param k=v]... --out F.json`:
+// `attnlab experiment NAME --model DIR --data F.tsv [--limit N] [--seed S] [--param k=v]... [--with-model DIR]...
+// --out F.json`:
 // runs one debate experiment over a data set; the --out file holds the per-instance rows and the summary,
 // the last stdout line is the summary as one JSON object.
 #pragma once
@@ -13,6 +14,7 @@ struct ExperimentCommand {
   int limit = 0;
   uint64_t seed = 1;
   std::vector<std::string> params;  // key=value
+  std::vector<std::string> with_models;  // further model folders (seeds)
 };
 
 CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd);

@@ -11,5 +11,6 @@ Experiment erase_max_experiment();          // erase_max.cpp         (S&S single
 Experiment erase_until_flip_experiment();   // erase_until_flip.cpp  (S&S ranking erasure)
 Experiment eraser_experiment();             // eraser.cpp            (ERASER faithfulness)
 Experiment randomization_experiment();      // randomization.cpp     (Adebayo cascading randomisation)
+Experiment seeds_experiment();              // seeds.cpp             (W&P 3.2 seed variance vs the adversary)
 
 }  // namespace attnlab

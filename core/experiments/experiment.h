@@ -26,6 +26,9 @@ struct Instance {
 struct ExperimentOptions {
   uint64_t seed = 1;
   nlohmann::json params = nlohmann::json::object();  // experiment-specific overrides (e.g. {"steps": 500})
+  // Further models for experiments that compare models (e.g. the same recipe trained with other seeds);
+  // they must share the main model's vocabulary.
+  std::vector<const TextModel*> other_models;
   // Integer/double parameter with a default.
   int get_int(const char* key, int fallback) const;
   double get_double(const char* key, double fallback) const;

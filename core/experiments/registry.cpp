@@ -7,7 +7,7 @@ const std::vector<Experiment>& experiment_registry() {
   static const std::vector<Experiment> all = {
       kendall_experiment(),          permutation_experiment(), adversarial_experiment(),
       erase_max_experiment(),        erase_until_flip_experiment(), eraser_experiment(),
-      randomization_experiment(),
+      randomization_experiment(),    seeds_experiment(),
   };
   return all;
 }
