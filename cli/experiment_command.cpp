@@ -5,12 +5,14 @@
 
 #include "experiments/experiment.h"
 #include "files.h"
+#include "train/adversary_trainer.h"
 
 namespace attnlab::cli {
 
 CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   std::vector<std::string> names;
   for (const Experiment& e : experiment_registry()) names.push_back(e.name);
+  names.push_back("adversarial-training");  // trains models, so not a per-instance experiment
   auto* sub = app.add_subcommand("experiment", "run one attention-explanation experiment over a data set");
   sub->add_option("name", cmd.name, "experiment")->required()->check(CLI::IsMember(names));
   sub->add_option("--model", cmd.model_dir, "model folder")->required();
@@ -23,7 +25,85 @@ CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   return sub;
 }
 
+namespace {
+
+// --param key=value pairs; values that parse as JSON (numbers, arrays) are kept as such, others as strings.
+nlohmann::json parse_params(const std::vector<std::string>& params) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& kv : params) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
+    const std::string value = kv.substr(eq + 1);
+    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+    out[kv.substr(0, eq)] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+  }
+  return out;
+}
+
+// W&P §4: for each lambda, train a model-consistent adversary on --param train=F.tsv and compare it with
+// the base model on --data: TVD of outputs, JSD/KL of attention, its own accuracy/F1.
+int run_adversarial_training(const ExperimentCommand& cmd, const ExperimentOptions& options,
+                             const std::string& command_line) {
+  const TextModel base = load_model(cmd.model_dir);
+  if (base.config.attention == AttentionKind::Uniform) fail("adversarial-training needs a model with learned attention");
+  auto train_path = options.params.find("train");
+  if (train_path == options.params.end() || !train_path->is_string())
+    fail("adversarial-training needs --param train=PATH (the adversary's training data)");
+  auto encode = [&](const std::vector<TextExample>& raw, int limit) {
+    std::vector<EncodedExample> out;
+    for (size_t i = 0; i < raw.size() && (limit == 0 || static_cast<int>(i) < limit); ++i)
+      out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
+    return out;
+  };
+  const auto train = encode(load_tsv(train_path->get<std::string>()), 0);
+  const auto data = encode(load_tsv(cmd.data_path), cmd.limit);
+  std::vector<double> lambdas = {0, 0.1, 0.5, 1, 2, 5};
+  auto l = options.params.find("lambdas");
+  if (l != options.params.end()) {
+    if (!l->is_array()) fail("--param lambdas=[...] must be a JSON array of numbers");
+    lambdas.clear();
+    for (const auto& v : *l) {
+      if (!v.is_number()) fail("--param lambdas=[...] must be a JSON array of numbers");
+      lambdas.push_back(v.get<double>());
+    }
+  }
+  TrainOptions to;
+  to.epochs = options.get_int("epochs", 8);
+  to.seed = cmd.seed;
+  const auto t0 = std::chrono::steady_clock::now();
+  nlohmann::json rows = nlohmann::json::array();
+  for (double lambda : lambdas) {
+    TextParams<float> adv;
+    Rng rng(cmd.seed);
+    adv.init(base.config, rng);
+    train_adversary(base, adv, train, lambda, to, [&](const TrainProgress& p) {
+      if (p.epoch_done) std::cerr << "lambda " << lambda << ": epoch " << p.epoch << "/" << p.epochs << " loss " << p.train_loss << "\n";
+      return true;
+    });
+    const AdversaryComparison c = compare_with_base(base, adv, data);
+    rows.push_back({{"lambda", lambda}, {"tvd_mean", c.tvd_mean}, {"jsd_mean", c.jsd_mean}, {"kl_mean", c.kl_mean},
+                    {"accuracy", c.vs_gold.accuracy}, {"f1", c.vs_gold.f1}, {"n", c.n}});
+  }
+  nlohmann::json summary = {{"experiment", "adversarial-training"}, {"model", cmd.model_dir}, {"data", cmd.data_path},
+                            {"train", train_path->get<std::string>()}, {"epochs", to.epochs}, {"seed", cmd.seed},
+                            {"curve", rows},
+                            {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  nlohmann::json result = {{"experiment", "adversarial-training"}, {"summary", summary}, {"rows", rows},
+                           {"command", command_line}};
+  std::string error;
+  if (!write_file(cmd.out_path, result.dump() + "\n", &error)) fail(error);
+  std::cout << summary.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
 int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
+  if (cmd.name == "adversarial-training") {
+    ExperimentOptions options;
+    options.params = parse_params(cmd.params);
+    return run_adversarial_training(cmd, options, command_line);
+  }
   const Experiment* e = find_experiment(cmd.name);
   if (!e) fail("unknown experiment '" + cmd.name + "'");
   const TextModel model = load_model(cmd.model_dir);
@@ -46,13 +126,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   ExperimentOptions options;
   options.seed = cmd.seed;
   for (const TextModel& m : others) options.other_models.push_back(&m);
-  for (const std::string& kv : cmd.params) {
-    const size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
-    const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
-    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
-    options.params[key] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
-  }
+  options.params = parse_params(cmd.params);
   const auto t0 = std::chrono::steady_clock::now();
   int last_percent = -1;
   nlohmann::json result = run_experiment(*e, model, data, options, [&](int done, int total) {

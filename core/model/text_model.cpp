@@ -144,12 +144,13 @@ void text_forward_ids(const TextConfig& cfg, const TextParams<T>& p, const TextB
 
 template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& c, const Mat<T>& d_logits,
-                   BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha) {
+                   BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha,
+                   const Mat<T>* d_alpha_extra) {
   Mat<T> d_context;
   linear_backward(p.decoder, c.attention.context, d_logits, grads ? &grads->decoder : nullptr, &d_context);
   Mat<T> d_h = Mat<T>::Zero(c.encoder.out.rows(), c.encoder.out.cols());
   attention_backward(cfg.attention, p.attention, c.encoder.out, c.lengths, c.steps, c.attention, d_context,
-                     opts.detach_attention, d_h, grads ? &grads->attention : nullptr, d_alpha);
+                     opts.detach_attention, d_h, grads ? &grads->attention : nullptr, d_alpha, d_alpha_extra);
   bilstm_backward(p.encoder, c.x, c.encoder, d_h, grads ? &grads->encoder : nullptr, d_x);
 }
 
@@ -173,7 +174,7 @@ Mat<T> class_probabilities(const TextConfig& cfg, const Mat<T>& logits) {
   template void text_forward_ids<T>(const TextConfig&, const TextParams<T>&, const TextBatch&, TextCache<T>&, \
                                     const Mat<T>*);                                                         \
   template void text_backward<T>(const TextConfig&, const TextParams<T>&, const TextCache<T>&, const Mat<T>&, \
-                                 BackwardOptions, TextParams<T>*, Mat<T>*, Mat<T>*);                        \
+                                 BackwardOptions, TextParams<T>*, Mat<T>*, Mat<T>*, const Mat<T>*);         \
   template Mat<T> class_probabilities<T>(const TextConfig&, const Mat<T>&);
 ATTNLAB_INSTANTIATE(float)
 ATTNLAB_INSTANTIATE(double)

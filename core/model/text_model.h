@@ -79,9 +79,11 @@ struct BackwardOptions {
 // Backward from d_logits [C' x B]. grads (nullable) accumulates; d_x (nullable) receives dL/dx
 // [E x T*B]; d_alpha (nullable) receives dL/dalpha [T x B]. Embedding gradients are not included here
 // (see embedding_backward) so that gradients w.r.t. embedded inputs are available directly.
+// d_alpha_extra ([T x B], nullable): a gradient on the attention weights from a loss on them.
 template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& cache, const Mat<T>& d_logits,
-                   BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha = nullptr);
+                   BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha = nullptr,
+                   const Mat<T>* d_alpha_extra = nullptr);
 
 // Class probabilities [C x B] from logits (binary: [1-p; p]).
 template <class T>

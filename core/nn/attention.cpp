@@ -87,7 +87,7 @@ template <class T>
 void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const Mat<T>& h,
                         const std::vector<int>& lengths, int steps, const AttentionCache<T>& c,
                         const Mat<T>& d_context, bool detach_alpha, Mat<T>& d_h, AttentionParams<T>* grads,
-                        Mat<T>* d_alpha) {
+                        Mat<T>* d_alpha, const Mat<T>* d_alpha_extra) {
   const int B = static_cast<int>(lengths.size());
   Mat<T> da = Mat<T>::Zero(steps, B);
   for (int b = 0; b < B; ++b)
@@ -96,6 +96,7 @@ void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const M
       da(t, b) = h.col(col).dot(d_context.col(b));
       d_h.col(col) += c.alpha(t, b) * d_context.col(b);
     }
+  if (d_alpha_extra) da += *d_alpha_extra;
   if (d_alpha) *d_alpha = da;
   if (detach_alpha || kind == AttentionKind::Uniform) return;
   // softmax backward: de_t = alpha_t (da_t - sum_s alpha_s da_s)
@@ -127,7 +128,7 @@ void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const M
                                      const std::vector<int>&, int, AttentionCache<T>&, const Mat<T>*);  \
   template void attention_backward<T>(AttentionKind, const AttentionParams<T>&, const Mat<T>&,          \
                                       const std::vector<int>&, int, const AttentionCache<T>&,           \
-                                      const Mat<T>&, bool, Mat<T>&, AttentionParams<T>*, Mat<T>*);
+                                      const Mat<T>&, bool, Mat<T>&, AttentionParams<T>*, Mat<T>*, const Mat<T>*);
 ATTNLAB_INSTANTIATE(float)
 ATTNLAB_INSTANTIATE(double)
 #undef ATTNLAB_INSTANTIATE

@@ -39,11 +39,12 @@ void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Ma
 
 // d_context: [2H x B]. Accumulates d_h [2H x T*B] (must be sized) and grads (nullable). With
 // detach_alpha the weights are treated as constants (no gradient through the scores). d_alpha
-// ([T x B], nullable) receives dL/dalpha.
+// ([T x B], nullable) receives dL/dalpha. d_alpha_extra ([T x B], nullable) is a gradient on alpha from a
+// loss term on the attention itself (e.g. a KL to other weights); it is added before the softmax backward.
 template <class T>
 void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const Mat<T>& h,
                         const std::vector<int>& lengths, int steps, const AttentionCache<T>& cache,
                         const Mat<T>& d_context, bool detach_alpha, Mat<T>& d_h, AttentionParams<T>* grads,
-                        Mat<T>* d_alpha);
+                        Mat<T>* d_alpha, const Mat<T>* d_alpha_extra = nullptr);
 
 }  // namespace attnlab
