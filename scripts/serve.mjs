@@ -2,10 +2,12 @@
 //
 // Contract:
 //   startServer({ port = 8080, host = '127.0.0.1', root = <repo root> }) → Promise<{ server, port, url, close() }>
-//   Serves only three trees of `root`:
-//     /web/…       → web/
-//     /models/…    → models/
-//     /vendor/ort/… → node_modules/onnxruntime-web/dist/
+//   Serves only these trees of `root`:
+//     /web/…         → web/
+//     /models/…      → models/
+//     /vendor/ort/…  → node_modules/onnxruntime-web/dist/
+//     /vendor/d3/…   → node_modules/d3/dist/                  (charts: d3.min.js, UMD)
+//     /vendor/plot/… → node_modules/@observablehq/plot/dist/  (charts: plot.umd.min.js, needs d3)
 //   `/` and `/web` redirect to `/web/`; a directory serves its index.html. Everything else is 404, and
 //   no request can leave those trees (`..`, encoded separators, NUL, dot-files and symlinks pointing
 //   outside are refused). Every response carries COOP same-origin, COEP require-corp and CORP same-origin
@@ -23,6 +25,8 @@ const MOUNTS = [
   { prefix: '/web/', dir: 'web' },
   { prefix: '/models/', dir: 'models' },
   { prefix: '/vendor/ort/', dir: 'node_modules/onnxruntime-web/dist' },
+  { prefix: '/vendor/d3/', dir: 'node_modules/d3/dist' },
+  { prefix: '/vendor/plot/', dir: 'node_modules/@observablehq/plot/dist' },
 ];
 
 const MIME = {

@@ -5,11 +5,13 @@
 //   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
-//   Views that do not exist yet (image, localization) show a "coming soon" card.
+//   Views: text (views/text-view.js) and debate (views/debate-view.js); those that do not exist yet
+//   (image, localization) show a "coming soon" card.
 //   Any uncaught error is shown in #app-message instead of failing silently.
 import { parse, serialize } from './state.js';
 import { CoreClient } from './runtime/core-client.js';
 import { mountTextView } from './views/text-view.js';
+import { mountDebateView } from './views/debate-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -35,10 +37,17 @@ const store = {
 };
 
 let textView = null;
-const client = new CoreClient({ onProgress: (msg) => textView?.progress(msg) });
+let debateView = null;
+const client = new CoreClient({
+  onProgress: (msg) => {
+    textView?.progress(msg);
+    debateView?.progress(msg);
+  },
+});
 textView = mountTextView(document.getElementById('view-text'), { client, store });
+debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
 
-const views = { text: textView };
+const views = { text: textView, debate: debateView };
 const TITLES = { image: 'Image lab — coming soon', localization: 'Localization lab — coming soon' };
 
 function showView() {

@@ -1,7 +1,7 @@
 // state.js — the whole UI state, kept in the URL hash through one schema, so every view is a link.
 //
 // Contract (pure; no DOM, works in Node):
-//   SCHEMA                 — field → { type: 'enum' | 'string', values?, default, maxLength? }
+//   SCHEMA                 — field → { type: 'enum' | 'string' | 'int', values?, default, maxLength?, min?, max? }
 //   defaults()             → a fresh state object with every field at its default
 //   parse(hash)            → state: '#view=text&model=sst2-tanh&text=a+fine+film' (leading '#' optional).
 //                             A missing key takes its default, an invalid enum value takes its default,
@@ -10,10 +10,15 @@
 //                             default are left out (short links); a string longer than its maxLength is
 //                             left out too (a 100k-character text never lands in the URL) — check
 //                             `fitsInUrl(state)` to tell the user. parse() cuts a longer value to maxLength.
+//                             An 'int' takes decimal digits only (a leading '-' where min < 0 allows it) and
+//                             is clamped to [min, max]; anything else takes its default.
 //   fitsInUrl(state)       → true when serialize(state) keeps every non-default field.
-// Fields are added here when a view needs them (the image and localization labs come later).
+// Fields: view; model (shared by the text and debate views); text (text view); experiment, n, seed
+// (debate view: which experiment, the first n instances of the data set, the per-instance seed — the text
+// view's live experiment panels use the same seed). Whether `model`/`experiment` exist is for the views to
+// check (they come from the manifest / the core). Fields are added here when a view needs them.
 
-export const VIEWS = Object.freeze(['text', 'image', 'localization']);
+export const VIEWS = Object.freeze(['text', 'debate', 'image', 'localization']);
 
 export const DEFAULT_TEXT = "The acting is superb, but the plot is thin and the ending falls flat.";
 
@@ -21,6 +26,9 @@ export const SCHEMA = Object.freeze({
   view: { type: 'enum', values: VIEWS, default: 'text' },
   model: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
   text: { type: 'string', default: DEFAULT_TEXT, maxLength: 2000 },
+  experiment: { type: 'string', default: 'adversarial', maxLength: 40 },
+  n: { type: 'int', default: 200, min: 1, max: 1_000_000 },
+  seed: { type: 'int', default: 1, min: 0, max: Number.MAX_SAFE_INTEGER },
 });
 
 export function defaults() {
@@ -36,7 +44,21 @@ function coerce(spec, raw) {
     if (spec.maxLength !== undefined && raw.length > spec.maxLength) return raw.slice(0, spec.maxLength);
     return raw;
   }
+  if (spec.type === 'int') return parseInt10(spec, raw);
   return spec.default;
+}
+
+function clampInt(spec, v) {
+  if (spec.min !== undefined && v < spec.min) return spec.min;
+  if (spec.max !== undefined && v > spec.max) return spec.max;
+  return v;
+}
+
+function parseInt10(spec, raw) {
+  const allowNegative = spec.min === undefined || spec.min < 0;
+  if (!(allowNegative ? /^-?\d{1,16}$/ : /^\d{1,16}$/).test(raw)) return spec.default;
+  const v = Number(raw);
+  return Number.isSafeInteger(v) ? clampInt(spec, v) : spec.default;
 }
 
 export function parse(hash) {
@@ -49,6 +71,7 @@ export function parse(hash) {
 function keep(spec, value) {
   if (value === undefined || value === null || value === spec.default) return false;
   if (spec.type === 'enum' && !spec.values.includes(value)) return false;
+  if (spec.type === 'int' && !(Number.isSafeInteger(value) && value === clampInt(spec, value))) return false;
   if (spec.maxLength !== undefined && String(value).length > spec.maxLength) return false;
   return true;
 }

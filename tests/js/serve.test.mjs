@@ -1,4 +1,4 @@
-// serve.test.mjs — scripts/serve.mjs: mounts, redirects, MIME types, isolation headers, traversal refusal.
+// serve.test.mjs — scripts/serve.mjs: mounts (web, models, vendor: ORT, d3, Plot), redirects, MIME types, isolation headers, traversal refusal.
 // Starts the server in-process on port 0 over a throw-away tree (plus one check against the real repo).
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +45,9 @@ test.before(async () => {
   w('models/text/manifest.json', '{"models":[]}');
   w('models/text/m/model.safetensors', 'bytes');
   w('node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'export {}');
+  w('node_modules/d3/dist/d3.min.js', 'var d3 = {}');
+  w('node_modules/d3/src/index.js', 'secret');
+  w('node_modules/@observablehq/plot/dist/plot.umd.min.js', 'var Plot = {}');
   w('node_modules/other/secret.js', 'secret');
   w('package.json', '{"secret":true}');
   fs.mkdirSync(path.join(tmp, 'shared'));
@@ -95,6 +98,8 @@ test('MIME types', async () => {
     '/models/text/manifest.json': 'application/json',
     '/models/text/m/model.safetensors': 'application/octet-stream',
     '/vendor/ort/ort.wasm.min.mjs': 'text/javascript',
+    '/vendor/d3/d3.min.js': 'text/javascript',
+    '/vendor/plot/plot.umd.min.js': 'text/javascript',
   };
   for (const [p, type] of Object.entries(cases)) {
     const r = await get(srv.port, p);
@@ -113,12 +118,16 @@ test('HEAD has headers and no body; other methods are refused', async () => {
   assert.equal(p.status, 405);
 });
 
-test('only web/, models/ and the ORT dist are reachable; no traversal', async () => {
+test('only web/, models/ and the vendor dists (ORT, d3, Plot) are reachable; no traversal', async () => {
   const refused = [
     '/package.json',
     '/node_modules/other/secret.js',
     '/vendor/ort/../../other/secret.js',
     '/vendor/ort/..%2f..%2fother%2fsecret.js',
+    '/vendor/d3/../src/index.js',
+    '/vendor/d3/..%2fsrc%2findex.js',
+    '/vendor/plot/../../d3/src/index.js',
+    '/vendor/other/secret.js',
     '/web/../package.json',
     '/web/%2e%2e/package.json',
     '/web/..%2fpackage.json',
@@ -169,6 +178,10 @@ test('the real repository: the page and the ORT bundle are served', async () => 
       const ort = await get(real.port, '/vendor/ort/ort.wasm.min.mjs', 'HEAD');
       assert.equal(ort.status, 200);
       assert.equal(ort.headers['content-type'].split(';')[0], 'text/javascript');
+    }
+    for (const p of ['/vendor/d3/d3.min.js', '/vendor/plot/plot.umd.min.js']) {
+      const r = await get(real.port, p, 'HEAD');
+      assert.equal(r.status, 200, `${p} (npm ci installs it)`);
     }
     assert.equal((await get(real.port, '/scripts/serve.mjs')).status, 404);
   } finally {

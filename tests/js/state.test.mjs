@@ -1,4 +1,5 @@
-// state.test.mjs — unit tests for web/state.js: the URL-hash schema (defaults, parse, serialize, limits).
+// state.test.mjs — unit tests for web/state.js: the URL-hash schema (defaults, parse, serialize, limits,
+// the debate view's experiment / n / seed fields).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SCHEMA, VIEWS, DEFAULT_TEXT, defaults, parse, serialize, fitsInUrl } from '../../web/state.js';
@@ -20,7 +21,7 @@ test('all-default state serializes to an empty hash', () => {
 });
 
 test('round trip keeps every field, including unicode and reserved characters', () => {
-  const s = { view: 'text', model: 'sst2-dot', text: 'a & b = c? #1 +plus 100% 😀 映画 رائع\nnew line' };
+  const s = { ...defaults(), view: 'text', model: 'sst2-dot', text: 'a & b = c? #1 +plus 100% 😀 映画 رائع\nnew line' };
   const h = serialize(s);
   assert.match(h, /^#/);
   assert.deepEqual(parse(h), s);
@@ -60,4 +61,35 @@ test('text longer than maxLength stays out of the URL and fitsInUrl says so', ()
 
 test('malformed percent-encoding does not throw', () => {
   assert.doesNotThrow(() => parse('#text=%E0%A4%A&model=%'));
+});
+
+test('debate fields: defaults, round trip and short links', () => {
+  const d = defaults();
+  assert.equal(d.experiment, 'adversarial');
+  assert.equal(d.n, 200);
+  assert.equal(d.seed, 1);
+  const s = { ...d, view: 'debate', experiment: 'kendall', model: 'sst2-dot', n: 1821, seed: 500231 };
+  const h = serialize(s);
+  assert.equal(h, '#view=debate&model=sst2-dot&experiment=kendall&n=1821&seed=500231');
+  assert.deepEqual(parse(h), s);
+  assert.equal(serialize({ ...d, view: 'debate' }), '#view=debate', 'defaults stay out of the link');
+  assert.equal(parse('#seed=0').seed, 0, 'seed 0 is a valid seed');
+  assert.equal(serialize({ ...d, seed: 0 }), '#seed=0');
+});
+
+test('integer fields: only plain decimal digits, clamped to the range', () => {
+  const cases = {
+    '': 200, abc: 200, '12abc': 200, '1e3': 200, '0x10': 200, '-5': 200, '3.5': 200, ' 7': 200,
+    '0': 1, '1': 1, '20': 20, '0020': 20, '1821': 1821, '5000000': 1_000_000,
+  };
+  for (const [raw, want] of Object.entries(cases)) assert.equal(parse(`#n=${encodeURIComponent(raw)}`).n, want, `n=${raw}`);
+  assert.equal(parse('#seed=9007199254740991').seed, Number.MAX_SAFE_INTEGER);
+  assert.equal(parse('#seed=99999999999999999').seed, 1, 'beyond 2^53: the default');
+  // Out-of-range or non-integer values in the state are left out of the link.
+  for (const n of [0, -1, 2.5, NaN, '20']) assert.equal(serialize({ ...defaults(), n }), '', `n=${n}`);
+});
+
+test('the debate view is a view', () => {
+  assert.ok(VIEWS.includes('debate'));
+  assert.equal(parse('#view=debate').view, 'debate');
 });

@@ -3,14 +3,22 @@
 // Contract (no DOM):
 //   const client = new CoreClient({ onProgress })   // onProgress({model, stage, loaded, total})
 //   client.manifest()                → Promise<manifest>
+//   client.experimentNames()         → Promise<[{name, description}]>  ([] for a core without experiments)
 //   client.explain({model, text, maxTokens, igSteps})
 //                                    → Promise<result | null>. null means "superseded": a newer explain()
 //                                      was made before this one's answer arrived, so it must not be shown.
 //                                      Rejects with an Error (human-readable message) on failure.
+//   client.experiment({model, name, text, params, seed, maxTokens})
+//                                    → Promise<row | null>: the live (one-text) experiment row; superseded
+//                                      (null) like explain, on its own channel, so experiments never
+//                                      replace a waiting explain or the other way round.
+//   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
+//   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
+//                                    (plain requests: never superseded; the caller chunks and cancels)
 //   client.terminate()
-// At most one explain runs in the worker and at most one waits; a newer call replaces the waiting one,
-// so fast typing never builds a backlog. If the worker itself dies, every open request is rejected and
-// the next call starts a fresh worker.
+// Per channel (explain, experiment) at most one request runs in the worker and at most one waits; a newer
+// call replaces the waiting one, so fast typing never builds a backlog. If the worker itself dies, every
+// open request is rejected and the next call starts a fresh worker.
 
 const WORKER_URL = new URL('./core-worker.js', import.meta.url);
 
@@ -20,9 +28,8 @@ export class CoreClient {
     this.workerUrl = workerUrl;
     this.worker = null;
     this.nextId = 1;
-    this.pending = new Map(); // id → { resolve, reject }
-    this.running = null; // { id, resolve, reject } explain in the worker
-    this.waiting = null; // { msg, resolve, reject } explain not sent yet
+    this.pending = new Map(); // id → { resolve, reject } plain requests
+    this.channels = new Map(); // type → { running: {id, resolve, reject} | null, waiting: {msg, resolve, reject} | null }
   }
 
   ensureWorker() {
@@ -44,10 +51,18 @@ export class CoreClient {
     this.worker = null;
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
-    this.running?.reject(err);
-    this.running = null;
-    this.waiting?.reject(err);
-    this.waiting = null;
+    for (const ch of this.channels.values()) {
+      ch.running?.reject(err);
+      ch.waiting?.reject(err);
+      ch.running = null;
+      ch.waiting = null;
+    }
+  }
+
+  channel(type) {
+    let ch = this.channels.get(type);
+    if (!ch) this.channels.set(type, (ch = { running: null, waiting: null }));
+    return ch;
   }
 
   handle(msg) {
@@ -55,12 +70,13 @@ export class CoreClient {
       this.onProgress(msg);
       return;
     }
-    if (this.running && msg.id === this.running.id) {
-      const done = this.running;
-      this.running = null;
-      if (this.waiting) {
-        done.resolve(null); // stale: a newer text is waiting
-        this.startWaiting();
+    for (const [type, ch] of this.channels) {
+      if (!ch.running || msg.id !== ch.running.id) continue;
+      const done = ch.running;
+      ch.running = null;
+      if (ch.waiting) {
+        done.resolve(null); // stale: a newer request is waiting
+        this.startWaiting(type);
       } else if (msg.type === 'result') done.resolve(msg.result);
       else done.reject(new Error(msg.message));
       return;
@@ -72,28 +88,55 @@ export class CoreClient {
     else p.reject(new Error(msg.message));
   }
 
-  startWaiting() {
-    const { msg, resolve, reject } = this.waiting;
-    this.waiting = null;
+  startWaiting(type) {
+    const ch = this.channel(type);
+    const { msg, resolve, reject } = ch.waiting;
+    ch.waiting = null;
     const id = this.nextId++;
-    this.running = { id, resolve, reject };
-    this.ensureWorker().postMessage({ ...msg, type: 'explain', id });
+    ch.running = { id, resolve, reject };
+    this.ensureWorker().postMessage({ ...msg, type, id });
   }
 
-  manifest() {
+  // Latest-wins request on the channel `type`.
+  latest(type, msg) {
+    return new Promise((resolve, reject) => {
+      const ch = this.channel(type);
+      ch.waiting?.resolve(null);
+      ch.waiting = { msg, resolve, reject };
+      if (!ch.running) this.startWaiting(type);
+    });
+  }
+
+  request(type, msg = {}) {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
-      this.ensureWorker().postMessage({ type: 'manifest', id });
+      this.ensureWorker().postMessage({ ...msg, type, id });
     });
   }
 
+  manifest() {
+    return this.request('manifest');
+  }
+
+  experimentNames() {
+    return this.request('experiments');
+  }
+
   explain({ model, text, maxTokens = 200, igSteps = 20 }) {
-    return new Promise((resolve, reject) => {
-      this.waiting?.resolve(null);
-      this.waiting = { msg: { model, text, maxTokens, igSteps }, resolve, reject };
-      if (!this.running) this.startWaiting();
-    });
+    return this.latest('explain', { model, text, maxTokens, igSteps });
+  }
+
+  experiment({ model, name, text, params = {}, seed = 1, maxTokens = 200 }) {
+    return this.latest('experiment', { model, name, text, params, seed, maxTokens });
+  }
+
+  experimentRows({ model, name, dataset, start, count, params = {}, seed = 1 }) {
+    return this.request('experimentRows', { model, name, dataset, start, count, params, seed });
+  }
+
+  experimentSummary({ model, name, rows, params = {}, seed = 1 }) {
+    return this.request('experimentSummary', { model, name, rows, params, seed });
   }
 
   terminate() {

@@ -1,17 +1,33 @@
-// core-worker.js — module Web Worker that owns the WebAssembly core and the loaded text models.
+// core-worker.js — module Web Worker that owns the WebAssembly core, the loaded text models and data sets.
 //
 // Contract (messages; no DOM):
 //   in  {type:'manifest', id}                         → out {type:'result', id, result: manifest}
 //   in  {type:'explain', id, model, text, maxTokens, igSteps}
 //                                                     → out {type:'result', id, result}
 //       result = the explain JSON of docs/DESIGN.md plus `model` (name) and `class_names` (from config).
+//   in  {type:'experiments', id}                      → result: [{name, description}] — Module.experimentNames();
+//                                                       [] for a core built without experiments.
+//   in  {type:'experiment', id, model, name, text, params, seed, maxTokens}
+//                                                     → result: the experiment's row for this one text (instance
+//                                                       index 0) + tokens, unknown, model, class_names.
+//                                                       A row may be {skipped: reason}; {error} → an error reply.
+//   in  {type:'experimentRows', id, model, name, dataset, start, count, params, seed}
+//                                                     → result: {rows, total, model, dataset, class_names}: rows of
+//                                                       instances [start, start+count) of the manifest's data set
+//                                                       `dataset`; each row gets `text` (its sentence).
+//   in  {type:'experimentSummary', id, model, name, rows, params, seed}
+//                                                     → result: the experiment's summary object of `rows`.
 //   any failure                                       → out {type:'error', id, message}  (human-readable)
 //   while a model loads                               → out {type:'progress', model, stage, loaded, total}
 //       stage: 'core' | 'config' | 'weights' | 'verify' | 'init' | 'ready'; total is 0 when unknown.
+// params is a plain object of experiment parameters ({} = the core's defaults); seed a non-negative integer.
 // Paths: ../gen/attnlab_core.mjs (+ .wasm) and ../../models/text/manifest.json, relative to this file;
-// each model's files are relative to the manifest (`path` + `files.config` / `files.weights`). When the
-// manifest lists a sha256 for a file, the bytes are checked before use. Loaded sessions are cached per
-// model; a failed load is not cached, so a retry can succeed.
+// each model's files are relative to the manifest (`path` + `files.config` / `files.weights`), and so is a
+// data set's `path` (manifest.datasets). When the manifest lists a sha256 for a file, the bytes are checked
+// before use. Loaded sessions and data sets are cached; a failed load is not cached, so a retry can succeed.
+// Requests run one at a time, in arrival order. If the wasm instance aborts, it is dropped and reloaded
+// with the next request.
+import { datasetLines } from './dataset-lines.js';
 
 const CORE_URL = new URL('../gen/attnlab_core.mjs', import.meta.url);
 const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url);
@@ -161,42 +177,141 @@ function loadSession(name) {
   return p;
 }
 
-async function explain({ model, text, maxTokens = 200, igSteps = 20 }) {
-  const { session, config } = await loadSession(model);
-  let json;
+// Runs fn(); a wasm abort (RuntimeError) leaves an instance that cannot be trusted: drop it so the next
+// request starts over, and say so.
+function callCore(fn) {
   try {
-    json = session.explain(String(text ?? ''), maxTokens, igSteps);
+    return fn();
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) {
-      // The wasm instance aborted and cannot be trusted any more: start over with the next request.
       corePromise = null;
       sessions.clear();
-      throw new Error(`The core crashed on this text (${e.message}); it will be reloaded for the next request.`);
+      throw new Error(`The core crashed on this input (${e.message}); it will be reloaded for the next request.`);
     }
     throw e;
   }
+}
+
+function parseCore(json) {
   let result;
   try {
     result = JSON.parse(json);
   } catch (e) {
     throw new Error(`The core returned invalid JSON: ${e.message}`);
   }
-  if (result.error) throw new Error(result.error);
+  if (result && typeof result === 'object' && !Array.isArray(result) && result.error) throw new Error(result.error);
+  return result;
+}
+
+async function explain({ model, text, maxTokens = 200, igSteps = 20 }) {
+  const { session, config } = await loadSession(model);
+  const result = parseCore(callCore(() => session.explain(String(text ?? ''), maxTokens, igSteps)));
   result.model = model;
   result.class_names = config.class_names ?? ['negative', 'positive'];
   return result;
 }
 
-// Requests run one at a time, in arrival order (the client keeps at most one waiting).
+// --- experiments (core/experiments through the TextSession) ---------------------------------------------
+
+async function experimentNames() {
+  const Module = await loadCore();
+  if (typeof Module.experimentNames !== 'function') return [];
+  const list = parseCore(callCore(() => Module.experimentNames()));
+  return Array.isArray(list) ? list.filter((e) => e && typeof e.name === 'string') : [];
+}
+
+function requireExperiments(session) {
+  if (typeof session.experiment !== 'function') {
+    throw new Error('This build of the WebAssembly core has no experiments; rebuild it (bash scripts/build-wasm.sh).');
+  }
+}
+
+function paramsJson(params) {
+  return JSON.stringify(params && typeof params === 'object' ? params : {});
+}
+
+function seedOf(seed) {
+  const s = Number(seed ?? 1);
+  if (!Number.isSafeInteger(s) || s < 0) throw new Error(`The seed must be a non-negative integer (got ${seed}).`);
+  return s;
+}
+
+async function experiment({ model, name, text, params, seed, maxTokens = 200 }) {
+  const { session, config } = await loadSession(model);
+  requireExperiments(session);
+  const row = parseCore(callCore(() =>
+    session.experiment(String(name), String(text ?? ''), paramsJson(params), seedOf(seed), maxTokens)));
+  row.model = model;
+  row.class_names = config.class_names ?? ['negative', 'positive'];
+  return row;
+}
+
+const datasets = new Map(); // data set name → Promise<{ tsv, lines }>
+
+function loadDataset(name) {
+  if (datasets.has(name)) return datasets.get(name);
+  const p = (async () => {
+    const manifest = await loadManifest();
+    const list = Array.isArray(manifest.datasets) ? manifest.datasets : [];
+    const entry = list.find((d) => d?.name === name);
+    if (!entry) {
+      throw new Error(`Unknown data set "${name}". Available: ${list.map((d) => d.name).join(', ') || 'none'}.`);
+    }
+    const url = new URL(entry.path ?? `data/${name}.tsv`, MANIFEST_URL);
+    const bytes = new Uint8Array(await (await fetchOk(url, `the data set ${name}`)).arrayBuffer());
+    await checkSha256(bytes, entry.sha256, url.pathname);
+    const tsv = new TextDecoder().decode(bytes);
+    let lines;
+    try {
+      lines = datasetLines(tsv);
+    } catch (e) {
+      throw new Error(`The data set ${name} (${url.pathname}) cannot be read: ${e.message}`);
+    }
+    return { tsv, lines };
+  })();
+  datasets.set(name, p);
+  p.catch(() => datasets.delete(name));
+  return p;
+}
+
+async function experimentRows({ model, name, dataset, start = 0, count = 10, params, seed }) {
+  const [{ session, config }, data] = await Promise.all([loadSession(model), loadDataset(dataset)]);
+  requireExperiments(session);
+  const res = parseCore(callCore(() =>
+    session.experimentRows(String(name), data.tsv, start, count, paramsJson(params), seedOf(seed))));
+  const rows = Array.isArray(res.rows) ? res.rows : [];
+  for (const row of rows) {
+    const line = Number.isInteger(row?.index) ? data.lines[row.index] : undefined;
+    if (line) row.text = line.text;
+  }
+  return { rows, total: res.total, model, dataset, class_names: config.class_names ?? ['negative', 'positive'] };
+}
+
+async function experimentSummary({ model, name, rows, params, seed }) {
+  const { session } = await loadSession(model);
+  requireExperiments(session);
+  const json = JSON.stringify(Array.isArray(rows) ? rows : []);
+  return parseCore(callCore(() => session.experimentSummary(String(name), json, paramsJson(params), seedOf(seed))));
+}
+
+const HANDLERS = {
+  manifest: () => loadManifest(),
+  explain,
+  experiments: () => experimentNames(),
+  experiment,
+  experimentRows,
+  experimentSummary,
+};
+
+// Requests run one at a time, in arrival order (the client keeps at most one waiting per channel).
 let queue = Promise.resolve();
 self.onmessage = (event) => {
   const msg = event.data ?? {};
   queue = queue.then(async () => {
     try {
-      let result;
-      if (msg.type === 'manifest') result = await loadManifest();
-      else if (msg.type === 'explain') result = await explain(msg);
-      else throw new Error(`Unknown request type "${msg.type}"`);
+      const handler = Object.hasOwn(HANDLERS, msg.type) ? HANDLERS[msg.type] : null;
+      if (!handler) throw new Error(`Unknown request type "${msg.type}"`);
+      const result = await handler(msg);
       self.postMessage({ type: 'result', id: msg.id, result });
     } catch (e) {
       self.postMessage({ type: 'error', id: msg.id, message: e?.message ?? String(e) });

@@ -11,9 +11,12 @@
 //   section.dataset.status: 'loading' (models/core not ready) | 'pending' (a newer text is being explained)
 //   | 'ready' (the shown result is for the current text and model) | 'empty' (no text: a hint is shown)
 //   | 'error' (message shown in #text-message; the page keeps working).
+//   Below the token rows, the live experiment panels (views/live-panels.js) run on each shown result; they
+//   have their own per-panel status and never change section.dataset.status.
 import { fitsInUrl } from '../state.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
+import { mountLivePanels } from './live-panels.js';
 
 export const MAX_TOKENS = 200;
 export const IG_STEPS = 50; // the CLI's default, so page and `attnlab explain-text` agree
@@ -50,6 +53,7 @@ export function mountTextView(section, { client, store }) {
   const resultsEl = $('#text-results');
   const predictionEl = $('#prediction');
   const rowsEl = $('#token-rows');
+  const live = mountLivePanels($('#live-panels'), { client, store, maxTokens: MAX_TOKENS });
 
   let models = null; // manifest.models once loaded
   let manifestError = ''; // set when the model list cannot be loaded: nothing can run
@@ -168,6 +172,7 @@ export function mountTextView(section, { client, store }) {
     const my = ++seq;
     const text = textarea.value;
     if (!text.trim()) {
+      live.clear();
       resultsEl.hidden = true;
       hintEl.hidden = false;
       resultNotice = '';
@@ -193,19 +198,21 @@ export function mountTextView(section, { client, store }) {
       result = await client.explain({ model, text, maxTokens: MAX_TOKENS, igSteps: IG_STEPS });
     } catch (e) {
       if (my !== seq) return;
+      live.clear();
       resultsEl.hidden = true;
       showMessage(`Could not explain this text with ${model}: ${e.message}`);
       setStatus('error');
       return;
     }
     if (result === null || my !== seq) return; // a newer text or model took over
-    show(result, performance.now() - started);
+    show(result, performance.now() - started, text);
   }
 
-  function show(result, ms) {
+  function show(result, ms, text) {
     showMessage('');
     const n = result.tokens?.length ?? 0;
     if (n === 0) {
+      live.clear();
       resultsEl.hidden = true;
       hintEl.hidden = false;
       resultNotice = '';
@@ -221,6 +228,7 @@ export function mountTextView(section, { client, store }) {
     renderPrediction(predictionEl, result);
     renderTokenRows(rowsEl, result);
     resultsEl.hidden = false;
+    live.update(result, text);
     hintEl.hidden = true;
     const unk = (result.unknown ?? []).filter(Boolean).length;
     setStatus('ready', `${result.model} · ${n} token${n === 1 ? '' : 's'}${unk ? ` (${unk} unknown)` : ''} · ${Math.round(ms)} ms`);

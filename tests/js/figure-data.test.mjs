@@ -1,0 +1,111 @@
+// figure-data.test.mjs — web/analysis/figure-data.js: rows → figure records, defensive about skipped rows
+// and missing fields; and web/experiments-info.js headline numbers.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  usedRows, classOf, kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans,
+  randomizationMeans,
+} from '../../web/analysis/figure-data.js';
+import { EXPERIMENT_INFO, LIVE_EXPERIMENTS, infoFor, pick, RANKINGS } from '../../web/experiments-info.js';
+
+test('usedRows drops skipped / error / non-object rows; classOf prefers the gold label', () => {
+  const rows = [{ index: 0 }, { skipped: 'single token' }, { error: 'x' }, null, 3];
+  assert.equal(usedRows(rows).length, 1);
+  assert.equal(usedRows(undefined).length, 0);
+  assert.equal(classOf({ label: 1, predicted: 0 }), 1);
+  assert.equal(classOf({ label: -1, predicted: 0 }), 0);
+  assert.equal(classOf({}), null);
+});
+
+test('kendall records keep only finite taus (null = undefined tau)', () => {
+  const rows = [
+    { label: 0, tau_gradient: 0.4, tau_loo: null },
+    { label: 1, tau_gradient: -0.2, tau_loo: 0.1 },
+    { skipped: 'no tokens', tau_gradient: 1 },
+  ];
+  assert.deepEqual(kendallRecords(rows), [
+    { measure: 'gradient', tau: 0.4, cls: 0 },
+    { measure: 'gradient', tau: -0.2, cls: 1 },
+    { measure: 'leave_one_out', tau: 0.1, cls: 1 },
+  ]);
+});
+
+test('value and point records', () => {
+  const rows = [{ label: 0, max_jsd: 0.6, max_attention: 0.5, median_delta: 0.01 }, { label: 1, max_jsd: 'x' }];
+  assert.deepEqual(valueRecords(rows, 'max_jsd'), [{ value: 0.6, cls: 0 }]);
+  assert.deepEqual(pointRecords(rows, 'max_attention', 'median_delta'), [{ x: 0.5, y: 0.01, cls: 0 }]);
+});
+
+test('erase-until-flip: ranking keys in the preferred order, records and flip rates', () => {
+  const r = (f, flipped) => ({ removed: 1, fraction: f, flipped, curve: [0.4] });
+  const rows = [
+    { label: 0, random: r(1, false), attention: r(0.5, true), extra_rank: r(0.1, true), num_tokens: 4 },
+    { label: 1, random: r(0.5, true), attention: r(0.25, true), extra_rank: r(0.2, true) },
+    { skipped: 'single token' },
+  ];
+  const keys = rankingKeys(rows, RANKINGS);
+  assert.deepEqual(keys, ['attention', 'random', 'extra_rank']);
+  assert.equal(flipRecords(rows, keys).length, 6);
+  const rates = flipRates(rows, keys);
+  assert.equal(rates.random.flip_rate, 0.5);
+  assert.equal(rates.random.fraction_mean, 0.75);
+  assert.equal(rates.attention.flip_rate, 1);
+});
+
+test('eraser means over rows, per measure and per k', () => {
+  const m = (c, s) => ({ comprehensiveness: [c, c], sufficiency: [s, s], aopc_comprehensiveness: c, aopc_sufficiency: s });
+  const rows = [
+    { measures: { attention: m(0.2, 0.1), random: m(0.0, 0.3) } },
+    { measures: { attention: m(0.4, 0.3), random: m(0.1, 0.1), new_measure: m(1, 1) } },
+    { skipped: 'no tokens' },
+  ];
+  const means = eraserMeans(rows, ['attention', 'gradient', 'random']);
+  assert.deepEqual(means.map((x) => x.measure), ['attention', 'random', 'new_measure'], 'absent measures are dropped, new ones kept');
+  const att = means[0];
+  assert.equal(att.n, 2);
+  assert.ok(Math.abs(att.aopc_comprehensiveness - 0.3) < 1e-12);
+  assert.ok(Math.abs(att.aopc_sufficiency - 0.2) < 1e-12);
+  assert.equal(att.comprehensiveness.length, 2);
+});
+
+test('randomization means per stage and measure', () => {
+  const rows = [
+    { stages: [{ stage: 'decoder', measures: { gradient: { spearman: 0.5 }, attention: { spearman: null } } }] },
+    { stages: [{ stage: 'decoder', measures: { gradient: { spearman: 0.7 } } }] },
+  ];
+  const m = randomizationMeans(rows);
+  const g = m.find((x) => x.measure === 'gradient');
+  assert.ok(Math.abs(g.spearman - 0.6) < 1e-12);
+  assert.equal(g.n, 2);
+  assert.ok(Number.isNaN(m.find((x) => x.measure === 'attention').spearman));
+});
+
+test('experiment info: every live experiment has a title, paper and explanation; headlines never throw', () => {
+  for (const name of LIVE_EXPERIMENTS) {
+    const info = EXPERIMENT_INFO[name];
+    assert.ok(info, name);
+    for (const k of ['title', 'paper', 'live', 'dataset', 'figure']) assert.ok(info[k].length > 10, `${name}.${k}`);
+  }
+  for (const [name, info] of Object.entries(EXPERIMENT_INFO)) {
+    for (const s of [undefined, null, {}, { measures: 3 }]) assert.doesNotThrow(() => info.headline(s), name);
+  }
+  const h = EXPERIMENT_INFO.adversarial.headline({ mean_max_jsd: 0.5, 'fraction_jsd_above_0.4': 0.9 });
+  assert.equal(h[0].value, 0.5);
+  assert.equal(h[2].value, 0.9);
+  assert.ok(Number.isNaN(h[1].value));
+  const k = EXPERIMENT_INFO.kendall.headline({ tau_gradient_mean: 0.3, tau_gradient_std: 0.2, fraction_significant: { gradient: 0.4 } });
+  assert.deepEqual(k[0].value, [0.3, 0.2]);
+  assert.equal(k[2].value, 0.4);
+  const e = EXPERIMENT_INFO.eraser.headline({ measures: {
+    attention: { aopc_comprehensiveness_mean: 0.3, aopc_sufficiency_mean: 0.2 },
+    gradient: { aopc_comprehensiveness_mean: 0.1, aopc_sufficiency_mean: 0.05 },
+    random: { aopc_comprehensiveness_mean: 0.09, aopc_sufficiency_mean: 0.3 },
+  } });
+  assert.deepEqual(e.map((x) => x.value), [0.3, 0.09, 0.05, 0.3]);
+  assert.match(e[0].label, /most comprehensive: attention/);
+  assert.match(e[2].label, /most sufficient: gradient/);
+  assert.match(EXPERIMENT_INFO.eraser.headline({})[0].label, /n\/a/);
+  assert.equal(infoFor('brand-new', 'does something').title, 'brand-new');
+  assert.equal(infoFor('brand-new', 'does something').live, 'does something');
+  assert.ok(Number.isNaN(pick({ a: { b: '1' } }, ['a', 'b'])));
+});

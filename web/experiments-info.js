@@ -1,0 +1,161 @@
+// experiments-info.js — what the page says about each debate experiment: title, paper, a one-line
+// plain-language explanation (for the live panel on one sentence and for the data-set run) and the headline
+// numbers of its summary. Pure data + pure functions; no DOM, works in Node.
+//
+// Contract:
+//   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?}] }
+//     kind: 'num' (a plain number) | 'pct' (a fraction shown as %) | 'mean±std' (value = [mean, std]);
+//     ref: the paper's number for comparison, when there is one. headline() reads the summary defensively:
+//     a missing or non-numeric field gives value NaN (shown as "n/a"), never an exception.
+//   LIVE_EXPERIMENTS — the experiments shown as live panels under a typed sentence, in order.
+//   infoFor(name, description) → EXPERIMENT_INFO[name], or a generic entry for an experiment the page does
+//     not know yet (title = name, the core's one-line description, no headline numbers).
+//   pick(obj, path) → the number at path (array of keys), or NaN.
+//   JSD_MAX = ln 2 (the Jensen-Shannon divergence bound with natural logarithms).
+
+export const JSD_MAX = Math.LN2;
+
+export const LIVE_EXPERIMENTS = Object.freeze(['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser']);
+
+export const RANKINGS = Object.freeze(['attention', 'gradient', 'attention_x_gradient', 'leave_one_out', 'random']);
+export const ERASER_MEASURES = Object.freeze(['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'random']);
+
+export const LABELS = Object.freeze({
+  attention: 'attention',
+  gradient: 'gradient',
+  attention_x_gradient: 'attention × gradient',
+  leave_one_out: 'leave-one-out',
+  integrated_gradients: 'integrated gradients',
+  random: 'random',
+});
+
+export function label(key) {
+  return LABELS[key] ?? String(key).replace(/_/g, ' ');
+}
+
+export function pick(obj, path) {
+  let v = obj;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return NaN;
+    v = v[k];
+  }
+  return typeof v === 'number' ? v : NaN;
+}
+
+const JW = 'Jain & Wallace 2019, “Attention is not Explanation”';
+const SS = 'Serrano & Smith 2019, “Is Attention Interpretable?”';
+
+export const EXPERIMENT_INFO = Object.freeze({
+  adversarial: {
+    title: 'Adversarial attention',
+    paper: JW,
+    live: 'Search for a very different attention distribution that leaves the prediction (almost) unchanged. If one exists, the model’s attention is not the only explanation of this decision.',
+    dataset: 'For each sentence, the largest Jensen-Shannon divergence (JSD) between the model’s attention and an adversarial attention whose output stays within ε = 0.01 (TVD).',
+    figure: 'Histogram of the maximum adversarial JSD per sentence, by class (the bound is ln 2 ≈ 0.693). Mass near the bound: attention can be changed almost completely without changing the prediction.',
+    headline: (s) => [
+      { label: 'mean max JSD', value: pick(s, ['mean_max_jsd']), kind: 'num' },
+      { label: 'median max JSD', value: pick(s, ['median_max_jsd']), kind: 'num' },
+      { label: 'sentences with max JSD > 0.4', value: pick(s, ['fraction_jsd_above_0.4']), kind: 'pct' },
+      { label: 'sentences with an adversary found', value: pick(s, ['fraction_found']), kind: 'pct' },
+    ],
+  },
+  kendall: {
+    title: 'Attention vs gradient and leave-one-out (Kendall τ)',
+    paper: JW,
+    live: 'Rank agreement between attention and the gradient / leave-one-out importance of the tokens.',
+    dataset: 'For each sentence, Kendall τ between the attention weights and (a) gradient importance, (b) leave-one-out importance.',
+    figure: 'Histograms of τ per sentence, by class. τ = 1: the same ranking; near 0: unrelated.',
+    headline: (s) => [
+      { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40' },
+      { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34' },
+      { label: 'significant τ (p < 0.05), gradient', value: pick(s, ['fraction_significant', 'gradient']), kind: 'pct' },
+      { label: 'significant τ (p < 0.05), leave-one-out', value: pick(s, ['fraction_significant', 'loo']), kind: 'pct' },
+    ],
+  },
+  permutation: {
+    title: 'Permuted attention',
+    paper: JW,
+    live: 'Shuffle the attention weights 100 times and see how much the output moves (|Δŷ|). Small changes mean the model barely uses which token gets which weight.',
+    dataset: 'For each sentence, the median output change |Δŷ| (TVD) over 100 random permutations of its attention weights.',
+    figure: 'Median |Δŷ| under permutation against the sentence’s largest attention weight, by class. Points near 0 even at high max attention: peaked attention that does not matter.',
+    headline: (s) => [
+      { label: 'mean of median |Δŷ|', value: pick(s, ['median_delta_mean']), kind: 'num' },
+      { label: 'median of median |Δŷ|', value: pick(s, ['median_delta_median']), kind: 'num' },
+      { label: 'sentences with median |Δŷ| < 0.01', value: pick(s, ['fraction_median_delta_below_0.01']), kind: 'pct' },
+    ],
+  },
+  'erase-max': {
+    title: 'Erase the top attention weight vs a random one',
+    paper: SS,
+    live: 'Zero the single highest attention weight (renormalising the rest), and separately a random other one: if attention ranks importance, erasing the top weight should move the output more.',
+    dataset: 'For each sentence, the output change (JSD) and decision flip after erasing the highest attention weight vs a random other weight.',
+    figure: 'JSD after erasing the top weight against JSD after erasing a random weight (log scales; the diagonal is “no difference”). Points above it: the top weight mattered more.',
+    headline: (s) => [
+      { label: 'mean JSD, top weight erased', value: pick(s, ['jsd_max_mean']), kind: 'num' },
+      { label: 'mean JSD, random weight erased', value: pick(s, ['jsd_random_mean']), kind: 'num' },
+      { label: 'decision flips, top weight', value: pick(s, ['flip_rate_max']), kind: 'pct' },
+      { label: 'decision flips, random weight', value: pick(s, ['flip_rate_random']), kind: 'pct' },
+      { label: 'sentences where top > random', value: pick(s, ['fraction_jsd_max_greater']), kind: 'pct' },
+    ],
+  },
+  'erase-until-flip': {
+    title: 'Erase weights until the decision flips',
+    paper: SS,
+    live: 'Remove attention weights one by one in the order each method ranks them, until the predicted class changes. A faithful ranking flips the decision after few removals.',
+    dataset: 'For each sentence and ranking, the fraction of attention weights removed (in ranking order) before the decision flips (1 when it never flips).',
+    figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most.',
+    headline: (s) => RANKINGS.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct' })),
+  },
+  eraser: {
+    title: 'ERASER comprehensiveness and sufficiency',
+    paper: 'DeYoung et al. 2020, “ERASER: A Benchmark to Evaluate Rationalized NLP Models”',
+    live: 'Take each method’s top k % tokens as the rationale. Comprehensiveness: how much the prediction drops without them (higher is more faithful). Sufficiency: how much it drops with only them (lower is more faithful).',
+    dataset: 'For each sentence and importance measure, comprehensiveness and sufficiency at k = 1, 5, 10, 20, 50 % of the tokens, and their mean (AOPC).',
+    figure: 'Mean AOPC per measure: comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful). Random is the baseline to beat.',
+    headline: (s) => {
+      const c = (m) => pick(s, ['measures', m, 'aopc_comprehensiveness_mean']);
+      const f = (m) => pick(s, ['measures', m, 'aopc_sufficiency_mean']);
+      const named = ERASER_MEASURES.filter((m) => m !== 'random');
+      const best = (get, better) => named.reduce((b, m) => (Number.isFinite(get(m)) && (b === null || better(get(m), get(b))) ? m : b), null);
+      const bc = best(c, (x, y) => x > y);
+      const bs = best(f, (x, y) => x < y);
+      return [
+        { label: `most comprehensive: ${bc ? label(bc) : 'n/a'} (AOPC, higher is better)`, value: bc ? c(bc) : NaN, kind: 'num' },
+        { label: 'random baseline: AOPC comprehensiveness', value: c('random'), kind: 'num' },
+        { label: `most sufficient: ${bs ? label(bs) : 'n/a'} (AOPC, lower is better)`, value: bs ? f(bs) : NaN, kind: 'num' },
+        { label: 'random baseline: AOPC sufficiency', value: f('random'), kind: 'num' },
+      ];
+    },
+  },
+  randomization: {
+    title: 'Model randomisation sanity check',
+    paper: 'Adebayo et al. 2018, “Sanity Checks for Saliency Maps”',
+    live: 'Re-initialise the model layer by layer from the top and see whether each explanation changes.',
+    dataset: 'For each sentence and randomisation stage (decoder → attention → encoder → embedding), the rank correlation between each measure on the randomised and on the trained model.',
+    figure: 'Mean Spearman ρ between the explanation of the randomised and of the trained model, per stage. An explanation that stays correlated does not depend on what the model learned.',
+    headline: () => [],
+  },
+  seeds: {
+    title: 'Seed variance vs the adversary',
+    paper: 'Wiegreffe & Pinter 2019, “Attention is not not Explanation”',
+    live: 'Compare how far attention moves between models trained with different seeds with how far the adversary moves it.',
+    dataset: 'For each sentence, the JSD between the attention of this model and of the same recipe trained with other seeds, next to the adversary’s max JSD. Needs the other seeds’ models, which the core gets on the command line (the page has none to give it).',
+    figure: '',
+    headline: (s) => [
+      { label: 'mean JSD between seeds', value: pick(s, ['seed_jsd_mean']), kind: 'num' },
+      { label: 'mean adversarial JSD', value: pick(s, ['adversarial_jsd_mean']), kind: 'num' },
+      { label: 'sentences where the adversary goes beyond every seed', value: pick(s, ['fraction_adversary_beyond_every_seed']), kind: 'pct' },
+    ],
+  },
+});
+
+export function infoFor(name, description = '') {
+  return EXPERIMENT_INFO[name] ?? {
+    title: name,
+    paper: '',
+    live: description,
+    dataset: description,
+    figure: '',
+    headline: () => [],
+  };
+}

@@ -1,0 +1,210 @@
+// debate-figures.js — the paper-style figure of a data-set run, one per experiment, drawn with Observable
+// Plot from the rows (so it can grow while the run goes on).
+//
+// Contract:
+//   hasFigure(name)                              → true when `name` has a figure here
+//   renderDebateFigure(container, name, rows, { classNames, width })
+//     Replaces the container's children with the figure(s) for experiment `name`:
+//       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class
+//       adversarial       histogram of the max JSD per sentence, stacked by class, on [0, ln 2]
+//       permutation       scatter: median |Δŷ| vs max attention, per class
+//       erase-max         scatter: JSD after erasing the top weight vs a random one (log–log, diagonal)
+//       erase-until-flip  box plots of the fraction of weights removed before the flip, per ranking
+//       eraser            bars: mean AOPC comprehensiveness and sufficiency per measure
+//       randomization     lines: mean Spearman ρ per randomisation stage, per measure
+//     Each chart is a .chart element with data-chart=<id> and data-n = the number of records drawn.
+//     With no usable rows yet it shows a short note instead. Throws only when Plot is missing.
+import { el } from './dom.js';
+import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
+import { histogram } from '../analysis/histogram.js';
+import {
+  kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, randomizationMeans,
+} from '../analysis/figure-data.js';
+import { JSD_MAX, RANKINGS, ERASER_MEASURES, label } from '../experiments-info.js';
+
+const FLOOR = 1e-7; // log axes: smaller divergences are drawn at this value
+const intTicks = (d) => (Number.isInteger(d) ? String(d) : ''); // count axes: no 0.5 sentences
+
+function className(names, c) {
+  return c === null || c === undefined ? 'unknown' : (names[c] ?? `class ${c}`);
+}
+
+// Per-class histograms of `records` ({value, cls}), stacked, with precomputed bins.
+function classHistogram(Plot, records, { domain, bins = 20, names, width, xLabel, title, rules = [] }) {
+  const classes = [...new Set(records.map((r) => r.cls))].sort((a, b) => (a ?? -1) - (b ?? -1));
+  const data = [];
+  for (const c of classes) {
+    const { bins: b } = histogram(records.filter((r) => r.cls === c).map((r) => r.value), { domain, bins });
+    for (const x of b) data.push({ ...x, cls: className(names, c) });
+  }
+  const present = classes.map((c) => className(names, c));
+  return Plot.plot({
+    ...baseOptions(width),
+    height: 240,
+    title,
+    x: { label: xLabel, domain },
+    y: { label: '↑ sentences', grid: true, tickFormat: intTicks },
+    color: classColor(present.length ? present : names),
+    marks: [
+      // stacked by class (Plot's rectY stacks): the bar height is the count over all classes
+      Plot.rectY(data, { x1: 'x0', x2: 'x1', y: 'count', fill: 'cls', fillOpacity: 0.7, inset: 0.5,
+        title: (d) => `${d.cls}: ${d.count} in [${d.x0.toFixed(3)}, ${d.x1.toFixed(3)})` }),
+      Plot.ruleY([0]),
+      ...rules,
+    ],
+  });
+}
+
+function chart(id, n, figure, caption) {
+  const box = el('div', 'chart', null, { 'data-chart': id, 'data-n': n });
+  box.append(figure);
+  if (caption) box.append(el('p', 'chart-caption', caption));
+  return box;
+}
+
+const FIGURES = {
+  kendall(Plot, rows, { names, width }) {
+    const recs = kendallRecords(rows);
+    const half = Math.max(300, Math.floor((width - 16) / 2));
+    return ['gradient', 'leave_one_out'].map((m) => {
+      const mine = recs.filter((r) => r.measure === m).map((r) => ({ value: r.tau, cls: r.cls }));
+      const fig = classHistogram(Plot, mine, {
+        domain: [-1, 1], names, width: half, xLabel: `Kendall τ (attention vs ${label(m)}) →`,
+        title: `Attention vs ${label(m)}`, rules: [Plot.ruleX([0], { stroke: '#888', strokeDasharray: '3,3' })],
+      });
+      return chart(`kendall-${m}`, mine.length, fig);
+    });
+  },
+
+  adversarial(Plot, rows, { names, width }) {
+    const recs = valueRecords(rows, 'max_jsd');
+    const fig = classHistogram(Plot, recs, {
+      domain: [0, JSD_MAX], names, width, xLabel: 'max JSD between the model’s and an adversarial attention (output within ε) →',
+      rules: [
+        Plot.ruleX([JSD_MAX], { stroke: '#b2182b', strokeDasharray: '4,3' }),
+        Plot.text([JSD_MAX], { x: (d) => d, frameAnchor: 'top', textAnchor: 'end', dx: -4, text: () => 'ln 2 (max)', fill: '#b2182b' }),
+      ],
+    });
+    return [chart('adversarial', recs.length, fig)];
+  },
+
+  permutation(Plot, rows, { names, width }) {
+    const pts = pointRecords(rows, 'max_attention', 'median_delta').map((p) => ({ ...p, cls: className(names, p.cls) }));
+    const fig = Plot.plot({
+      ...baseOptions(width),
+      height: 300,
+      x: { label: 'largest attention weight of the sentence →', domain: [0, 1], grid: true },
+      y: { label: '↑ median |Δŷ| over 100 permutations', grid: true, nice: true, zero: true },
+      color: classColor([...new Set(pts.map((p) => p.cls))].sort()),
+      marks: [
+        Plot.ruleY([0]),
+        Plot.dot(pts, { x: 'x', y: 'y', stroke: 'cls', r: 2.5, strokeOpacity: 0.7, title: (d) => `max α ${d.x.toFixed(3)}, median |Δŷ| ${d.y.toPrecision(3)}` }),
+      ],
+    });
+    return [chart('permutation', pts.length, fig)];
+  },
+
+  'erase-max'(Plot, rows, { width }) {
+    const pts = pointRecords(rows, 'jsd_random', 'jsd_max').map((p) => ({ x: Math.max(p.x, FLOOR), y: Math.max(p.y, FLOOR) }));
+    const lo = FLOOR;
+    const hi = JSD_MAX;
+    const side = Math.min(width, 520);
+    const ticks = [1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1];
+    const tickFormat = (d) => (d === 1e-1 ? '0.1' : d.toExponential(0).replace('e-', 'e−'));
+    const fig = Plot.plot({
+      ...baseOptions(side),
+      height: side - 40,
+      x: { type: 'log', label: 'JSD after erasing a random weight →', domain: [lo, hi], ticks, tickFormat, grid: true },
+      y: { type: 'log', label: '↑ JSD after erasing the top weight', domain: [lo, hi], ticks, tickFormat, grid: true },
+      marks: [
+        Plot.line([[lo, lo], [hi, hi]], { stroke: '#888', strokeDasharray: '4,3' }),
+        Plot.dot(pts, { x: 'x', y: 'y', stroke: '#5b3fa0', r: 2.5, strokeOpacity: 0.7, title: (d) => `top ${d.y.toPrecision(3)}, random ${d.x.toPrecision(3)}` }),
+      ],
+    });
+    return [chart('erase-max', pts.length, fig, `Values below ${FLOOR} are drawn at ${FLOOR}. Dashed: top = random.`)];
+  },
+
+  'erase-until-flip'(Plot, rows, { width }) {
+    const keys = rankingKeys(rows, RANKINGS);
+    const recs = flipRecords(rows, keys).map((r) => ({ ...r, ranking: label(r.ranking) }));
+    const rates = flipRates(rows, keys);
+    const fig = Plot.plot({
+      ...baseOptions(width),
+      height: 60 + 44 * Math.max(1, keys.length),
+      marginLeft: 150,
+      x: { label: 'fraction of attention weights removed before the decision flips →', domain: [0, 1], grid: true, tickFormat: '.0%' },
+      y: { label: null, domain: keys.map(label) },
+      color: { ...measureColor(keys, label), legend: false }, // the y axis names the rankings
+      marks: [Plot.boxX(recs, { x: 'fraction', y: 'ranking', fill: 'ranking', fillOpacity: 0.35, stroke: 'ranking', r: 1.5 })],
+    });
+    const caption = 'Flip rate (sentences whose decision flips at all): ' +
+      keys.map((k) => `${label(k)} ${Number.isFinite(rates[k].flip_rate) ? (rates[k].flip_rate * 100).toFixed(0) + ' %' : 'n/a'}`).join(' · ') +
+      '. A sentence that never flips counts as fraction 1.';
+    return [chart('erase-until-flip', recs.length, fig, caption)];
+  },
+
+  eraser(Plot, rows, { width }) {
+    const means = eraserMeans(rows, ERASER_MEASURES).map((m) => ({ ...m, name: label(m.measure) }));
+    const keys = means.map((m) => m.measure);
+    const half = Math.max(300, Math.floor((width - 16) / 2));
+    const bars = (field, title, xLabel) => Plot.plot({
+      ...baseOptions(half),
+      height: 60 + 34 * Math.max(1, means.length),
+      marginLeft: 140,
+      marginRight: 52,
+      title,
+      x: { label: xLabel, grid: true, nice: true },
+      y: { label: null, domain: means.map((m) => m.name) },
+      color: { ...measureColor(keys, label), legend: false }, // the y axis names the measures
+      marks: [
+        Plot.barX(means, { x: field, y: 'name', fill: 'name', title: (d) => `${d.name}: ${d[field].toFixed(4)} (n = ${d.n})` }),
+        Plot.ruleX([0]),
+        Plot.text(means, { x: field, y: 'name', text: (d) => d[field].toFixed(3), dx: 4, textAnchor: 'start' }),
+      ],
+    });
+    return [
+      chart('eraser-comprehensiveness', means.length, bars('aopc_comprehensiveness', 'Comprehensiveness (higher = more faithful)', 'mean AOPC comprehensiveness →')),
+      chart('eraser-sufficiency', means.length, bars('aopc_sufficiency', 'Sufficiency (lower = more faithful)', 'mean AOPC sufficiency →')),
+    ];
+  },
+
+  randomization(Plot, rows, { width }) {
+    const recs = randomizationMeans(rows).filter((r) => Number.isFinite(r.spearman)).map((r) => ({ ...r, name: label(r.measure) }));
+    const stages = [...new Map(recs.map((r) => [r.stageIndex, r.stage])).entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    const keys = [...new Set(recs.map((r) => r.measure))];
+    const fig = Plot.plot({
+      ...baseOptions(width),
+      height: 280,
+      x: { label: 'layers randomised, from the top →', domain: stages, type: 'point', padding: 0.3 },
+      y: { label: '↑ mean Spearman ρ with the trained model’s explanation', domain: [-0.2, 1], grid: true },
+      color: measureColor(keys, label),
+      marks: [
+        Plot.ruleY([0]),
+        Plot.line(recs, { x: 'stage', y: 'spearman', stroke: 'name', strokeWidth: 2 }),
+        Plot.dot(recs, { x: 'stage', y: 'spearman', fill: 'name', r: 3.5 }),
+      ],
+    });
+    return [chart('randomization', recs.length, fig)];
+  },
+};
+
+export function hasFigure(name) {
+  return Object.hasOwn(FIGURES, name);
+}
+
+export function renderDebateFigure(container, name, rows, { classNames = ['negative', 'positive'], width = 900 } = {}) {
+  if (!hasFigure(name)) {
+    container.replaceChildren(el('p', 'chart-note', 'This experiment has no figure on this page yet; the summary numbers and the downloads have everything.'));
+    return;
+  }
+  const Plot = getPlot();
+  const charts = FIGURES[name](Plot, rows, { names: classNames, width });
+  const total = charts.reduce((a, c) => a + Number(c.dataset.n), 0);
+  if (total === 0) {
+    container.replaceChildren(el('p', 'chart-note', 'Nothing to draw yet: no sentence with a result so far.'));
+    return;
+  }
+  const grid = el('div', `charts charts-${charts.length}`);
+  grid.append(...charts);
+  container.replaceChildren(grid);
+}

@@ -1,0 +1,330 @@
+// debate-view.js — the Debate lab: run one debate experiment over the first N sentences of the SST-2 test
+// set in the worker, with progress and cancel, then the summary numbers, the paper-style figure and the
+// rows as CSV / JSON downloads.
+//
+// Contract:
+//   mountDebateView(section, { client, store }) → { apply(state), progress(msg) }
+//     section  the #view-debate element of index.html; client a CoreClient; store the URL-backed state.
+//   apply(state) sets the pickers from state.experiment / model / n / seed (a value the page cannot use is
+//     replaced, with a notice). Nothing runs until the user presses Run; a link reproduces the settings.
+//   Run: runtime/dataset-run.js over manifest.datasets' "sst2-test" (chunks of 2–25 sentences); the figure
+//     grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
+//     partial. Controls are disabled while a run is going.
+//   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
+//   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
+//   the experiment skipped; their reasons are listed in the result line) once a run ends;
+//   #debate-csv / #debate-json are download links (Blob URLs) then.
+import { el } from '../render/dom.js';
+import { widthOf } from '../render/plot-lib.js';
+import { renderDebateFigure } from '../render/debate-figures.js';
+import { renderHeadline, renderAllNumbers } from '../render/summary-table.js';
+import { runDataset } from '../runtime/dataset-run.js';
+import { rowsToCsv } from '../analysis/csv.js';
+import { infoFor } from '../experiments-info.js';
+
+const DATASET = 'sst2-test';
+const REDRAW_MS = 400;
+
+function seconds(s) {
+  if (!Number.isFinite(s)) return '';
+  return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+export function mountDebateView(section, { client, store }) {
+  const $ = (sel) => section.querySelector(sel);
+  const expSelect = $('#debate-experiment');
+  const modelSelect = $('#debate-model');
+  const nInput = $('#debate-n');
+  const allButton = $('#debate-all');
+  const seedInput = $('#debate-seed');
+  const runButton = $('#debate-run');
+  const cancelButton = $('#debate-cancel');
+  const about = $('#debate-about');
+  const bar = $('#debate-progress');
+  const barText = $('#debate-progress-text');
+  const messageEl = $('#debate-message');
+  const noticeEl = $('#debate-notice');
+  const resultEl = $('#debate-result');
+  const titleEl = $('#debate-result-title');
+  const stateEl = $('#debate-result-state');
+  const headlineEl = $('#debate-headline');
+  const figureEl = $('#debate-figure');
+  const captionEl = $('#debate-figure-caption');
+  const allNumbersEl = $('#debate-all-numbers');
+  const csvLink = $('#debate-csv');
+  const jsonLink = $('#debate-json');
+
+  let models = null;
+  let dataset = null; // manifest entry
+  let experiments = null; // [{name, description}]
+  let loadError = '';
+  let running = false;
+  let cancelRequested = false;
+  let urls = [];
+  const notices = { model: '', experiment: '' };
+
+  const setStatus = (s) => {
+    section.dataset.status = s;
+  };
+  const showMessage = (text) => {
+    messageEl.textContent = text;
+    messageEl.hidden = !text;
+  };
+  const renderNotice = () => {
+    const text = Object.values(notices).filter(Boolean).join('\n');
+    noticeEl.textContent = text;
+    noticeEl.hidden = !text;
+  };
+  const maxN = () => (Number.isInteger(dataset?.n) && dataset.n > 0 ? dataset.n : 1821);
+
+  function setControlsDisabled(disabled) {
+    for (const c of [expSelect, modelSelect, nInput, allButton, seedInput, runButton]) c.disabled = disabled || !experiments?.length || !models;
+    cancelButton.disabled = !running || cancelRequested;
+  }
+
+  function describeExperiment(name) {
+    const e = experiments?.find((x) => x.name === name);
+    const info = infoFor(name, e?.description ?? '');
+    about.replaceChildren(el('b', null, info.title), info.paper ? el('span', 'paper-inline', ` — ${info.paper}. `) : ' ', info.dataset || e?.description || '');
+  }
+
+  // --- pickers ------------------------------------------------------------------------------------
+  function sync() {
+    const st = store.get();
+    if (experiments) {
+      let name = st.experiment;
+      if (!experiments.some((e) => e.name === name)) {
+        const fallback = experiments.some((e) => e.name === 'adversarial') ? 'adversarial' : experiments[0]?.name;
+        notices.experiment = experiments.length
+          ? `The experiment "${name}" is not available in this build; showing ${fallback} instead.`
+          : 'This build of the core has no experiments (rebuild it: bash scripts/build-wasm.sh).';
+        name = fallback;
+        if (name) store.update({ experiment: name });
+      } else notices.experiment = '';
+      if (name) {
+        expSelect.value = name;
+        describeExperiment(name);
+      }
+    }
+    if (models) {
+      let m = st.model;
+      if (!models.some((x) => x.name === m)) {
+        notices.model = `The model "${m}" from the link is not available here; using ${models[0].name} instead.`;
+        m = models[0].name;
+        store.update({ model: m });
+      } else notices.model = '';
+      modelSelect.value = m;
+    }
+    const n = Math.min(store.get().n, maxN());
+    nInput.max = String(maxN());
+    nInput.value = String(n);
+    allButton.textContent = `All (${maxN().toLocaleString('en')})`;
+    seedInput.value = String(store.get().seed);
+    renderNotice();
+  }
+
+  expSelect.addEventListener('change', () => {
+    store.update({ experiment: expSelect.value });
+    notices.experiment = '';
+    renderNotice();
+    describeExperiment(expSelect.value);
+  });
+  modelSelect.addEventListener('change', () => {
+    store.update({ model: modelSelect.value });
+    notices.model = '';
+    renderNotice();
+  });
+  nInput.addEventListener('change', () => {
+    const v = Math.round(Number(nInput.value));
+    const n = Number.isFinite(v) ? Math.min(maxN(), Math.max(1, v)) : store.get().n;
+    nInput.value = String(n);
+    store.update({ n });
+  });
+  allButton.addEventListener('click', () => {
+    nInput.value = String(maxN());
+    store.update({ n: maxN() });
+  });
+  seedInput.addEventListener('change', () => {
+    const v = Number(seedInput.value);
+    if (/^\d+$/.test(seedInput.value.trim()) && Number.isSafeInteger(v)) store.update({ seed: v });
+    else seedInput.value = String(store.get().seed); // keep the last valid seed
+  });
+  runButton.addEventListener('click', () => start());
+  cancelButton.addEventListener('click', () => {
+    if (!running) return;
+    cancelRequested = true;
+    setStatus('cancelling');
+    barText.textContent = `${barText.textContent.split(' · ')[0]} · stopping after the current chunk…`;
+    setControlsDisabled(true);
+  });
+
+  // --- a run ------------------------------------------------------------------------------------------
+  function clearDownloads() {
+    for (const u of urls) URL.revokeObjectURL(u);
+    urls = [];
+    csvLink.removeAttribute('href');
+    jsonLink.removeAttribute('href');
+    $('#debate-downloads').hidden = true;
+  }
+
+  function offerDownloads(cfg, res) {
+    clearDownloads();
+    const base = `attnlab-${cfg.name}-${cfg.model}-${cfg.dataset}-n${res.done}-seed${cfg.seed}${res.cancelled ? '-partial' : ''}`;
+    const json = {
+      experiment: cfg.name,
+      model: cfg.model,
+      dataset: cfg.dataset,
+      seed: cfg.seed,
+      params: {},
+      n_requested: cfg.n,
+      n: res.done,
+      partial: res.cancelled || Boolean(res.error),
+      error: res.error ?? undefined,
+      seconds: res.seconds,
+      summary: res.summary,
+      rows: res.rows,
+    };
+    const make = (link, text, type, name) => {
+      const url = URL.createObjectURL(new Blob([text], { type }));
+      urls.push(url);
+      link.href = url;
+      link.download = name;
+    };
+    make(csvLink, rowsToCsv(res.rows), 'text/csv;charset=utf-8', `${base}.csv`);
+    make(jsonLink, JSON.stringify(json, null, 1), 'application/json', `${base}.json`);
+    $('#debate-downloads').hidden = false;
+  }
+
+  function drawFigure(cfg, rows, classNames) {
+    try {
+      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNames ?? ['negative', 'positive'], width: widthOf(figureEl, 900) });
+    } catch (e) {
+      figureEl.replaceChildren(el('p', 'message error', `The figure could not be drawn: ${e.message}`));
+    }
+  }
+
+  async function start() {
+    if (running || !experiments || !models) return;
+    const st = store.get();
+    const cfg = { name: st.experiment, model: st.model, n: Math.min(st.n, maxN()), seed: st.seed, dataset: dataset?.name ?? DATASET };
+    const info = infoFor(cfg.name, experiments.find((e) => e.name === cfg.name)?.description);
+    running = true;
+    cancelRequested = false;
+    showMessage('');
+    clearDownloads();
+    setStatus('running');
+    setControlsDisabled(true);
+    resultEl.hidden = false;
+    resultEl.dataset.partial = 'false';
+    resultEl.dataset.rows = '0';
+    titleEl.textContent = `${info.title} · ${cfg.model} · first ${cfg.n.toLocaleString('en')} sentences of ${cfg.dataset} · seed ${cfg.seed}`;
+    stateEl.textContent = 'Running…';
+    stateEl.className = 'result-state';
+    captionEl.textContent = info.figure ?? '';
+    headlineEl.replaceChildren();
+    allNumbersEl.replaceChildren();
+    figureEl.replaceChildren(el('p', 'chart-note', 'The figure appears after the first chunk.'));
+    bar.max = cfg.n;
+    bar.value = 0;
+    barText.textContent = `0 / ${cfg.n.toLocaleString('en')} sentences · starting…`;
+
+    let lastDraw = 0;
+    const res = await runDataset({
+      client, model: cfg.model, name: cfg.name, dataset: cfg.dataset, n: cfg.n, seed: cfg.seed, params: {},
+      isCancelled: () => cancelRequested,
+      onChunk: ({ rows, done, limit, classNames, seconds: s }) => {
+        bar.max = limit;
+        bar.value = done;
+        resultEl.dataset.rows = String(rows.length);
+        const left = done > 0 && done < limit ? ` · about ${seconds((s / done) * (limit - done))} left` : '';
+        barText.textContent = `${done.toLocaleString('en')} / ${limit.toLocaleString('en')} sentences · ${seconds(s)}${left}` +
+          (cancelRequested ? ' · stopping after the current chunk…' : '');
+        if (performance.now() - lastDraw > REDRAW_MS) {
+          drawFigure(cfg, rows, classNames);
+          lastDraw = performance.now();
+        }
+      },
+    });
+    running = false;
+    cancelRequested = false;
+    finish(cfg, info, res);
+  }
+
+  function finish(cfg, info, res) {
+    const partial = res.cancelled || Boolean(res.error);
+    resultEl.dataset.partial = String(partial);
+    resultEl.dataset.rows = String(res.rows.length);
+    bar.max = Math.max(1, res.limit);
+    bar.value = res.done;
+    const skippedRows = res.rows.filter((r) => r?.skipped);
+    const reasons = [...new Set(skippedRows.map((r) => String(r.skipped)))];
+    const skippedText = skippedRows.length
+      ? ` (${skippedRows.length === res.rows.length ? 'all' : skippedRows.length} skipped by the experiment: ${reasons.slice(0, 3).join('; ')})`
+      : '';
+    resultEl.dataset.skipped = String(skippedRows.length);
+    barText.textContent = `${res.done.toLocaleString('en')} / ${res.limit.toLocaleString('en')} sentences · ${seconds(res.seconds)}`;
+    if (res.error) {
+      showMessage(`The run stopped: ${res.error}`);
+      stateEl.textContent = `Partial result: stopped by an error after ${res.done} of ${res.limit} sentences${skippedText}.`;
+    } else if (res.cancelled) {
+      stateEl.textContent = `Partial result: cancelled after ${res.done} of ${res.limit} sentences${skippedText}.`;
+    } else {
+      stateEl.textContent = `Complete: ${res.done.toLocaleString('en')} sentences in ${seconds(res.seconds)}${skippedText}.`;
+    }
+    stateEl.className = `result-state${partial ? ' partial' : ''}`;
+    if (res.summary) {
+      // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
+      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? info.headline(res.summary) : []);
+      renderAllNumbers(allNumbersEl, res.summary);
+    }
+    if (res.rows.length) {
+      drawFigure(cfg, res.rows, res.classNames);
+      offerDownloads(cfg, res);
+    } else {
+      figureEl.replaceChildren(el('p', 'chart-note', 'No sentence was run.'));
+    }
+    setStatus(res.error ? 'error' : res.cancelled ? 'cancelled' : 'done');
+    sync(); // the link may have changed while the run was going
+    setControlsDisabled(false);
+  }
+
+  // --- wiring -------------------------------------------------------------------------------------------
+  function progress(msg) {
+    if (!running || msg.stage === 'ready') return;
+    if (msg.stage === 'weights' && msg.total > 0) {
+      barText.textContent = `Loading ${msg.model}: ${Math.round((100 * msg.loaded) / msg.total)} %…`;
+    } else if (bar.value === 0) barText.textContent = 'Loading the model…';
+  }
+
+  function apply() {
+    if (!running) sync();
+  }
+
+  setStatus('loading');
+  setControlsDisabled(true);
+  Promise.all([client.manifest(), client.experimentNames()])
+    .then(([manifest, names]) => {
+      models = manifest.models;
+      const sets = Array.isArray(manifest.datasets) ? manifest.datasets : [];
+      dataset = sets.find((d) => d.name === DATASET) ?? sets[0] ?? null;
+      if (!dataset) throw new Error('The model list names no data set (manifest.datasets), so there is nothing to run on.');
+      experiments = names;
+      modelSelect.replaceChildren(...models.map((m) => new Option(m.name, m.name)));
+      expSelect.replaceChildren(...names.map((e) => {
+        const o = new Option(infoFor(e.name).title, e.name);
+        o.title = e.description ?? '';
+        return o;
+      }));
+      sync();
+      setStatus(loadError ? 'error' : 'idle');
+      setControlsDisabled(false);
+      barText.textContent = names.length ? 'Press Run to start.' : '';
+    })
+    .catch((e) => {
+      loadError = e.message;
+      showMessage(`${e.message}\nThe Debate lab cannot run until this is fixed (then reload).`);
+      setStatus('error');
+    });
+
+  return { apply, progress };
+}
