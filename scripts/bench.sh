@@ -12,3 +12,5 @@ echo; echo "## wasm in Node vs ONNX Runtime Web (tests/bench/bench-text.mjs)"
 node tests/bench/bench-text.mjs
 echo; echo "## wasm in Chromium vs ONNX Runtime Web (tests/bench/bench-browser.mjs)"
 node tests/bench/bench-browser.mjs
+echo; echo "## the Debate view over the whole SST-2 test set in Chromium (tests/bench/bench-debate-browser.mjs)"
+node tests/bench/bench-debate-browser.mjs
