@@ -152,13 +152,14 @@ Experiment adversarial_experiment() {
     std::vector<std::vector<double>> by_class(model.config.num_classes), by_bin(4);
     int found = 0;
     for (const auto& row : rows) {
-      if (row.contains("skipped")) continue;
-      const double jsd = row["max_jsd"].get<double>();
+      const double jsd = row_number(row, "max_jsd");
+      if (row.contains("skipped") || !std::isfinite(jsd)) continue;
       all.push_back(jsd);
-      found += row["found"].get<bool>();
-      const int cls = row.contains("label") ? row["label"].get<int>() : row["predicted"].get<int>();
+      found += row_flag(row, "found");
+      const int cls = row_class(row);
       if (cls >= 0 && cls < model.config.num_classes) by_class[cls].push_back(jsd);
-      by_bin[std::min(3, static_cast<int>(row["max_attention"].get<double>() * 4))].push_back(jsd);
+      const double max_attention = row_number(row, "max_attention");
+      if (std::isfinite(max_attention)) by_bin[std::clamp(static_cast<int>(max_attention * 4), 0, 3)].push_back(jsd);
     }
     auto above = [](const std::vector<double>& v, double x) {
       if (v.empty()) return std::nan("");

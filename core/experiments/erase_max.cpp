@@ -21,27 +21,9 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double num(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : kNaN;
-}
-
-bool flag(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_boolean() && it->get<bool>();
-}
-
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  if (inst.ids.size() == 1) return "single token";
-  return nullptr;
-}
-
 json run_erase_max(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng, const void*) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 2)) {
     row["skipped"] = why;
     return row;
   }
@@ -71,12 +53,12 @@ json summarize_erase_max(const TextModel&, const std::vector<json>& rows, const 
       ++skipped;
       continue;
     }
-    const double a = num(r, "jsd_max"), b = num(r, "jsd_random");
+    const double a = row_number(r, "jsd_max"), b = row_number(r, "jsd_random");
     jsd_max.push_back(a);
     jsd_rnd.push_back(b);
     if (a > b) ++greater;
-    if (flag(r, "flip_max")) ++flip_max;
-    if (flag(r, "flip_random")) ++flip_rnd;
+    if (row_flag(r, "flip_max")) ++flip_max;
+    if (row_flag(r, "flip_random")) ++flip_rnd;
   }
   const size_t n = jsd_max.size();
   const auto rate = [n](int k) { return n ? double(k) / n : kNaN; };

@@ -33,24 +33,6 @@ using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "leave_one_out", "random"};
 
-double num(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : kNaN;
-}
-
-bool flag(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_boolean() && it->get<bool>();
-}
-
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  if (inst.ids.size() == 1) return "single token";
-  return nullptr;
-}
-
 // Positions by descending score, ties (and NaN, ranked last) by position.
 std::vector<int> order_by(const std::vector<double>& score) {
   std::vector<int> order(score.size());
@@ -82,7 +64,7 @@ json erase_in_order(const TextModel& model, const FrozenEncoder& fe, const std::
 json run_erase_until_flip(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng,
                           const void*) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 2)) {
     row["skipped"] = why;
     return row;
   }
@@ -126,7 +108,7 @@ json summarize_erase_until_flip(const TextModel&, const std::vector<json>& rows,
   std::vector<const json*> all_flip;
   for (const json* r : used) {
     bool all = true;
-    for (const char* name : kRankings) all = all && flag(part(*r, name), "flipped");
+    for (const char* name : kRankings) all = all && row_flag(part(*r, name), "flipped");
     if (all) all_flip.push_back(r);
   }
   json out;
@@ -136,10 +118,10 @@ json summarize_erase_until_flip(const TextModel&, const std::vector<json>& rows,
     std::vector<double> fractions, fractions_all;
     int flips = 0;
     for (const json* r : used) {
-      fractions.push_back(num(part(*r, name), "fraction"));
-      if (flag(part(*r, name), "flipped")) ++flips;
+      fractions.push_back(row_number(part(*r, name), "fraction"));
+      if (row_flag(part(*r, name), "flipped")) ++flips;
     }
-    for (const json* r : all_flip) fractions_all.push_back(num(part(*r, name), "fraction"));
+    for (const json* r : all_flip) fractions_all.push_back(row_number(part(*r, name), "fraction"));
     const double mean = mean_of(fractions);
     out[name] = {{"fraction_mean", mean},
                  {"fraction_median", median_of(fractions)},

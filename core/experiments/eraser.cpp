@@ -38,13 +38,6 @@ constexpr int kPercents[] = {1, 5, 10, 20, 50};
 constexpr int kNumK = 5;
 const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "integrated_gradients", "random"};
 
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  return nullptr;
-}
-
 int rationale_size(int percent, int T) { return std::min(T, std::max(1, (percent * T + 99) / 100)); }
 
 // Positions from most to least important by |score|; ties keep the earlier position first.
@@ -61,7 +54,7 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
                 const void*) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 1)) {
     row["skipped"] = why;
     return row;
   }

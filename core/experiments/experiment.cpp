@@ -62,6 +62,31 @@ nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const
   return out;
 }
 
+const char* instance_skip_reason(const TextModel& model, const Instance& instance, int min_tokens) {
+  if (instance.ids.empty()) return "no tokens";
+  for (int id : instance.ids)
+    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
+  if (static_cast<int>(instance.ids.size()) < min_tokens) return "single token";
+  return nullptr;
+}
+
+double row_number(const nlohmann::json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+bool row_flag(const nlohmann::json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_boolean() && it->get<bool>();
+}
+
+int row_class(const nlohmann::json& row) {
+  auto it = row.find("label");
+  if (it != row.end() && it->is_number_integer() && it->get<int>() >= 0) return it->get<int>();
+  const double p = row_number(row, "predicted");
+  return std::isfinite(p) ? static_cast<int>(p) : -1;
+}
+
 double mean_of(const std::vector<double>& v) {
   if (v.empty()) return std::nan("");
   double s = 0;

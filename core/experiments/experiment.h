@@ -69,6 +69,16 @@ nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const
                               const ExperimentOptions& options,
                               const std::function<bool(int, int)>& progress = nullptr);
 
+// Helpers shared by the experiments' run / summarize.
+// Why an instance cannot be used ("no tokens", "token id out of range", "single token" when min_tokens is
+// 2), or nullptr when it can.
+const char* instance_skip_reason(const TextModel& model, const Instance& instance, int min_tokens = 1);
+// A number field of a row (NaN when missing or not a number); a boolean field (false when missing).
+double row_number(const nlohmann::json& row, const char* key);
+bool row_flag(const nlohmann::json& row, const char* key);
+// Class of a row for per-class breakdowns: the gold label when known, else "predicted" (-1 when neither).
+int row_class(const nlohmann::json& row);
+
 // Summary statistics helpers shared by the experiments.
 double mean_of(const std::vector<double>& v);
 double std_of(const std::vector<double>& v);  // population standard deviation

@@ -25,29 +25,9 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double num(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : kNaN;
-}
-
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  return nullptr;
-}
-
-// Class of a row for the per-class breakdown: gold label when known, else the predicted class.
-int row_class(const json& row) {
-  auto it = row.find("label");
-  if (it != row.end() && it->is_number_integer() && it->get<int>() >= 0) return it->get<int>();
-  const double p = num(row, "predicted");
-  return std::isfinite(p) ? static_cast<int>(p) : -1;
-}
-
 json run_kendall(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng&, const void*) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 1)) {
     row["skipped"] = why;
     return row;
   }
@@ -73,14 +53,14 @@ json tau_statistics(const std::vector<const json*>& rows) {
   std::vector<double> tg, tl;
   int sig_g = 0, sig_l = 0;
   for (const json* r : rows) {
-    const double a = num(*r, "tau_gradient"), b = num(*r, "tau_loo");
+    const double a = row_number(*r, "tau_gradient"), b = row_number(*r, "tau_loo");
     if (std::isfinite(a)) {
       tg.push_back(a);
-      if (num(*r, "p_gradient") < 0.05) ++sig_g;
+      if (row_number(*r, "p_gradient") < 0.05) ++sig_g;
     }
     if (std::isfinite(b)) {
       tl.push_back(b);
-      if (num(*r, "p_loo") < 0.05) ++sig_l;
+      if (row_number(*r, "p_loo") < 0.05) ++sig_l;
     }
   }
   json out;

@@ -26,30 +26,10 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double num(const json& row, const char* key) {
-  auto it = row.find(key);
-  return it != row.end() && it->is_number() ? it->get<double>() : kNaN;
-}
-
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  if (inst.ids.size() == 1) return "single token";
-  return nullptr;
-}
-
-int row_class(const json& row) {
-  auto it = row.find("label");
-  if (it != row.end() && it->is_number_integer() && it->get<int>() >= 0) return it->get<int>();
-  const double p = num(row, "predicted");
-  return std::isfinite(p) ? static_cast<int>(p) : -1;
-}
-
 json run_permutation(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
                      const void*) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 2)) {
     row["skipped"] = why;
     return row;
   }
@@ -74,7 +54,7 @@ json delta_statistics(const std::vector<const json*>& rows) {
   std::vector<double> medians;
   int below = 0;
   for (const json* r : rows) {
-    const double m = num(*r, "median_delta");
+    const double m = row_number(*r, "median_delta");
     medians.push_back(m);
     if (m < 0.01) ++below;
   }
@@ -99,9 +79,9 @@ json summarize_permutation(const TextModel& model, const std::vector<json>& rows
     }
     used.push_back(&r);
     by_class[row_class(r)].push_back(&r);
-    const double a = num(r, "max_attention");
+    const double a = row_number(r, "max_attention");
     const int b = std::isfinite(a) ? std::min(3, std::max(0, static_cast<int>(std::floor(a * 4)))) : 0;
-    bins[b].push_back(num(r, "median_delta"));
+    bins[b].push_back(row_number(r, "median_delta"));
   }
   json out = delta_statistics(used);
   out.erase("n");  // run_experiment writes "n" (all rows); n_used counts the rows summarised

@@ -42,13 +42,6 @@ const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "inte
 constexpr int kNumMeasures = 4;
 constexpr uint64_t kSeedMix = 0x52414E444F4D4953ULL;  // "RANDOMIS": keeps the draw apart from training seeds
 
-const char* skip_reason(const TextModel& model, const Instance& inst) {
-  if (inst.ids.empty()) return "no tokens";
-  for (int id : inst.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  return nullptr;
-}
-
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::shared_ptr<const std::vector<TextModel>> randomised_copies(const TextModel& model, uint64_t seed) {
@@ -88,7 +81,7 @@ std::vector<std::vector<double>> measures_for(ExplainInput in, const TextParams<
 json run_randomization(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng&,
                        const void* prepared) {
   json row = json::object();
-  if (const char* why = skip_reason(model, inst)) {
+  if (const char* why = instance_skip_reason(model, inst, 1)) {
     row["skipped"] = why;
     return row;
   }

@@ -56,13 +56,15 @@ Experiment seeds_experiment() {
     std::vector<double> mean_jsd, max_jsd, mean_tvd, adv;
     int adv_beyond = 0;
     for (const auto& row : rows) {
-      if (row.contains("skipped") || !row.contains("mean_seed_jsd")) continue;
-      mean_jsd.push_back(row["mean_seed_jsd"].get<double>());
-      max_jsd.push_back(row["max_seed_jsd"].get<double>());
-      mean_tvd.push_back(row["mean_seed_tvd"].get<double>());
-      if (row.contains("adversarial_jsd")) {
-        adv.push_back(row["adversarial_jsd"].get<double>());
-        adv_beyond += adv.back() > max_jsd.back();
+      const double mean = row_number(row, "mean_seed_jsd");
+      if (row.contains("skipped") || !std::isfinite(mean)) continue;
+      mean_jsd.push_back(mean);
+      max_jsd.push_back(row_number(row, "max_seed_jsd"));
+      mean_tvd.push_back(row_number(row, "mean_seed_tvd"));
+      const double a = row_number(row, "adversarial_jsd");
+      if (std::isfinite(a)) {
+        adv.push_back(a);
+        adv_beyond += a > max_jsd.back();
       }
     }
     nlohmann::json s;
