@@ -2,6 +2,7 @@
 // Strings and typed arrays in, JSON strings and numbers out; bytes are copied into the wasm heap at
 // once, and results are returned by value, so no JS view of the heap outlives a call. Owns no math.
 #include <algorithm>
+#include <memory>
 #include <cmath>
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -202,6 +203,118 @@ class TextSession {
   bool loaded_ = false;
 };
 
+// Training a text model in the page's worker: start (data as TSV text + options), then step() repeatedly
+// (each call a bounded amount of work, so the worker can report progress and cancel between calls), then
+// take the best model out as config.json text + safetensors bytes (load them into a TextSession).
+class TextTrainer {
+ public:
+  // options_json: {"attention": "tanh"|"dot"|"uniform", "seed", "epochs", "embedding_dim", "hidden_dim",
+  // "min_count", "batch_size", "lr"} (all optional). Returns "" or a message naming what is wrong.
+  std::string start(const std::string& train_tsv, const std::string& dev_tsv, const std::string& options_json) {
+    const nlohmann::json o = nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
+    if (!o.is_object()) return "training options must be a JSON object";
+    std::vector<TextExample> train, dev;
+    std::string error;
+    if (!parse_labeled_tsv(train_tsv, &train, &error)) return "training data: " + error;
+    if (!parse_labeled_tsv(dev_tsv, &dev, &error)) return "dev data: " + error;
+    if (train.empty() || dev.empty()) return "training and dev data must not be empty";
+    auto get_int = [&](const char* key, int fallback, int lo, int hi) {
+      auto it = o.find(key);
+      const int v = it != o.end() && it->is_number_integer() ? it->get<int>() : fallback;
+      return std::min(hi, std::max(lo, v));
+    };
+    TextModel m;
+    const std::string attention = o.contains("attention") && o["attention"].is_string() ? o["attention"].get<std::string>() : "tanh";
+    if (!parse_attention(attention, &m.config.attention)) return "attention must be tanh, dot or uniform";
+    m.config.embedding_dim = get_int("embedding_dim", 128, 1, 1024);
+    m.config.hidden_dim = get_int("hidden_dim", 128, 1, 1024);
+    m.config.num_classes = 2;
+    for (const auto& ex : train)
+      if (ex.label < 0 || ex.label > 1) return "labels must be 0 or 1";
+    for (const auto& ex : dev)
+      if (ex.label < 0 || ex.label > 1) return "labels must be 0 or 1";
+    std::vector<std::vector<std::string>> sentences;
+    for (const auto& ex : train) sentences.push_back(ex.tokens);
+    m.vocab = Vocab::build(sentences, get_int("min_count", 1, 1, 1000000));
+    m.config.vocab_size = m.vocab.size();
+    m.class_names = {"negative", "positive"};
+    TrainOptions to;
+    to.epochs = get_int("epochs", 8, 1, 1000);
+    to.batch_size = get_int("batch_size", 32, 1, 4096);
+    to.seed = static_cast<uint64_t>(get_int("seed", 1, 0, 2147483647));
+    if (o.contains("lr") && o["lr"].is_number()) to.adam.lr = o["lr"].get<double>();
+    Rng rng(to.seed);
+    m.params.init(m.config, rng);
+    auto encode = [&](const std::vector<TextExample>& data) {
+      std::vector<EncodedExample> out;
+      for (const auto& ex : data) out.push_back({ex.label, m.vocab.ids(ex.tokens)});
+      return out;
+    };
+    run_ = std::make_unique<TextTrainingRun>(m.config, m.params, encode(train), encode(dev), to);
+    options_ = to;
+    model_ = std::move(m);
+    return "";
+  }
+
+  // Up to max_batches batches (an epoch end stops early, after the dev evaluation). Progress JSON:
+  // {epoch, epochs, batch, batches, train_loss, epoch_done, dev: {accuracy, f1}, best_epoch, done}.
+  std::string step(int max_batches) {
+    if (!run_) return error_json("training has not started");
+    const TrainProgress p = run_->step(std::max(1, max_batches));
+    nlohmann::json j = {{"epoch", p.epoch}, {"epochs", p.epochs}, {"batch", p.batch}, {"batches", p.batches},
+                        {"train_loss", p.train_loss}, {"epoch_done", p.epoch_done}, {"best_epoch", p.best_epoch},
+                        {"done", run_->done()}, {"error", ""}};
+    if (p.epoch_done) j["dev"] = {{"accuracy", p.dev.accuracy}, {"f1", p.dev.f1}, {"n", p.dev.n}};
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
+  // config.json of the best model so far; test metrics are added when test_tsv is non-empty.
+  std::string config_json(const std::string& test_tsv) {
+    if (!run_) return error_json("training has not started");
+    TextModel m = best_model();
+    nlohmann::json extra;
+    const auto& r = run_->result();
+    extra["training"] = {{"where", "in the browser (attnlab TextTrainer)"}, {"epochs", options_.epochs},
+                         {"epochs_run", r.dev_per_epoch.size()}, {"best_epoch", r.best_epoch}, {"seed", options_.seed},
+                         {"batch_size", options_.batch_size}, {"lr", options_.adam.lr}, {"optimizer", "adam amsgrad"},
+                         {"selection", "best dev accuracy"}, {"storage", "f32"}};
+    extra["metrics"]["dev"] = {{"accuracy", r.best_dev.accuracy}, {"f1", r.best_dev.f1}, {"n", r.best_dev.n}};
+    if (!test_tsv.empty()) {
+      std::vector<TextExample> test;
+      std::string error;
+      if (!parse_labeled_tsv(test_tsv, &test, &error)) return error_json("test data: " + error);
+      std::vector<EncodedExample> enc;
+      std::vector<int> gold;
+      for (const auto& ex : test) {
+        enc.push_back({ex.label, m.vocab.ids(ex.tokens)});
+        gold.push_back(ex.label);
+      }
+      const ClassificationMetrics t = classification_metrics(predict_classes(m.config, m.params, enc), gold, 2);
+      extra["metrics"]["test"] = {{"accuracy", t.accuracy}, {"f1", t.f1}, {"n", t.n}};
+    }
+    m.extra_json = extra.dump();
+    return text_model_config_json(m);
+  }
+
+  // model.safetensors (F32) of the best model so far, as a new Uint8Array (copied out of the wasm heap).
+  emscripten::val weights() {
+    if (!run_) return emscripten::val::null();
+    const std::vector<uint8_t> bytes = text_model_weights(best_model(), StorageType::F32);
+    return emscripten::val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<emscripten::val>("slice");
+  }
+
+ private:
+  TextModel best_model() const {
+    TextModel m = model_;
+    m.params = run_->best();
+    return m;
+  }
+
+  std::unique_ptr<TextTrainingRun> run_;
+  TrainOptions options_;
+  TextModel model_;  // config, vocabulary, class names (parameters come from run_)
+};
+
 // [{name, description}] of every experiment.
 std::string experiment_names_json() {
   nlohmann::json out = nlohmann::json::array();
@@ -228,6 +341,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("experimentRows", &TextSession::experiment_rows)
       .function("experimentSummary", &TextSession::experiment_summary)
       .function("info", &TextSession::info);
+  emscripten::class_<TextTrainer>("TextTrainer")
+      .constructor<>()
+      .function("start", &TextTrainer::start)
+      .function("step", &TextTrainer::step)
+      .function("configJson", &TextTrainer::config_json)
+      .function("weights", &TextTrainer::weights);
   emscripten::function("tokenize", &tokenize_json);
   emscripten::function("gemmProbe", &gemm_probe);
   emscripten::function("experimentNames", &experiment_names_json);

@@ -106,82 +106,86 @@ std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>&
   return pred;
 }
 
+TextTrainingRun::TextTrainingRun(const TextConfig& cfg, TextParams<float> initial, std::vector<EncodedExample> train,
+                                 std::vector<EncodedExample> dev, const TrainOptions& o)
+    : cfg_(cfg),
+      o_(o),
+      train_(std::move(train)),
+      dev_(std::move(dev)),
+      params_(std::move(initial)),
+      adam_(o.adam, params_.list()),
+      rng_(o.seed * 0x9E3779B97F4A7C15ULL + 17) {
+  std::vector<double> counts(cfg_.num_classes, 0.0);
+  for (const auto& ex : train_) counts[ex.label] += 1;
+  pos_weight_ = o_.balance_classes && counts[1] > 0 ? float(counts[0] / counts[1]) : 1.f;
+  if (o_.balance_classes)
+    for (int c = 0; c < cfg_.num_classes; ++c)
+      class_weights_.push_back(counts[c] > 0 ? float(train_.size() / (cfg_.num_classes * counts[c])) : 1.f);
+  grads_.resize(cfg_);
+  best_ = params_;
+  for (const auto& ex : dev_) dev_gold_.push_back(ex.label);
+}
+
+TrainProgress TextTrainingRun::step(int max_batches) {
+  TrainProgress pr;
+  pr.epochs = o_.epochs;
+  pr.best_epoch = result_.best_epoch;
+  if (done()) {
+    pr.epoch = o_.epochs;
+    return pr;
+  }
+  if (next_batch_ == 0 && seen_ == 0) batches_ = length_batches(train_, o_.batch_size, &rng_);
+  std::vector<int> labels;
+  for (int k = 0; k < max_batches && next_batch_ < batches_.size(); ++k, ++next_batch_) {
+    const TextBatch batch = make_batch(train_, batches_[next_batch_]);
+    labels.clear();
+    for (int i : batches_[next_batch_]) labels.push_back(train_[i].label);
+    grads_.set_zero();
+    loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_);
+    adam_.step(params_.list(), grads_.list());
+    seen_ += static_cast<long>(labels.size());
+  }
+  pr.epoch = epoch_;
+  pr.batch = static_cast<int>(next_batch_);
+  pr.batches = static_cast<int>(batches_.size());
+  pr.train_loss = loss_sum_ / std::max(1L, seen_);
+  if (next_batch_ < batches_.size()) return pr;
+  // End of the epoch: evaluate on dev, keep the best.
+  const ClassificationMetrics m = classification_metrics(predict_classes(cfg_, params_, dev_), dev_gold_, cfg_.num_classes);
+  result_.dev_per_epoch.push_back(m);
+  result_.train_loss_per_epoch.push_back(pr.train_loss);
+  if (m.accuracy > best_acc_ || (m.accuracy == best_acc_ && m.f1 > best_f1_)) {
+    best_acc_ = m.accuracy;
+    best_f1_ = m.f1;
+    best_ = params_;
+    result_.best_epoch = epoch_;
+    result_.best_dev = m;
+  }
+  pr.epoch_done = true;
+  pr.dev = m;
+  pr.best_epoch = result_.best_epoch;
+  ++epoch_;
+  next_batch_ = 0;
+  loss_sum_ = 0;
+  seen_ = 0;
+  return pr;
+}
+
 TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
                              const std::vector<EncodedExample>& train, const std::vector<EncodedExample>& dev,
                              const TrainOptions& o, const std::function<bool(const TrainProgress&)>& progress) {
-  Rng rng(o.seed * 0x9E3779B97F4A7C15ULL + 17);
-  std::vector<double> counts(cfg.num_classes, 0.0);
-  for (const auto& ex : train) counts[ex.label] += 1;
-  const float pos_weight = o.balance_classes && counts[1] > 0 ? float(counts[0] / counts[1]) : 1.f;
-  std::vector<float> class_weights;
-  if (o.balance_classes)
-    for (int c = 0; c < cfg.num_classes; ++c)
-      class_weights.push_back(counts[c] > 0 ? float(train.size() / (cfg.num_classes * counts[c])) : 1.f);
-
-  TextParams<float> grads;
-  grads.resize(cfg);
-  Adam<float> adam(o.adam, params.list());
-  TextParams<float> best = params;
-  TrainResult result;
-  std::vector<int> dev_gold;
-  for (const auto& ex : dev) dev_gold.push_back(ex.label);
-  double best_acc = -1, best_f1 = -1;
-  std::vector<int> labels;
-
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    const auto batches = length_batches(train, o.batch_size, &rng);
-    double loss_sum = 0;
-    long seen = 0;
-    for (size_t bi = 0; bi < batches.size(); ++bi) {
-      const TextBatch batch = make_batch(train, batches[bi]);
-      labels.clear();
-      for (int i : batches[bi]) labels.push_back(train[i].label);
-      grads.set_zero();
-      const float loss = text_loss_and_gradients(cfg, params, batch, labels, pos_weight, class_weights, grads);
-      adam.step(params.list(), grads.list());
-      loss_sum += loss;
-      seen += static_cast<long>(labels.size());
-      if (progress && (bi % 50 == 0 || bi + 1 == batches.size())) {
-        TrainProgress pr;
-        pr.epoch = epoch;
-        pr.epochs = o.epochs;
-        pr.batch = static_cast<int>(bi + 1);
-        pr.batches = static_cast<int>(batches.size());
-        pr.train_loss = loss_sum / std::max(1L, seen);
-        pr.best_epoch = result.best_epoch;
-        if (!progress(pr)) {
-          result.cancelled = true;
-          params = best;
-          return result;
-        }
-      }
-    }
-    const ClassificationMetrics m = classification_metrics(predict_classes(cfg, params, dev), dev_gold, cfg.num_classes);
-    result.dev_per_epoch.push_back(m);
-    result.train_loss_per_epoch.push_back(loss_sum / std::max(1L, seen));
-    if (m.accuracy > best_acc || (m.accuracy == best_acc && m.f1 > best_f1)) {
-      best_acc = m.accuracy;
-      best_f1 = m.f1;
-      best = params;
-      result.best_epoch = epoch;
-      result.best_dev = m;
-    }
-    if (progress) {
-      TrainProgress pr;
-      pr.epoch = epoch;
-      pr.epochs = o.epochs;
-      pr.batch = pr.batches = static_cast<int>(batches.size());
-      pr.train_loss = result.train_loss_per_epoch.back();
-      pr.epoch_done = true;
-      pr.dev = m;
-      pr.best_epoch = result.best_epoch;
-      if (!progress(pr)) {
-        result.cancelled = true;
-        break;
-      }
+  TextTrainingRun run(cfg, params, train, dev, o);
+  bool cancelled = false;
+  while (!run.done()) {
+    const TrainProgress pr = run.step(50);
+    if (progress && !progress(pr)) {
+      cancelled = true;
+      break;
     }
   }
-  params = best;
+  params = run.best();
+  TrainResult result = run.result();
+  result.cancelled = cancelled;
   return result;
 }
 

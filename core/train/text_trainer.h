@@ -48,6 +48,39 @@ struct TrainResult {
   bool cancelled = false;
 };
 
+// A training run that advances in steps, so a caller without threads (the page's worker) can report
+// progress and cancel between steps. Same schedule and numbers as train_text_model.
+class TextTrainingRun {
+ public:
+  TextTrainingRun(const TextConfig& cfg, TextParams<float> initial, std::vector<EncodedExample> train,
+                  std::vector<EncodedExample> dev, const TrainOptions& options);
+  // Runs up to max_batches batches; stops early at the end of an epoch (after the dev evaluation, then
+  // epoch_done is set). Nothing happens once done().
+  TrainProgress step(int max_batches);
+  bool done() const { return epoch_ > o_.epochs; }
+  const TextParams<float>& best() const { return best_; }   // best epoch so far (the initial weights before)
+  const TextParams<float>& current() const { return params_; }
+  const TrainResult& result() const { return result_; }
+
+ private:
+  TextConfig cfg_;
+  TrainOptions o_;
+  std::vector<EncodedExample> train_, dev_;
+  std::vector<int> dev_gold_;
+  TextParams<float> params_, best_, grads_;
+  Adam<float> adam_;
+  Rng rng_;
+  float pos_weight_ = 1.f;
+  std::vector<float> class_weights_;
+  TrainResult result_;
+  double best_acc_ = -1, best_f1_ = -1;
+  int epoch_ = 1;
+  std::vector<std::vector<int>> batches_;  // this epoch's, made at its first step
+  size_t next_batch_ = 0;
+  double loss_sum_ = 0;
+  long seen_ = 0;
+};
+
 // Trains params in place (they must be initialised); on return params hold the best epoch's weights.
 TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
                              const std::vector<EncodedExample>& train, const std::vector<EncodedExample>& dev,
