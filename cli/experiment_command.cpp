@@ -12,7 +12,8 @@ namespace attnlab::cli {
 CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   std::vector<std::string> names;
   for (const Experiment& e : experiment_registry()) names.push_back(e.name);
-  names.push_back("adversarial-training");  // trains models, so not a per-instance experiment
+  names.push_back("adversarial-training");  // these two train models, so they are not per-instance experiments
+  names.push_back("diagnostic");
   auto* sub = app.add_subcommand("experiment", "run one attention-explanation experiment over a data set");
   sub->add_option("name", cmd.name, "experiment")->required()->check(CLI::IsMember(names));
   sub->add_option("--model", cmd.model_dir, "model folder")->required();
@@ -96,13 +97,84 @@ int run_adversarial_training(const ExperimentCommand& cmd, const ExperimentOptio
   return 0;
 }
 
+// W&P §3.4: a non-contextual MLP encoder (h_t = tanh(W x_t + b)) trained with attention that is its own
+// (learned tanh attention), uniform, or imposed from the base BiLSTM model; test accuracy/F1 of each (with
+// the same attention at test time). Train and dev files come from --param train=... dev=...
+int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& options, const std::string& command_line) {
+  const TextModel base = load_model(cmd.model_dir);
+  auto path_param = [&](const char* key) {
+    auto it = options.params.find(key);
+    if (it == options.params.end() || !it->is_string()) fail(std::string("diagnostic needs --param ") + key + "=PATH");
+    return it->get<std::string>();
+  };
+  auto encode = [&](const std::vector<TextExample>& raw, int limit) {
+    std::vector<EncodedExample> out;
+    for (size_t i = 0; i < raw.size() && (limit == 0 || static_cast<int>(i) < limit); ++i)
+      out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
+    return out;
+  };
+  const auto train = encode(load_tsv(path_param("train")), 0);
+  const auto dev = encode(load_tsv(path_param("dev")), 0);
+  const auto test = encode(load_tsv(cmd.data_path), cmd.limit);
+  std::vector<int> gold;
+  for (const auto& ex : test) gold.push_back(ex.label);
+  const AttentionImposer base_attention = [&base](const TextBatch& batch) {
+    TextCache<float> cache;
+    text_forward_ids(base.config, base.params, batch, cache);
+    return cache.attention.alpha;
+  };
+  struct Variant {
+    const char* name;
+    AttentionKind attention;
+    AttentionImposer impose;
+  };
+  const std::vector<Variant> variants = {{"mlp_learned_attention", AttentionKind::Tanh, nullptr},
+                                         {"mlp_uniform_attention", AttentionKind::Uniform, nullptr},
+                                         {"mlp_bilstm_attention", AttentionKind::Uniform, base_attention}};
+  const auto t0 = std::chrono::steady_clock::now();
+  nlohmann::json rows = nlohmann::json::array();
+  const ClassificationMetrics base_test =
+      classification_metrics(predict_classes(base.config, base.params, test), gold, base.config.num_classes);
+  rows.push_back({{"variant", "base_bilstm"}, {"test_accuracy", base_test.accuracy}, {"test_f1", base_test.f1}});
+  for (const Variant& v : variants) {
+    TextConfig cfg = base.config;
+    cfg.encoder = EncoderKind::Mlp;
+    cfg.attention = v.attention;
+    TextParams<float> params;
+    Rng rng(cmd.seed);
+    params.init(cfg, rng);
+    TrainOptions to;
+    to.epochs = options.get_int("epochs", 8);
+    to.seed = cmd.seed;
+    to.impose_attention = v.impose;
+    const TrainResult r = train_text_model(cfg, params, train, dev, to, [&](const TrainProgress& p) {
+      if (p.epoch_done) std::cerr << v.name << ": epoch " << p.epoch << " dev acc " << p.dev.accuracy << "\n";
+      return true;
+    });
+    const ClassificationMetrics m =
+        classification_metrics(predict_classes(cfg, params, test, 64, v.impose), gold, cfg.num_classes);
+    rows.push_back({{"variant", v.name}, {"dev_accuracy", r.best_dev.accuracy}, {"best_epoch", r.best_epoch},
+                    {"test_accuracy", m.accuracy}, {"test_f1", m.f1}});
+  }
+  nlohmann::json summary = {{"experiment", "diagnostic"}, {"model", cmd.model_dir}, {"data", cmd.data_path},
+                            {"train", path_param("train")}, {"dev", path_param("dev")}, {"seed", cmd.seed},
+                            {"variants", rows},
+                            {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+  std::string error;
+  if (!write_file(cmd.out_path, nlohmann::json({{"summary", summary}, {"rows", rows}, {"command", command_line}}).dump() + "\n", &error))
+    fail(error);
+  std::cout << summary.dump() << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
-  if (cmd.name == "adversarial-training") {
+  if (cmd.name == "adversarial-training" || cmd.name == "diagnostic") {
     ExperimentOptions options;
     options.params = parse_params(cmd.params);
-    return run_adversarial_training(cmd, options, command_line);
+    return cmd.name == "diagnostic" ? run_diagnostic(cmd, options, command_line)
+                                    : run_adversarial_training(cmd, options, command_line);
   }
   const Experiment* e = find_experiment(cmd.name);
   if (!e) fail("unknown experiment '" + cmd.name + "'");

@@ -50,6 +50,15 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
     *error = "config.json: 'attention' must be one of \"tanh\", \"dot\", \"uniform\"";
     return false;
   }
+  auto enc = j.find("encoder");  // optional; absent in the first checkpoints = bilstm
+  if (enc != j.end()) {
+    if (enc->is_string() && enc->get<std::string>() == "bilstm") m.config.encoder = EncoderKind::BiLstm;
+    else if (enc->is_string() && enc->get<std::string>() == "mlp") m.config.encoder = EncoderKind::Mlp;
+    else {
+      *error = "config.json: 'encoder' must be \"bilstm\" or \"mlp\"";
+      return false;
+    }
+  }
   if (!get_int(j, "embedding_dim", 1, 4096, &m.config.embedding_dim, error) ||
       !get_int(j, "hidden_dim", 1, 4096, &m.config.hidden_dim, error) ||
       !get_int(j, "num_classes", 2, 1000, &m.config.num_classes, error))
@@ -145,6 +154,7 @@ std::string text_model_config_json(const TextModel& m) {
   json j;
   j["format"] = "attnlab-text-v1";
   j["attention"] = attention_name(m.config.attention);
+  if (m.config.encoder == EncoderKind::Mlp) j["encoder"] = "mlp";  // bilstm stays implicit (older readers)
   j["embedding_dim"] = m.config.embedding_dim;
   j["hidden_dim"] = m.config.hidden_dim;
   j["num_classes"] = m.config.num_classes;

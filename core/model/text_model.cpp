@@ -12,8 +12,15 @@ template <class T>
 void TextParams<T>::resize(const TextConfig& c) {
   const int E = c.embedding_dim, H = c.hidden_dim;
   embedding = Mat<T>::Zero(E, c.vocab_size);
-  encoder.fwd.resize(E, H);
-  encoder.bwd.resize(E, H);
+  encoder = {};
+  mlp = {};
+  if (c.encoder == EncoderKind::BiLstm) {
+    encoder.fwd.resize(E, H);
+    encoder.bwd.resize(E, H);
+  } else {
+    mlp.w = Mat<T>::Zero(2 * H, E);
+    mlp.b = Mat<T>::Zero(2 * H, 1);
+  }
   attention = {};
   if (c.attention == AttentionKind::Tanh) {
     attention.w1 = Mat<T>::Zero(H, 2 * H);
@@ -38,11 +45,17 @@ void TextParams<T>::init(const TextConfig& c, Rng& rng) {
   for (Eigen::Index j = 0; j < embedding.cols(); ++j)
     for (Eigen::Index i = 0; i < embedding.rows(); ++i) embedding(i, j) = T(rng.normal());
   embedding.col(0).setZero();  // <pad>
-  const double k_lstm = 1.0 / std::sqrt(double(c.hidden_dim));
-  for (LstmParams<T>* l : {&encoder.fwd, &encoder.bwd}) {
-    fill_uniform(l->w_ih, k_lstm, rng);
-    fill_uniform(l->w_hh, k_lstm, rng);
-    fill_uniform(l->bias, k_lstm, rng);
+  if (c.encoder == EncoderKind::BiLstm) {
+    const double k_lstm = 1.0 / std::sqrt(double(c.hidden_dim));
+    for (LstmParams<T>* l : {&encoder.fwd, &encoder.bwd}) {
+      fill_uniform(l->w_ih, k_lstm, rng);
+      fill_uniform(l->w_hh, k_lstm, rng);
+      fill_uniform(l->bias, k_lstm, rng);
+    }
+  } else {
+    const double k_mlp = 1.0 / std::sqrt(double(c.embedding_dim));
+    fill_uniform(mlp.w, k_mlp, rng);
+    fill_uniform(mlp.b, k_mlp, rng);
   }
   if (c.attention == AttentionKind::Tanh) {
     const double k1 = 1.0 / std::sqrt(2.0 * c.hidden_dim);
@@ -59,15 +72,18 @@ void TextParams<T>::init(const TextConfig& c, Rng& rng) {
 
 template <class T>
 std::vector<std::pair<std::string, Mat<T>*>> TextParams<T>::named() {
-  std::vector<std::pair<std::string, Mat<T>*>> out = {
-      {"embedding.weight", &embedding},
-      {"encoder.forward.weight_ih", &encoder.fwd.w_ih},
-      {"encoder.forward.weight_hh", &encoder.fwd.w_hh},
-      {"encoder.forward.bias", &encoder.fwd.bias},
-      {"encoder.backward.weight_ih", &encoder.bwd.w_ih},
-      {"encoder.backward.weight_hh", &encoder.bwd.w_hh},
-      {"encoder.backward.bias", &encoder.bwd.bias},
-  };
+  std::vector<std::pair<std::string, Mat<T>*>> out = {{"embedding.weight", &embedding}};
+  if (mlp.w.size()) {
+    out.push_back({"encoder.mlp.weight", &mlp.w});
+    out.push_back({"encoder.mlp.bias", &mlp.b});
+  } else {
+    out.insert(out.end(), {{"encoder.forward.weight_ih", &encoder.fwd.w_ih},
+                           {"encoder.forward.weight_hh", &encoder.fwd.w_hh},
+                           {"encoder.forward.bias", &encoder.fwd.bias},
+                           {"encoder.backward.weight_ih", &encoder.bwd.w_ih},
+                           {"encoder.backward.weight_hh", &encoder.bwd.w_hh},
+                           {"encoder.backward.bias", &encoder.bwd.bias}});
+  }
   if (attention.w1.size()) out.push_back({"attention.w1.weight", &attention.w1});
   if (attention.b1.size()) out.push_back({"attention.w1.bias", &attention.b1});
   if (attention.v.size()) out.push_back({"attention.v.weight", &attention.v});
@@ -100,6 +116,7 @@ template <class U>
 TextParams<U> TextParams<T>::cast() const {
   TextParams<U> out;
   out.embedding = embedding.template cast<U>();
+  out.mlp = {mlp.w.template cast<U>(), mlp.b.template cast<U>()};
   out.encoder.fwd = {encoder.fwd.w_ih.template cast<U>(), encoder.fwd.w_hh.template cast<U>(),
                      encoder.fwd.bias.template cast<U>()};
   out.encoder.bwd = {encoder.bwd.w_ih.template cast<U>(), encoder.bwd.w_hh.template cast<U>(),
@@ -129,7 +146,12 @@ void text_forward(const TextConfig& cfg, const TextParams<T>& p, const Mat<T>& x
   c.lengths = lengths;
   c.steps = B > 0 ? static_cast<int>(x.cols() / B) : 0;
   c.x = x;
-  bilstm_forward(p.encoder, x, lengths, c.steps, c.encoder);
+  if (cfg.encoder == EncoderKind::BiLstm) {
+    bilstm_forward(p.encoder, x, lengths, c.steps, c.encoder);
+  } else {
+    linear_forward(p.mlp, x, c.encoder.out);
+    c.encoder.out = c.encoder.out.array().tanh().matrix();
+  }
   attention_forward(cfg.attention, p.attention, c.encoder.out, lengths, c.steps, c.attention, alpha_override);
   linear_forward(p.decoder, c.attention.context, c.logits);
 }
@@ -151,7 +173,12 @@ void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCach
   Mat<T> d_h = Mat<T>::Zero(c.encoder.out.rows(), c.encoder.out.cols());
   attention_backward(cfg.attention, p.attention, c.encoder.out, c.lengths, c.steps, c.attention, d_context,
                      opts.detach_attention, d_h, grads ? &grads->attention : nullptr, d_alpha, d_alpha_extra);
-  bilstm_backward(p.encoder, c.x, c.encoder, d_h, grads ? &grads->encoder : nullptr, d_x);
+  if (cfg.encoder == EncoderKind::BiLstm) {
+    bilstm_backward(p.encoder, c.x, c.encoder, d_h, grads ? &grads->encoder : nullptr, d_x);
+  } else {
+    const Mat<T> d_pre = (d_h.array() * (T(1) - c.encoder.out.array().square())).matrix();
+    linear_backward(p.mlp, c.x, d_pre, grads ? &grads->mlp : nullptr, d_x);
+  }
 }
 
 template <class T>

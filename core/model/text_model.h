@@ -14,7 +14,12 @@
 
 namespace attnlab {
 
+// bilstm: the BiLSTM of the papers. mlp: Wiegreffe & Pinter's non-contextual diagnostic encoder,
+// h_t = tanh(W x_t + b) per token (2H wide, so attention and decoder are unchanged).
+enum class EncoderKind { BiLstm, Mlp };
+
 struct TextConfig {
+  EncoderKind encoder = EncoderKind::BiLstm;
   AttentionKind attention = AttentionKind::Tanh;
   int vocab_size = 2;
   int embedding_dim = 128;
@@ -26,7 +31,8 @@ struct TextConfig {
 template <class T>
 struct TextParams {
   Mat<T> embedding;  // [E x V]
-  BiLstmParams<T> encoder;
+  BiLstmParams<T> encoder;  // bilstm encoder (empty for mlp)
+  LinearParams<T> mlp;      // mlp encoder: w [2H x E], b [2H x 1] (empty for bilstm)
   AttentionParams<T> attention;
   LinearParams<T> decoder;  // w [C' x 2H], b [C' x 1], C' = outputs()
 
@@ -57,7 +63,7 @@ struct TextCache {
   std::vector<int> lengths;
   int steps = 0;
   Mat<T> x;  // [E x T*B] embedded input
-  BiLstmCache<T> encoder;
+  BiLstmCache<T> encoder;  // for mlp only encoder.out ([2H x T*B]) is used
   AttentionCache<T> attention;
   Mat<T> logits;  // [C' x B]
 };

@@ -47,6 +47,7 @@ void attention_forward(AttentionKind kind, const AttentionParams<T>& p, const Ma
                        const Mat<T>* alpha_override) {
   const int B = static_cast<int>(lengths.size());
   c.alpha = Mat<T>::Zero(steps, B);
+  c.imposed = alpha_override != nullptr;
   if (alpha_override) {
     c.alpha = *alpha_override;
   } else if (kind == AttentionKind::Uniform) {
@@ -98,7 +99,7 @@ void attention_backward(AttentionKind kind, const AttentionParams<T>& p, const M
     }
   if (d_alpha_extra) da += *d_alpha_extra;
   if (d_alpha) *d_alpha = da;
-  if (detach_alpha || kind == AttentionKind::Uniform) return;
+  if (detach_alpha || c.imposed || kind == AttentionKind::Uniform) return;
   // softmax backward: de_t = alpha_t (da_t - sum_s alpha_s da_s)
   Mat<T> d_scores = Mat<T>::Zero(1, h.cols());
   for (int b = 0; b < B; ++b) {

@@ -28,6 +28,7 @@ struct AttentionCache {
   Mat<T> act;    // [H x T*B] tanh(W1 h + b1)  (tanh only)
   Mat<T> alpha;  // [T x B]
   Mat<T> context;  // [2H x B]
+  bool imposed = false;  // alpha came from alpha_override: no score path to differentiate
 };
 
 // h: [2H x T*B]. If alpha_override is given ([T x B], zero on padding) it replaces the computed weights

@@ -42,9 +42,10 @@ int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b
 
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
-                              const std::vector<float>& class_weights, TextParams<float>& grads) {
+                              const std::vector<float>& class_weights, TextParams<float>& grads,
+                              const Mat<float>* alpha_override) {
   TextCache<float> cache;
-  text_forward_ids(cfg, params, batch, cache);
+  text_forward_ids(cfg, params, batch, cache, alpha_override);
   Mat<float> d_logits, d_x;
   const float loss = cfg.outputs() == 1
                          ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
@@ -90,11 +91,18 @@ ClassificationMetrics classification_metrics(const std::vector<int>& pred, const
 }
 
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,
-                                 const std::vector<EncodedExample>& data, int batch_size) {
+                                 const std::vector<EncodedExample>& data, int batch_size,
+                                 const AttentionImposer& impose) {
   std::vector<int> pred(data.size(), 0);
   TextCache<float> cache;
   for (const auto& idx : length_batches(data, batch_size, nullptr)) {
-    text_forward_ids(cfg, params, make_batch(data, idx), cache);
+    const TextBatch batch = make_batch(data, idx);
+    if (impose) {
+      const Mat<float> alpha = impose(batch);
+      text_forward_ids(cfg, params, batch, cache, &alpha);
+    } else {
+      text_forward_ids(cfg, params, batch, cache);
+    }
     for (size_t k = 0; k < idx.size(); ++k) pred[idx[k]] = argmax_class(cfg, cache.logits, static_cast<Eigen::Index>(k));
   }
   // Token-less examples: decoder on a zero context.
@@ -141,7 +149,12 @@ TrainProgress TextTrainingRun::step(int max_batches) {
     labels.clear();
     for (int i : batches_[next_batch_]) labels.push_back(train_[i].label);
     grads_.set_zero();
-    loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_);
+    if (o_.impose_attention) {
+      const Mat<float> alpha = o_.impose_attention(batch);
+      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, &alpha);
+    } else {
+      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_);
+    }
     adam_.step(params_.list(), grads_.list());
     seen_ += static_cast<long>(labels.size());
   }
@@ -151,7 +164,8 @@ TrainProgress TextTrainingRun::step(int max_batches) {
   pr.train_loss = loss_sum_ / std::max(1L, seen_);
   if (next_batch_ < batches_.size()) return pr;
   // End of the epoch: evaluate on dev, keep the best.
-  const ClassificationMetrics m = classification_metrics(predict_classes(cfg_, params_, dev_), dev_gold_, cfg_.num_classes);
+  const ClassificationMetrics m = classification_metrics(
+      predict_classes(cfg_, params_, dev_, 64, o_.impose_attention), dev_gold_, cfg_.num_classes);
   result_.dev_per_epoch.push_back(m);
   result_.train_loss_per_epoch.push_back(pr.train_loss);
   if (m.accuracy > best_acc_ || (m.accuracy == best_acc_ && m.f1 > best_f1_)) {

@@ -23,12 +23,17 @@ struct ClassificationMetrics {
   double loss = 0;  // mean weighted loss per example
 };
 
+// Attention weights to impose on a batch ([T x B], zero on padding) instead of the model's own — the
+// Wiegreffe & Pinter diagnostic setting. Empty function: the model's own attention.
+using AttentionImposer = std::function<Mat<float>(const TextBatch&)>;
+
 struct TrainOptions {
   int epochs = 8;
   int batch_size = 32;
   uint64_t seed = 1;
   AdamOptions adam{1e-3, 0.9, 0.999, 1e-8, 1e-5, true};
   bool balance_classes = true;
+  AttentionImposer impose_attention;  // used in training and in the dev evaluation
 };
 
 struct TrainProgress {
@@ -92,11 +97,13 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
 // multi-class ones (empty: all 1).
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
-                              const std::vector<float>& class_weights, TextParams<float>& grads);
+                              const std::vector<float>& class_weights, TextParams<float>& grads,
+                              const Mat<float>* alpha_override = nullptr);
 
 // Predicted class per example (batched forward).
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,
-                                 const std::vector<EncodedExample>& data, int batch_size = 64);
+                                 const std::vector<EncodedExample>& data, int batch_size = 64,
+                                 const AttentionImposer& impose = nullptr);
 
 ClassificationMetrics classification_metrics(const std::vector<int>& predicted, const std::vector<int>& gold,
                                              int num_classes);

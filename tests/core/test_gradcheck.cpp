@@ -181,12 +181,13 @@ TEST(Loss, BceMatchesClosedForm) {
   EXPECT_NEAR(loss, expected, 1e-12);
 }
 
-class ModelGradCheck : public ::testing::TestWithParam<std::tuple<AttentionKind, int>> {};
+class ModelGradCheck : public ::testing::TestWithParam<std::tuple<AttentionKind, int, EncoderKind>> {};
 
 TEST_P(ModelGradCheck, AllParametersAndEmbeddings) {
   TextConfig cfg;
   cfg.attention = std::get<0>(GetParam());
   cfg.num_classes = std::get<1>(GetParam());
+  cfg.encoder = std::get<2>(GetParam());
   cfg.vocab_size = 7;
   cfg.embedding_dim = E;
   cfg.hidden_dim = H;
@@ -228,11 +229,45 @@ TEST_P(ModelGradCheck, AllParametersAndEmbeddings) {
 INSTANTIATE_TEST_SUITE_P(KindsAndClasses, ModelGradCheck,
                          ::testing::Combine(::testing::Values(AttentionKind::Tanh, AttentionKind::Dot,
                                                               AttentionKind::Uniform),
-                                            ::testing::Values(2, 3)),
+                                            ::testing::Values(2, 3),
+                                            ::testing::Values(EncoderKind::BiLstm, EncoderKind::Mlp)),
                          [](const auto& info) {
                            return std::string(attention_name(std::get<0>(info.param))) + "_" +
-                                  std::to_string(std::get<1>(info.param)) + "classes";
+                                  std::to_string(std::get<1>(info.param)) + "classes_" +
+                                  (std::get<2>(info.param) == EncoderKind::Mlp ? "mlp" : "bilstm");
                          });
+
+TEST(GradCheck, ImposedAttentionGetsNoScoreGradientButTheRestIsExact) {
+  TextConfig cfg;
+  cfg.vocab_size = 7;
+  cfg.embedding_dim = E;
+  cfg.hidden_dim = H;
+  cfg.encoder = EncoderKind::Mlp;
+  Rng rng(8);
+  TextParams<double> p;
+  p.init(cfg, rng);
+  for (Mat<double>* m : p.list()) *m *= 2.0;
+  const TextBatch batch = TextBatch::from_sequences({{2, 3, 4}, {5, 6}});
+  Mat<double> alpha(3, 2);
+  alpha << 0.2, 0.7, 0.5, 0.3, 0.3, 0.0;  // imposed weights, zero on the padded step
+  auto loss = [&] {
+    TextCache<double> c;
+    text_forward_ids(cfg, p, batch, c, &alpha);
+    Mat<double> d;
+    return weighted_bce_with_logits<double>(c.logits, {1, 0}, 1.0, d);
+  };
+  TextCache<double> c;
+  text_forward_ids(cfg, p, batch, c, &alpha);
+  Mat<double> d_logits;
+  weighted_bce_with_logits<double>(c.logits, {1, 0}, 1.0, d_logits);
+  TextParams<double> g;
+  g.resize(cfg);
+  Mat<double> dx;
+  text_backward(cfg, p, c, d_logits, {}, &g, &dx);
+  EXPECT_EQ(g.attention.w1.cwiseAbs().maxCoeff(), 0.0);  // scores were never computed
+  expect_gradient("mlp.w", p.mlp.w, g.mlp.w, loss);
+  expect_gradient("decoder.w", p.decoder.w, g.decoder.w, loss);
+}
 
 TEST(GradCheck, DetachedAttentionIsTheGradientWithAlphaHeldConstant) {
   TextConfig cfg;
