@@ -56,8 +56,8 @@ int run_adversarial_training(const ExperimentCommand& cmd, const ExperimentOptio
       out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
     return out;
   };
-  const auto train = encode(load_tsv(train_path->get<std::string>()), 0);
-  const auto data = encode(load_tsv(cmd.data_path), cmd.limit);
+  const auto train = encode(load_tsv(train_path->get<std::string>(), base.max_tokens), 0);
+  const auto data = encode(load_tsv(cmd.data_path, base.max_tokens), cmd.limit);
   std::vector<double> lambdas = {0, 0.1, 0.5, 1, 2, 5};
   auto l = options.params.find("lambdas");
   if (l != options.params.end()) {
@@ -113,9 +113,9 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
       out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
     return out;
   };
-  const auto train = encode(load_tsv(path_param("train")), 0);
-  const auto dev = encode(load_tsv(path_param("dev")), 0);
-  const auto test = encode(load_tsv(cmd.data_path), cmd.limit);
+  const auto train = encode(load_tsv(path_param("train"), base.max_tokens), 0);
+  const auto dev = encode(load_tsv(path_param("dev"), base.max_tokens), 0);
+  const auto test = encode(load_tsv(cmd.data_path, base.max_tokens), cmd.limit);
   std::vector<int> gold;
   for (const auto& ex : test) gold.push_back(ex.label);
   const AttentionImposer base_attention = [&base](const TextBatch& batch) {
@@ -179,7 +179,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   const Experiment* e = find_experiment(cmd.name);
   if (!e) fail("unknown experiment '" + cmd.name + "'");
   const TextModel model = load_model(cmd.model_dir);
-  const std::vector<TextExample> raw = load_tsv(cmd.data_path);
+  const std::vector<TextExample> raw = load_tsv(cmd.data_path, model.max_tokens);
   std::vector<Instance> data;
   int skipped_empty = 0;
   for (size_t i = 0; i < raw.size() && (cmd.limit == 0 || static_cast<int>(i) < cmd.limit); ++i) {

@@ -42,11 +42,14 @@ void fail(const std::string& message) {
   std::exit(1);
 }
 
-std::vector<TextExample> load_tsv(const std::string& path) {
+std::vector<TextExample> load_tsv(const std::string& path, int max_tokens) {
   std::string content, error;
   if (!read_file(path, &content, &error)) fail(error);
   std::vector<TextExample> out;
   if (!parse_labeled_tsv(content, &out, &error)) fail(path + ": " + error);
+  if (max_tokens > 0)
+    for (auto& ex : out)
+      if (static_cast<int>(ex.tokens.size()) > max_tokens) ex.tokens.resize(max_tokens);
   return out;
 }
 

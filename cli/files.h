@@ -16,8 +16,9 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& data, std::
 
 // Prints "attnlab: MESSAGE" to stderr and exits 1.
 [[noreturn]] void fail(const std::string& message);
-// A `label<TAB>text` file, tokenised; fails with the path and line on a bad file.
-std::vector<TextExample> load_tsv(const std::string& path);
+// A `label<TAB>text` file, tokenised, each text cut to its first max_tokens tokens (0: no cut); fails with the
+// path and line on a bad file.
+std::vector<TextExample> load_tsv(const std::string& path, int max_tokens = 0);
 // A model folder (config.json + model.safetensors); fails naming what is wrong.
 TextModel load_model(const std::string& dir);
 

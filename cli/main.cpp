@@ -54,11 +54,19 @@ int main(int argc, char** argv) {
   // train-text
   auto* train = app.add_subcommand("train-text", "train a BiLSTM + attention text classifier");
   std::string train_path, dev_path, test_path, out_dir, attention = "tanh", vocab_path, storage = "f16";
+  int train_max_tokens = 0;
   int epochs = 8, batch_size = 32, embedding_dim = 128, hidden_dim = 128, min_count = 1, limit = 0, num_classes = 2;
   uint64_t seed = 1;
   double lr = 1e-3, weight_decay = 1e-5;
   train->add_option("--train", train_path, "training TSV (label<TAB>text)")->required();
-  train->add_option("--dev", dev_path, "dev TSV, for model selection")->required();
+  double dev_fraction = 0.1;
+  int max_vocab = 0;
+  train->add_option("--dev", dev_path, "dev TSV, for model selection (default: the last --dev-fraction of --train)");
+  train->add_option("--dev-fraction", dev_fraction, "without --dev: this fraction of the training file's end is the dev set")
+      ->check(CLI::Range(0.01, 0.5));
+  train->add_option("--max-tokens", train_max_tokens, "cut every text to its first N tokens (0 = no cut); recorded in the model")
+      ->check(CLI::NonNegativeNumber);
+  train->add_option("--max-vocab", max_vocab, "keep only the N most frequent words (0 = no limit)")->check(CLI::NonNegativeNumber);
   train->add_option("--test", test_path, "test TSV, evaluated once with the selected model");
   train->add_option("--out", out_dir, "output folder (config.json + model.safetensors)")->required();
   train->add_option("--attention", attention, "tanh | dot | uniform")->check(CLI::IsMember({"tanh", "dot", "uniform"}));
@@ -98,13 +106,22 @@ int main(int argc, char** argv) {
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
 
   if (*train) {
-    auto train_raw = load_tsv(train_path);
+    auto train_raw = load_tsv(train_path, train_max_tokens);
     if (limit > 0 && static_cast<int>(train_raw.size()) > limit) train_raw.resize(limit);
-    const auto dev_raw = load_tsv(dev_path);
+    std::vector<TextExample> dev_raw;
+    if (!dev_path.empty()) {
+      dev_raw = load_tsv(dev_path, train_max_tokens);
+    } else {  // hold out the end of the (shuffled) training file
+      const size_t n_dev = std::max<size_t>(1, static_cast<size_t>(dev_fraction * train_raw.size()));
+      if (n_dev >= train_raw.size()) fail("--train has too few examples to hold out a dev set");
+      dev_raw.assign(train_raw.end() - static_cast<long>(n_dev), train_raw.end());
+      train_raw.resize(train_raw.size() - n_dev);
+    }
     std::vector<std::vector<std::string>> vocab_sentences;
-    for (const auto& ex : vocab_path.empty() ? train_raw : load_tsv(vocab_path)) vocab_sentences.push_back(ex.tokens);
+    for (const auto& ex : vocab_path.empty() ? train_raw : load_tsv(vocab_path, train_max_tokens)) vocab_sentences.push_back(ex.tokens);
     TextModel model;
-    model.vocab = Vocab::build(vocab_sentences, min_count);
+    model.vocab = Vocab::build(vocab_sentences, min_count, max_vocab);
+    model.max_tokens = train_max_tokens;
     parse_attention(attention, &model.config.attention);
     model.config.vocab_size = model.vocab.size();
     model.config.embedding_dim = embedding_dim;
@@ -142,13 +159,15 @@ int main(int argc, char** argv) {
       for (Mat<float>* m : model.params.list()) *m = m->unaryExpr([](float v) { return round_to_half(v); });
     json metrics;
     metrics["dev"] = metrics_json(evaluate(model, dev_set));
-    if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, encode(model.vocab, load_tsv(test_path), num_classes, test_path)));
+    if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, encode(model.vocab, load_tsv(test_path, train_max_tokens), num_classes, test_path)));
     json epochs_json = json::array();
     for (size_t e = 0; e < result.dev_per_epoch.size(); ++e)
       epochs_json.push_back({{"epoch", e + 1}, {"train_loss", result.train_loss_per_epoch[e]},
                              {"dev", metrics_json(result.dev_per_epoch[e])}});
     json extra;
-    extra["training"] = {{"train", train_path}, {"dev", dev_path}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
+    extra["training"] = {{"train", train_path},
+                         {"dev", dev_path.empty() ? "last " + std::to_string(dev_raw.size()) + " examples of --train" : dev_path},
+                         {"max_vocab", max_vocab}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
                          {"train_examples", train_set.size()}, {"min_count", min_count}, {"epochs", epochs},
                          {"batch_size", batch_size}, {"optimizer", "adam amsgrad"}, {"lr", lr},
                          {"weight_decay", weight_decay}, {"loss", "class-balanced cross-entropy (sum over batch)"},
@@ -172,7 +191,7 @@ int main(int argc, char** argv) {
 
   if (*eval) {
     const TextModel model = load_model(model_dir);
-    const auto data = encode(model.vocab, load_tsv(data_path), model.config.num_classes, data_path);
+    const auto data = encode(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
     std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
     return 0;
   }

@@ -83,6 +83,14 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
   }
   m.vocab = Vocab(words);
   m.config.vocab_size = m.vocab.size();
+  auto max_tokens = j.find("max_tokens");  // optional
+  if (max_tokens != j.end()) {
+    if (!max_tokens->is_number_integer() || max_tokens->get<long long>() < 0 || max_tokens->get<long long>() > 1000000) {
+      *error = "config.json: 'max_tokens' must be a non-negative integer";
+      return false;
+    }
+    m.max_tokens = max_tokens->get<int>();
+  }
   auto names = j.find("class_names");
   if (names != j.end() && names->is_array()) {
     for (const auto& n : *names)
@@ -159,6 +167,7 @@ std::string text_model_config_json(const TextModel& m) {
   j["hidden_dim"] = m.config.hidden_dim;
   j["num_classes"] = m.config.num_classes;
   j["class_names"] = m.class_names;
+  if (m.max_tokens > 0) j["max_tokens"] = m.max_tokens;
   const json extra = json::parse(m.extra_json, nullptr, false);
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();

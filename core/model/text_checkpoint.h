@@ -18,6 +18,7 @@ struct TextModel {
   Vocab vocab;
   std::vector<std::string> class_names;
   TextParams<float> params;
+  int max_tokens = 0;  // inputs were cut to their first max_tokens tokens in training and evaluation (0: none)
   std::string extra_json = "{}";  // the config's "training", "metrics", "provenance" sections, as JSON
 };
 

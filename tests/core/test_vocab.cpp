@@ -94,3 +94,17 @@ TEST(Vocab, MalformedWordListIsRepairedAndReported) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+TEST(VocabMaxWords, KeepsTheMostFrequentWords) {
+  const Vocab v = Vocab::build({{"a", "b", "b", "c", "c", "c"}}, 1, 2);
+  EXPECT_EQ(v.size(), 4);
+  EXPECT_EQ(v.word(2), "c");
+  EXPECT_EQ(v.word(3), "b");
+  EXPECT_EQ(v.id("a"), Vocab::kUnk);
+}
+
+}  // namespace
+}  // namespace attnlab

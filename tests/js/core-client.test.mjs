@@ -1,5 +1,6 @@
 // core-client.test.mjs — web/runtime/core-client.js with a fake Worker: per-channel latest-wins (explain and
-// live experiments never supersede each other), plain requests never superseded, worker failure rejects all.
+// live experiments never supersede each other), plain requests never superseded, training with progress and
+// cancel, worker failure rejects all.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreClient } from '../../web/runtime/core-client.js';
@@ -87,4 +88,35 @@ test('a dead worker rejects every open request; the next call starts a fresh wor
   client.manifest();
   await tick();
   assert.notEqual(FakeWorker.last, w);
+});
+
+test('train: progress goes to its own callback, the result resolves it; cancelTrain is a plain message', async () => {
+  const client = new CoreClient({ workerUrl: 'fake' });
+  client.cancelTrain(); // no worker yet: nothing to cancel, no worker started
+  assert.equal(client.worker, null);
+  const seen = [];
+  const t = client.train({ attention: 'uniform', seed: 50, epochs: 1 }, (p) => seen.push(p));
+  const e = client.explain({ model: 'm', text: 'x' });
+  const w = FakeWorker.last;
+  assert.deepEqual(w.posted.map((m) => m.type), ['train', 'explain'], 'an explain is sent while it trains');
+  const { id } = w.posted[0];
+  assert.deepEqual([w.posted[0].attention, w.posted[0].seed, w.posted[0].epochs], ['uniform', 50, 1]);
+  w.onmessage({ data: { type: 'trainProgress', id, progress: { epoch: 1, batch: 3 } } });
+  w.answer(w.posted[1], { explained: true });
+  assert.deepEqual(await e, { explained: true });
+  w.onmessage({ data: { type: 'trainProgress', id, progress: { epoch: 1, batch: 6 } } });
+  client.cancelTrain();
+  assert.deepEqual(w.posted.at(-1), { type: 'cancelTrain' });
+  w.answer(w.posted[0], { cancelled: true, model: null });
+  assert.deepEqual(await t, { cancelled: true, model: null });
+  assert.deepEqual(seen.map((p) => p.batch), [3, 6]);
+  w.onmessage({ data: { type: 'trainProgress', id, progress: { batch: 9 } } }); // after the answer: ignored
+  assert.equal(seen.length, 2);
+});
+
+test('a dead worker rejects a running training', async () => {
+  const client = new CoreClient({ workerUrl: 'fake' });
+  const t = client.train({ attention: 'tanh', seed: 1, epochs: 8 });
+  FakeWorker.last.onerror({ message: 'out of memory' });
+  await assert.rejects(t, /background worker stopped: out of memory/);
 });

@@ -1,5 +1,5 @@
 // state.test.mjs — unit tests for web/state.js: the URL-hash schema (defaults, parse, serialize, limits,
-// the debate view's experiment / n / seed fields).
+// the debate view's experiment / n / seed fields, the train view's attention / trainseed / epochs).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { SCHEMA, VIEWS, DEFAULT_TEXT, defaults, parse, serialize, fitsInUrl } from '../../web/state.js';
@@ -92,4 +92,22 @@ test('integer fields: only plain decimal digits, clamped to the range', () => {
 test('the debate view is a view', () => {
   assert.ok(VIEWS.includes('debate'));
   assert.equal(parse('#view=debate').view, 'debate');
+});
+
+test('train fields: attention, trainseed (apart from the debate seed) and epochs', () => {
+  const d = defaults();
+  assert.equal(d.attention, 'uniform');
+  assert.equal(d.trainseed, 50);
+  assert.equal(d.epochs, 8);
+  assert.ok(VIEWS.includes('train'));
+  const s = { ...d, view: 'train', attention: 'tanh', trainseed: 90754789, epochs: 1 };
+  const h = serialize(s);
+  assert.equal(h, '#view=train&attention=tanh&trainseed=90754789&epochs=1');
+  assert.deepEqual(parse(h), s);
+  assert.equal(parse('#attention=bogus').attention, 'uniform');
+  assert.equal(parse('#trainseed=0').trainseed, 0);
+  assert.equal(parse('#trainseed=3000000000').trainseed, 2147483647, 'clamped to what the core takes');
+  assert.equal(parse('#epochs=0').epochs, 1);
+  assert.equal(parse('#epochs=99').epochs, 30);
+  assert.equal(parse('#trainseed=7').seed, 1, 'the debate seed is untouched');
 });

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Reproduces the shipped models for the other data sets of Jain & Wallace (models/text/{imdb,20news,agnews}-
+# {tanh,dot,uniform}) and rebuilds the manifest. Same recipe as SST-2 (train-text-models.sh) except: these sets
+# have no dev split, so the last 10 % of each (shuffled) training file is the dev set; the vocabulary is the
+# 15,000 most frequent training words seen >= 2 times (keeps each model under 5 MB); texts are cut to their
+# first 400 tokens in training and evaluation (p99 of IMDB is ~900 tokens; one 20news post has 11,252). AG News is Jain &
+# Wallace's binary World (0) vs Business (1) task on our 2,539-row training subset (theirs: ~51k).
+# Usage: bash models/tools/train-other-datasets.sh [DATA_DIR]   (default ../shared/data)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data=${1:-../shared/data}
+[ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+train_one() {  # NAME DATA_SUBDIR ATTENTION
+  build/attnlab train-text --train "$data/$2/train.tsv" --test "$data/$2/test.tsv" --dev-fraction 0.1 --max-tokens 400 \
+    --out "models/text/$1-$3" --attention "$3" --seed 1 --epochs 8 --min-count 2 --max-vocab 15000 --storage f16 \
+    > "models/text/$1-$3.train.log" 2>&1
+}
+for a in tanh dot uniform; do
+  train_one imdb imdb "$a" &
+  { train_one 20news 20news_hockey_baseball "$a"; train_one agnews agnews/world_vs_business "$a"; } &
+  wait
+done
+node models/tools/build-text-manifest.mjs "$data/sst2"

@@ -1,0 +1,269 @@
+// train.test.mjs — browser end-to-end test of the Train view (headless Chromium via playwright-core).
+//
+// Starts scripts/serve.mjs in-process on port 0 and checks:
+//   - training uniform attention, seed 50, 1 epoch in the page: both progress bars move, the per-epoch dev
+//     accuracy and F1 equal the native CLI's (`build/attnlab train-text … --attention uniform --seed 50
+//     --epochs 1 --min-count 1 --storage f32`, last stdout line metrics.dev) to 1e-9, the test metrics are
+//     shown next to the shipped models', the downloads hold the CLI's metrics and its weights (to 1e-4),
+//     and the model becomes selectable in the Text and Debate pickers without a reload; the Text view then
+//     explains with it (probability = the CLI's explain-text on the CLI-trained model, to 1e-4);
+//   - while it trains, the Text view still answers (requests run between training steps);
+//   - Cancel during epoch 1: no model is kept (a notice says so, the pickers are unchanged) and the page
+//     keeps working.
+// Saves tests/e2e/out/train.png, train-text.png and train-cancelled.png (look at them).
+// Skips — with the reason printed — only when web/gen, the shipped data sets or the CLI is missing.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const DATA = path.join(REPO, 'models/text/data');
+const CLI = path.join(REPO, 'build', 'attnlab');
+const OUT = path.join(REPO, 'tests', 'e2e', 'out');
+const CHROMIUM = '/usr/bin/chromium';
+const NAME = 'trained-uniform-seed50';
+const SENTENCE = 'A gripping story with superb acting, though the ending is a bit weak.';
+
+const missing = [];
+if (!fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.mjs'))) missing.push('web/gen (bash scripts/build-wasm.sh)');
+for (const f of ['sst2-train.tsv', 'sst2-dev.tsv', 'sst2-test.tsv']) {
+  if (!fs.existsSync(path.join(DATA, f))) missing.push(`models/text/data/${f}`);
+}
+if (!fs.existsSync(CLI)) missing.push('build/attnlab (cmake -S . -B build && cmake --build build)');
+const SKIP = missing.length ? `the train browser test needs ${missing.join(', ')}` : false;
+
+
+// safetensors → { header, tensor(name) → Float32Array } (F32 only).
+function safetensors(buf) {
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const tensor = (name) => {
+    const [s, e] = header[name].data_offsets;
+    return Float32Array.from({ length: (e - s) / 4 }, (_, i) => buf.readFloatLE(8 + n + s + 4 * i));
+  };
+  return { header, tensor };
+}
+
+// The page's weights and the CLI's: same tensors (names, shapes, F32); the values agree to 1e-4 (wasm and
+// native round differently in the last bits; the metrics above are equal).
+function assertSameWeights(page, native) {
+  const a = safetensors(page);
+  const b = safetensors(native);
+  assert.deepEqual(a.header, b.header, 'same tensor names, shapes, dtypes and offsets');
+  for (const name of Object.keys(b.header).filter((k) => k !== '__metadata__')) {
+    const x = a.tensor(name);
+    const y = b.tensor(name);
+    let max = 0;
+    for (let i = 0; i < x.length; i++) max = Math.max(max, Math.abs(x[i] - y[i]));
+    assert.ok(max <= 1e-4, `${name}: max |page − CLI| = ${max}`);
+  }
+}
+const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: page ${a} vs CLI ${b} (tolerance ${tol})`);
+const lastJson = (out) => JSON.parse(out.trim().split('\n').at(-1));
+
+if (SKIP) test('Train view in the browser', { skip: SKIP }, () => {});
+else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
+  let server;
+  let ctx;
+  let profile;
+  let cliDir;
+  let cli; // the native CLI's result on the same data, seed and epochs
+
+  before(async () => {
+    // The reference: the native CLI on the same sentence-level data (the shipped copies are unchanged).
+    cliDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-train-'));
+    cli = lastJson(execFileSync(CLI, ['train-text', '--train', path.join(DATA, 'sst2-train.tsv'), '--dev', path.join(DATA, 'sst2-dev.tsv'),
+      '--out', cliDir, '--attention', 'uniform', '--seed', '50', '--epochs', '1', '--min-count', '1', '--storage', 'f32'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    server = await startServer({ port: 0, root: REPO });
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-profile-'));
+    ctx = await chromium.launchPersistentContext(profile, {
+      headless: true,
+      executablePath: CHROMIUM,
+      viewport: { width: 1200, height: 900 },
+      acceptDownloads: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    fs.mkdirSync(OUT, { recursive: true });
+  });
+
+  after(async () => {
+    await ctx?.close();
+    await server?.close();
+    for (const d of [profile, cliDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  async function openPage(hash = '') {
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      // errors, and chart-library warnings (Observable Plot marks its chart with ⚠ when it warns)
+      if (m.type() === 'error' || (m.type() === 'warning' && /^Warning:/.test(m.text()))) errors.push(`console: ${m.text()}`);
+    });
+    page.errors = errors;
+    await page.goto(`${server.url}/web/${hash}`);
+    return page;
+  }
+
+  async function waitTrain(page, statuses, timeout = 240_000) {
+    await page.waitForFunction((st) => st.includes(document.querySelector('#view-train')?.dataset.status), statuses, { timeout });
+    return page.locator('#view-train').getAttribute('data-status');
+  }
+
+  async function waitText(page) {
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.querySelector('#view-text')?.dataset.status), null, { timeout: 120_000 });
+    assert.equal(await page.locator('#view-text').getAttribute('data-status'), 'ready', await page.locator('#text-message').textContent());
+  }
+
+  const modelOptions = (page, sel) => page.$$eval(`${sel} option`, (os) => os.map((o) => o.value));
+
+  test('uniform, seed 50, 1 epoch: progress, dev accuracy = the CLI\'s, test metrics, downloads, then explain with it', { timeout: 300_000 }, async () => {
+    const page = await openPage('#view=train&epochs=1');
+    assert.equal(await waitTrain(page, ['idle', 'error']), 'idle', await page.locator('#train-message').textContent());
+    assert.equal(await page.inputValue('#train-attention'), 'uniform');
+    assert.equal(await page.inputValue('#train-seed'), '50');
+    assert.equal(await page.inputValue('#train-epochs'), '1');
+    assert.deepEqual(await page.$$eval('#train-seeds button', (bs) => bs.map((b) => Number(b.textContent))),
+      [50, 257, 500231, 100078, 12504, 90754789, 8988812, 2]);
+    assert.match(await page.locator('#view-train .train-note').textContent(), /a reload forgets it/);
+
+    // Record both bars while it runs.
+    await page.evaluate(() => {
+      window.__bars = [];
+      const a = document.querySelector('#train-epoch-progress');
+      const b = document.querySelector('#train-progress');
+      const watch = setInterval(() => {
+        window.__bars.push([Number(a.value), Number(a.max), Number(b.value)]);
+        if (['done', 'cancelled', 'error'].includes(document.querySelector('#view-train').dataset.status)) clearInterval(watch);
+      }, 50);
+    });
+    await page.click('#train-run');
+    assert.equal(await page.locator('#view-train').getAttribute('data-status'), 'running');
+    assert.equal(await page.isDisabled('#train-run'), true);
+    assert.equal(await page.isEnabled('#train-cancel'), true);
+    assert.equal(await waitTrain(page, ['done', 'cancelled', 'error']), 'done', await page.locator('#train-message').textContent());
+    const bars = await page.evaluate(() => window.__bars);
+    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 100), `the epoch bar moved (${JSON.stringify(bars.slice(0, 5))}…)`);
+    assert.ok(bars.some(([, , all]) => all > 0 && all < 1), 'the overall bar moved');
+    assert.equal(Number(await page.locator('#train-progress').getAttribute('value')), 1);
+    assert.equal(await page.locator('#view-train').getAttribute('data-model'), NAME);
+
+    // Dev metrics of epoch 1 = the CLI's (same data, seed, recipe), exactly up to printing.
+    const row = page.locator('.epoch-table tr[data-epoch="1"]');
+    const num = async (loc) => Number(await loc.getAttribute('data-value'));
+    close(await num(row.locator('td.num').nth(1)), cli.metrics.dev.accuracy, 1e-9, 'dev accuracy, epoch 1');
+    close(await num(row.locator('td.num').nth(2)), cli.metrics.dev.f1, 1e-9, 'dev F1, epoch 1');
+    assert.ok(await row.evaluate((tr) => tr.classList.contains('best')), 'epoch 1 is the kept epoch');
+    assert.equal(await page.locator('[data-chart="train-dev"]').getAttribute('data-n'), '1');
+    assert.ok(Number(await page.locator('[data-chart="train-loss"]').getAttribute('data-n')) > 5, 'loss points drawn');
+
+    // Test metrics next to the shipped models'.
+    const models = await page.$$eval('.compare-table tbody tr', (trs) => trs.map((tr) => tr.dataset.model));
+    assert.deepEqual(models[0], NAME);
+    assert.deepEqual(models.slice(1).sort(), ['sst2-dot', 'sst2-tanh', 'sst2-uniform']);
+    const trained = page.locator(`.compare-table tr[data-model="${NAME}"]`);
+    close(await num(trained.locator('[data-metric="dev_accuracy"]')), cli.metrics.dev.accuracy, 1e-9, 'dev accuracy in the table');
+    const testAcc = await num(trained.locator('[data-metric="test_accuracy"]'));
+    const testF1 = await num(trained.locator('[data-metric="test_f1"]'));
+    assert.ok(testAcc > 0.6 && testAcc < 0.95 && testF1 > 0.5 && testF1 < 0.95, `test acc ${testAcc}, F1 ${testF1}`);
+    assert.match(await page.locator('#train-result-title').textContent(), new RegExp(`${NAME}: test accuracy \\d+\\.\\d %, F1 0\\.\\d{3}`));
+    // The CLI's test metrics of its model equal the page's.
+    const cliTest = lastJson(execFileSync(CLI, ['eval-text', '--model', cliDir, '--data', path.join(DATA, 'sst2-test.tsv')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    close(testAcc, cliTest.accuracy, 1e-9, 'test accuracy');
+    close(testF1, cliTest.f1, 1e-9, 'test F1');
+
+    // Downloads: config.json (with both metrics) and the weights — the same bytes the CLI wrote.
+    const grab = async (sel) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-')), download.suggestedFilename());
+      await download.saveAs(file);
+      return { name: download.suggestedFilename(), bytes: fs.readFileSync(file) };
+    };
+    const config = await grab('#train-download-config');
+    assert.equal(config.name, 'config.json');
+    const cfg = JSON.parse(config.bytes.toString('utf8'));
+    assert.equal(cfg.attention, 'uniform');
+    assert.equal(cfg.metrics.dev.accuracy, cli.metrics.dev.accuracy);
+    assert.equal(cfg.metrics.test.accuracy, testAcc);
+    const weights = await grab('#train-download-weights');
+    assert.equal(weights.name, 'model.safetensors');
+    assertSameWeights(weights.bytes, fs.readFileSync(path.join(cliDir, 'model.safetensors')));
+    await page.screenshot({ path: path.join(OUT, 'train.png'), fullPage: true });
+
+    // The URL holds the settings.
+    const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+    assert.equal(params.get('view'), 'train');
+    assert.equal(params.get('epochs'), '1');
+
+    // Selectable without a reload: in the Debate picker, and in the Text picker — explain with it.
+    assert.ok((await modelOptions(page, '#debate-model')).includes(NAME), 'in the Debate picker');
+    await page.click('.view-tab[data-view="text"]');
+    assert.ok((await modelOptions(page, '#model-select')).includes(NAME), 'in the Text picker');
+    await page.fill('#text-input', SENTENCE);
+    await waitText(page);
+    await page.selectOption('#model-select', NAME);
+    await page.waitForFunction((n) => document.querySelector('#view-text').dataset.status === 'ready' &&
+      document.querySelector('#text-status').textContent.startsWith(n), NAME, { timeout: 120_000 });
+    const p = Number(await page.locator('#probability').getAttribute('data-probability'));
+    const cliExplain = lastJson(execFileSync(CLI, ['explain-text', '--model', cliDir, '--text', SENTENCE], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    close(p, cliExplain.probability, 1e-4, 'probability with the trained model');
+    assert.match(await page.locator('#model-info').textContent(), /Trained in this page/);
+    assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('model'), NAME);
+    await page.screenshot({ path: path.join(OUT, 'train-text.png'), fullPage: false });
+
+    // "Explain with it" from the Train tab opens the Text lab with it.
+    await page.selectOption('#model-select', 'sst2-tanh');
+    await page.click('.view-tab[data-view="train"]');
+    await page.click('#train-open');
+    assert.equal(await page.isVisible('#view-text'), true);
+    assert.equal(await page.inputValue('#model-select'), NAME);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('Cancel during epoch 1 keeps no model; the Text view answered while it trained and keeps working', { timeout: 180_000 }, async () => {
+    const page = await openPage('#view=train&attention=tanh&trainseed=257&epochs=2');
+    assert.equal(await waitTrain(page, ['idle', 'error']), 'idle');
+    assert.equal(await page.inputValue('#train-attention'), 'tanh');
+    assert.equal(await page.inputValue('#train-seed'), '257');
+    assert.ok(await page.locator('#train-seeds button[data-seed="257"]').evaluate((b) => b.classList.contains('selected')));
+    const before = await modelOptions(page, '#model-select');
+    await page.click('#train-run');
+    await page.waitForFunction(() => Number(document.querySelector('#train-epoch-progress').value) >= 10, null, { timeout: 90_000 });
+
+    // While it trains: the Text view explains (its requests run between training steps).
+    await page.click('.view-tab[data-view="text"]');
+    await page.fill('#text-input', 'superb acting');
+    await waitText(page);
+    assert.equal(await page.locator('#view-train').getAttribute('data-status'), 'running', 'still training');
+
+    await page.click('.view-tab[data-view="train"]');
+    assert.match(await page.locator('#train-epoch-text').textContent(), /^epoch 1 \/ 2 ·/, 'still in epoch 1 when cancelling');
+    await page.click('#train-cancel');
+    assert.equal(await waitTrain(page, ['cancelled', 'done', 'error'], 60_000), 'cancelled');
+    assert.match(await page.locator('#train-notice').textContent(), /cancelled during epoch 1.*no model was kept/i);
+    assert.equal(await page.locator('#view-train').getAttribute('data-model'), '');
+    assert.equal(await page.isVisible('#train-result'), false);
+    assert.deepEqual(await modelOptions(page, '#model-select'), before, 'no model added to the Text picker');
+    assert.ok(!(await modelOptions(page, '#debate-model')).some((n) => n.startsWith('trained-')), 'nor to the Debate picker');
+    assert.equal(await page.isEnabled('#train-run'), true);
+    assert.equal(await page.isDisabled('#train-cancel'), true);
+    await page.screenshot({ path: path.join(OUT, 'train-cancelled.png'), fullPage: true });
+
+    // The page keeps working.
+    await page.click('.view-tab[data-view="text"]');
+    await page.fill('#text-input', 'a dull , lifeless film');
+    await waitText(page);
+    assert.equal(await page.locator('#prediction-label').textContent(), 'negative');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});
