@@ -118,7 +118,9 @@ class TextSession {
     nlohmann::json rows = nlohmann::json::array();
     const int total = static_cast<int>(data_.size());
     for (int i = std::max(0, start); i < std::min(total, start + count); ++i) {
-      Instance in{i, data_[i].label, data_[i].tokens, model_.vocab.ids(data_[i].tokens)};
+      Instance in{i, data_[i].label, data_[i].tokens, {}};
+      if (model_.max_tokens > 0 && static_cast<int>(in.tokens.size()) > model_.max_tokens) in.tokens.resize(model_.max_tokens);
+      in.ids = model_.vocab.ids(in.tokens);
       if (in.ids.empty()) {
         rows.push_back({{"index", i}, {"label", in.label}, {"skipped", "no tokens"}});
         continue;
