@@ -2,6 +2,7 @@
 // prints one JSON object as its last stdout line (progress goes to stderr).
 #include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -61,8 +62,8 @@ int main(int argc, char** argv) {
   train->add_option("--train", train_path, "training TSV (label<TAB>text)")->required();
   double dev_fraction = 0.1;
   int max_vocab = 0;
-  train->add_option("--dev", dev_path, "dev TSV, for model selection (default: the last --dev-fraction of --train)");
-  train->add_option("--dev-fraction", dev_fraction, "without --dev: this fraction of the training file's end is the dev set")
+  train->add_option("--dev", dev_path, "dev TSV, for model selection (default: held out of --train, see --dev-fraction)");
+  train->add_option("--dev-fraction", dev_fraction, "without --dev: every (1/F)-th training example is held out as dev")
       ->check(CLI::Range(0.01, 0.5));
   train->add_option("--max-tokens", train_max_tokens, "cut every text to its first N tokens (0 = no cut); recorded in the model")
       ->check(CLI::NonNegativeNumber);
@@ -111,11 +112,12 @@ int main(int argc, char** argv) {
     std::vector<TextExample> dev_raw;
     if (!dev_path.empty()) {
       dev_raw = load_tsv(dev_path, train_max_tokens);
-    } else {  // hold out the end of the (shuffled) training file
-      const size_t n_dev = std::max<size_t>(1, static_cast<size_t>(dev_fraction * train_raw.size()));
-      if (n_dev >= train_raw.size()) fail("--train has too few examples to hold out a dev set");
-      dev_raw.assign(train_raw.end() - static_cast<long>(n_dev), train_raw.end());
-      train_raw.resize(train_raw.size() - n_dev);
+    } else {  // hold out every k-th training example (k = 1 / fraction): stratified even for sorted files
+      const size_t k = std::max<size_t>(2, static_cast<size_t>(std::lround(1.0 / dev_fraction)));
+      std::vector<TextExample> kept;
+      for (size_t i = 0; i < train_raw.size(); ++i) (i % k == k - 1 ? dev_raw : kept).push_back(std::move(train_raw[i]));
+      if (dev_raw.empty() || kept.empty()) fail("--train has too few examples to hold out a dev set");
+      train_raw = std::move(kept);
     }
     std::vector<std::vector<std::string>> vocab_sentences;
     for (const auto& ex : vocab_path.empty() ? train_raw : load_tsv(vocab_path, train_max_tokens)) vocab_sentences.push_back(ex.tokens);
@@ -166,7 +168,9 @@ int main(int argc, char** argv) {
                              {"dev", metrics_json(result.dev_per_epoch[e])}});
     json extra;
     extra["training"] = {{"train", train_path},
-                         {"dev", dev_path.empty() ? "last " + std::to_string(dev_raw.size()) + " examples of --train" : dev_path},
+                         {"dev", dev_path.empty() ? "every " + std::to_string(std::lround(1.0 / dev_fraction)) +
+                                                            "th example of --train (" + std::to_string(dev_raw.size()) + ")"
+                                                      : dev_path},
                          {"max_vocab", max_vocab}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
                          {"train_examples", train_set.size()}, {"min_count", min_count}, {"epochs", epochs},
                          {"batch_size", batch_size}, {"optimizer", "adam amsgrad"}, {"lr", lr},

@@ -16,9 +16,9 @@ const repo = path.resolve(root, '../..');
 // repository root, where the training recipes run).
 const DATASET_INFO = {
   sst2: { label: 'SST-2', training: 'SST-2 phrase-level train (phrases_train.tsv: every phrase of the training trees, sentences included)', recipe: 'bash models/tools/train-text-models.sh' },
-  imdb: { label: 'IMDB', training: 'IMDB 5,000-review balanced subset of aclImdb train (last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
-  '20news': { label: '20 Newsgroups hockey vs baseball', training: '20news bydate rec.sport.hockey vs rec.sport.baseball train (last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
-  agnews: { label: 'AG News World vs Business', training: 'AG News World vs Business, our 2,539-row subset of the official train set (J&W used ~51k; last 10 % held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+  imdb: { label: 'IMDB', training: 'IMDB 5,000-review balanced subset of aclImdb train (every 10th example held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+  '20news': { label: '20 Newsgroups hockey vs baseball', training: '20news bydate rec.sport.hockey vs rec.sport.baseball train (every 10th example held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
+  agnews: { label: 'AG News World vs Business', training: 'AG News World vs Business, our 2,539-row subset of the official train set (J&W used ~51k; every 10th example held out as dev)', recipe: 'bash models/tools/train-other-datasets.sh' },
 };
 const dataFile = (file) => {
   const abs = path.resolve(repo, file);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the shipped models for the other data sets of Jain & Wallace (models/text/{imdb,20news,agnews}-
 # {tanh,dot,uniform}) and rebuilds the manifest. Same recipe as SST-2 (train-text-models.sh) except: these sets
-# have no dev split, so the last 10 % of each (shuffled) training file is the dev set; the vocabulary is the
+# have no dev split, so every 10th training example is held out as dev (20news is sorted by label); the vocabulary is the
 # 15,000 most frequent training words seen >= 2 times (keeps each model under 5 MB); texts are cut to their
 # first 400 tokens in training and evaluation (p99 of IMDB is ~900 tokens; one 20news post has 11,252). AG News is Jain &
 # Wallace's binary World (0) vs Business (1) task on our 2,539-row training subset (theirs: ~51k).
