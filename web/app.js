@@ -5,13 +5,15 @@
 //   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
-//   Views: text (views/text-view.js) and debate (views/debate-view.js); those that do not exist yet
-//   (image, localization) show a "coming soon" card.
+//   Views: text (views/text-view.js), debate (views/debate-view.js) and train (views/train-view.js); those
+//   that do not exist yet (image, localization) show a "coming soon" card. A model trained in the Train view
+//   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
 //   Any uncaught error is shown in #app-message instead of failing silently.
 import { parse, serialize } from './state.js';
 import { CoreClient } from './runtime/core-client.js';
 import { mountTextView } from './views/text-view.js';
 import { mountDebateView } from './views/debate-view.js';
+import { mountTrainView } from './views/train-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -46,8 +48,20 @@ const client = new CoreClient({
 });
 textView = mountTextView(document.getElementById('view-text'), { client, store });
 debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
+const trainView = mountTrainView(document.getElementById('view-train'), {
+  client,
+  store,
+  onTrained: (entry) => {
+    textView.addModel(entry);
+    debateView.addModel(entry);
+  },
+  openModel: (name) => {
+    store.update({ view: 'text', model: name });
+    showView();
+  },
+});
 
-const views = { text: textView, debate: debateView };
+const views = { text: textView, debate: debateView, train: trainView };
 const TITLES = { image: 'Image lab — coming soon', localization: 'Localization lab — coming soon' };
 
 function showView() {

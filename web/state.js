@@ -16,9 +16,11 @@
 // Fields: view; model (shared by the text and debate views); text (text view); experiment, n, seed
 // (debate view: which experiment, the first n instances of the data set, the per-instance seed — the text
 // view's live experiment panels use the same seed). Whether `model`/`experiment` exist is for the views to
-// check (they come from the manifest / the core). Fields are added here when a view needs them.
+// check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
+// (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Fields are added here
+// when a view needs them.
 
-export const VIEWS = Object.freeze(['text', 'debate', 'image', 'localization']);
+export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
 
 export const DEFAULT_TEXT = "The acting is superb, but the plot is thin and the ending falls flat.";
 
@@ -29,6 +31,9 @@ export const SCHEMA = Object.freeze({
   experiment: { type: 'string', default: 'adversarial', maxLength: 40 },
   n: { type: 'int', default: 200, min: 1, max: 1_000_000 },
   seed: { type: 'int', default: 1, min: 0, max: Number.MAX_SAFE_INTEGER },
+  attention: { type: 'enum', values: Object.freeze(['uniform', 'tanh', 'dot']), default: 'uniform' },
+  trainseed: { type: 'int', default: 50, min: 0, max: 2147483647 },
+  epochs: { type: 'int', default: 8, min: 1, max: 30 },
 });
 
 export function defaults() {

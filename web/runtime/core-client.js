@@ -15,6 +15,12 @@
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
 //                                    (plain requests: never superseded; the caller chunks and cancels)
+//   client.train({attention, seed, epochs}, onProgress)
+//                                    → Promise<{cancelled, model, config, weights, epochs_done, progress}>
+//                                      (see core-worker.js); onProgress(progress) after every training step.
+//                                      Never superseded; other requests made meanwhile run between its steps.
+//   client.cancelTrain()             asks the running training to stop before its next step (no answer: the
+//                                      train() promise resolves with cancelled: true).
 //   client.terminate()
 // Per channel (explain, experiment) at most one request runs in the worker and at most one waits; a newer
 // call replaces the waiting one, so fast typing never builds a backlog. If the worker itself dies, every
@@ -30,6 +36,7 @@ export class CoreClient {
     this.nextId = 1;
     this.pending = new Map(); // id → { resolve, reject } plain requests
     this.channels = new Map(); // type → { running: {id, resolve, reject} | null, waiting: {msg, resolve, reject} | null }
+    this.trainListeners = new Map(); // id of a train request → onProgress
   }
 
   ensureWorker() {
@@ -51,6 +58,7 @@ export class CoreClient {
     this.worker = null;
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
+    this.trainListeners.clear();
     for (const ch of this.channels.values()) {
       ch.running?.reject(err);
       ch.waiting?.reject(err);
@@ -70,6 +78,10 @@ export class CoreClient {
       this.onProgress(msg);
       return;
     }
+    if (msg?.type === 'trainProgress') {
+      this.trainListeners.get(msg.id)?.(msg.progress);
+      return;
+    }
     for (const [type, ch] of this.channels) {
       if (!ch.running || msg.id !== ch.running.id) continue;
       const done = ch.running;
@@ -84,6 +96,7 @@ export class CoreClient {
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);
+    this.trainListeners.delete(msg.id);
     if (msg.type === 'result') p.resolve(msg.result);
     else p.reject(new Error(msg.message));
   }
@@ -107,10 +120,11 @@ export class CoreClient {
     });
   }
 
-  request(type, msg = {}) {
+  request(type, msg = {}, onProgress = null) {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
+      if (onProgress) this.trainListeners.set(id, onProgress);
       this.ensureWorker().postMessage({ ...msg, type, id });
     });
   }
@@ -137,6 +151,14 @@ export class CoreClient {
 
   experimentSummary({ model, name, rows, params = {}, seed = 1 }) {
     return this.request('experimentSummary', { model, name, rows, params, seed });
+  }
+
+  train({ attention, seed, epochs }, onProgress = () => {}) {
+    return this.request('train', { attention, seed, epochs }, onProgress);
+  }
+
+  cancelTrain() {
+    this.worker?.postMessage({ type: 'cancelTrain' });
   }
 
   terminate() {

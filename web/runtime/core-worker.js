@@ -17,6 +17,20 @@
 //                                                       `dataset`; each row gets `text` (its sentence).
 //   in  {type:'experimentSummary', id, model, name, rows, params, seed}
 //                                                     → result: the experiment's summary object of `rows`.
+//   in  {type:'train', id, attention, seed, epochs}  → trains a model on the manifest's sst2-train (dev: sst2-dev,
+//                                                       the best dev-accuracy epoch kept, test metrics on
+//                                                       sst2-test) with the core's TextTrainer, in short steps;
+//                                                       after each step out {type:'trainProgress', id, progress}
+//                                                       (runtime/train-job.js; progress.stage 'data' | 'train' |
+//                                                       'test'). result: {cancelled, model, config, weights,
+//                                                       epochs_done, progress}: model = a manifest-style entry
+//                                                       (trained: true) now loadable by name like a shipped
+//                                                       model, config = its config.json text, weights = its
+//                                                       safetensors bytes; model/config/weights are null when it
+//                                                       was cancelled before one epoch finished. One training
+//                                                       at a time (a second one is an error).
+//   in  {type:'cancelTrain'}                          → no reply; the running training stops before its next step
+//                                                       (its 'train' request then resolves, cancelled: true).
 //   any failure                                       → out {type:'error', id, message}  (human-readable)
 //   while a model loads                               → out {type:'progress', model, stage, loaded, total}
 //       stage: 'core' | 'config' | 'weights' | 'verify' | 'init' | 'ready'; total is 0 when unknown.
@@ -25,9 +39,14 @@
 // each model's files are relative to the manifest (`path` + `files.config` / `files.weights`), and so is a
 // data set's `path` (manifest.datasets). When the manifest lists a sha256 for a file, the bytes are checked
 // before use. Loaded sessions and data sets are cached; a failed load is not cached, so a retry can succeed.
-// Requests run one at a time, in arrival order. If the wasm instance aborts, it is dropped and reloaded
-// with the next request.
+// Requests run one at a time, in arrival order; a training is not one request but a series of steps, each
+// queued like a request, so requests sent while it trains run between its steps. Trained models live in
+// this worker's memory only (their bytes are kept, so they survive a core reload, not a page reload); the
+// manifest reply lists them after the shipped models. If the wasm instance aborts, it is dropped and
+// reloaded with the next request.
 import { datasetLines } from './dataset-lines.js';
+import { runTrainingJob } from './train-job.js';
+import { trainedName, MAX_SEED, MAX_EPOCHS } from '../analysis/training.js';
 
 const CORE_URL = new URL('../gen/attnlab_core.mjs', import.meta.url);
 const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url);
@@ -35,6 +54,7 @@ const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url)
 let corePromise = null;
 let manifestPromise = null;
 const sessions = new Map(); // model name → Promise<{ session, config }>
+const trained = new Map(); // name of a model trained here → { entry, configText, weights }
 
 function progress(model, stage, loaded = 0, total = 0) {
   self.postMessage({ type: 'progress', model, stage, loaded, total });
@@ -129,8 +149,27 @@ async function checkSha256(bytes, expected, what) {
   }
 }
 
+// A model trained in this worker: a session from its kept bytes.
+async function loadTrainedSession(name) {
+  const { configText, weights } = trained.get(name);
+  const Module = await loadCore();
+  const session = new Module.TextSession();
+  const err = session.load(configText, weights);
+  if (err) {
+    session.delete();
+    throw new Error(`The core could not load the trained model ${name}: ${err}`);
+  }
+  return { session, config: JSON.parse(configText) };
+}
+
 function loadSession(name) {
   if (sessions.has(name)) return sessions.get(name);
+  if (trained.has(name)) {
+    const p = loadTrainedSession(name);
+    sessions.set(name, p);
+    p.catch(() => sessions.delete(name));
+    return p;
+  }
   const p = (async () => {
     const manifest = await loadManifest();
     const entry = manifest.models.find((m) => m.name === name);
@@ -294,8 +333,104 @@ async function experimentSummary({ model, name, rows, params, seed }) {
   return parseCore(callCore(() => session.experimentSummary(String(name), json, paramsJson(params), seedOf(seed))));
 }
 
+// --- training in the worker (runtime/train-job.js does the steps) ---------------------------------------
+
+const TRAIN_SETS = { train: 'sst2-train', dev: 'sst2-dev', test: 'sst2-test' };
+const ATTENTION_KINDS = ['uniform', 'tanh', 'dot'];
+let trainingJob = null; // { cancel } while a training runs
+
+function trainOptions({ attention, seed, epochs }) {
+  if (!ATTENTION_KINDS.includes(attention)) throw new Error(`The attention must be one of ${ATTENTION_KINDS.join(', ')} (got ${attention}).`);
+  const s = Number(seed);
+  if (!Number.isSafeInteger(s) || s < 0 || s > MAX_SEED) throw new Error(`The seed must be an integer from 0 to ${MAX_SEED} (got ${seed}).`);
+  const e = Number(epochs);
+  if (!Number.isSafeInteger(e) || e < 1 || e > MAX_EPOCHS) throw new Error(`The epochs must be an integer from 1 to ${MAX_EPOCHS} (got ${epochs}).`);
+  return { attention, seed: s, epochs: e };
+}
+
+function trainedEntry(name, options, configText, weights, res, manifest) {
+  const config = JSON.parse(configText);
+  const t = config.training ?? {};
+  const sets = Object.fromEntries(Object.entries(TRAIN_SETS).map(([k, n]) => {
+    const d = (manifest.datasets ?? []).find((x) => x?.name === n);
+    return [k, { dataset: n, sha256: d?.sha256 ?? null }];
+  }));
+  const cancelled = res.status === 'cancelled';
+  return {
+    name,
+    attention: config.attention,
+    dataset: 'sst2',
+    trained: true,
+    description: `Trained in this page · SST-2 sentences · ${config.attention} attention · seed ${options.seed} · ` +
+      `best epoch ${t.best_epoch} of ${t.epochs_run}${cancelled ? ` (cancelled; ${options.epochs} asked)` : ''}`,
+    vocab_size: Array.isArray(config.vocab) ? config.vocab.length : null,
+    bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
+    metrics: config.metrics,
+    provenance: {
+      where: 'trained in this browser tab (in memory: a reload forgets it; download it to keep it)',
+      seed: options.seed,
+      epochs: options.epochs,
+      epochs_run: t.epochs_run,
+      best_epoch: t.best_epoch,
+      cancelled,
+      training_data: 'SST-2 sentence-level train (6,920 sentences), vocabulary: every training word (min count 1)',
+      data: sets,
+      same_as: cancelled ? null : 'build/attnlab train-text --train ../shared/data/sst2/train.tsv --dev ../shared/data/sst2/dev.tsv ' +
+        `--test ../shared/data/sst2/test.tsv --out DIR --attention ${options.attention} --seed ${options.seed} ` +
+        `--epochs ${options.epochs} --min-count 1 --storage f32`,
+    },
+  };
+}
+
+async function train(msg) {
+  if (trainingJob) throw new Error('A model is already being trained in this page; wait for it to finish or cancel it.');
+  const job = (trainingJob = { cancel: false });
+  const post = (progress) => self.postMessage({ type: 'trainProgress', id: msg.id, progress });
+  try {
+    const options = trainOptions(msg);
+    post({ stage: 'data' });
+    const [Module, manifest, trainSet, devSet, testSet] = await Promise.all([
+      loadCore(), loadManifest(), loadDataset(TRAIN_SETS.train), loadDataset(TRAIN_SETS.dev), loadDataset(TRAIN_SETS.test),
+    ]);
+    const res = await runTrainingJob({
+      Module,
+      trainTsv: trainSet.tsv,
+      devTsv: devSet.tsv,
+      testTsv: testSet.tsv,
+      options,
+      run: (fn) => serial(() => callCore(fn)),
+      isCancelled: () => job.cancel,
+      onProgress: post,
+    });
+    if (!res.configText) {
+      return { cancelled: true, model: null, config: null, weights: null, epochs_done: res.epochsDone, progress: res.progress };
+    }
+    const name = trainedName(options.attention, options.seed, [...manifest.models.map((m) => m.name), ...trained.keys()]);
+    const entry = trainedEntry(name, options, res.configText, res.weights, res, manifest);
+    trained.set(name, { entry, configText: res.configText, weights: res.weights });
+    try {
+      await serial(() => loadSession(name)); // check it loads; the session is cached for the first explain
+    } catch (e) {
+      trained.delete(name);
+      throw e;
+    }
+    return {
+      cancelled: res.status === 'cancelled', model: entry, config: res.configText, weights: res.weights,
+      epochs_done: res.epochsDone, progress: res.progress,
+    };
+  } finally {
+    trainingJob = null;
+  }
+}
+
+async function manifestWithTrained() {
+  const manifest = await loadManifest();
+  if (trained.size === 0) return manifest;
+  return { ...manifest, models: [...manifest.models, ...Array.from(trained.values(), (t) => t.entry)] };
+}
+
 const HANDLERS = {
-  manifest: () => loadManifest(),
+  manifest: () => manifestWithTrained(),
   explain,
   experiments: () => experimentNames(),
   experiment,
@@ -304,19 +439,37 @@ const HANDLERS = {
 };
 
 // Requests run one at a time, in arrival order (the client keeps at most one waiting per channel).
+// serial(fn) queues fn behind everything queued so far and resolves / rejects with its result.
 let queue = Promise.resolve();
+function serial(fn) {
+  const result = queue.then(fn);
+  queue = result.catch(() => {});
+  return result;
+}
+
+async function reply(msg, work) {
+  try {
+    self.postMessage({ type: 'result', id: msg.id, result: await work() });
+  } catch (e) {
+    self.postMessage({ type: 'error', id: msg.id, message: e?.message ?? String(e) });
+  }
+}
+
 self.onmessage = (event) => {
   const msg = event.data ?? {};
-  queue = queue.then(async () => {
-    try {
-      const handler = Object.hasOwn(HANDLERS, msg.type) ? HANDLERS[msg.type] : null;
-      if (!handler) throw new Error(`Unknown request type "${msg.type}"`);
-      const result = await handler(msg);
-      self.postMessage({ type: 'result', id: msg.id, result });
-    } catch (e) {
-      self.postMessage({ type: 'error', id: msg.id, message: e?.message ?? String(e) });
-    }
-  });
+  if (msg.type === 'cancelTrain') {
+    if (trainingJob) trainingJob.cancel = true;
+    return;
+  }
+  if (msg.type === 'train') {
+    reply(msg, () => train(msg)); // its steps are queued one by one
+    return;
+  }
+  reply(msg, () => serial(() => {
+    const handler = Object.hasOwn(HANDLERS, msg.type) ? HANDLERS[msg.type] : null;
+    if (!handler) throw new Error(`Unknown request type "${msg.type}"`);
+    return handler(msg);
+  }));
 };
 
 // Start fetching what every page needs right away; errors surface with the first request.

@@ -3,10 +3,12 @@
 // rows as CSV / JSON downloads.
 //
 // Contract:
-//   mountDebateView(section, { client, store }) → { apply(state), progress(msg) }
+//   mountDebateView(section, { client, store }) → { apply(state), progress(msg), addModel(entry) }
 //     section  the #view-debate element of index.html; client a CoreClient; store the URL-backed state.
 //   apply(state) sets the pickers from state.experiment / model / n / seed (a value the page cannot use is
 //     replaced, with a notice). Nothing runs until the user presses Run; a link reproduces the settings.
+//   addModel(entry) adds a model trained in the page to the model picker (this tab only; not while a run
+//     is going, the picker keeps its value).
 //   Run: runtime/dataset-run.js over manifest.datasets' "sst2-test" (chunks of 2–25 sentences); the figure
 //     grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
 //     partial. Controls are disabled while a run is going.
@@ -109,7 +111,8 @@ export function mountDebateView(section, { client, store }) {
     if (models) {
       let m = st.model;
       if (!models.some((x) => x.name === m)) {
-        notices.model = `The model "${m}" from the link is not available here; using ${models[0].name} instead.`;
+        notices.model = `The model "${m}" from the link is not available here; using ${models[0].name} instead.` +
+          (m.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
         m = models[0].name;
         store.update({ model: m });
       } else notices.model = '';
@@ -300,16 +303,32 @@ export function mountDebateView(section, { client, store }) {
     if (!running) sync();
   }
 
+  let extraModels = []; // trained in this tab; may arrive before the manifest does
+  function modelOptions() {
+    const value = modelSelect.value;
+    modelSelect.replaceChildren(...models.map((m) => new Option(m.name, m.name)));
+    if (value && models.some((m) => m.name === value)) modelSelect.value = value;
+  }
+
+  function addModel(entry) {
+    if (!entry?.name) return;
+    extraModels = [...extraModels.filter((e) => e.name !== entry.name), entry];
+    if (!models) return;
+    models = [...models.filter((m) => m.name !== entry.name), entry];
+    modelOptions();
+    if (!running) sync();
+  }
+
   setStatus('loading');
   setControlsDisabled(true);
   Promise.all([client.manifest(), client.experimentNames()])
     .then(([manifest, names]) => {
-      models = manifest.models;
+      models = [...manifest.models, ...extraModels.filter((e) => !manifest.models.some((m) => m.name === e.name))];
       const sets = Array.isArray(manifest.datasets) ? manifest.datasets : [];
       dataset = sets.find((d) => d.name === DATASET) ?? sets[0] ?? null;
       if (!dataset) throw new Error('The model list names no data set (manifest.datasets), so there is nothing to run on.');
       experiments = names;
-      modelSelect.replaceChildren(...models.map((m) => new Option(m.name, m.name)));
+      modelOptions();
       expSelect.replaceChildren(...names.map((e) => {
         const o = new Option(infoFor(e.name).title, e.name);
         o.title = e.description ?? '';
@@ -326,5 +345,5 @@ export function mountDebateView(section, { client, store }) {
       setStatus('error');
     });
 
-  return { apply, progress };
+  return { apply, progress, addModel };
 }

@@ -1,11 +1,14 @@
 // text-view.js — the text lab: textarea + model picker → prediction and per-token importance rows.
 //
 // Contract:
-//   mountTextView(section, { client, store }) → { apply(state), progress(msg) }
+//   mountTextView(section, { client, store }) → { apply(state), progress(msg), addModel(entry) }
 //     section  the #view-text element of index.html
 //     client   a CoreClient (runtime/core-client.js)
 //     store    { get() → state, update(patch) } — the app's URL-backed state (web/state.js)
 //   apply(state) sets the textarea and picker from the state (on load and on hash change).
+//   addModel(entry) adds a model trained in the page (a manifest-style entry) to the picker, after the shipped
+//   ones (it stays selected if it is the URL's model). A link naming a trained model that this tab does not
+//   have falls back to the first model, with a notice that trained models do not survive a reload.
 //   The view explains the text ~250 ms after typing stops (at once for model changes and examples), with
 //   maxTokens = MAX_TOKENS; only the answer for the latest text is drawn.
 //   section.dataset.status: 'loading' (models/core not ready) | 'pending' (a newer text is being explained)
@@ -111,8 +114,22 @@ export function mountTextView(section, { client, store }) {
     return parts.filter(Boolean).join(' · ');
   }
 
+  let extraModels = []; // trained in this tab; may arrive before the manifest does
+
   function populateModels(manifest) {
-    models = manifest.models;
+    models = [...manifest.models, ...extraModels.filter((e) => !manifest.models.some((m) => m.name === e.name))];
+    renderOptions();
+  }
+
+  function addModel(entry) {
+    if (!entry?.name) return;
+    extraModels = [...extraModels.filter((e) => e.name !== entry.name), entry];
+    if (!models) return;
+    models = [...models.filter((m) => m.name !== entry.name), entry];
+    renderOptions();
+  }
+
+  function renderOptions() {
     const options = models.map((m) => {
       const o = document.createElement('option');
       o.value = m.name;
@@ -131,7 +148,8 @@ export function mountTextView(section, { client, store }) {
     let name = store.get().model;
     if (!models.some((m) => m.name === name)) {
       const fallback = models[0].name;
-      modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.`;
+      modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.` +
+        (name.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
       name = fallback;
       store.update({ model: name });
     }
@@ -265,5 +283,5 @@ export function mountTextView(section, { client, store }) {
       setStatus('error');
     });
 
-  return { apply, progress };
+  return { apply, progress, addModel };
 }

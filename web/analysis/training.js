@@ -1,0 +1,123 @@
+// training.js — the pure side of training in the page: the choices offered, the name a trained model gets,
+// progress arithmetic, the loss / dev history drawn while it trains, and the comparison with the shipped
+// models. No DOM, works in Node.
+//
+// Contract:
+//   ATTENTIONS            → [{value, label}]: uniform (the Wiegreffe & Pinter baseline), tanh, dot.
+//   WP_SEEDS              → the seeds Wiegreffe & Pinter (2019) report: 50, 257, 500231, 100078, 12504,
+//                           90754789, 8988812, 2.
+//   MAX_SEED, MAX_EPOCHS  → the largest seed the core takes (2^31 − 1) and the most epochs the page offers.
+//   parseSeed(text)       → an integer in [0, MAX_SEED], or null for anything else (no rounding, no clamping).
+//   parseEpochs(text)     → an integer in [1, MAX_EPOCHS], or null.
+//   trainedName(attention, seed, taken) → 'trained-ATTENTION-seedSEED', with '-2', '-3', … appended when
+//                           that name is in `taken` (an iterable of names).
+//   progressFraction(p)   → the share of the whole run done, in [0, 1], from a TextTrainer.step() progress
+//                           object {epoch (1-based), epochs, batch, batches, epoch_done}.
+//   epochFraction(p)      → the share of the current epoch's batches done, in [0, 1].
+//   secondsLeft(p, s)     → estimated seconds left after `s` seconds (NaN before any progress).
+//   createHistory()       → { loss: [], epochs: [] }
+//   addProgress(h, p)     → h, with {x (epochs done, fractional), loss, epoch} appended to h.loss and, when
+//                           p.epoch_done, {epoch, train_loss, dev_accuracy, dev_f1, dev_n} appended to
+//                           h.epochs; h.best_epoch = p.best_epoch. Returns h (mutated).
+//   comparisonRows(trained, shipped) → rows for the "next to the shipped models" table: the trained
+//                           entries (one entry or an array, in the order given) first, then the shipped ones
+//                           (entries marked trained or named like a trained one are not repeated); each {name, attention, trained, training, dev_accuracy,
+//                           dev_f1, test_accuracy, test_f1, test_n} (NaN where a number is missing).
+
+export const ATTENTIONS = Object.freeze([
+  Object.freeze({ value: 'uniform', label: 'uniform (1/T) — Wiegreffe & Pinter baseline' }),
+  Object.freeze({ value: 'tanh', label: 'additive (tanh)' }),
+  Object.freeze({ value: 'dot', label: 'scaled dot product' }),
+]);
+
+export const WP_SEEDS = Object.freeze([50, 257, 500231, 100078, 12504, 90754789, 8988812, 2]);
+export const MAX_SEED = 2147483647;
+export const MAX_EPOCHS = 30;
+
+function parseIntIn(text, lo, hi) {
+  const s = String(text ?? '').trim();
+  if (!/^\d{1,16}$/.test(s)) return null;
+  const v = Number(s);
+  return Number.isSafeInteger(v) && v >= lo && v <= hi ? v : null;
+}
+
+export function parseSeed(text) {
+  return parseIntIn(text, 0, MAX_SEED);
+}
+
+export function parseEpochs(text) {
+  return parseIntIn(text, 1, MAX_EPOCHS);
+}
+
+export function trainedName(attention, seed, taken = []) {
+  const names = new Set(taken);
+  const base = `trained-${attention}-seed${seed}`;
+  if (!names.has(base)) return base;
+  for (let i = 2; ; i++) if (!names.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+const clamp01 = (v) => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : 0);
+
+export function epochFraction(p) {
+  if (!p || !(p.batches > 0)) return 0;
+  return clamp01(p.batch / p.batches);
+}
+
+export function progressFraction(p) {
+  if (!p || !(p.epochs > 0) || !(p.epoch > 0)) return 0;
+  if (p.done) return 1;
+  return clamp01((p.epoch - 1 + (p.epoch_done ? 1 : epochFraction(p))) / p.epochs);
+}
+
+export function secondsLeft(p, seconds) {
+  const f = progressFraction(p);
+  if (!(f > 0) || !Number.isFinite(seconds)) return NaN;
+  return (seconds / f) * (1 - f);
+}
+
+export function createHistory() {
+  return { loss: [], epochs: [], best_epoch: 0 };
+}
+
+export function addProgress(h, p) {
+  if (!p || !(p.epoch > 0)) return h;
+  const x = p.epoch - 1 + (p.epoch_done ? 1 : epochFraction(p));
+  if (Number.isFinite(p.train_loss) && (h.loss.length === 0 || h.loss.at(-1).x < x)) {
+    h.loss.push({ x, loss: p.train_loss, epoch: p.epoch });
+  }
+  if (p.epoch_done && !h.epochs.some((e) => e.epoch === p.epoch)) {
+    h.epochs.push({
+      epoch: p.epoch,
+      train_loss: p.train_loss,
+      dev_accuracy: p.dev?.accuracy ?? NaN,
+      dev_f1: p.dev?.f1 ?? NaN,
+      dev_n: p.dev?.n ?? NaN,
+    });
+  }
+  if (Number.isInteger(p.best_epoch)) h.best_epoch = p.best_epoch;
+  return h;
+}
+
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
+
+function row(m, trained) {
+  return {
+    name: m.name,
+    attention: m.attention ?? '',
+    trained,
+    training: trained ? 'SST-2 sentences, in this page' : 'SST-2 phrases, shipped',
+    dev_accuracy: num(m.metrics?.dev?.accuracy),
+    dev_f1: num(m.metrics?.dev?.f1),
+    test_accuracy: num(m.metrics?.test?.accuracy),
+    test_f1: num(m.metrics?.test?.f1),
+    test_n: num(m.metrics?.test?.n),
+  };
+}
+
+export function comparisonRows(trained, shipped = []) {
+  const mine = (Array.isArray(trained) ? trained : [trained]).filter(Boolean);
+  const names = new Set(mine.map((m) => m.name));
+  const rows = mine.map((m) => row(m, true));
+  for (const m of shipped) if (m && !m.trained && !names.has(m.name)) rows.push(row(m, false));
+  return rows;
+}

@@ -1,0 +1,322 @@
+// train-view.js — the Train lab: train a BiLSTM + attention model on the SST-2 training sentences in the
+// worker, with per-epoch progress, a live loss / dev chart, Cancel, and the result next to the shipped models;
+// the trained model joins the model pickers of the other labs (this tab only) and can be downloaded.
+//
+// Contract:
+//   mountTrainView(section, { client, store, onTrained, openModel }) → { apply(state), progress(msg) }
+//     section    the #view-train element of index.html; client a CoreClient; store the URL-backed state
+//                (fields attention, trainseed, epochs).
+//     onTrained(entry)  called once per trained model (a manifest-style entry, trained: true) — the app adds
+//                it to the Text and Debate pickers.
+//     openModel(name)   "Explain with it in the Text lab": the app switches to the text view with that model.
+//   apply(state) sets the controls from the state (not while training). Nothing runs until Train is pressed.
+//   Train: client.train(); each step's progress moves the two bars (this epoch's batches, all epochs), the
+//     loss / dev chart (render/train-chart.js) and the per-epoch table. Cancel asks the worker to stop before
+//     its next step: with at least one finished epoch the best one so far is kept (and tested), otherwise no
+//     model is kept and a notice says so. Controls are disabled while training.
+//   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'testing' | 'done' | 'cancelled'
+//     | 'error'; section.dataset.model = the name of the model the last run kept ('' when none).
+//   #train-download-config / #train-download-weights are Blob-URL download links once a model is kept.
+import { el } from '../render/dom.js';
+import { widthOf } from '../render/plot-lib.js';
+import { renderTrainCharts, renderEpochTable } from '../render/train-chart.js';
+import { renderComparison } from '../render/train-compare.js';
+import {
+  ATTENTIONS, WP_SEEDS, parseSeed, parseEpochs, createHistory, addProgress, progressFraction, epochFraction,
+  secondsLeft, comparisonRows,
+} from '../analysis/training.js';
+
+const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
+const REDRAW_MS = 300;
+
+function seconds(s) {
+  if (!Number.isFinite(s)) return '';
+  return s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
+}
+
+function mb(bytes) {
+  return `${(bytes / 1048576).toFixed(1)} MB`;
+}
+
+export function mountTrainView(section, { client, store, onTrained = () => {}, openModel = () => {} }) {
+  const $ = (sel) => section.querySelector(sel);
+  const attentionSelect = $('#train-attention');
+  const seedInput = $('#train-seed');
+  const epochsInput = $('#train-epochs');
+  const runButton = $('#train-run');
+  const cancelButton = $('#train-cancel');
+  const seedChips = $('#train-seeds');
+  const epochBar = $('#train-epoch-progress');
+  const epochText = $('#train-epoch-text');
+  const bar = $('#train-progress');
+  const barText = $('#train-progress-text');
+  const messageEl = $('#train-message');
+  const noticeEl = $('#train-notice');
+  const liveEl = $('#train-live');
+  const titleEl = $('#train-title');
+  const chartsEl = $('#train-charts');
+  const tableEl = $('#train-epoch-table');
+  const resultEl = $('#train-result');
+  const resultTitle = $('#train-result-title');
+  const resultState = $('#train-result-state');
+  const compareEl = $('#train-compare');
+  const openButton = $('#train-open');
+  const configLink = $('#train-download-config');
+  const weightsLink = $('#train-download-weights');
+  const resultNote = $('#train-result-note');
+
+  let shipped = null; // manifest.models once loaded
+  let ready = false;
+  let running = false;
+  let cancelRequested = false;
+  const trainedModels = []; // entries trained in this tab, newest first
+  let urls = [];
+  let keptName = '';
+
+  const setStatus = (s) => {
+    section.dataset.status = s;
+  };
+  const showMessage = (text) => {
+    messageEl.textContent = text;
+    messageEl.hidden = !text;
+  };
+  const showNotice = (text) => {
+    noticeEl.textContent = text;
+    noticeEl.hidden = !text;
+  };
+
+  function setControlsDisabled(disabled) {
+    for (const c of [attentionSelect, seedInput, epochsInput, runButton, ...seedChips.querySelectorAll('button')]) {
+      c.disabled = disabled || !ready;
+    }
+    cancelButton.disabled = !running || cancelRequested;
+  }
+
+  // --- controls -------------------------------------------------------------------------------------
+  attentionSelect.replaceChildren(...ATTENTIONS.map((a) => new Option(a.label, a.value)));
+  $('#train-seed-list').replaceChildren(...WP_SEEDS.map((s) => new Option(String(s), String(s))));
+  for (const s of WP_SEEDS) {
+    const b = el('button', 'example seed-chip', String(s), { type: 'button', 'data-seed': s });
+    b.disabled = true;
+    b.addEventListener('click', () => {
+      seedInput.value = String(s);
+      store.update({ trainseed: s });
+      markSeed();
+    });
+    seedChips.append(b);
+  }
+
+  function markSeed() {
+    const seed = store.get().trainseed;
+    for (const b of seedChips.querySelectorAll('button')) b.classList.toggle('selected', Number(b.dataset.seed) === seed);
+  }
+
+  function sync() {
+    const st = store.get();
+    attentionSelect.value = st.attention;
+    seedInput.value = String(st.trainseed);
+    epochsInput.value = String(st.epochs);
+    markSeed();
+  }
+
+  attentionSelect.addEventListener('change', () => store.update({ attention: attentionSelect.value }));
+  seedInput.addEventListener('change', () => {
+    const v = parseSeed(seedInput.value);
+    if (v === null) {
+      showNotice(`The seed must be a whole number from 0 to 2147483647; keeping ${store.get().trainseed}.`);
+      seedInput.value = String(store.get().trainseed);
+      return;
+    }
+    showNotice('');
+    store.update({ trainseed: v });
+    markSeed();
+  });
+  epochsInput.addEventListener('change', () => {
+    const v = parseEpochs(epochsInput.value);
+    if (v === null) {
+      showNotice(`The number of epochs must be a whole number from 1 to 30; keeping ${store.get().epochs}.`);
+      epochsInput.value = String(store.get().epochs);
+      return;
+    }
+    showNotice('');
+    store.update({ epochs: v });
+  });
+  runButton.addEventListener('click', () => start());
+  cancelButton.addEventListener('click', () => {
+    if (!running || cancelRequested) return;
+    cancelRequested = true;
+    client.cancelTrain();
+    setStatus('cancelling');
+    barText.textContent = `${barText.textContent.split(' · stopping')[0]} · stopping after the current step…`;
+    setControlsDisabled(true);
+  });
+  openButton.addEventListener('click', () => {
+    if (keptName) openModel(keptName);
+  });
+
+  // --- a run ------------------------------------------------------------------------------------------
+  function clearDownloads() {
+    for (const u of urls) URL.revokeObjectURL(u);
+    urls = [];
+    for (const a of [configLink, weightsLink]) a.removeAttribute('href');
+  }
+
+  function offerDownloads(res) {
+    clearDownloads();
+    const make = (link, data, type, name) => {
+      const url = URL.createObjectURL(new Blob([data], { type }));
+      urls.push(url);
+      link.href = url;
+      link.download = name;
+    };
+    make(configLink, res.config, 'application/json', 'config.json');
+    make(weightsLink, res.weights, 'application/octet-stream', 'model.safetensors');
+    configLink.textContent = `config.json (${mb(res.model.bytes?.config ?? res.config.length)})`;
+    weightsLink.textContent = `model.safetensors (${mb(res.weights.length)})`;
+  }
+
+  function draw(history, epochs) {
+    try {
+      renderTrainCharts(chartsEl, history, { epochs, width: widthOf(chartsEl, 900) });
+    } catch (e) {
+      chartsEl.replaceChildren(el('p', 'message error', `The chart could not be drawn: ${e.message}`));
+    }
+  }
+
+  function showProgress(p, cfg) {
+    epochBar.max = Math.max(1, p.batches);
+    epochBar.value = p.batch;
+    bar.max = 1;
+    bar.value = progressFraction(p);
+    epochText.textContent = `epoch ${p.epoch} / ${p.epochs} · batch ${p.batch} / ${p.batches}`;
+    const left = secondsLeft(p, p.seconds);
+    const last = p.epoch_done && p.dev ? ` · dev accuracy ${(p.dev.accuracy * 100).toFixed(1)} %` : '';
+    barText.textContent = `${Math.round(bar.value * 100)} % of ${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'} · ` +
+      `loss ${p.train_loss.toFixed(4)}${last} · ${seconds(p.seconds)}` +
+      (Number.isFinite(left) && left > 0 ? ` · about ${seconds(left)} left` : '') +
+      (cancelRequested ? ' · stopping after the current step…' : '');
+  }
+
+  async function start() {
+    if (running || !ready) return;
+    const st = store.get();
+    const cfg = { attention: st.attention, seed: st.trainseed, epochs: st.epochs };
+    running = true;
+    cancelRequested = false;
+    keptName = '';
+    section.dataset.model = '';
+    showMessage('');
+    showNotice('');
+    setStatus('running');
+    setControlsDisabled(true);
+    resultEl.hidden = true;
+    liveEl.hidden = false;
+    titleEl.textContent = `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
+    const history = createHistory();
+    epochBar.value = 0;
+    bar.value = 0;
+    epochText.textContent = '';
+    barText.textContent = 'Loading the training data…';
+    draw(history, cfg.epochs);
+    tableEl.replaceChildren();
+    let lastDraw = 0;
+    let res;
+    try {
+      res = await client.train(cfg, (p) => {
+        if (p.stage === 'data') {
+          barText.textContent = 'Loading the training data…';
+          return;
+        }
+        if (p.stage === 'test') {
+          setStatus('testing');
+          barText.textContent = `Testing the kept model (epoch ${p.best_epoch}) on the 1,821 test sentences…`;
+          return;
+        }
+        addProgress(history, p);
+        showProgress(p, cfg);
+        if (p.epoch_done || performance.now() - lastDraw > REDRAW_MS) {
+          draw(history, cfg.epochs);
+          lastDraw = performance.now();
+        }
+        if (p.epoch_done) renderEpochTable(tableEl, history);
+      });
+    } catch (e) {
+      running = false;
+      cancelRequested = false;
+      showMessage(`Training stopped: ${e.message}`);
+      barText.textContent = 'Stopped by an error.';
+      setStatus('error');
+      setControlsDisabled(false);
+      return;
+    }
+    running = false;
+    cancelRequested = false;
+    draw(history, cfg.epochs);
+    renderEpochTable(tableEl, history);
+    finish(cfg, res, history);
+  }
+
+  function finish(cfg, res, history) {
+    if (!res.model) {
+      const epoch = res.progress?.epoch ?? 1;
+      showNotice(`Training cancelled during epoch ${epoch}, before any epoch finished: no model was kept ` +
+        '(a model needs at least one finished epoch and its dev score). The other labs are unaffected.');
+      barText.textContent = `Cancelled in epoch ${epoch} — no model kept.`;
+      setStatus('cancelled');
+      setControlsDisabled(false);
+      return;
+    }
+    const m = res.model;
+    keptName = m.name;
+    trainedModels.unshift(m);
+    onTrained(m);
+    bar.value = res.cancelled ? bar.value : 1;
+    const best = m.provenance?.best_epoch;
+    const ran = m.provenance?.epochs_run ?? history.epochs.length;
+    barText.textContent = res.cancelled
+      ? `Cancelled after ${ran} finished epoch${ran === 1 ? '' : 's'} — kept epoch ${best}.`
+      : `Done: ${ran} epoch${ran === 1 ? '' : 's'} in ${seconds(res.progress?.seconds)} — kept epoch ${best}.`;
+    resultEl.hidden = false;
+    resultTitle.textContent = `${m.name}: test accuracy ${(m.metrics.test.accuracy * 100).toFixed(1)} %, F1 ${m.metrics.test.f1.toFixed(3)}`;
+    resultState.textContent = res.cancelled
+      ? `Cancelled after ${ran} of ${cfg.epochs} epochs; the best of them (epoch ${best}, by dev accuracy) was kept and tested.`
+      : `Complete: ${ran} epoch${ran === 1 ? '' : 's'}; epoch ${best} had the best dev accuracy and was kept.`;
+    resultState.className = `result-state${res.cancelled ? ' partial' : ''}`;
+    renderComparison(compareEl, comparisonRows(trainedModels, shipped));
+    offerDownloads(res);
+    resultNote.textContent = `${m.name} is now in the model pickers of the Text and Debate labs, in this tab only: a reload ` +
+      'forgets it. To keep it, download both files into one folder; the command line loads that folder ' +
+      `(build/attnlab explain-text --model FOLDER --text "…").` +
+      (m.provenance?.same_as ? ` The same model from the command line: ${m.provenance.same_as}.` : '');
+    section.dataset.model = m.name;
+    setStatus(res.cancelled ? 'cancelled' : 'done');
+    setControlsDisabled(false);
+  }
+
+  // --- wiring ---------------------------------------------------------------------------------------------
+  function apply() {
+    if (!running) sync();
+  }
+
+  setStatus('loading');
+  sync();
+  setControlsDisabled(true);
+  client
+    .manifest()
+    .then((manifest) => {
+      shipped = manifest.models.filter((m) => !m.trained);
+      const names = new Set((manifest.datasets ?? []).map((d) => d?.name));
+      const lacking = NEEDED.filter((n) => !names.has(n));
+      if (lacking.length) throw new Error(`The model list names no ${lacking.join(', ')} data set, so there is nothing to train on.`);
+      ready = true;
+      setStatus('idle');
+      setControlsDisabled(false);
+      barText.textContent = 'Press Train to start.';
+    })
+    .catch((e) => {
+      showMessage(`${e.message}\nThe Train lab cannot run until this is fixed (then reload).`);
+      setStatus('error');
+    });
+
+  return { apply, progress: () => {} };
+}
