@@ -74,6 +74,8 @@ export function parseSafetensors(buf) {
 /** Reads MODEL_DIR → { config, tensors }. */
 export function readCheckpoint(dir) {
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  if (config.encoder && config.encoder !== 'bilstm')
+    throw new Error(`${dir}: only BiLSTM models export to ONNX (this one has encoder '${config.encoder}')`);
   const tensors = parseSafetensors(fs.readFileSync(path.join(dir, 'model.safetensors')));
   return { config, tensors };
 }
