@@ -82,3 +82,11 @@ test('comparisonRows: trained models first, then the shipped ones; missing numbe
   assert.ok(Number.isNaN(two[1].dev_accuracy));
   assert.deepEqual(comparisonRows(null, shipped).map((r) => r.name), ['sst2-tanh']);
 });
+
+test('comparisonRows leaves out shipped models of other data sets (their test set is not SST-2)', () => {
+  const rows = comparisonRows({ name: 'trained-uniform-seed50', metrics: {} }, [
+    { name: 'sst2-tanh', dataset: 'sst2', metrics: {} },
+    { name: 'imdb-tanh', dataset: 'imdb', metrics: {} },
+  ]);
+  assert.deepEqual(rows.map((r) => r.name), ['trained-uniform-seed50', 'sst2-tanh']);
+});

@@ -21,7 +21,8 @@
 //                           h.epochs; h.best_epoch = p.best_epoch. Returns h (mutated).
 //   comparisonRows(trained, shipped) → rows for the "next to the shipped models" table: the trained
 //                           entries (one entry or an array, in the order given) first, then the shipped ones
-//                           (entries marked trained or named like a trained one are not repeated); each {name, attention, trained, training, dev_accuracy,
+//                           (entries marked trained or named like a trained one are not repeated; shipped models of
+//                           another data set than SST-2 are left out: their test set is not SST-2's); each {name, attention, trained, training, dev_accuracy,
 //                           dev_f1, test_accuracy, test_f1, test_n} (NaN where a number is missing).
 
 export const ATTENTIONS = Object.freeze([
@@ -118,6 +119,9 @@ export function comparisonRows(trained, shipped = []) {
   const mine = (Array.isArray(trained) ? trained : [trained]).filter(Boolean);
   const names = new Set(mine.map((m) => m.name));
   const rows = mine.map((m) => row(m, true));
-  for (const m of shipped) if (m && !m.trained && !names.has(m.name)) rows.push(row(m, false));
+  for (const m of shipped) {
+    if (!m || m.trained || names.has(m.name) || (m.dataset && m.dataset !== 'sst2')) continue;
+    rows.push(row(m, false));
+  }
   return rows;
 }
