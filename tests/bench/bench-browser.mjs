@@ -1,10 +1,8 @@
 // Browser benchmark runner: serves the app, exports the text model to ONNX, opens web/bench/text.html in
 // headless Debian Chromium (cross-origin isolated, so ORT can use 2 threads) and prints the results as a
 // markdown table and one JSON line. Usage: node tests/bench/bench-browser.mjs [--model sst2-tanh] [--runs 50]
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../e2e/browser.mjs';
 import { buildModel, readCheckpoint } from '../../models/tools/export-onnx.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
@@ -16,13 +14,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 
 const onnx = buildModel(readCheckpoint(path.join(root, 'models/text', model)));
 const server = await startServer({ port: 0, root });
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  headless: true,
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium();
 try {
   const page = context.pages()[0] ?? (await context.newPage());
   await page.route('**/web/bench/model.onnx', (route) =>
@@ -40,7 +32,6 @@ try {
     console.log(`| ratio ORT wasm 1 thread / core forward | ${(r.ort_wasm_1t_forward_ms / r.core_forward_ms).toFixed(2)} |`);
   console.log(JSON.stringify(r));
 } finally {
-  await context.close();
+  await context.closeAndClean();
   await server.close();
-  fs.rmSync(profile, { recursive: true, force: true });
 }

@@ -2,10 +2,8 @@
 // in headless Debian Chromium, in the page's worker, exactly as a user would (URL state + the Run button),
 // and prints the wall time per experiment as a markdown table and one JSON line.
 // Usage: node tests/bench/bench-debate-browser.mjs [--experiments kendall,permutation,adversarial] [--model sst2-tanh] [--n 1821]
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../e2e/browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const args = process.argv.slice(2);
@@ -16,13 +14,7 @@ const n = Number(opt('--n', '1821'));
 const root = path.resolve(import.meta.dirname, '../..');
 
 const server = await startServer({ port: 0, root });
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-bench-'));
-const context = await chromium.launchPersistentContext(profile, {
-  headless: true,
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-});
+const context = await launchChromium();
 const results = {};
 try {
   for (const name of experiments) {
@@ -41,9 +33,8 @@ try {
     await page.close();
   }
 } finally {
-  await context.close();
+  await context.closeAndClean();
   await server.close();
-  fs.rmSync(profile, { recursive: true, force: true });
 }
 console.log(`| experiment (${model}, ${n} SST-2 test sentences, Chromium worker) | minutes | sentences/s |`);
 console.log('| --- | ---: | ---: |');

@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,7 +30,6 @@ const MODEL_DIR = path.join(REPO, 'models/text', MODEL);
 const DATA = path.join(REPO, 'models/text/data/sst2-test.tsv');
 const CLI = path.join(REPO, 'build', 'attnlab');
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
-const CHROMIUM = '/usr/bin/chromium';
 const SENTENCE = 'A gripping story with superb acting, though the ending is a bit weak.';
 const TIMEOUT = 240_000;
 const LIVE = ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser'];
@@ -73,41 +72,22 @@ if (SKIP) test('debate experiments in the browser', { skip: SKIP }, () => {});
 else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () => {
   let server;
   let ctx;
-  let profile;
   let available;
 
   before(async () => {
     available = new Set(await wasmExperimentNames());
     server = await startServer({ port: 0, root: REPO });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-profile-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      headless: true,
-      executablePath: CHROMIUM,
-      viewport: { width: 1200, height: 900 },
-      acceptDownloads: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ctx = await launchChromium({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
     fs.mkdirSync(OUT, { recursive: true });
   });
 
   after(async () => {
-    await ctx?.close();
+    await ctx?.closeAndClean();
     await server?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
-  async function openPage(hash = '') {
-    const page = await ctx.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    });
-    page.errors = errors;
-    await page.goto(`${server.url}/web/${hash}`);
-    return page;
-  }
+  // A page that records uncaught errors and console errors; the test fails if any appear.
+  const openPage = (hash = '') => openRecordingPage(ctx, `${server.url}/web/${hash}`);
 
   const panel = (name) => `.live-panel[data-experiment="${name}"]`;
 

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,7 +21,6 @@ const MODELS = path.resolve(process.env.ATTNLAB_E2E_MODELS ?? path.join(REPO, 'm
 const MODEL = 'sst2-tanh';
 const CLI = path.join(REPO, 'build', 'attnlab');
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
-const CHROMIUM = '/usr/bin/chromium';
 const SENTENCE = 'A gripping story with superb acting, though the ending is a bit weak.';
 const TIMEOUT = 120_000;
 
@@ -49,7 +48,6 @@ if (SKIP) test('text view in the browser', { skip: SKIP }, () => {});
 else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
   let server;
   let ctx;
-  let profile;
   let serveRoot;
   let manifest;
 
@@ -65,36 +63,18 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
       root = serveRoot;
     }
     server = await startServer({ port: 0, root });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-profile-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      headless: true,
-      executablePath: CHROMIUM,
-      viewport: { width: 1200, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ctx = await launchChromium({ viewport: { width: 1200, height: 900 } });
     fs.mkdirSync(OUT, { recursive: true });
   });
 
   after(async () => {
-    await ctx?.close();
+    await ctx?.closeAndClean();
     await server?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
     if (serveRoot) fs.rmSync(serveRoot, { recursive: true, force: true });
   });
 
   // A page that records uncaught errors and console errors; the test fails if any appear.
-  async function openPage(hash = '') {
-    const page = await ctx.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(`console: ${m.text()}`);
-    });
-    page.errors = errors;
-    await page.goto(`${server.url}/web/${hash}`);
-    return page;
-  }
+  const openPage = (hash = '') => openRecordingPage(ctx, `${server.url}/web/${hash}`);
 
   async function waitSettled(page, wanted = 'ready') {
     await page.waitForFunction(

@@ -19,14 +19,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DATA = path.join(REPO, 'models/text/data');
 const CLI = path.join(REPO, 'build', 'attnlab');
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
-const CHROMIUM = '/usr/bin/chromium';
 const NAME = 'trained-uniform-seed50';
 const SENTENCE = 'A gripping story with superb acting, though the ending is a bit weak.';
 
@@ -71,7 +70,6 @@ if (SKIP) test('Train view in the browser', { skip: SKIP }, () => {});
 else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
   let server;
   let ctx;
-  let profile;
   let cliDir;
   let cli; // the native CLI's result on the same data, seed and epochs
 
@@ -82,22 +80,14 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
       '--out', cliDir, '--attention', 'uniform', '--seed', '50', '--epochs', '1', '--min-count', '1', '--storage', 'f32'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     server = await startServer({ port: 0, root: REPO });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-profile-'));
-    ctx = await chromium.launchPersistentContext(profile, {
-      headless: true,
-      executablePath: CHROMIUM,
-      viewport: { width: 1200, height: 900 },
-      acceptDownloads: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ctx = await launchChromium({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
     fs.mkdirSync(OUT, { recursive: true });
   });
 
   after(async () => {
-    await ctx?.close();
+    await ctx?.closeAndClean();
     await server?.close();
-    for (const d of [profile, cliDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
+    if (cliDir) fs.rmSync(cliDir, { recursive: true, force: true });
   });
 
   async function openPage(hash = '') {
