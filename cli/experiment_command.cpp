@@ -50,14 +50,11 @@ int run_adversarial_training(const ExperimentCommand& cmd, const ExperimentOptio
   auto train_path = options.params.find("train");
   if (train_path == options.params.end() || !train_path->is_string())
     fail("adversarial-training needs --param train=PATH (the adversary's training data)");
-  auto encode = [&](const std::vector<TextExample>& raw, int limit) {
-    std::vector<EncodedExample> out;
-    for (size_t i = 0; i < raw.size() && (limit == 0 || static_cast<int>(i) < limit); ++i)
-      out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
-    return out;
+  auto encode = [&](const std::string& path, int limit) {  // the model's max_tokens cut, as in training
+    return encode_examples(base.vocab, load_tsv(path, base.max_tokens), base.config.num_classes, path, limit);
   };
-  const auto train = encode(load_tsv(train_path->get<std::string>(), base.max_tokens), 0);
-  const auto data = encode(load_tsv(cmd.data_path, base.max_tokens), cmd.limit);
+  const auto train = encode(train_path->get<std::string>(), 0);
+  const auto data = encode(cmd.data_path, cmd.limit);
   std::vector<double> lambdas = {0, 0.1, 0.5, 1, 2, 5};
   auto l = options.params.find("lambdas");
   if (l != options.params.end()) {
@@ -107,15 +104,12 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
     if (it == options.params.end() || !it->is_string()) fail(std::string("diagnostic needs --param ") + key + "=PATH");
     return it->get<std::string>();
   };
-  auto encode = [&](const std::vector<TextExample>& raw, int limit) {
-    std::vector<EncodedExample> out;
-    for (size_t i = 0; i < raw.size() && (limit == 0 || static_cast<int>(i) < limit); ++i)
-      out.push_back({raw[i].label, base.vocab.ids(raw[i].tokens)});
-    return out;
+  auto encode = [&](const std::string& path, int limit) {  // the model's max_tokens cut, as in training
+    return encode_examples(base.vocab, load_tsv(path, base.max_tokens), base.config.num_classes, path, limit);
   };
-  const auto train = encode(load_tsv(path_param("train"), base.max_tokens), 0);
-  const auto dev = encode(load_tsv(path_param("dev"), base.max_tokens), 0);
-  const auto test = encode(load_tsv(cmd.data_path, base.max_tokens), cmd.limit);
+  const auto train = encode(path_param("train"), 0);
+  const auto dev = encode(path_param("dev"), 0);
+  const auto test = encode(cmd.data_path, cmd.limit);
   std::vector<int> gold;
   for (const auto& ex : test) gold.push_back(ex.label);
   const AttentionImposer base_attention = [&base](const TextBatch& batch) {

@@ -53,6 +53,18 @@ std::vector<TextExample> load_tsv(const std::string& path, int max_tokens) {
   return out;
 }
 
+std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
+                                            const std::string& path, int limit) {
+  std::vector<EncodedExample> out;
+  for (size_t i = 0; i < data.size() && (limit == 0 || static_cast<int>(i) < limit); ++i) {
+    if (data[i].label < 0 || data[i].label >= num_classes)
+      fail(path + ": label " + std::to_string(data[i].label) + " is not a class of the model (0.." +
+           std::to_string(num_classes - 1) + ")");
+    out.push_back({data[i].label, vocab.ids(data[i].tokens)});
+  }
+  return out;
+}
+
 TextModel load_model(const std::string& dir) {
   std::string config, weights, error;
   if (!read_file(dir + "/config.json", &config, &error)) fail(error);

@@ -6,6 +6,7 @@
 
 #include "model/text_checkpoint.h"
 #include "text/dataset.h"
+#include "train/text_trainer.h"
 
 namespace attnlab::cli {
 
@@ -19,6 +20,9 @@ bool write_file(const std::string& path, const std::vector<uint8_t>& data, std::
 // A `label<TAB>text` file, tokenised, each text cut to its first max_tokens tokens (0: no cut); fails with the
 // path and line on a bad file.
 std::vector<TextExample> load_tsv(const std::string& path, int max_tokens = 0);
+// Token ids of the first `limit` examples (0: all); fails naming `path` on a label >= num_classes.
+std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
+                                            const std::string& path, int limit = 0);
 // A model folder (config.json + model.safetensors); fails naming what is wrong.
 TextModel load_model(const std::string& dir);
 

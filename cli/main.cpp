@@ -24,15 +24,6 @@ using cli::load_tsv;
 
 namespace {
 
-std::vector<EncodedExample> encode(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
-                                   const std::string& path) {
-  std::vector<EncodedExample> out;
-  for (const auto& ex : data) {
-    if (ex.label >= num_classes) fail(path + ": label " + std::to_string(ex.label) + " >= num_classes");
-    out.push_back({ex.label, vocab.ids(ex.tokens)});
-  }
-  return out;
-}
 
 json metrics_json(const ClassificationMetrics& m) {
   return {{"n", m.n}, {"accuracy", m.accuracy}, {"f1", m.f1}, {"precision", m.precision}, {"recall", m.recall}};
@@ -131,8 +122,8 @@ int main(int argc, char** argv) {
     model.config.num_classes = num_classes;
     if (num_classes == 2) model.class_names = {"negative", "positive"};
     else for (int c = 0; c < num_classes; ++c) model.class_names.push_back("class " + std::to_string(c));
-    const auto train_set = encode(model.vocab, train_raw, num_classes, train_path);
-    const auto dev_set = encode(model.vocab, dev_raw, num_classes, dev_path);
+    const auto train_set = cli::encode_examples(model.vocab, train_raw, num_classes, train_path);
+    const auto dev_set = cli::encode_examples(model.vocab, dev_raw, num_classes, dev_path);
     Rng rng(seed);
     model.params.init(model.config, rng);
     TrainOptions options;
@@ -161,7 +152,7 @@ int main(int argc, char** argv) {
       for (Mat<float>* m : model.params.list()) *m = m->unaryExpr([](float v) { return round_to_half(v); });
     json metrics;
     metrics["dev"] = metrics_json(evaluate(model, dev_set));
-    if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, encode(model.vocab, load_tsv(test_path, train_max_tokens), num_classes, test_path)));
+    if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, cli::encode_examples(model.vocab, load_tsv(test_path, train_max_tokens), num_classes, test_path)));
     json epochs_json = json::array();
     for (size_t e = 0; e < result.dev_per_epoch.size(); ++e)
       epochs_json.push_back({{"epoch", e + 1}, {"train_loss", result.train_loss_per_epoch[e]},
@@ -195,7 +186,7 @@ int main(int argc, char** argv) {
 
   if (*eval) {
     const TextModel model = load_model(model_dir);
-    const auto data = encode(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
+    const auto data = cli::encode_examples(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
     std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
     return 0;
   }

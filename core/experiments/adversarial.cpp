@@ -149,7 +149,7 @@ Experiment adversarial_experiment() {
   };
   e.summarize = [](const TextModel& model, const std::vector<nlohmann::json>& rows, const ExperimentOptions&) {
     std::vector<double> all;
-    std::vector<std::vector<double>> by_class(model.config.num_classes), by_bin(4);
+    std::vector<std::vector<double>> by_class(model.config.num_classes), by_bin(kMaxAttentionBins);
     int found = 0;
     for (const auto& row : rows) {
       const double jsd = row_number(row, "max_jsd");
@@ -158,8 +158,8 @@ Experiment adversarial_experiment() {
       found += row_flag(row, "found");
       const int cls = row_class(row);
       if (cls >= 0 && cls < model.config.num_classes) by_class[cls].push_back(jsd);
-      const double max_attention = row_number(row, "max_attention");
-      if (std::isfinite(max_attention)) by_bin[std::clamp(static_cast<int>(max_attention * 4), 0, 3)].push_back(jsd);
+      const int bin = max_attention_bin(row_number(row, "max_attention"));
+      if (bin >= 0) by_bin[bin].push_back(jsd);
     }
     auto above = [](const std::vector<double>& v, double x) {
       if (v.empty()) return std::nan("");
@@ -172,10 +172,7 @@ Experiment adversarial_experiment() {
     s["fraction_found"] = all.empty() ? std::nan("") : double(found) / all.size();
     s["n_used"] = all.size();
     s["jsd_upper_bound"] = std::log(2.0);
-    nlohmann::json bins = nlohmann::json::array();
-    const char* names[] = {"[0,0.25)", "[0.25,0.5)", "[0.5,0.75)", "[0.75,1]"};
-    for (int b = 0; b < 4; ++b) bins.push_back({{"bin", names[b]}, {"n", by_bin[b].size()}, {"mean_max_jsd", mean_of(by_bin[b])}});
-    s["by_max_attention"] = bins;
+    s["by_max_attention"] = max_attention_bins_json(by_bin, "mean_max_jsd");
     nlohmann::json pc = nlohmann::json::object();
     for (int c = 0; c < model.config.num_classes; ++c)
       pc[std::to_string(c)] = {{"n", by_class[c].size()}, {"mean_max_jsd", mean_of(by_class[c])},

@@ -87,6 +87,19 @@ int row_class(const nlohmann::json& row) {
   return std::isfinite(p) ? static_cast<int>(p) : -1;
 }
 
+int max_attention_bin(double max_attention) {
+  if (!std::isfinite(max_attention)) return -1;
+  return std::clamp(static_cast<int>(std::floor(max_attention * kMaxAttentionBins)), 0, kMaxAttentionBins - 1);
+}
+
+nlohmann::json max_attention_bins_json(const std::vector<std::vector<double>>& bins, const char* mean_key) {
+  static const char* const names[kMaxAttentionBins] = {"[0,0.25)", "[0.25,0.5)", "[0.5,0.75)", "[0.75,1]"};
+  nlohmann::json out = nlohmann::json::array();
+  for (int b = 0; b < kMaxAttentionBins; ++b)
+    out.push_back({{"bin", names[b]}, {"n", bins[b].size()}, {mean_key, mean_of(bins[b])}});
+  return out;
+}
+
 double mean_of(const std::vector<double>& v) {
   if (v.empty()) return std::nan("");
   double s = 0;

@@ -79,6 +79,13 @@ bool row_flag(const nlohmann::json& row, const char* key);
 // Class of a row for per-class breakdowns: the gold label when known, else "predicted" (-1 when neither).
 int row_class(const nlohmann::json& row);
 
+// Jain & Wallace plot per-instance results against the largest attention weight in quartile bins
+// [0,.25) [.25,.5) [.5,.75) [.75,1]: the bin of a value (-1 when not finite), and the JSON list
+// [{bin, n, <mean_key>: mean}] of the values collected per bin.
+constexpr int kMaxAttentionBins = 4;
+int max_attention_bin(double max_attention);
+nlohmann::json max_attention_bins_json(const std::vector<std::vector<double>>& bins, const char* mean_key);
+
 // Summary statistics helpers shared by the experiments.
 double mean_of(const std::vector<double>& v);
 double std_of(const std::vector<double>& v);  // population standard deviation

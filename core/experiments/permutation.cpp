@@ -70,7 +70,7 @@ json summarize_permutation(const TextModel& model, const std::vector<json>& rows
   std::vector<const json*> used;
   std::map<int, std::vector<const json*>> by_class;
   for (int c = 0; c < model.config.num_classes; ++c) by_class[c];
-  std::vector<double> bins[4];
+  std::vector<std::vector<double>> bins(kMaxAttentionBins);
   int skipped = 0;
   for (const json& r : rows) {
     if (r.contains("skipped")) {
@@ -79,19 +79,14 @@ json summarize_permutation(const TextModel& model, const std::vector<json>& rows
     }
     used.push_back(&r);
     by_class[row_class(r)].push_back(&r);
-    const double a = row_number(r, "max_attention");
-    const int b = std::isfinite(a) ? std::min(3, std::max(0, static_cast<int>(std::floor(a * 4)))) : 0;
-    bins[b].push_back(row_number(r, "median_delta"));
+    const int b = max_attention_bin(row_number(r, "max_attention"));
+    bins[b < 0 ? 0 : b].push_back(row_number(r, "median_delta"));  // a row without the weight counts in the first bin
   }
   json out = delta_statistics(used);
   out.erase("n");  // run_experiment writes "n" (all rows); n_used counts the rows summarised
   out["n_used"] = used.size();
   out["n_skipped"] = skipped;
-  const char* names[4] = {"[0,0.25)", "[0.25,0.5)", "[0.5,0.75)", "[0.75,1]"};
-  json by_max = json::array();
-  for (int b = 0; b < 4; ++b)
-    by_max.push_back({{"bin", names[b]}, {"n", bins[b].size()}, {"median_delta_mean", mean_of(bins[b])}});
-  out["by_max_attention"] = by_max;
+  out["by_max_attention"] = max_attention_bins_json(bins, "median_delta_mean");
   json per_class = json::object();
   for (const auto& kv : by_class) per_class[std::to_string(kv.first)] = delta_statistics(kv.second);
   out["per_class"] = per_class;
