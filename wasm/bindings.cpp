@@ -1,4 +1,5 @@
-// The only Embind code: exposes a TextSession (one loaded text model, no globals) to JavaScript.
+// The only Embind code: exposes a TextSession (one loaded text model, no globals), a TextTrainer and an
+// AdversaryTrainer (a model-consistent adversary of a loaded TextSession) to JavaScript.
 // Strings and typed arrays in, JSON strings and numbers out; bytes are copied into the wasm heap at
 // once, and results are returned by value, so no JS view of the heap outlives a call. Owns no math.
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
 #include "text/tokenizer.h"
+#include "train/adversary_trainer.h"
 #include "train/text_trainer.h"
 
 namespace {
@@ -143,6 +145,10 @@ class TextSession {
       if (r.is_object()) kept.push_back(r);
     return dump(summarize_rows(*e, model_, kept, options_));
   }
+
+  // C++ side only (not bound): the adversary trainer copies the loaded model as its base.
+  bool loaded() const { return loaded_; }
+  const TextModel& model() const { return model_; }
 
   std::string info() const {
     if (!loaded_) return error_json("no model loaded");
@@ -317,6 +323,135 @@ class TextTrainer {
   TextModel model_;  // config, vocabulary, class names (parameters come from run_)
 };
 
+// Training a Wiegreffe & Pinter model-consistent adversary of a loaded model in the page's worker, with the
+// same start / step / configJson / weights shape as TextTrainer (so one job loop drives both). The base is
+// copied from the TextSession at construction (the session may be deleted afterwards). Same numbers as
+// `attnlab experiment adversarial-training --model BASE --param train=TRAIN --param lambdas=[L]
+// --param epochs=E --seed S` for the same data: the adversary starts from the same seeded weights.
+class AdversaryTrainer {
+ public:
+  explicit AdversaryTrainer(const TextSession& base) : has_base_(base.loaded()) {
+    if (has_base_) base_ = base.model();
+  }
+
+  // options_json: {"lambda" (>= 0, default 1), "seed", "epochs", "batch_size", "lr", "base" (the base
+  // model's name, recorded in the config)}. The data are label<TAB>text (tokens cut to the base's
+  // max_tokens, ids from the base's vocabulary). Returns "" or a message naming what is wrong.
+  std::string start(const std::string& train_tsv, const std::string& dev_tsv, const std::string& options_json) {
+    if (!has_base_) return "the base model is not loaded";
+    if (base_.config.attention == AttentionKind::Uniform)
+      return "a model-consistent adversary needs a base model with learned attention (not uniform)";
+    const nlohmann::json o = nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
+    if (!o.is_object()) return "training options must be a JSON object";
+    auto get_int = [&](const char* key, int fallback, int lo, int hi) {
+      auto it = o.find(key);
+      const int v = it != o.end() && it->is_number_integer() ? it->get<int>() : fallback;
+      return std::min(hi, std::max(lo, v));
+    };
+    double lambda = 1.0;
+    if (o.contains("lambda")) {
+      if (!o["lambda"].is_number()) return "lambda must be a number";
+      lambda = o["lambda"].get<double>();
+      if (!(lambda >= 0 && lambda <= 1e6)) return "lambda must be a number from 0 to 1e6";
+    }
+    std::string error;
+    std::vector<EncodedExample> train, dev;
+    if (!encode(train_tsv, &train, &error)) return "training data: " + error;
+    if (!encode(dev_tsv, &dev, &error)) return "dev data: " + error;
+    if (train.empty() || dev.empty()) return "training and dev data must not be empty";
+    TrainOptions to;
+    to.epochs = get_int("epochs", 8, 1, 1000);
+    to.batch_size = get_int("batch_size", 32, 1, 4096);
+    to.seed = static_cast<uint64_t>(get_int("seed", 1, 0, 2147483647));
+    if (o.contains("lr") && o["lr"].is_number()) to.adam.lr = o["lr"].get<double>();
+    base_name_ = o.contains("base") && o["base"].is_string() ? o["base"].get<std::string>() : "";
+    TextParams<float> initial;
+    Rng rng(to.seed);  // as the CLI: the adversary's initial weights from the seed
+    initial.init(base_.config, rng);
+    run_ = std::make_unique<AdversaryTrainingRun>(base_, std::move(initial), std::move(train), std::move(dev), lambda, to);
+    return "";
+  }
+
+  // Progress JSON: {epoch, epochs, batch, batches, train_loss, epoch_done, best_epoch (the kept = last
+  // finished epoch), done, dev: {tvd_mean, jsd_mean, kl_mean, accuracy, f1, n} at an epoch end}.
+  std::string step(int max_batches) {
+    if (!run_) return error_json("training has not started");
+    const AdversaryProgress p = run_->step(std::max(1, max_batches));
+    nlohmann::json j = {{"epoch", p.epoch}, {"epochs", p.epochs}, {"batch", p.batch}, {"batches", p.batches},
+                        {"train_loss", p.train_loss}, {"epoch_done", p.epoch_done}, {"best_epoch", p.epochs_done},
+                        {"done", run_->done()}, {"lambda", run_->lambda()}, {"error", ""}};
+    if (p.has_dev) j["dev"] = comparison_json(p.dev);
+    return dump(j);
+  }
+
+  // config.json of the kept model (the last finished epoch) with its dev comparison; the test comparison
+  // is added when test_tsv is non-empty.
+  std::string config_json(const std::string& test_tsv) {
+    if (!run_) return error_json("training has not started");
+    TextModel m = kept_model();
+    const TrainOptions& o = run_->options();
+    nlohmann::json extra;
+    extra["training"] = {{"where", "in the browser (attnlab AdversaryTrainer)"},
+                         {"kind", "model-consistent adversary (Wiegreffe & Pinter 2019, section 4)"},
+                         {"loss", "TVD(y_adv, y_base) - lambda * KL(alpha_adv || alpha_base), summed over the batch"},
+                         {"base", base_name_}, {"lambda", run_->lambda()}, {"epochs", o.epochs},
+                         {"epochs_run", run_->epochs_done()}, {"best_epoch", run_->epochs_done()},
+                         {"seed", o.seed}, {"batch_size", o.batch_size}, {"lr", o.adam.lr},
+                         {"optimizer", "adam amsgrad"}, {"selection", "the last finished epoch"}, {"storage", "f32"}};
+    if (!run_->dev_per_epoch().empty()) extra["metrics"]["dev"] = comparison_json(run_->dev_per_epoch().back());
+    if (!test_tsv.empty()) {
+      std::vector<EncodedExample> test;
+      std::string error;
+      if (!encode(test_tsv, &test, &error)) return error_json("test data: " + error);
+      extra["metrics"]["test"] = comparison_json(compare_with_base(base_, run_->kept(), test));
+    }
+    m.extra_json = extra.dump();
+    return text_model_config_json(m);
+  }
+
+  // model.safetensors (F32) of the kept model, as a new Uint8Array.
+  emscripten::val weights() {
+    if (!run_) return emscripten::val::null();
+    const std::vector<uint8_t> bytes = text_model_weights(kept_model(), StorageType::F32);
+    return emscripten::val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<emscripten::val>("slice");
+  }
+
+ private:
+  bool encode(const std::string& tsv, std::vector<EncodedExample>* out, std::string* error) const {
+    std::vector<TextExample> parsed;
+    if (!parse_labeled_tsv(tsv, &parsed, error)) return false;
+    for (auto& ex : parsed) {
+      if (ex.label < 0 || ex.label >= base_.config.num_classes) {
+        *error = "label " + std::to_string(ex.label) + " is not a class of the base model";
+        return false;
+      }
+      if (base_.max_tokens > 0 && static_cast<int>(ex.tokens.size()) > base_.max_tokens) ex.tokens.resize(base_.max_tokens);
+      out->push_back({ex.label, base_.vocab.ids(ex.tokens)});
+    }
+    return true;
+  }
+
+  static nlohmann::json comparison_json(const AdversaryComparison& c) {
+    return {{"tvd_mean", c.tvd_mean}, {"jsd_mean", c.jsd_mean}, {"kl_mean", c.kl_mean}, {"n_divergence", c.n},
+            {"accuracy", c.vs_gold.accuracy}, {"f1", c.vs_gold.f1}, {"n", c.vs_gold.n}};
+  }
+
+  static std::string dump(const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+
+  TextModel kept_model() const {
+    TextModel m = base_;
+    m.params = run_->kept();
+    return m;
+  }
+
+  bool has_base_ = false;
+  TextModel base_;
+  std::string base_name_;
+  std::unique_ptr<AdversaryTrainingRun> run_;
+};
+
 // [{name, description}] of every experiment.
 std::string experiment_names_json() {
   nlohmann::json out = nlohmann::json::array();
@@ -349,6 +484,12 @@ EMSCRIPTEN_BINDINGS(attnlab) {
       .function("step", &TextTrainer::step)
       .function("configJson", &TextTrainer::config_json)
       .function("weights", &TextTrainer::weights);
+  emscripten::class_<AdversaryTrainer>("AdversaryTrainer")
+      .constructor<const TextSession&>()
+      .function("start", &AdversaryTrainer::start)
+      .function("step", &AdversaryTrainer::step)
+      .function("configJson", &AdversaryTrainer::config_json)
+      .function("weights", &AdversaryTrainer::weights);
   emscripten::function("tokenize", &tokenize_json);
   emscripten::function("gemmProbe", &gemm_probe);
   emscripten::function("experimentNames", &experiment_names_json);

@@ -1,3 +1,4 @@
+// Contract: see adversary_trainer.h.
 #include "train/adversary_trainer.h"
 
 #include <algorithm>
@@ -59,62 +60,101 @@ T adversary_loss_and_gradients(const TextConfig& cfg, const TextParams<T>& param
   return loss;
 }
 
+AdversaryTrainingRun::AdversaryTrainingRun(const TextModel& base, TextParams<float> initial,
+                                           std::vector<EncodedExample> train, std::vector<EncodedExample> dev,
+                                           double lambda, const TrainOptions& o)
+    : base_(base),
+      o_(o),
+      lambda_(lambda),
+      train_(std::move(train)),
+      dev_(std::move(dev)),
+      params_(std::move(initial)),
+      adam_(o.adam, params_.list()),
+      rng_(o.seed * 0x9E3779B97F4A7C15ULL + 29) {
+  grads_.resize(base_.config);
+  kept_ = params_;
+  for (int i = 0; i < static_cast<int>(train_.size()); ++i)
+    if (!train_[i].ids.empty()) order_.push_back(i);
+}
+
+AdversaryProgress AdversaryTrainingRun::step(int max_batches) {
+  AdversaryProgress pr;
+  pr.epochs = o_.epochs;
+  pr.epochs_done = epochs_done();
+  if (done()) {
+    pr.epoch = o_.epochs;
+    return pr;
+  }
+  if (next_batch_ == 0 && seen_ == 0) {
+    // The epoch's batches: a fresh shuffle, sorted by length (stable), cut into batches, batch order shuffled.
+    rng_.shuffle(order_);
+    std::vector<int> sorted = order_;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [&](int a, int b) { return train_[a].ids.size() < train_[b].ids.size(); });
+    batches_.clear();
+    for (size_t i = 0; i < sorted.size(); i += o_.batch_size)
+      batches_.emplace_back(sorted.begin() + i, sorted.begin() + std::min(sorted.size(), i + o_.batch_size));
+    rng_.shuffle(batches_);
+  }
+  for (int k = 0; k < std::max(1, max_batches) && next_batch_ < batches_.size(); ++k, ++next_batch_) {
+    std::vector<std::vector<int>> seqs;
+    for (int i : batches_[next_batch_]) seqs.push_back(train_[i].ids);
+    const TextBatch batch = TextBatch::from_sequences(seqs);
+    grads_.set_zero();
+    loss_sum_ += adversary_loss_and_gradients<float>(base_.config, params_, batch, base_targets<float>(base_, batch),
+                                                     lambda_, grads_);
+    adam_.step(params_.list(), grads_.list());
+    seen_ += static_cast<long>(seqs.size());
+  }
+  pr.epoch = epoch_;
+  pr.batch = static_cast<int>(next_batch_);
+  pr.batches = static_cast<int>(batches_.size());
+  pr.train_loss = loss_sum_ / std::max(1L, seen_);
+  if (next_batch_ < batches_.size()) return pr;
+  // End of the epoch: keep it, compare with the base on dev.
+  result_.train_loss_per_epoch.push_back(pr.train_loss);
+  result_.best_epoch = epoch_;
+  kept_ = params_;
+  if (!dev_.empty()) {
+    pr.dev = compare_with_base(base_, params_, dev_);
+    pr.has_dev = true;
+    dev_per_epoch_.push_back(pr.dev);
+    result_.dev_per_epoch.push_back(pr.dev.vs_gold);
+    result_.best_dev = pr.dev.vs_gold;
+  }
+  pr.epoch_done = true;
+  ++epoch_;
+  pr.epochs_done = epochs_done();
+  next_batch_ = 0;
+  loss_sum_ = 0;
+  seen_ = 0;
+  return pr;
+}
+
 TrainResult train_adversary(const TextModel& base, TextParams<float>& params, const std::vector<EncodedExample>& train,
                             double lambda, const TrainOptions& o,
                             const std::function<bool(const TrainProgress&)>& progress) {
-  Rng rng(o.seed * 0x9E3779B97F4A7C15ULL + 29);
-  TextParams<float> grads;
-  grads.resize(base.config);
-  Adam<float> adam(o.adam, params.list());
-  TrainResult result;
-  std::vector<int> order;
-  for (int i = 0; i < static_cast<int>(train.size()); ++i)
-    if (!train[i].ids.empty()) order.push_back(i);
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    rng.shuffle(order);
-    std::vector<int> sorted = order;
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [&](int a, int b) { return train[a].ids.size() < train[b].ids.size(); });
-    std::vector<std::vector<int>> batches;
-    for (size_t i = 0; i < sorted.size(); i += o.batch_size)
-      batches.emplace_back(sorted.begin() + i, sorted.begin() + std::min(sorted.size(), i + o.batch_size));
-    rng.shuffle(batches);
-    double loss_sum = 0;
-    for (size_t bi = 0; bi < batches.size(); ++bi) {
-      std::vector<std::vector<int>> seqs;
-      for (int i : batches[bi]) seqs.push_back(train[i].ids);
-      const TextBatch batch = TextBatch::from_sequences(seqs);
-      grads.set_zero();
-      loss_sum += adversary_loss_and_gradients<float>(base.config, params, batch, base_targets<float>(base, batch),
-                                                      lambda, grads);
-      adam.step(params.list(), grads.list());
-      if (progress && bi % 50 == 0) {
-        TrainProgress p;
-        p.epoch = epoch;
-        p.epochs = o.epochs;
-        p.batch = static_cast<int>(bi + 1);
-        p.batches = static_cast<int>(batches.size());
-        p.train_loss = loss_sum / std::max<size_t>(1, bi + 1);
-        if (!progress(p)) {
-          result.cancelled = true;
-          return result;
-        }
-      }
-    }
-    result.train_loss_per_epoch.push_back(loss_sum / std::max<size_t>(1, order.size()));
-    result.best_epoch = epoch;
-    if (progress) {
-      TrainProgress p;
-      p.epoch = epoch;
-      p.epochs = o.epochs;
-      p.epoch_done = true;
-      p.train_loss = result.train_loss_per_epoch.back();
-      if (!progress(p)) {
-        result.cancelled = true;
-        break;
-      }
+  AdversaryTrainingRun run(base, params, train, {}, lambda, o);
+  bool cancelled = false;
+  while (!run.done()) {
+    const AdversaryProgress a = run.step(50);
+    if (!progress) continue;
+    TrainProgress p;
+    p.epoch = a.epoch;
+    p.epochs = a.epochs;
+    p.batch = a.batch;
+    p.batches = a.batches;
+    p.train_loss = a.train_loss;
+    p.epoch_done = a.epoch_done;
+    p.best_epoch = a.epochs_done;
+    if (!progress(p)) {
+      cancelled = true;
+      break;
     }
   }
+  params = run.current();
+  TrainResult result = run.result();
+  result.cancelled = cancelled;
   return result;
 }
 

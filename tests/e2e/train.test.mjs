@@ -9,8 +9,13 @@
 //     explains with it (probability = the CLI's explain-text on the CLI-trained model, to 1e-4);
 //   - while it trains, the Text view still answers (requests run between training steps);
 //   - Cancel during epoch 1: no model is kept (a notice says so, the pickers are unchanged) and the page
-//     keeps working.
-// Saves tests/e2e/out/train.png, train-text.png and train-cancelled.png (look at them).
+//     keeps working;
+//   - a model-consistent adversary of sst2-tanh (λ 1, seed 50, 1 epoch on the 6,920 sentences): progress with
+//     the dev TVD / JSD to the base equal to the CLI's (`build/attnlab experiment adversarial-training
+//     --model models/text/sst2-tanh --data sst2-dev.tsv --param train=sst2-train.tsv --param 'lambdas=[1]'
+//     --param epochs=1 --seed 50`, to 1e-4; accuracy / F1 to one sentence), the TVD-vs-JSD scatter, the
+//     download, and the model in the Text picker (it explains). Prints the page's epoch time next to the CLI's.
+// Saves tests/e2e/out/train.png, train-text.png, train-cancelled.png and train-adversary.png (look at them).
 // Skips — with the reason printed — only when web/gen, the shipped data sets or the CLI is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -253,6 +258,99 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     await page.fill('#text-input', 'a dull , lifeless film');
     await waitText(page);
     assert.equal(await page.locator('#prediction-label').textContent(), 'negative');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('model-consistent adversary of sst2-tanh, λ 1, seed 50, 1 epoch: dev TVD / JSD = the CLI\'s, scatter, Text picker', { timeout: 420_000 }, async () => {
+    const ADV = 'trained-adversary-sst2-tanh-lambda1-seed50';
+    const t0 = Date.now();
+    const cliOut = lastJson(execFileSync(CLI, ['experiment', 'adversarial-training', '--model', path.join(REPO, 'models/text/sst2-tanh'),
+      '--data', path.join(DATA, 'sst2-dev.tsv'), '--out', path.join(cliDir, 'adversary.json'), '--seed', '50',
+      '--param', `train=${path.join(DATA, 'sst2-train.tsv')}`, '--param', 'lambdas=[1]', '--param', 'epochs=1'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const cliWall = (Date.now() - t0) / 1000;
+    const ref = cliOut.curve[0];
+
+    const page = await openPage('#view=train&trainkind=adversary&epochs=1');
+    assert.equal(await waitTrain(page, ['idle', 'error']), 'idle', await page.locator('#train-message').textContent());
+    assert.equal(await page.inputValue('#train-kind'), 'adversary');
+    assert.equal(await page.inputValue('#train-base'), 'sst2-tanh');
+    assert.equal(await page.inputValue('#train-lambda'), '1');
+    assert.deepEqual(await page.$$eval('#train-base option', (os) => os.map((o) => o.value)), ['sst2-dot', 'sst2-tanh'], 'SST-2 bases with learned attention');
+    assert.equal(await page.isVisible('#train-attention'), false, 'no attention choice: the base decides');
+    assert.equal(await page.isVisible('#train-lambda'), true);
+    const before = await modelOptions(page, '#model-select');
+
+    await page.evaluate(() => {
+      window.__bars = [];
+      window.__t = { click: performance.now() };
+      const a = document.querySelector('#train-epoch-progress');
+      const watch = setInterval(() => {
+        window.__bars.push([Number(a.value), Number(a.max)]);
+        const st = document.querySelector('#view-train').dataset.status;
+        if (st === 'testing' && !window.__t.testing) window.__t.testing = performance.now();
+        if (['done', 'cancelled', 'error'].includes(st)) {
+          window.__t.done = performance.now();
+          clearInterval(watch);
+        }
+      }, 50);
+    });
+    await page.click('#train-run');
+    assert.match(await page.locator('#train-title').textContent(), /adversary of sst2-tanh: λ 1 · seed 50 · 1 epoch/);
+    assert.equal(await waitTrain(page, ['done', 'cancelled', 'error'], 360_000), 'done', await page.locator('#train-message').textContent());
+    const bars = await page.evaluate(() => window.__bars);
+    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 100), 'the epoch bar moved');
+    assert.equal(await page.locator('#view-train').getAttribute('data-model'), ADV);
+
+    // Per-epoch dev comparison with the base = the CLI's on the same data, seed and λ.
+    const row = page.locator('.epoch-table tr[data-epoch="1"]');
+    const num = async (loc) => Number(await loc.getAttribute('data-value'));
+    close(await num(row.locator('[data-metric="tvd"]')), ref.tvd_mean, 1e-4, 'dev TVD to the base, epoch 1');
+    close(await num(row.locator('[data-metric="jsd"]')), ref.jsd_mean, 1e-4, 'dev JSD to the base, epoch 1');
+    close(await num(row.locator('td.num').nth(1)), ref.accuracy, 1.5e-3, 'dev accuracy, epoch 1');
+    close(await num(row.locator('td.num').nth(2)), ref.f1, 3e-3, 'dev F1, epoch 1');
+    assert.match(await page.locator('#train-progress-text').textContent(), /Done: 1 epoch/);
+    assert.match(await page.locator('#train-result-title').textContent(), new RegExp(`${ADV}: test TVD 0\\.\\d{3} and JSD 0\\.\\d{3} to sst2-tanh`));
+
+    // The scatter and the table of adversaries (one so far).
+    assert.equal(await page.isVisible('#train-adversaries'), true);
+    assert.equal(await page.locator('[data-chart="adversary-curve"]').getAttribute('data-n'), '1');
+    const advRow = page.locator(`.adversary-table tr[data-model="${ADV}"]`);
+    const testTvd = await num(advRow.locator('[data-metric="tvd"]'));
+    const testJsd = await num(advRow.locator('[data-metric="jsd"]'));
+    assert.ok(testTvd > 0 && testTvd < 1 && testJsd > 0 && testJsd <= Math.log(2), `test TVD ${testTvd}, JSD ${testJsd}`);
+
+    // Download: config.json records the adversary.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#train-download-config')]);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-')), download.suggestedFilename());
+    await download.saveAs(file);
+    const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    assert.equal(cfg.attention, 'tanh');
+    assert.equal(cfg.training.lambda, 1);
+    assert.equal(cfg.training.base, 'sst2-tanh');
+    assert.equal(cfg.metrics.test.tvd_mean, testTvd);
+    await page.screenshot({ path: path.join(OUT, 'train-adversary.png'), fullPage: true });
+    const params = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+    assert.equal(params.get('trainkind'), 'adversary');
+
+    // Selectable without a reload; it explains.
+    await page.click('.view-tab[data-view="text"]');
+    const after = await modelOptions(page, '#model-select');
+    assert.deepEqual(after.filter((n) => !before.includes(n)), [ADV], 'in the Text picker');
+    await page.fill('#text-input', SENTENCE);
+    await waitText(page);
+    await page.selectOption('#model-select', ADV);
+    await page.waitForFunction((n) => document.querySelector('#view-text').dataset.status === 'ready' &&
+      document.querySelector('#text-status').textContent.startsWith(n), ADV, { timeout: 120_000 });
+    const p = Number(await page.locator('#probability').getAttribute('data-probability'));
+    assert.ok(p >= 0 && p <= 1);
+    assert.match(await page.locator('#model-info').textContent(), /Model-consistent adversary of sst2-tanh/);
+
+    const t = await page.evaluate(() => window.__t);
+    console.log(`# adversary, 1 epoch on 6,920 sentences + dev comparison: page (Chromium) ${((t.testing - t.click) / 1000).toFixed(1)} s ` +
+      `(then ${((t.done - t.testing) / 1000).toFixed(1)} s test comparison and load); CLI ${cliOut.seconds.toFixed(1)} s ` +
+      `(training + dev comparison; ${cliWall.toFixed(1)} s wall with loading)`);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -1,6 +1,7 @@
 // train-job.test.mjs — web/runtime/train-job.js: with a fake TextTrainer (steps, progress, cancel before and
-// after the first finished epoch, errors, the trainer always deleted) and with the real wasm core on a few
-// hundred sentences (the result loads into a TextSession and does not depend on the step size).
+// after the first finished epoch, errors, the trainer always deleted, a trainer from createTrainer) and with
+// the real wasm core on a few hundred sentences (the result loads into a TextSession and does not depend on
+// the step size), for a classifier and for a model-consistent adversary of sst2-tanh.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -170,4 +171,88 @@ test('with the wasm core: 2 epochs on 240 sentences; loads into a TextSession; s
   assert.equal(t.configJson(devTsv), res.configText);
   assert.deepEqual(t.weights(), res.weights);
   t.delete();
+});
+
+test('createTrainer: the loop drives the trainer it returns (the adversary path) and deletes it', async () => {
+  const { Module, log } = fakeModule({ epochs: 1, batches: 3 });
+  let made = 0;
+  const res = await runTrainingJob({
+    Module: {}, trainTsv: 'T', devTsv: 'D', testTsv: 'X', options: { lambda: 1, base: 'sst2-tanh' }, pause: noPause,
+    createTrainer: (M) => {
+      made++;
+      assert.deepEqual(M, {}, 'gets the Module passed in');
+      return new Module.TextTrainer();
+    },
+  });
+  assert.equal(made, 1);
+  assert.equal(res.status, 'done');
+  assert.deepEqual(log.started.options, { lambda: 1, base: 'sst2-tanh' });
+  assert.equal(log.deleted, 1);
+});
+
+const BASE = path.join(REPO, 'models/text/sst2-tanh');
+const skipAdv = skip || (!fs.existsSync(path.join(BASE, 'model.safetensors')) ? 'models/text/sst2-tanh is missing' : false);
+
+test('with the wasm core: an adversary of sst2-tanh, 2 epochs on 240 sentences; TVD / JSD per epoch; loads; same for any step size', { skip: skipAdv, timeout: 180_000 }, async () => {
+  const { default: createModule } = await import(path.join(REPO, 'web/gen/attnlab_core.mjs'));
+  const Module = await createModule({ wasmBinary: fs.readFileSync(WASM) });
+  if (typeof Module.AdversaryTrainer !== 'function') return; // an older build
+  const head = (file, n) => fs.readFileSync(file, 'utf8').split('\n').slice(0, n).join('\n') + '\n';
+  const trainTsv = head(TRAIN, 240);
+  const devTsv = head(DEV, 60);
+  const base = new Module.TextSession();
+  assert.equal(base.load(fs.readFileSync(path.join(BASE, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(BASE, 'model.safetensors')))), '');
+  const options = { lambda: 1, seed: 7, epochs: 2, base: 'sst2-tanh' };
+  const seen = [];
+  const res = await runTrainingJob({
+    Module, trainTsv, devTsv, testTsv: devTsv, options, targetMs: 5,
+    createTrainer: (M) => new M.AdversaryTrainer(base), onProgress: (p) => seen.push(p),
+  });
+  assert.equal(res.status, 'done');
+  assert.equal(res.epochsDone, 2);
+  const ends = seen.filter((p) => p.stage === 'train' && p.epoch_done);
+  assert.equal(ends.length, 2);
+  for (const p of ends) {
+    assert.equal(p.dev.n, 60);
+    assert.ok(p.dev.tvd_mean > 0 && p.dev.tvd_mean < 1, `TVD ${p.dev.tvd_mean}`);
+    assert.ok(p.dev.jsd_mean > 0 && p.dev.jsd_mean <= Math.log(2), `JSD ${p.dev.jsd_mean}`);
+    assert.ok(p.dev.f1 >= 0 && p.dev.f1 <= 1);
+    assert.equal(p.lambda, 1);
+  }
+  const config = JSON.parse(res.configText);
+  assert.equal(config.attention, 'tanh', "the base's architecture");
+  assert.equal(config.vocab.length, 15695, "the base's vocabulary");
+  assert.equal(config.training.lambda, 1);
+  assert.equal(config.training.base, 'sst2-tanh');
+  assert.equal(config.training.best_epoch, 2, 'the last epoch is kept');
+  assert.deepEqual(config.metrics.test, config.metrics.dev, 'test = dev here (same sentences, last epoch)');
+  assert.equal(config.metrics.dev.tvd_mean, ends[1].dev.tvd_mean);
+  // The adversary loads like any model.
+  const adv = new Module.TextSession();
+  assert.equal(adv.load(res.configText, res.weights), '');
+  const p = adv.predict('a gorgeous , witty , seductive movie .');
+  assert.ok(p > 0 && p < 1);
+  adv.delete();
+
+  // The trainer copied the base: it trains the same after the base session is gone, in one big step per epoch.
+  const t = new Module.AdversaryTrainer(base);
+  base.delete();
+  assert.equal(t.start(trainTsv, devTsv, JSON.stringify(options)), '');
+  while (!JSON.parse(t.step(1000)).done);
+  assert.equal(t.configJson(devTsv), res.configText);
+  assert.deepEqual(t.weights(), res.weights);
+  t.delete();
+
+  // Bad input: a clear message, no abort.
+  const u = new Module.TextSession();
+  const uni = path.join(REPO, 'models/text/sst2-uniform');
+  assert.equal(u.load(fs.readFileSync(path.join(uni, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(uni, 'model.safetensors')))), '');
+  const bad = new Module.AdversaryTrainer(u);
+  assert.match(bad.start(trainTsv, devTsv, '{}'), /learned attention/);
+  bad.delete();
+  const none = new Module.AdversaryTrainer(new Module.TextSession());
+  assert.match(none.start(trainTsv, devTsv, '{}'), /not loaded/);
+  assert.match(JSON.parse(none.step(1)).error, /not started/);
+  none.delete();
+  u.delete();
 });

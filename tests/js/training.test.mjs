@@ -1,11 +1,14 @@
 // training.test.mjs — web/analysis/training.js: seed / epochs parsing, trained-model names, progress
-// arithmetic, the loss / dev history, and the comparison rows.
+// arithmetic, the loss / dev history, and the comparison rows; the adversary's choices (kinds, λ, bases),
+// names, dev TVD / JSD in the history and the TVD-vs-JSD points (and that state.js offers the same λ).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   ATTENTIONS, WP_SEEDS, MAX_SEED, MAX_EPOCHS, parseSeed, parseEpochs, trainedName, progressFraction, epochFraction,
-  secondsLeft, createHistory, addProgress, comparisonRows,
+  secondsLeft, createHistory, addProgress, comparisonRows, TRAIN_KINDS, LAMBDAS, parseLambda, adversaryBases,
+  adversaryName, adversaryPoints,
 } from '../../web/analysis/training.js';
+import { SCHEMA, parse, serialize, defaults } from '../../web/state.js';
 
 test('the offered choices: three attentions (uniform first) and the eight W&P seeds', () => {
   assert.deepEqual(ATTENTIONS.map((a) => a.value), ['uniform', 'tanh', 'dot']);
@@ -89,4 +92,67 @@ test('comparisonRows leaves out shipped models of other data sets (their test se
     { name: 'imdb-tanh', dataset: 'imdb', metrics: {} },
   ]);
   assert.deepEqual(rows.map((r) => r.name), ['trained-uniform-seed50', 'sst2-tanh']);
+});
+
+test('adversary choices: two kinds, the λ list (the URL state offers the same), parseLambda', () => {
+  assert.deepEqual(TRAIN_KINDS.map((k) => k.value), ['model', 'adversary']);
+  assert.deepEqual(SCHEMA.trainkind.values, TRAIN_KINDS.map((k) => k.value));
+  assert.deepEqual(SCHEMA.lambda.values, [...LAMBDAS]);
+  assert.ok(LAMBDAS.includes(SCHEMA.lambda.default));
+  for (const l of LAMBDAS) assert.equal(parseLambda(l), Number(l));
+  assert.ok(LAMBDAS.includes('0') && LAMBDAS.includes('1'), "the CLI's sweep ends");
+  assert.equal(parseLambda(' 0.25 '), 0.25);
+  for (const bad of ['', '-1', '1e3', 'abc', 'NaN', 'Infinity', '2000000', null]) assert.equal(parseLambda(bad), null, String(bad));
+  // URL: kind, base, λ round-trip; defaults stay out of the link.
+  const st = { ...defaults(), view: 'train', trainkind: 'adversary', advbase: 'sst2-dot', lambda: '0.01' };
+  assert.equal(serialize(st), '#view=train&trainkind=adversary&advbase=sst2-dot&lambda=0.01');
+  const back = parse(serialize(st));
+  assert.deepEqual([back.trainkind, back.advbase, back.lambda], ['adversary', 'sst2-dot', '0.01']);
+  assert.equal(parse('#lambda=0.3').lambda, SCHEMA.lambda.default, 'a λ not offered takes the default');
+});
+
+test('adversaryBases: shipped SST-2 models with learned attention, in manifest order', () => {
+  const models = [
+    { name: 'imdb-tanh', dataset: 'imdb', attention: 'tanh' },
+    { name: 'sst2-dot', dataset: 'sst2', attention: 'dot' },
+    { name: 'sst2-tanh', dataset: 'sst2', attention: 'tanh' },
+    { name: 'sst2-uniform', dataset: 'sst2', attention: 'uniform' },
+    { name: 'trained-tanh-seed1', dataset: 'sst2', attention: 'tanh', trained: true },
+    null,
+  ];
+  assert.deepEqual(adversaryBases(models), ['sst2-dot', 'sst2-tanh']);
+  assert.deepEqual(adversaryBases([]), []);
+});
+
+test('adversaryName: trained-adversary-BASE-lambdaL-seedS, numbered when taken', () => {
+  assert.equal(adversaryName('sst2-tanh', 0.5, 50), 'trained-adversary-sst2-tanh-lambda0.5-seed50');
+  const taken = ['trained-adversary-sst2-tanh-lambda1-seed2', 'trained-adversary-sst2-tanh-lambda1-seed2-2'];
+  assert.equal(adversaryName('sst2-tanh', 1, 2, taken), 'trained-adversary-sst2-tanh-lambda1-seed2-3');
+});
+
+test('addProgress keeps the dev TVD / JSD / KL of an adversary epoch (and adds none for a classifier)', () => {
+  const h = createHistory();
+  addProgress(h, { epoch: 1, epochs: 2, batch: 217, batches: 217, epoch_done: true, train_loss: -9.9, best_epoch: 1,
+    dev: { accuracy: 0.51, f1: 0.67, n: 872, tvd_mean: 0.44, jsd_mean: 0.69, kl_mean: 12.5 } });
+  assert.deepEqual(h.epochs[0], { epoch: 1, train_loss: -9.9, dev_accuracy: 0.51, dev_f1: 0.67, dev_n: 872, dev_tvd: 0.44, dev_jsd: 0.69, dev_kl: 12.5 });
+  const c = addProgress(createHistory(), { epoch: 1, epochs: 1, batch: 3, batches: 3, epoch_done: true, train_loss: 0.5, best_epoch: 1, dev: { accuracy: 0.8, f1: 0.8, n: 10 } });
+  assert.equal('dev_tvd' in c.epochs[0], false);
+});
+
+test('adversaryPoints: one per adversary (test numbers, else dev), sorted by base then λ; classifiers skipped', () => {
+  const adv = (name, base, lambda, metrics) => ({ name, trained: true, metrics, provenance: { kind: 'adversary', base, lambda, seed: 1, epochs_run: 2 } });
+  const m = (tvd, jsd) => ({ tvd_mean: tvd, jsd_mean: jsd, kl_mean: 3, accuracy: 0.7, f1: 0.72 });
+  const pts = adversaryPoints([
+    adv('a', 'sst2-tanh', 1, { dev: m(0.3, 0.6), test: m(0.31, 0.61) }),
+    { name: 'trained-tanh-seed1', trained: true, metrics: { test: { accuracy: 0.8 } }, provenance: { seed: 1 } },
+    adv('b', 'sst2-tanh', 0, { dev: m(0.2, 0.4) }),
+    adv('c', 'sst2-dot', 2, { test: m(0.5, 0.69) }),
+    null,
+  ]);
+  assert.deepEqual(pts.map((p) => p.name), ['c', 'b', 'a']);
+  assert.deepEqual(pts.map((p) => p.split), ['test', 'dev', 'test']);
+  assert.deepEqual(pts.map((p) => [p.tvd, p.jsd]), [[0.5, 0.69], [0.2, 0.4], [0.31, 0.61]]);
+  assert.equal(pts[2].lambda, 1);
+  assert.equal(pts[2].kl, 3);
+  assert.ok(Number.isNaN(adversaryPoints([adv('d', 'x', 1, {})])[0].tvd), 'NaN when a number is missing');
 });

@@ -24,6 +24,21 @@
 //                           (entries marked trained or named like a trained one are not repeated; shipped models of
 //                           another data set than SST-2 are left out: their test set is not SST-2's); each {name, attention, trained, training, dev_accuracy,
 //                           dev_f1, test_accuracy, test_f1, test_n} (NaN where a number is missing).
+// The model-consistent adversary (Wiegreffe & Pinter 2019 §4; the core's AdversaryTrainer):
+//   TRAIN_KINDS           → [{value, label}]: 'model' (a classifier, attention as chosen) and 'adversary'.
+//   LAMBDAS               → the λ offered, as strings: '0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5' (the
+//                           CLI's sweep 0 … 5, and two small ones: with KL up to ~14 a sentence against TVD ≤ 1,
+//                           any λ ≥ 0.1 already drives the attention to the JSD bound — docs/RESULTS.md).
+//   parseLambda(text)     → a finite number in [0, 1e6], or null.
+//   adversaryBases(models) → names of the models an adversary can be trained against here: SST-2 models with
+//                           learned attention (not uniform), shipped (not trained in the page), in manifest order.
+//   adversaryName(base, lambda, seed, taken) → 'trained-adversary-BASE-lambdaL-seedS' ('-2', … when taken).
+//   addProgress(h, p) also records, when p.dev has them, dev_tvd / dev_jsd / dev_kl (the adversary's mean
+//                           TVD of outputs and JSD / KL of attention to the base's, on dev).
+//   adversaryPoints(entries) → one point per adversary entry (entries with provenance.kind === 'adversary',
+//                           others skipped): {name, base, lambda, seed, epochs_run, tvd, jsd, kl, accuracy, f1,
+//                           split} from metrics.test (split 'test'), else metrics.dev ('dev'); sorted by base,
+//                           then λ. The TVD-vs-JSD plot of W&P's Figure 4.
 
 export const ATTENTIONS = Object.freeze([
   Object.freeze({ value: 'uniform', label: 'uniform (1/T) — Wiegreffe & Pinter baseline' }),
@@ -93,6 +108,9 @@ export function addProgress(h, p) {
       dev_accuracy: p.dev?.accuracy ?? NaN,
       dev_f1: p.dev?.f1 ?? NaN,
       dev_n: p.dev?.n ?? NaN,
+      ...(p.dev && 'tvd_mean' in p.dev
+        ? { dev_tvd: p.dev.tvd_mean ?? NaN, dev_jsd: p.dev.jsd_mean ?? NaN, dev_kl: p.dev.kl_mean ?? NaN }
+        : {}),
     });
   }
   if (Number.isInteger(p.best_epoch)) h.best_epoch = p.best_epoch;
@@ -124,4 +142,56 @@ export function comparisonRows(trained, shipped = []) {
     rows.push(row(m, false));
   }
   return rows;
+}
+
+// --- the model-consistent adversary ----------------------------------------------------------------------
+
+export const TRAIN_KINDS = Object.freeze([
+  Object.freeze({ value: 'model', label: 'a classifier (uniform baseline or a new seed)' }),
+  Object.freeze({ value: 'adversary', label: 'a model-consistent adversary (Wiegreffe & Pinter §4)' }),
+]);
+
+export const LAMBDAS = Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']);
+
+export function parseLambda(text) {
+  const s = String(text ?? '').trim();
+  if (!/^\d{1,7}(\.\d{1,6})?$/.test(s)) return null;
+  const v = Number(s);
+  return Number.isFinite(v) && v >= 0 && v <= 1e6 ? v : null;
+}
+
+export function adversaryBases(models = []) {
+  return models
+    .filter((m) => m && !m.trained && (m.dataset ?? 'sst2') === 'sst2' && m.attention && m.attention !== 'uniform')
+    .map((m) => m.name);
+}
+
+export function adversaryName(base, lambda, seed, taken = []) {
+  const names = new Set(taken);
+  const stem = `trained-adversary-${base}-lambda${lambda}-seed${seed}`;
+  if (!names.has(stem)) return stem;
+  for (let i = 2; ; i++) if (!names.has(`${stem}-${i}`)) return `${stem}-${i}`;
+}
+
+export function adversaryPoints(entries = []) {
+  const points = [];
+  for (const e of entries) {
+    if (!e || e.provenance?.kind !== 'adversary') continue;
+    const split = e.metrics?.test ? 'test' : 'dev';
+    const m = e.metrics?.[split] ?? {};
+    points.push({
+      name: e.name,
+      base: e.provenance.base ?? '',
+      lambda: num(e.provenance.lambda),
+      seed: e.provenance.seed,
+      epochs_run: e.provenance.epochs_run,
+      tvd: num(m.tvd_mean),
+      jsd: num(m.jsd_mean),
+      kl: num(m.kl_mean),
+      accuracy: num(m.accuracy),
+      f1: num(m.f1),
+      split,
+    });
+  }
+  return points.sort((a, b) => (a.base < b.base ? -1 : a.base > b.base ? 1 : a.lambda - b.lambda));
 }

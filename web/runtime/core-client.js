@@ -16,6 +16,7 @@
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
 //                                    (plain requests: never superseded; the caller chunks and cancels)
 //   client.train({attention, seed, epochs}, onProgress)
+//   client.train({kind: 'adversary', base, lambda, seed, epochs}, onProgress)   (a model-consistent adversary)
 //                                    → Promise<{cancelled, model, config, weights, epochs_done, progress}>
 //                                      (see core-worker.js); onProgress(progress) after every training step.
 //                                      Never superseded; other requests made meanwhile run between its steps.
@@ -153,8 +154,9 @@ export class CoreClient {
     return this.request('experimentSummary', { model, name, rows, params, seed });
   }
 
-  train({ attention, seed, epochs }, onProgress = () => {}) {
-    return this.request('train', { attention, seed, epochs }, onProgress);
+  train({ kind = 'model', attention, base, lambda, seed, epochs }, onProgress = () => {}) {
+    const msg = kind === 'adversary' ? { kind, base, lambda, seed, epochs } : { attention, seed, epochs };
+    return this.request('train', msg, onProgress);
   }
 
   cancelTrain() {

@@ -29,6 +29,14 @@
 //                                                       safetensors bytes; model/config/weights are null when it
 //                                                       was cancelled before one epoch finished. One training
 //                                                       at a time (a second one is an error).
+//   in  {type:'train', id, kind:'adversary', base, lambda, seed, epochs}
+//                                                     → the same, for a Wiegreffe & Pinter model-consistent
+//                                                       adversary of the shipped model `base` (an SST-2 model with
+//                                                       learned attention) with the core's AdversaryTrainer on
+//                                                       sst2-train; progress.dev also has tvd_mean, jsd_mean,
+//                                                       kl_mean (to the base, on sst2-dev); the model kept is the
+//                                                       last finished epoch, its config's metrics.test the
+//                                                       comparison on sst2-test; model.provenance.kind 'adversary'.
 //   in  {type:'cancelTrain'}                          → no reply; the running training stops before its next step
 //                                                       (its 'train' request then resolves, cancelled: true).
 //   any failure                                       → out {type:'error', id, message}  (human-readable)
@@ -46,7 +54,7 @@
 // reloaded with the next request.
 import { datasetLines } from './dataset-lines.js';
 import { runTrainingJob } from './train-job.js';
-import { trainedName, MAX_SEED, MAX_EPOCHS } from '../analysis/training.js';
+import { trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS } from '../analysis/training.js';
 
 const CORE_URL = new URL('../gen/attnlab_core.mjs', import.meta.url);
 const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url);
@@ -348,6 +356,51 @@ function trainOptions({ attention, seed, epochs }) {
   return { attention, seed: s, epochs: e };
 }
 
+function adversaryOptions({ base, lambda, seed, epochs }, manifest) {
+  const bases = adversaryBases(manifest.models);
+  if (!bases.includes(base)) throw new Error(`The adversary's base model must be one of ${bases.join(', ')} (got ${base}).`);
+  const l = Number(lambda);
+  if (!(typeof lambda === 'number' || typeof lambda === 'string') || !Number.isFinite(l) || l < 0 || l > 1e6) {
+    throw new Error(`λ must be a number from 0 to 1e6 (got ${lambda}).`);
+  }
+  const { seed: s, epochs: e } = trainOptions({ attention: 'tanh', seed, epochs });
+  return { base, lambda: l, seed: s, epochs: e };
+}
+
+function adversaryEntry(name, options, configText, weights, res) {
+  const config = JSON.parse(configText);
+  const t = config.training ?? {};
+  const cancelled = res.status === 'cancelled';
+  const cmd = 'build/attnlab experiment adversarial-training --model models/text/' + options.base +
+    ' --data models/text/data/sst2-test.tsv --out rows.json --param train=models/text/data/sst2-train.tsv' +
+    ` --param 'lambdas=[${options.lambda}]' --param epochs=${options.epochs} --seed ${options.seed}`;
+  return {
+    name,
+    attention: config.attention,
+    dataset: 'sst2',
+    trained: true,
+    description: `Model-consistent adversary of ${options.base} (λ ${options.lambda}) · trained in this page · ` +
+      `seed ${options.seed} · epoch ${t.epochs_run} of ${options.epochs}${cancelled ? ' (cancelled)' : ''}`,
+    vocab_size: Array.isArray(config.vocab) ? config.vocab.length : null,
+    bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
+    metrics: config.metrics,
+    provenance: {
+      kind: 'adversary',
+      where: 'trained in this browser tab (in memory: a reload forgets it; download it to keep it)',
+      base: options.base,
+      lambda: options.lambda,
+      seed: options.seed,
+      epochs: options.epochs,
+      epochs_run: t.epochs_run,
+      best_epoch: t.best_epoch,
+      cancelled,
+      loss: 'TVD(ŷ_adv, ŷ_base) − λ·KL(α_adv ‖ α_base) (Wiegreffe & Pinter 2019, §4); the last finished epoch is kept',
+      training_data: `SST-2 sentence-level train (6,920 sentences), ${options.base}'s vocabulary`,
+      same_as: cancelled ? null : cmd,
+    },
+  };
+}
+
 function trainedEntry(name, options, configText, weights, res, manifest) {
   const config = JSON.parse(configText);
   const t = config.training ?? {};
@@ -387,17 +440,29 @@ async function train(msg) {
   const job = (trainingJob = { cancel: false });
   const post = (progress) => self.postMessage({ type: 'trainProgress', id: msg.id, progress });
   try {
-    const options = trainOptions(msg);
+    const adversary = msg.kind === 'adversary';
+    const options = adversary ? adversaryOptions(msg, await loadManifest()) : trainOptions(msg);
     post({ stage: 'data' });
     const [Module, manifest, trainSet, devSet, testSet] = await Promise.all([
       loadCore(), loadManifest(), loadDataset(TRAIN_SETS.train), loadDataset(TRAIN_SETS.dev), loadDataset(TRAIN_SETS.test),
     ]);
+    let createTrainer = null;
+    if (adversary) {
+      // The base is loaded like any model (sha256-checked); the trainer copies it at construction.
+      const { session } = await serial(() => loadSession(options.base));
+      if (typeof Module.AdversaryTrainer !== 'function') {
+        throw new Error('This build of the WebAssembly core cannot train an adversary; rebuild it (bash scripts/build-wasm.sh).');
+      }
+      const trainer = await serial(() => callCore(() => new Module.AdversaryTrainer(session)));
+      createTrainer = () => trainer;
+    }
     const res = await runTrainingJob({
       Module,
       trainTsv: trainSet.tsv,
       devTsv: devSet.tsv,
       testTsv: testSet.tsv,
       options,
+      createTrainer,
       run: (fn) => serial(() => callCore(fn)),
       isCancelled: () => job.cancel,
       onProgress: post,
@@ -405,8 +470,13 @@ async function train(msg) {
     if (!res.configText) {
       return { cancelled: true, model: null, config: null, weights: null, epochs_done: res.epochsDone, progress: res.progress };
     }
-    const name = trainedName(options.attention, options.seed, [...manifest.models.map((m) => m.name), ...trained.keys()]);
-    const entry = trainedEntry(name, options, res.configText, res.weights, res, manifest);
+    const taken = [...manifest.models.map((m) => m.name), ...trained.keys()];
+    const name = adversary
+      ? adversaryName(options.base, options.lambda, options.seed, taken)
+      : trainedName(options.attention, options.seed, taken);
+    const entry = adversary
+      ? adversaryEntry(name, options, res.configText, res.weights, res)
+      : trainedEntry(name, options, res.configText, res.weights, res, manifest);
     trained.set(name, { entry, configText: res.configText, weights: res.weights });
     try {
       await serial(() => loadSession(name)); // check it loads; the session is cached for the first explain

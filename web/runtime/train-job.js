@@ -1,12 +1,16 @@
-// train-job.js — one training run of the core's TextTrainer, as a loop of short steps so the worker can
-// report progress, answer other requests and take a cancel between steps. No DOM, no worker globals.
+// train-job.js — one training run of the core's TextTrainer (or AdversaryTrainer: same start / step /
+// configJson / weights shape), as a loop of short steps so the worker can report progress, answer other
+// requests and take a cancel between steps. No DOM, no worker globals.
 //
 // Contract:
-//   runTrainingJob({ Module, trainTsv, devTsv, testTsv, options, run, pause, isCancelled, onProgress,
-//                    targetMs = 400, now })
+//   runTrainingJob({ Module, trainTsv, devTsv, testTsv, options, createTrainer, run, pause, isCancelled,
+//                    onProgress, targetMs = 400, now })
 //     → Promise<{ status: 'done' | 'cancelled', progress, epochsDone, configText, weights }>
 //   Module       the wasm module (Module.TextTrainer).
-//   options      {attention, seed, epochs} → TextTrainer.start(trainTsv, devTsv, JSON.stringify(options)).
+//   createTrainer(Module) → the trainer object; default new Module.TextTrainer(). For an adversary:
+//                (M) => new M.AdversaryTrainer(baseSession).
+//   options      {attention, seed, epochs} (adversary: {lambda, seed, epochs, base}) →
+//                trainer.start(trainTsv, devTsv, JSON.stringify(options)).
 //   run(fn)      runs one core call (fn() → value) when the worker's queue gets to it; default: at once.
 //   pause()      awaited between steps (a macrotask, so the worker's message handler can run); default
 //                setTimeout 0.
@@ -36,13 +40,13 @@ function parseStep(json, what) {
 }
 
 export async function runTrainingJob({
-  Module, trainTsv, devTsv, testTsv = '', options, run = async (fn) => fn(), pause = macrotask,
+  Module, trainTsv, devTsv, testTsv = '', options, createTrainer = null, run = async (fn) => fn(), pause = macrotask,
   isCancelled = () => false, onProgress = () => {}, targetMs = 400, now = clock,
 }) {
-  if (typeof Module?.TextTrainer !== 'function') {
+  if (!createTrainer && typeof Module?.TextTrainer !== 'function') {
     throw new Error('This build of the WebAssembly core cannot train; rebuild it (bash scripts/build-wasm.sh).');
   }
-  const trainer = new Module.TextTrainer();
+  const trainer = createTrainer ? createTrainer(Module) : new Module.TextTrainer();
   try {
     const err = await run(() => trainer.start(String(trainTsv), String(devTsv), JSON.stringify(options ?? {})));
     if (err) throw new Error(`Training could not start: ${err}`);

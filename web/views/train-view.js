@@ -5,7 +5,12 @@
 // Contract:
 //   mountTrainView(section, { client, store, onTrained, openModel }) → { apply(state), progress(msg) }
 //     section    the #view-train element of index.html; client a CoreClient; store the URL-backed state
-//                (fields attention, trainseed, epochs).
+//                (fields trainkind, attention, trainseed, epochs, and for an adversary advbase, lambda).
+//   What to train (#train-kind): a classifier (#train-attention: uniform = the W&P baseline, tanh, dot) or a
+//     Wiegreffe & Pinter model-consistent adversary (#train-base: a shipped SST-2 model with learned attention;
+//     #train-lambda: λ). An adversary's epochs also show the dev TVD / JSD to the base (chart and table); the
+//     last finished epoch is kept; every adversary trained in the tab joins #train-adversaries (TVD-vs-JSD
+//     scatter on the test set, render/train-adversary.js, and a table).
 //     onTrained(entry)  called once per trained model (a manifest-style entry, trained: true) — the app adds
 //                it to the Text and Debate pickers.
 //     openModel(name)   "Explain with it in the Text lab": the app switches to the text view with that model.
@@ -21,9 +26,10 @@ import { el } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderTrainCharts, renderEpochTable } from '../render/train-chart.js';
 import { renderComparison } from '../render/train-compare.js';
+import { renderAdversaryCurve, renderAdversaryTable } from '../render/train-adversary.js';
 import {
   ATTENTIONS, WP_SEEDS, parseSeed, parseEpochs, createHistory, addProgress, progressFraction, epochFraction,
-  secondsLeft, comparisonRows,
+  secondsLeft, comparisonRows, TRAIN_KINDS, LAMBDAS, adversaryBases, adversaryPoints,
 } from '../analysis/training.js';
 
 const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
@@ -40,6 +46,15 @@ function mb(bytes) {
 
 export function mountTrainView(section, { client, store, onTrained = () => {}, openModel = () => {} }) {
   const $ = (sel) => section.querySelector(sel);
+  const kindSelect = $('#train-kind');
+  const baseSelect = $('#train-base');
+  const lambdaSelect = $('#train-lambda');
+  const attentionControl = $('#train-attention-control');
+  const baseControl = $('#train-base-control');
+  const lambdaControl = $('#train-lambda-control');
+  const advCard = $('#train-adversaries');
+  const advCurve = $('#train-adversary-curve');
+  const advTable = $('#train-adversary-table');
   const attentionSelect = $('#train-attention');
   const seedInput = $('#train-seed');
   const epochsInput = $('#train-epochs');
@@ -66,6 +81,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   const resultNote = $('#train-result-note');
 
   let shipped = null; // manifest.models once loaded
+  let bases = []; // models an adversary can be trained against
   let ready = false;
   let running = false;
   let cancelRequested = false;
@@ -86,7 +102,8 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   };
 
   function setControlsDisabled(disabled) {
-    for (const c of [attentionSelect, seedInput, epochsInput, runButton, ...seedChips.querySelectorAll('button')]) {
+    for (const c of [kindSelect, baseSelect, lambdaSelect, attentionSelect, seedInput, epochsInput, runButton,
+      ...seedChips.querySelectorAll('button')]) {
       c.disabled = disabled || !ready;
     }
     cancelButton.disabled = !running || cancelRequested;
@@ -94,6 +111,8 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
 
   // --- controls -------------------------------------------------------------------------------------
   attentionSelect.replaceChildren(...ATTENTIONS.map((a) => new Option(a.label, a.value)));
+  kindSelect.replaceChildren(...TRAIN_KINDS.map((k) => new Option(k.label, k.value)));
+  lambdaSelect.replaceChildren(...LAMBDAS.map((l) => new Option(l, l)));
   $('#train-seed-list').replaceChildren(...WP_SEEDS.map((s) => new Option(String(s), String(s))));
   for (const s of WP_SEEDS) {
     const b = el('button', 'example seed-chip', String(s), { type: 'button', 'data-seed': s });
@@ -111,8 +130,19 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     for (const b of seedChips.querySelectorAll('button')) b.classList.toggle('selected', Number(b.dataset.seed) === seed);
   }
 
+  function showKind(kind) {
+    const adversary = kind === 'adversary';
+    attentionControl.hidden = adversary;
+    baseControl.hidden = !adversary;
+    lambdaControl.hidden = !adversary;
+  }
+
   function sync() {
     const st = store.get();
+    kindSelect.value = st.trainkind;
+    lambdaSelect.value = st.lambda;
+    if (bases.length) baseSelect.value = bases.includes(st.advbase) ? st.advbase : bases[0];
+    showKind(st.trainkind);
     attentionSelect.value = st.attention;
     seedInput.value = String(st.trainseed);
     epochsInput.value = String(st.epochs);
@@ -120,6 +150,12 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   }
 
   attentionSelect.addEventListener('change', () => store.update({ attention: attentionSelect.value }));
+  kindSelect.addEventListener('change', () => {
+    store.update({ trainkind: kindSelect.value });
+    showKind(kindSelect.value);
+  });
+  baseSelect.addEventListener('change', () => store.update({ advbase: baseSelect.value }));
+  lambdaSelect.addEventListener('change', () => store.update({ lambda: lambdaSelect.value }));
   seedInput.addEventListener('change', () => {
     const v = parseSeed(seedInput.value);
     if (v === null) {
@@ -190,7 +226,10 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     bar.value = progressFraction(p);
     epochText.textContent = `epoch ${p.epoch} / ${p.epochs} · batch ${p.batch} / ${p.batches}`;
     const left = secondsLeft(p, p.seconds);
-    const last = p.epoch_done && p.dev ? ` · dev accuracy ${(p.dev.accuracy * 100).toFixed(1)} %` : '';
+    const last = !(p.epoch_done && p.dev) ? ''
+      : Number.isFinite(p.dev.tvd_mean)
+        ? ` · dev TVD ${p.dev.tvd_mean.toFixed(3)}, JSD ${p.dev.jsd_mean.toFixed(3)}, F1 ${p.dev.f1.toFixed(3)}`
+        : ` · dev accuracy ${(p.dev.accuracy * 100).toFixed(1)} %`;
     barText.textContent = `${Math.round(bar.value * 100)} % of ${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'} · ` +
       `loss ${p.train_loss.toFixed(4)}${last} · ${seconds(p.seconds)}` +
       (Number.isFinite(left) && left > 0 ? ` · about ${seconds(left)} left` : '') +
@@ -200,7 +239,10 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   async function start() {
     if (running || !ready) return;
     const st = store.get();
-    const cfg = { attention: st.attention, seed: st.trainseed, epochs: st.epochs };
+    const adversary = st.trainkind === 'adversary';
+    const cfg = adversary
+      ? { kind: 'adversary', base: baseSelect.value, lambda: Number(st.lambda), seed: st.trainseed, epochs: st.epochs }
+      : { kind: 'model', attention: st.attention, seed: st.trainseed, epochs: st.epochs };
     running = true;
     cancelRequested = false;
     keptName = '';
@@ -211,7 +253,10 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     setControlsDisabled(true);
     resultEl.hidden = true;
     liveEl.hidden = false;
-    titleEl.textContent = `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
+    const plural = `${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
+    titleEl.textContent = adversary
+      ? `Training an adversary of ${cfg.base}: λ ${cfg.lambda} · seed ${cfg.seed} · ${plural}`
+      : `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
     const history = createHistory();
     epochBar.value = 0;
     bar.value = 0;
@@ -229,7 +274,9 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
         }
         if (p.stage === 'test') {
           setStatus('testing');
-          barText.textContent = `Testing the kept model (epoch ${p.best_epoch}) on the 1,821 test sentences…`;
+          barText.textContent = adversary
+            ? `Comparing the kept adversary (epoch ${p.best_epoch}) with ${cfg.base} on the 1,821 test sentences…`
+            : `Testing the kept model (epoch ${p.best_epoch}) on the 1,821 test sentences…`;
           return;
         }
         addProgress(history, p);
@@ -277,13 +324,23 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
       ? `Cancelled after ${ran} finished epoch${ran === 1 ? '' : 's'} — kept epoch ${best}.`
       : `Done: ${ran} epoch${ran === 1 ? '' : 's'} in ${seconds(res.progress?.seconds)} — kept epoch ${best}.`;
     resultEl.hidden = false;
-    resultTitle.textContent = `${m.name}: test accuracy ${(m.metrics.test.accuracy * 100).toFixed(1)} %, F1 ${m.metrics.test.f1.toFixed(3)}`;
-    resultState.textContent = res.cancelled
-      ? `Cancelled after ${ran} of ${cfg.epochs} epochs; the best of them (epoch ${best}, by dev accuracy) was kept and tested.`
-      : `Complete: ${ran} epoch${ran === 1 ? '' : 's'}; epoch ${best} had the best dev accuracy and was kept.`;
+    const adversary = m.provenance?.kind === 'adversary';
+    const t = m.metrics.test;
+    resultTitle.textContent = adversary
+      ? `${m.name}: test TVD ${t.tvd_mean.toFixed(3)} and JSD ${t.jsd_mean.toFixed(3)} to ${m.provenance.base}; ` +
+        `accuracy ${(t.accuracy * 100).toFixed(1)} %, F1 ${t.f1.toFixed(3)}`
+      : `${m.name}: test accuracy ${(t.accuracy * 100).toFixed(1)} %, F1 ${t.f1.toFixed(3)}`;
+    resultState.textContent = adversary
+      ? (res.cancelled
+        ? `Cancelled after ${ran} of ${cfg.epochs} epochs; the last finished one (epoch ${best}) was kept and compared.`
+        : `Complete: ${ran} epoch${ran === 1 ? '' : 's'}; the last epoch was kept (an adversary has no dev selection).`)
+      : res.cancelled
+        ? `Cancelled after ${ran} of ${cfg.epochs} epochs; the best of them (epoch ${best}, by dev accuracy) was kept and tested.`
+        : `Complete: ${ran} epoch${ran === 1 ? '' : 's'}; epoch ${best} had the best dev accuracy and was kept.`;
     resultState.className = `result-state${res.cancelled ? ' partial' : ''}`;
     renderComparison(compareEl, comparisonRows(trainedModels, shipped));
     offerDownloads(res);
+    drawAdversaries();
     resultNote.textContent = `${m.name} is now in the model pickers of the Text and Debate labs, in this tab only: a reload ` +
       'forgets it. To keep it, download both files into one folder; the command line loads that folder ' +
       `(build/attnlab explain-text --model FOLDER --text "…").` +
@@ -291,6 +348,18 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     section.dataset.model = m.name;
     setStatus(res.cancelled ? 'cancelled' : 'done');
     setControlsDisabled(false);
+  }
+
+  function drawAdversaries() {
+    const points = adversaryPoints(trainedModels);
+    advCard.hidden = points.length === 0;
+    if (!points.length) return;
+    try {
+      renderAdversaryCurve(advCurve, points, { width: widthOf(advCurve, 720) });
+    } catch (e) {
+      advCurve.replaceChildren(el('p', 'message error', `The chart could not be drawn: ${e.message}`));
+    }
+    renderAdversaryTable(advTable, points);
   }
 
   // --- wiring ---------------------------------------------------------------------------------------------
@@ -305,6 +374,9 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     .manifest()
     .then((manifest) => {
       shipped = manifest.models.filter((m) => !m.trained);
+      bases = adversaryBases(shipped);
+      baseSelect.replaceChildren(...bases.map((b) => new Option(b, b)));
+      if (!running) sync();
       const names = new Set((manifest.datasets ?? []).map((d) => d?.name));
       const lacking = NEEDED.filter((n) => !names.has(n));
       if (lacking.length) throw new Error(`The model list names no ${lacking.join(', ')} data set, so there is nothing to train on.`);
