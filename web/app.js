@@ -5,8 +5,9 @@
 //   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
-//   Views: text (views/text-view.js), debate (views/debate-view.js) and train (views/train-view.js); those
-//   that do not exist yet (image, localization) show a "coming soon" card. A model trained in the Train view
+//   Views: text (views/text-view.js), debate (views/debate-view.js), train (views/train-view.js) and image
+//   (views/image-view.js, its own worker; it loads nothing until first shown); localization, which does not
+//   exist yet, shows a "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
 //   Any uncaught error is shown in #app-message instead of failing silently.
 import { parse, serialize } from './state.js';
@@ -14,6 +15,7 @@ import { CoreClient } from './runtime/core-client.js';
 import { mountTextView } from './views/text-view.js';
 import { mountDebateView } from './views/debate-view.js';
 import { mountTrainView } from './views/train-view.js';
+import { mountImageView } from './views/image-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -61,8 +63,10 @@ const trainView = mountTrainView(document.getElementById('view-train'), {
   },
 });
 
-const views = { text: textView, debate: debateView, train: trainView };
-const TITLES = { image: 'Image lab — coming soon', localization: 'Localization lab — coming soon' };
+const imageView = mountImageView(document.getElementById('view-image'), { store });
+
+const views = { text: textView, debate: debateView, train: trainView, image: imageView };
+const TITLES = { localization: 'Localization lab — coming soon' };
 
 function showView() {
   const name = views[state.view] ? state.view : 'soon';

@@ -17,8 +17,9 @@
 // (debate view: which experiment, the first n instances of the data set, the per-instance seed — the text
 // view's live experiment panels use the same seed). Whether `model`/`experiment` exist is for the views to
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
-// (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Fields are added here
-// when a view needs them.
+// (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
+// method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
+// in SCHEMA). Fields are added here when a view needs them.
 
 export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
 
@@ -34,6 +35,25 @@ export const SCHEMA = Object.freeze({
   attention: { type: 'enum', values: Object.freeze(['uniform', 'tanh', 'dot']), default: 'uniform' },
   trainseed: { type: 'int', default: 50, min: 0, max: 2147483647 },
   epochs: { type: 'int', default: 8, min: 1, max: 30 },
+  // Train view, what to train: a classifier (model) or a Wiegreffe & Pinter model-consistent adversary of the
+  // shipped model `advbase` with KL weight `lambda` (one of analysis/training.js LAMBDAS).
+  trainkind: { type: 'enum', values: Object.freeze(['model', 'adversary']), default: 'model' },
+  advbase: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
+  lambda: { type: 'enum', values: Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },
+  // Image view (views/image-view.js): the demo photo by gallery name (uploads are never in the URL), the map
+  // method, overlay opacity (percent), colormap, ORT backend (auto = WebGPU on a hardware adapter, else wasm),
+  // the explained class (model output index; -1 = the top-1), RISE masks, adversarial-erasing steps /
+  // threshold (percent of the map's range) / fill. RISE and the random baseline reuse `seed`.
+  image: { type: 'string', default: 'cat', maxLength: 60 },
+  method: { type: 'enum', values: Object.freeze(['cam', 'gradcam', 'gradcampp', 'scorecam', 'rise', 'occlusion', 'random']), default: 'cam' },
+  opacity: { type: 'int', default: 50, min: 0, max: 100 },
+  colormap: { type: 'enum', values: Object.freeze(['viridis', 'inferno', 'gray', 'jet']), default: 'viridis' },
+  backend: { type: 'enum', values: Object.freeze(['auto', 'wasm', 'webgpu']), default: 'auto' },
+  target: { type: 'int', default: -1, min: -1, max: 1000 },
+  risen: { type: 'int', default: 1000, min: 50, max: 8000 },
+  erasesteps: { type: 'int', default: 3, min: 1, max: 8 },
+  erasethr: { type: 'int', default: 50, min: 5, max: 95 },
+  erasefill: { type: 'enum', values: Object.freeze(['mean', 'blur', 'grey']), default: 'mean' },
 });
 
 export function defaults() {

@@ -1,0 +1,56 @@
+// image-curves.js — deletion and insertion curves (RISE protocol) of the maps computed so far, with their AUC,
+// drawn with Observable Plot. Drawing only.
+//
+// Contract:
+//   renderCurves(container, runs, { width, labelOf })
+//     runs: [{method, kind: 'deletion' | 'insertion', x: [fractions], y: [probabilities], auc}]
+//     Two charts side by side (.chart[data-chart=deletion|insertion], data-n = number of curves); one line per
+//     method (fixed colour per method), AUC in the legend label ("Grad-CAM — AUC 0.123"). Deletion: lower is
+//     better; insertion: higher is better (said in the titles). With no runs: a short note.
+import { el } from './dom.js';
+import { getPlot, baseOptions } from './plot-lib.js';
+
+export const METHOD_COLORS = Object.freeze({
+  cam: '#5b3fa0',
+  gradcam: '#e08214',
+  gradcampp: '#1b9e77',
+  scorecam: '#2166ac',
+  rise: '#b2182b',
+  occlusion: '#66a61e',
+  random: '#8c8c8c',
+});
+
+export function renderCurves(container, runs, { width = 640, labelOf = (m) => m } = {}) {
+  if (!runs.length) {
+    container.replaceChildren(el('p', 'panel-state', 'No curves yet: pick a method and press “Run deletion + insertion”.'));
+    return;
+  }
+  const Plot = getPlot();
+  const boxes = [];
+  const w = width > 700 ? Math.floor(width / 2) - 12 : width;
+  for (const kind of ['deletion', 'insertion']) {
+    const these = runs.filter((r) => r.kind === kind);
+    const box = el('div', 'chart', null, { 'data-chart': kind, 'data-n': these.length });
+    if (!these.length) {
+      box.append(el('p', 'panel-state', `No ${kind} curve yet.`));
+      boxes.push(box);
+      continue;
+    }
+    const name = (r) => `${labelOf(r.method)} — AUC ${r.auc.toFixed(3)}`;
+    const data = these.flatMap((r) => r.x.map((x, i) => ({ x, y: r.y[i], series: name(r) })));
+    box.append(Plot.plot({
+      ...baseOptions(w),
+      height: 240,
+      title: kind === 'deletion' ? 'Deletion (most salient pixels first → grey): lower AUC is better'
+        : 'Insertion (most salient pixels first onto a blurred copy): higher AUC is better',
+      x: { label: kind === 'deletion' ? 'fraction of pixels deleted →' : 'fraction of pixels inserted →', domain: [0, 1] },
+      y: { label: '↑ probability of the class', domain: [0, 1], grid: true },
+      color: { domain: these.map(name), range: these.map((r) => METHOD_COLORS[r.method] ?? '#444'), legend: true },
+      marks: [Plot.line(data, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }), Plot.ruleY([0])],
+    }));
+    boxes.push(box);
+  }
+  const wrap = el('div', 'image-curves-grid');
+  wrap.append(...boxes);
+  container.replaceChildren(wrap);
+}

@@ -1,0 +1,115 @@
+// image-client.js — main-thread wrapper around image-worker.js: one promise per request, progress callbacks,
+// cancel. No DOM.
+//
+// Contract:
+//   const client = new ImageClient({ workerUrl? })
+//   client.load({ override }, onProgress)      → Promise<{backend, ep, reason, numThreads, batch, model, classes}>
+//   client.classify({ blob } | { rgba, width, height }, { mask: {blob, positiveLabel} }?)
+//                                             → Promise<classify result> (see image-worker.js)
+//   client.map({ imageId, method, classIndex, seed, colormap })        → Promise<map result>
+//   client.runPlan(kind, { imageId, classIndex, params, colormap }, onProgress)
+//                                             → { id, promise, cancel() }; promise resolves with the plan's
+//                                               result or {cancelled: true}
+//   client.erase({ imageId, classIndex, method, steps, threshold, fill, colormap }, onProgress) → { id, promise, cancel() }
+//   client.sanity({ imageId, method, classIndex, seed, colormap })      → Promise
+//   client.colorize(map01, colormap)          → Promise<{rgba}>
+//   client.terminate()
+// onProgress({stage, loaded, total, cached}). Errors reject with an Error carrying the worker's message. If the
+// worker dies (cannot start, crashes, out of memory), every open request is rejected with a readable message
+// and the next call starts a fresh worker (which must be loaded again: `client.loaded` turns false).
+
+const WORKER_URL = new URL('./image-worker.js', import.meta.url);
+
+export class ImageClient {
+  constructor({ workerUrl = WORKER_URL, WorkerImpl = globalThis.Worker } = {}) {
+    this.workerUrl = workerUrl;
+    this.WorkerImpl = WorkerImpl;
+    this.worker = null;
+    this.nextId = 1;
+    this.pending = new Map(); // id → {resolve, reject, onProgress}
+    this.loaded = false;
+  }
+
+  ensureWorker() {
+    if (this.worker) return this.worker;
+    const w = new this.WorkerImpl(this.workerUrl, { type: 'module', name: 'attnlab-image' });
+    w.onmessage = (e) => this.handle(e.data);
+    w.onerror = (e) => {
+      e.preventDefault?.();
+      this.fail(`The image worker stopped: ${e.message || 'it could not start (see the browser console)'}`);
+    };
+    w.onmessageerror = () => this.fail('The image worker sent a message that could not be read.');
+    this.worker = w;
+    return w;
+  }
+
+  fail(message) {
+    const err = new Error(message);
+    this.worker?.terminate();
+    this.worker = null;
+    this.loaded = false;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  handle(msg) {
+    const p = this.pending.get(msg?.id);
+    if (!p) return;
+    if (msg.type === 'progress') {
+      p.onProgress?.(msg);
+      return;
+    }
+    this.pending.delete(msg.id);
+    if (msg.type === 'result') p.resolve(msg.result);
+    else p.reject(new Error(msg.message ?? 'The image worker failed.'));
+  }
+
+  send(type, body = {}, onProgress = null, transfer = []) {
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onProgress });
+      try {
+        this.ensureWorker().postMessage({ ...body, type, id }, transfer);
+      } catch (e) {
+        this.pending.delete(id);
+        reject(new Error(`Could not reach the image worker: ${e.message}`));
+      }
+    });
+    return { id, promise, cancel: () => this.worker?.postMessage({ type: 'cancel', target: id }) };
+  }
+
+  async load({ override = null } = {}, onProgress = null) {
+    const r = await this.send('load', { override }, onProgress).promise;
+    this.loaded = true;
+    return r;
+  }
+
+  classify(source, { mask = null } = {}) {
+    const body = source.blob ? { blob: source.blob } : { rgba: source.rgba, width: source.width, height: source.height };
+    return this.send('classify', { ...body, mask }).promise;
+  }
+
+  map({ imageId, method, classIndex, seed = 1, colormap = 'viridis' }) {
+    return this.send('map', { imageId, method, classIndex, seed, colormap }).promise;
+  }
+
+  runPlan(kind, { imageId, classIndex, params = {}, colormap = 'viridis' }, onProgress = null) {
+    return this.send('runPlan', { kind, imageId, classIndex, params, colormap }, onProgress);
+  }
+
+  erase({ imageId, classIndex, method, steps, threshold, fill, colormap = 'viridis' }, onProgress = null) {
+    return this.send('erase', { imageId, classIndex, method, steps, threshold, fill, colormap }, onProgress);
+  }
+
+  sanity({ imageId, method, classIndex, seed = 1, colormap = 'viridis' }) {
+    return this.send('sanity', { imageId, method, classIndex, seed, colormap }).promise;
+  }
+
+  colorize(map01, colormap) {
+    return this.send('colorize', { map01, colormap }).promise;
+  }
+
+  terminate() {
+    this.fail('The image client was closed.');
+  }
+}
