@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // eval-images.mjs — `npm run eval:images`: the image lab's batch evaluation, the same pipeline as the page
 // (ONNX Runtime Web's wasm EP runs models/image/mobilenet_v2.onnx; our wasm core does preprocessing, the
-// GAP+linear head, every map, the perturbation plans and the metrics; web/runtime/plan-runner.js is the loop).
+// GAP+linear head, every map, the perturbation plans and the metrics; web/runtime/plan-runner.js's runPlanLoop is the loop).
 //
 // Usage: npm run eval:images -- [--limit N] [--methods cam,gradcam,gradcampp,scorecam,rise,occlusion,random]
 //          [--steps S] [--rise-n N] [--rise-cells C] [--rise-p P] [--occlusion-window W] [--occlusion-stride S]
-//          [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
+//          [--explain-limit E] [--heavy-limit H] [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
 // Data: DIR/imagenet_samples (1000 photos, labels.tsv) and DIR/images (the demo photos with segmentation masks,
-// for the pointing game); DIR defaults to ../shared/data. --limit N takes N photos spread evenly over the 1000
-// classes (photo i·1000/N, i = 0…N−1), so a short run still covers the label space.
+// for the pointing game); DIR defaults to ../shared/data. --limit N classifies N photos spread evenly over the
+// 1000 classes (photo i·1000/N, i = 0…N−1), so a short run still covers the label space; the maps and their
+// metrics run on E of them (default N, again spread evenly), and the costly methods (scorecam: 1280 passes, rise:
+// --rise-n passes) on H (default E). Every method's row says its own n.
 // Per photo: classify (top-1/top-5 against labels.tsv's coral_index); explain the predicted class with every
 // method; deletion and insertion curves of each map (RISE protocol, S steps; deletion fills grey 128, the
 // model-space zero; insertion starts from a σ=5 Gaussian blur), their AUC; average drop / increase in
@@ -26,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { decodeImageFile, readImagenetSamples } from './lib/image-files.mjs';
-import { runPlan } from '../web/runtime/plan-runner.js';
+import { runPlanLoop } from '../web/runtime/plan-runner.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALL_METHODS = ['cam', 'gradcam', 'gradcampp', 'scorecam', 'rise', 'occlusion', 'random'];
@@ -40,7 +42,7 @@ function fail(msg) {
 
 function parseArgs(argv) {
   const o = {
-    limit: 1000, methods: ALL_METHODS, steps: 50, riseN: 2000, riseCells: 7, riseP: 0.5,
+    limit: 1000, explainLimit: null, heavyLimit: null, methods: ALL_METHODS, steps: 50, riseN: 2000, riseCells: 7, riseP: 0.5,
     occWindow: 32, occStride: 16, batch: 16, threads: 2, seed: 1,
     data: path.resolve(ROOT, '../shared/data'), out: null,
   };
@@ -55,6 +57,8 @@ function parseArgs(argv) {
     const take = () => { i++; if (v === undefined) fail(`${a} needs a value`); return v; };
     switch (a) {
       case '--limit': o.limit = num('limit', take(), { min: 1, max: 1000 }); break;
+      case '--explain-limit': o.explainLimit = num('explain-limit', take(), { min: 0, max: 1000 }); break;
+      case '--heavy-limit': o.heavyLimit = num('heavy-limit', take(), { min: 0, max: 1000 }); break;
       case '--methods': {
         o.methods = take().split(',').map((s) => s.trim()).filter(Boolean);
         const bad = o.methods.filter((m) => !ALL_METHODS.includes(m));
@@ -79,8 +83,13 @@ function parseArgs(argv) {
       default: fail(`unknown argument ${a} (see --help)`);
     }
   }
+  o.explainLimit = Math.min(o.explainLimit ?? o.limit, o.limit);
+  o.heavyLimit = Math.min(o.heavyLimit ?? o.explainLimit, o.explainLimit);
   return o;
 }
+const HEAVY = new Set(['scorecam', 'rise']);
+/** Indices of k items spread evenly over n (i·n/k), as a Set. */
+const spread = (n, k) => new Set(Array.from({ length: k }, (_, i) => Math.floor((i * n) / k)));
 
 /** Tensors of a safetensors file: name → Float32Array (F32 only). */
 function readSafetensorsF32(file) {
@@ -151,7 +160,7 @@ async function main() {
       else if (method === 'rise') plan = core.planRise(image, cls, o.riseN, o.riseCells, o.riseP, o.seed);
       else plan = core.planOcclusion(image, cls, o.occWindow, o.occStride);
       try {
-        await runPlan(plan, runBatch, { batch: o.batch });
+        await runPlanLoop(plan, { batch: o.batch, forward: runBatch });
         map224 = plan.result();
       } finally { plan.delete(); }
     }
@@ -163,20 +172,22 @@ async function main() {
       : kind === 'insertion' ? core.planInsertion(image, map01, cls, o.steps)
         : core.planExplanationMask(image, map01, cls);
     try {
-      await runPlan(plan, runBatch, { batch: o.batch });
+      await runPlanLoop(plan, { batch: o.batch, forward: runBatch });
       return JSON.parse(plan.resultJson());
     } finally { plan.delete(); }
   }
 
-  const samples = readImagenetSamples(samplesDir);
+  const samples = readImagenetSamples(o.data);
   const picked = Array.from({ length: o.limit }, (_, i) => samples[Math.floor((i * samples.length) / o.limit)]);
+  const explainSet = spread(picked.length, o.explainLimit);
+  const heavySet = new Set([...spread(explainSet.size, o.heavyLimit)].map((k) => [...explainSet].sort((a, b) => a - b)[k]));
   const rows = [];
   let top1 = 0;
   let top5 = 0;
   const t0 = performance.now();
   for (let i = 0; i < picked.length; i++) {
     const s = picked[i];
-    const { rgba, width, height } = decodeImageFile(path.join(samplesDir, s.file));
+    const { rgba, width, height } = decodeImageFile(s.file);
     const image = core.preprocessImage(rgba, width, height);
     const net = await runNet(image, 1);
     const [, Kf, h, w] = net.fdims;
@@ -185,8 +196,9 @@ async function main() {
     const pred = top[0];
     top1 += pred === s.coralIndex ? 1 : 0;
     top5 += top.includes(s.coralIndex) ? 1 : 0;
-    const row = { file: s.file, label: s.coralIndex, pred, top5: top, methods: {} };
+    const row = { file: s.name, label: s.coralIndex, pred, top5: top, methods: {} };
     for (const m of o.methods) {
+      if (!explainSet.has(i) || (HEAVY.has(m) && !heavySet.has(i))) continue;
       const map01 = await explain(m, image, net.features, h, w, pred);
       const del = await curve('deletion', image, map01, pred);
       const ins = await curve('insertion', image, map01, pred);
@@ -237,9 +249,10 @@ async function main() {
   const n = rows.length;
   const methods = {};
   for (const m of o.methods) {
-    const rs = rows.map((r) => r.methods[m]);
+    const rs = rows.map((r) => r.methods[m]).filter(Boolean);
     const drops = rs.map((r) => Math.max(0, r.original - r.masked) / r.original);
     methods[m] = {
+      n: rs.length,
       deletion_auc: round(mean(rs.map((r) => r.deletion_auc))),
       insertion_auc: round(mean(rs.map((r) => r.insertion_auc))),
       average_drop: round(100 * mean(drops), 2),
@@ -257,17 +270,17 @@ async function main() {
     config: {
       model: entry.files.onnx.path, sha256: entry.files.onnx.sha256, threads: o.threads, batch: o.batch,
       rise: { n: o.riseN, cells: o.riseCells, p: o.riseP }, occlusion: { window: o.occWindow, stride: o.occStride },
-      seed: o.seed, photos: 'imagenet_samples, photo i·1000/n', target: 'the predicted class',
+      seed: o.seed, photos: 'imagenet_samples, photo i·1000/n; maps on an evenly spread subset (methods.*.n)', target: 'the predicted class',
       deletion_fill: 'grey 128 (model-space zero)', insertion_start: 'Gaussian blur sigma 5',
     },
   };
   if (o.out) fs.writeFileSync(o.out, JSON.stringify({ summary, rows, pointing: pointingRows }, null, 1));
 
-  console.log(`| method | deletion AUC ↓ | insertion AUC ↑ | avg drop % ↓ | increase % ↑ | sanity ρ | pointing |`);
-  console.log(`|---|---|---|---|---|---|---|`);
+  console.log(`| method | n | deletion AUC ↓ | insertion AUC ↑ | avg drop % ↓ | increase % ↑ | sanity ρ | pointing |`);
+  console.log(`|---|---|---|---|---|---|---|---|`);
   for (const m of o.methods) {
     const r = methods[m];
-    console.log(`| ${m} | ${r.deletion_auc} | ${r.insertion_auc} | ${r.average_drop} | ${r.increase_in_confidence} | ${r.sanity_spearman ?? '—'} | ${pointing[m].hits}/${pointing[m].n} |`);
+    console.log(`| ${m} | ${r.n} | ${r.deletion_auc} | ${r.insertion_auc} | ${r.average_drop} | ${r.increase_in_confidence} | ${r.sanity_spearman ?? '—'} | ${pointing[m].hits}/${pointing[m].n} |`);
   }
   console.log(`n = ${n}, top-1 ${summary.top1}, top-5 ${summary.top5}, ${summary.seconds} s`);
   randomLab.delete();

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import { readImageHeader, fitSize, topK, argmax, parseSafetensors, planarToRgba, runPlanLoop, MAX_SIDE } from '../../web/runtime/image-worker.js';
+import { readImageHeader, fitSize, topK, argmax, parseSafetensors, planarToRgba, MAX_SIDE } from '../../web/runtime/image-worker.js';
+import { runPlanLoop } from '../../web/runtime/plan-runner.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const IMAGES = path.join(REPO, 'web/images');

@@ -39,10 +39,11 @@
 // Map result: {map01 (Float32Array 224², min–max normalised), rgba (colormap), peak:{x,y}, pointing?:
 //   {hit, energy, positiveLabel}} — pointing only when the photo has a mask (tolerance 15 px).
 // Pure helpers exported for tests: readImageHeader(bytes), fitSize(w, h, maxSide), topK(probs, k),
-// argmax(array), parseSafetensors(bytes), planarToRgba(planar, H, W), runPlanLoop(plan, {batch, forward,
-// isCancelled, onProgress}) (the plan loop itself).
+// argmax(array), parseSafetensors(bytes), planarToRgba(planar, H, W). Every plan runs through
+// runPlanLoop (web/runtime/plan-runner.js), the loop the Node evaluation uses too.
 import { chooseBackend, loadOrt, createSession, batchSizeFor } from './ort-backend.js';
 import { fetchVerified } from './model-cache.js';
+import { runPlanLoop, yieldToEvents } from './plan-runner.js';
 
 export const MAX_SIDE = 1024;
 export const MAX_PIXELS = 400e6; // refuse decoding beyond this (even with resizing, the decoder holds it)
@@ -466,32 +467,6 @@ function makePlan(L, cur, kind, c, p) {
     case 'explanationMask': return core.planExplanationMask(cur.input, p.saliency, c);
     default: throw new Error(`Unknown plan "${kind}".`);
   }
-}
-
-/** A macrotask boundary, so queued messages (cancel) are handled. */
-export function yieldToEvents() {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** The one loop every plan runs through: count() inputs in batches of `batch`; inputs(start, n) → forward →
- * accept(start, logits); onProgress(done, total) after each batch; isCancelled() checked before each batch.
- * → true when finished, false when cancelled. forward(input, n) → Promise<logits [n*C]>. */
-export async function runPlanLoop(plan, { batch, forward: run, isCancelled = () => false, onProgress = () => {}, pause = yieldToEvents }) {
-  const total = plan.count();
-  if (!(Number.isInteger(total) && total >= 0)) throw new Error(`The plan reports ${total} inputs.`);
-  if (!(batch >= 1)) throw new Error(`Invalid batch size ${batch}.`);
-  onProgress(0, total);
-  for (let start = 0; start < total;) {
-    await pause(); // let a 'cancel' message in: ORT may resolve without ever leaving the microtask queue
-    if (isCancelled()) return false;
-    const n = Math.min(batch, total - start);
-    const input = plan.inputs(start, n);
-    if (input.length !== n * 3 * S * S) throw new Error(`The plan gave ${input.length} values for ${n} inputs.`);
-    plan.accept(start, await run(input, n));
-    start += n;
-    onProgress(start, total);
-  }
-  return true;
 }
 
 function runLoop(L, plan, id, progress) {
