@@ -16,27 +16,20 @@
 //   tanh: e_t = v·tanh(W1 h_t + b1);  dot: e_t = v·h_t / sqrt(2H);  uniform: α_t = 1/T
 // → α = softmax(e) → context = Σ_t α_t h_t → logits = Wd·context + bd.
 // F16 weights are widened to float32 exactly (F64 rounded to nearest); everything in the graph is float32.
-// Exported functions: readCheckpoint(dir), buildModel(ckpt) → Uint8Array, exportOnnx(dir, out).
+// Exported functions: readCheckpoint(dir), buildModel(ckpt) → Uint8Array, exportOnnx(dir, out), halfToFloat
+// (re-exported from onnx-builder.mjs).
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import onnxPkg from 'onnx-proto';
+import { node, valueInfo, halfToFloat } from './onnx-builder.mjs';
 
 const { onnx } = onnxPkg;
 const DT = onnx.TensorProto.DataType;
+export { halfToFloat };
 
 // ---------------------------------------------------------------- safetensors
-
-/** IEEE 754 binary16 → float32 (exact: every half is representable as a float). */
-export function halfToFloat(h) {
-  const s = (h & 0x8000) ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;                 // zero / subnormal
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
 
 /** Parses a safetensors buffer → { name: { shape, data: Float32Array } }. */
 export function parseSafetensors(buf) {
@@ -89,30 +82,6 @@ function tensor(name, dims, data, type = DT.FLOAT) {
   else throw new Error('tensor: unsupported type');
   // raw_data is little-endian; typed arrays are host-endian, and every JS host we run on is little-endian.
   return onnx.TensorProto.create({ name, dims, dataType: type, rawData: raw });
-}
-
-function attr(name, value) {
-  const A = onnx.AttributeProto.AttributeType;
-  if (typeof value === 'string') return { name, type: A.STRING, s: new TextEncoder().encode(value) };
-  if (Number.isInteger(value)) return { name, type: A.INT, i: value };
-  if (typeof value === 'number') return { name, type: A.FLOAT, f: value };
-  if (Array.isArray(value)) return { name, type: A.INTS, ints: value };
-  if (value instanceof onnx.TensorProto) return { name, type: A.TENSOR, t: value };
-  throw new Error(`attr ${name}: unsupported value`);
-}
-
-function node(opType, inputs, outputs, attrs = {}) {
-  return onnx.NodeProto.create({
-    opType, input: inputs, output: outputs, name: `${opType}_${outputs[0]}`,
-    attribute: Object.entries(attrs).map(([k, v]) => attr(k, v)),
-  });
-}
-
-function valueInfo(name, elemType, dims) {
-  return onnx.ValueInfoProto.create({
-    name,
-    type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
-  });
 }
 
 function need(tensors, name, shape) {

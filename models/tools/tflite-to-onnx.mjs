@@ -30,6 +30,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import onnxPkg from 'onnx-proto';
+import { node, valueInfo, halfToFloat } from './onnx-builder.mjs';
 import { readTflite, tensorValues } from './tflite-reader.mjs';
 
 const { onnx } = onnxPkg;
@@ -73,29 +74,6 @@ function tensorProto(name, dims, data, type) {
   return onnx.TensorProto.create({ name, dims, dataType: type, rawData: raw });
 }
 
-function attr(name, value) {
-  const A = onnx.AttributeProto.AttributeType;
-  if (typeof value === 'string') return { name, type: A.STRING, s: new TextEncoder().encode(value) };
-  if (Number.isInteger(value)) return { name, type: A.INT, i: value };
-  if (Array.isArray(value)) return { name, type: A.INTS, ints: value };
-  throw new Error(`attr ${name}: unsupported value`);
-}
-
-function node(opType, inputs, outputs, attrs = {}) {
-  return onnx.NodeProto.create({
-    opType, input: inputs, output: outputs, name: `${opType}_${outputs[0]}`,
-    attribute: Object.entries(attrs).map(([k, v]) => attr(k, v)),
-  });
-}
-
-function valueInfo(name, elemType, dims) {
-  return onnx.ValueInfoProto.create({
-    name,
-    type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
-  });
-}
-
-/** safetensors bytes for { name: { dtype: 'F32', shape, data: Float32Array } } (8-byte LE header length, JSON, data). */
 export function safetensorsBytes(tensors) {
   const header = {};
   let offset = 0;
@@ -364,13 +342,6 @@ export function convert(tfliteBytes, { storage = 'uint8', clamp = true } = {}) {
   Object.assign(info, { input: { shape: tin.shape, ...q1(tin) }, features: { tensor: featuresIdx, shape: [K, FH, FW] },
     logits: { tensor: logitsIdx, classes: C }, nodes: nodes.length, initializers: init.length });
   return { onnx: bytes, head, info };
-}
-
-function halfToFloat(h) {
-  const s = (h & 0x8000) ? -1 : 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
 }
 
 // ---------------------------------------------------------------- CLI

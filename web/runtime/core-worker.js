@@ -55,6 +55,7 @@
 import { datasetLines } from './dataset-lines.js';
 import { runTrainingJob } from './train-job.js';
 import { trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS } from '../analysis/training.js';
+import { readStream, sha256Hex } from './model-cache.js';
 
 const CORE_URL = new URL('../gen/attnlab_core.mjs', import.meta.url);
 const MANIFEST_URL = new URL('../../models/text/manifest.json', import.meta.url);
@@ -120,38 +121,10 @@ function loadManifest() {
   return manifestPromise;
 }
 
-async function readWithProgress(res, model) {
-  const total = Number(res.headers.get('Content-Length')) || 0;
-  if (!res.body) return new Uint8Array(await res.arrayBuffer());
-  const reader = res.body.getReader();
-  const chunks = [];
-  let loaded = 0;
-  let lastReport = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.byteLength;
-    if (loaded - lastReport > 256 * 1024) {
-      lastReport = loaded;
-      progress(model, 'weights', loaded, total);
-    }
-  }
-  const bytes = new Uint8Array(loaded);
-  let off = 0;
-  for (const c of chunks) {
-    bytes.set(c, off);
-    off += c.byteLength;
-  }
-  progress(model, 'weights', loaded, total || loaded);
-  return bytes;
-}
-
 async function checkSha256(bytes, expected, what) {
   if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/i.test(expected)) return;
   if (!self.crypto?.subtle) return; // not a secure context: nothing to check with
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  const hex = await sha256Hex(bytes, self.crypto.subtle);
   if (hex !== expected.toLowerCase()) {
     throw new Error(`${what} does not match its sha256 in the manifest (got ${hex.slice(0, 12)}…, expected ${expected.slice(0, 12)}…).`);
   }
@@ -194,7 +167,8 @@ function loadSession(name) {
     const [Module, configBytes, weights] = await Promise.all([
       loadCore(),
       fetchOk(configUrl, `the config of ${name}`).then((r) => r.arrayBuffer()).then((b) => new Uint8Array(b)),
-      fetchOk(weightsUrl, `the weights of ${name}`).then((r) => readWithProgress(r, name)),
+      fetchOk(weightsUrl, `the weights of ${name}`).then((r) => readStream(r,
+        Number(r.headers.get('Content-Length')) || 0, ({ loaded, total }) => progress(name, 'weights', loaded, total))),
     ]);
 
     progress(name, 'verify');

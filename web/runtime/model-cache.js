@@ -17,6 +17,8 @@
 //   expected and actual size / digest. Network and HTTP errors give an Error naming the file.
 //   cacheKey(url, sha256) → the key string.
 //   sha256Hex(bytes, subtle) → Promise<hex string>.
+//   readStream(res, total, onProgress) → Promise<Uint8Array> the body of a fetch Response, read in chunks with
+//     onProgress({ loaded, total, cached: false }) ≈ every 256 KB and at the end (the text worker uses it too).
 
 export const CACHE_NAME = 'attnlab-models-v1';
 const REPORT_EVERY = 256 * 1024;
@@ -34,7 +36,7 @@ export async function sha256Hex(bytes, subtle = globalThis.crypto?.subtle) {
   return hex;
 }
 
-async function readStream(res, total, onProgress) {
+export async function readStream(res, total, onProgress) {
   if (!res.body || typeof res.body.getReader !== 'function') {
     const buf = new Uint8Array(await res.arrayBuffer());
     onProgress({ loaded: buf.byteLength, total: total || buf.byteLength, cached: false });
