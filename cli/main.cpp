@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,10 @@
 
 using namespace attnlab;
 using nlohmann::json;
+
+namespace attnlab::cli {  // cli/cnn_command.cpp: train-cnn, eval-cnn; the runner returns -1 when neither ran
+std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_line);
+}
 
 using cli::fail;
 using cli::load_model;
@@ -93,9 +98,12 @@ int main(int argc, char** argv) {
   cli::ExperimentCommand experiment;
   CLI::App* experiment_app = cli::add_experiment_command(app, experiment);
 
+  const std::function<int()> run_cnn = cli::add_cnn_commands(app, command_line);
+
   CLI11_PARSE(app, argc, argv);
 
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
+  if (const int rc = run_cnn(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);

@@ -1,0 +1,201 @@
+#include "model/cnn_checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+using nlohmann::json;
+
+namespace {
+
+bool get_int(const json& j, const char* key, int lo, int hi, int* out, std::string* error) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) {
+    *error = std::string("config.json: '") + key + "' is missing or not an integer";
+    return false;
+  }
+  const long long v = it->get<long long>();
+  if (v < lo || v > hi) {
+    *error = std::string("config.json: '") + key + "' = " + std::to_string(v) + " is outside [" +
+             std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  *out = static_cast<int>(v);
+  return true;
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::vector<NamedParam<float>> all_tensors(CnnParams<float>& p) {
+  auto out = p.trained();
+  for (auto& b : p.buffers()) out.push_back(b);
+  return out;
+}
+
+}  // namespace
+
+bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, CnnModel* out,
+                    std::string* error) {
+  const json j = json::parse(config_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = "config.json is not a JSON object";
+    return false;
+  }
+  auto fmt = j.find("format");
+  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != "attnlab-cnn-v1") {
+    *error = "config.json: 'format' must be \"attnlab-cnn-v1\" (is this a CNN model folder?)";
+    return false;
+  }
+  CnnModel m;
+  CnnConfig& c = m.config;
+  if (!get_int(j, "image_size", 8, 1024, &c.image_size, error) ||
+      !get_int(j, "in_channels", 1, 16, &c.in_channels, error) ||
+      !get_int(j, "num_classes", 2, 1000, &c.num_classes, error) ||
+      !get_int(j, "cbam_reduction", 1, 1024, &c.cbam_reduction, error))
+    return false;
+  auto widths = j.find("widths"), pool = j.find("pool"), cbam = j.find("cbam");
+  if (widths == j.end() || !widths->is_array() || pool == j.end() || !pool->is_array() || cbam == j.end() ||
+      !cbam->is_array()) {
+    *error = "config.json: 'widths', 'pool' and 'cbam' must be arrays";
+    return false;
+  }
+  c.widths.clear();
+  c.pool.clear();
+  c.cbam.clear();
+  for (const auto& w : *widths) {
+    if (!w.is_number_integer()) {
+      *error = "config.json: 'widths' must hold integers";
+      return false;
+    }
+    c.widths.push_back(w.get<int>());
+  }
+  for (const auto& b : *pool) {
+    if (!b.is_boolean()) {
+      *error = "config.json: 'pool' must hold booleans";
+      return false;
+    }
+    c.pool.push_back(b.get<bool>());
+  }
+  for (const auto& b : *cbam) {
+    if (!b.is_boolean()) {
+      *error = "config.json: 'cbam' must hold booleans";
+      return false;
+    }
+    c.cbam.push_back(b.get<bool>());
+  }
+  auto head = j.find("head");
+  if (head == j.end() || !head->is_string() || !parse_pool_head(head->get<std::string>(), &c.head)) {
+    *error = "config.json: 'head' must be one of \"gap\", \"gmp\", \"lse\"";
+    return false;
+  }
+  auto r = j.find("lse_r");
+  if (r != j.end()) {
+    if (!r->is_number()) {
+      *error = "config.json: 'lse_r' must be a number";
+      return false;
+    }
+    c.lse_r = r->get<double>();
+  }
+  const std::string check = c.check();
+  if (!check.empty()) {
+    *error = "config.json: " + check;
+    return false;
+  }
+  auto names = j.find("class_names");
+  if (names != j.end() && names->is_array())
+    for (const auto& n : *names)
+      if (n.is_string()) m.class_names.push_back(n.get<std::string>());
+  if (static_cast<int>(m.class_names.size()) != c.num_classes) {
+    m.class_names.clear();
+    for (int k = 0; k < c.num_classes; ++k) m.class_names.push_back("class " + std::to_string(k));
+  }
+  json extra = json::object();
+  for (const char* key : {"training", "metrics", "provenance"}) {
+    auto it = j.find(key);
+    if (it != j.end()) extra[key] = *it;
+  }
+  m.extra_json = extra.dump();
+
+  SafetensorsFile file;
+  std::string st_error;
+  if (!read_safetensors(weights, weights_size, &file, &st_error)) {
+    *error = "model.safetensors: " + st_error;
+    return false;
+  }
+  m.params.resize(c);
+  const auto tensors = all_tensors(m.params);
+  for (const auto& np : tensors) {
+    auto it = file.tensors.find(np.name);
+    if (it == file.tensors.end()) {
+      *error = "model.safetensors: tensor '" + np.name + "' is missing (the config needs it)";
+      return false;
+    }
+    const NamedTensor& t = it->second;
+    if (t.shape != np.shape) {
+      *error = "model.safetensors: tensor '" + np.name + "' has shape " + shape_str(t.shape) +
+               ", the config needs " + shape_str(np.shape);
+      return false;
+    }
+    Mat<float>& mat = *np.mat;
+    if (np.transpose)
+      mat = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          t.data.data(), mat.rows(), mat.cols());
+    else
+      mat = Eigen::Map<const Mat<float>>(t.data.data(), mat.rows(), mat.cols());
+    if (!mat.allFinite()) {
+      *error = "model.safetensors: tensor '" + np.name + "' contains NaN or infinite values";
+      return false;
+    }
+  }
+  for (const auto& [name, t] : file.tensors) {
+    bool known = false;
+    for (const auto& np : tensors) known = known || np.name == name;
+    if (!known) {
+      *error = "model.safetensors: unexpected tensor '" + name + "' (does the config match the weights?)";
+      return false;
+    }
+  }
+  *out = std::move(m);
+  return true;
+}
+
+std::string cnn_model_config_json(const CnnModel& model) {
+  const CnnConfig& c = model.config;
+  json j = json::parse(model.extra_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) j = json::object();
+  j["format"] = "attnlab-cnn-v1";
+  j["image_size"] = c.image_size;
+  j["in_channels"] = c.in_channels;
+  j["num_classes"] = c.num_classes;
+  j["class_names"] = model.class_names;
+  j["widths"] = c.widths;
+  j["pool"] = c.pool;
+  j["cbam"] = c.cbam;
+  j["cbam_reduction"] = c.cbam_reduction;
+  j["head"] = pool_head_name(c.head);
+  j["lse_r"] = c.lse_r;
+  return j.dump(1);
+}
+
+std::vector<uint8_t> cnn_model_weights(const CnnModel& model, StorageType storage) {
+  CnnParams<float> p = model.params;  // named() needs mutable access
+  std::map<std::string, NamedTensor> tensors;
+  for (const auto& np : all_tensors(p)) {
+    NamedTensor t;
+    t.shape = np.shape;
+    if (np.transpose) {
+      const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rm = *np.mat;
+      t.data.assign(rm.data(), rm.data() + rm.size());
+    } else {
+      t.data.assign(np.mat->data(), np.mat->data() + np.mat->size());
+    }
+    tensors[np.name] = std::move(t);
+  }
+  return write_safetensors(tensors, storage, {{"format", "attnlab-cnn-v1"}});
+}
+
+}  // namespace attnlab
