@@ -2,33 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/config_fields.h"
+
 namespace attnlab {
 
 using nlohmann::json;
 
 namespace {
-
-bool get_int(const json& j, const char* key, int lo, int hi, int* out, std::string* error) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) {
-    *error = std::string("config.json: '") + key + "' is missing or not an integer";
-    return false;
-  }
-  const long long v = it->get<long long>();
-  if (v < lo || v > hi) {
-    *error = std::string("config.json: '") + key + "' = " + std::to_string(v) + " is outside [" +
-             std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    return false;
-  }
-  *out = static_cast<int>(v);
-  return true;
-}
-
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
 
 std::vector<NamedParam<float>> all_tensors(CnnParams<float>& p) {
   auto out = p.trained();
@@ -52,10 +32,10 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
   }
   CnnModel m;
   CnnConfig& c = m.config;
-  if (!get_int(j, "image_size", 8, 1024, &c.image_size, error) ||
-      !get_int(j, "in_channels", 1, 16, &c.in_channels, error) ||
-      !get_int(j, "num_classes", 2, 1000, &c.num_classes, error) ||
-      !get_int(j, "cbam_reduction", 1, 1024, &c.cbam_reduction, error))
+  if (!config_get_int(j, "image_size", 8, 1024, &c.image_size, error) ||
+      !config_get_int(j, "in_channels", 1, 16, &c.in_channels, error) ||
+      !config_get_int(j, "num_classes", 2, 1000, &c.num_classes, error) ||
+      !config_get_int(j, "cbam_reduction", 1, 1024, &c.cbam_reduction, error))
     return false;
   auto widths = j.find("widths"), pool = j.find("pool"), cbam = j.find("cbam");
   if (widths == j.end() || !widths->is_array() || pool == j.end() || !pool->is_array() || cbam == j.end() ||

@@ -2,35 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/config_fields.h"
+
 namespace attnlab {
 
 using nlohmann::json;
-
-namespace {
-
-bool get_int(const json& j, const char* key, int lo, int hi, int* out, std::string* error) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) {
-    *error = std::string("config.json: '") + key + "' is missing or not an integer";
-    return false;
-  }
-  const long long v = it->get<long long>();
-  if (v < lo || v > hi) {
-    *error = std::string("config.json: '") + key + "' = " + std::to_string(v) + " is outside [" +
-             std::to_string(lo) + ", " + std::to_string(hi) + "]";
-    return false;
-  }
-  *out = static_cast<int>(v);
-  return true;
-}
-
-std::string shape_str(const std::vector<int64_t>& s) {
-  std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-}  // namespace
 
 bool load_text_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, TextModel* out,
                      std::string* error) {
@@ -59,9 +35,9 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
       return false;
     }
   }
-  if (!get_int(j, "embedding_dim", 1, 4096, &m.config.embedding_dim, error) ||
-      !get_int(j, "hidden_dim", 1, 4096, &m.config.hidden_dim, error) ||
-      !get_int(j, "num_classes", 2, 1000, &m.config.num_classes, error))
+  if (!config_get_int(j, "embedding_dim", 1, 4096, &m.config.embedding_dim, error) ||
+      !config_get_int(j, "hidden_dim", 1, 4096, &m.config.hidden_dim, error) ||
+      !config_get_int(j, "num_classes", 2, 1000, &m.config.num_classes, error))
     return false;
   auto vocab = j.find("vocab");
   if (vocab == j.end() || !vocab->is_array() || vocab->size() < 2) {
