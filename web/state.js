@@ -19,7 +19,8 @@
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
-// in SCHEMA). Fields are added here when a view needs them.
+// in SCHEMA). Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Fields are added
+// here when a view needs them.
 
 export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
 
@@ -41,7 +42,7 @@ export const SCHEMA = Object.freeze({
   advbase: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
   lambda: { type: 'enum', values: Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },
   // Image view (views/image-view.js): the demo photo by gallery name (uploads are never in the URL), the map
-  // method, overlay opacity (percent), colormap, ORT backend (auto = WebGPU on a hardware adapter, else wasm),
+  // method, overlay opacity (percent), colormap, ORT backend (auto = WebGPU on a hardware adapter, else wasm), threads (wasm threads; 0 = automatic),
   // the explained class (model output index; -1 = the top-1), RISE masks, adversarial-erasing steps /
   // threshold (percent of the map's range) / fill. RISE and the random baseline reuse `seed`.
   image: { type: 'string', default: 'cat', maxLength: 60 },
@@ -49,11 +50,20 @@ export const SCHEMA = Object.freeze({
   opacity: { type: 'int', default: 50, min: 0, max: 100 },
   colormap: { type: 'enum', values: Object.freeze(['viridis', 'inferno', 'gray', 'jet']), default: 'viridis' },
   backend: { type: 'enum', values: Object.freeze(['auto', 'wasm', 'webgpu']), default: 'auto' },
+  threads: { type: 'int', default: 0, min: 0, max: 16 },
   target: { type: 'int', default: -1, min: -1, max: 1000 },
   risen: { type: 'int', default: 1000, min: 50, max: 8000 },
   erasesteps: { type: 'int', default: 3, min: 1, max: 8 },
   erasethr: { type: 'int', default: 50, min: 5, max: 95 },
   erasefill: { type: 'enum', values: Object.freeze(['mean', 'blur', 'grey']), default: 'mean' },
+  // Localization view (views/localization-view.js): pooling head, CBAM placement, confounder p in percent,
+  // epochs, training seed and the training recipe (its RECIPES: image size, widths, images per epoch).
+  lochead: { type: 'enum', values: Object.freeze(['gap', 'gmp', 'lse']), default: 'gap' },
+  loccbam: { type: 'enum', values: Object.freeze(['none', 'stage1', 'stage2', 'stage3', 'all']), default: 'none' },
+  locconf: { type: 'int', default: 0, min: 0, max: 100 },
+  locepochs: { type: 'int', default: 8, min: 1, max: 30 },
+  locseed: { type: 'int', default: 1, min: 0, max: 2147483647 },
+  locrecipe: { type: 'enum', values: Object.freeze(['page', 'tiny', 'full']), default: 'page' },
 });
 
 export function defaults() {

@@ -75,3 +75,15 @@ test('batch sizes per backend', () => {
   assert.equal(batchSizeFor('wasm'), 8);
   assert.equal(batchSizeFor('webgpu'), 32);
 });
+
+test('threads= overrides the wasm thread count only on a cross-origin isolated page', async () => {
+  const forced = await chooseBackend({ gpu: undefined, override: 'wasm', crossOriginIsolated: true, hardwareConcurrency: 2, threads: 1 });
+  assert.equal(forced.numThreads, 1);
+  assert.match(forced.reason, /threads= in the URL/);
+  const auto = await chooseBackend({ gpu: undefined, override: 'wasm', crossOriginIsolated: true, hardwareConcurrency: 2, threads: 0 });
+  assert.equal(auto.numThreads, 2);
+  const bad = await chooseBackend({ gpu: undefined, override: 'wasm', crossOriginIsolated: true, hardwareConcurrency: 8, threads: 99 });
+  assert.equal(bad.numThreads, 4);
+  const notIsolated = await chooseBackend({ gpu: undefined, override: 'wasm', crossOriginIsolated: false, hardwareConcurrency: 8, threads: 4 });
+  assert.equal(notIsolated.numThreads, 1);
+});

@@ -3,7 +3,7 @@
 //
 // Contract:
 //   const client = new ImageClient({ workerUrl? })
-//   client.load({ override }, onProgress)      → Promise<{backend, ep, reason, numThreads, batch, model, classes}>
+//   client.load({ override, threads }, onProgress)      → Promise<{backend, ep, reason, numThreads, batch, model, classes}>
 //   client.classify({ blob } | { rgba, width, height }, { mask: {blob, positiveLabel} }?)
 //                                             → Promise<classify result> (see image-worker.js)
 //   client.map({ imageId, method, classIndex, seed, colormap })        → Promise<map result>
@@ -78,8 +78,8 @@ export class ImageClient {
     return { id, promise, cancel: () => this.worker?.postMessage({ type: 'cancel', target: id }) };
   }
 
-  async load({ override = null } = {}, onProgress = null) {
-    const r = await this.send('load', { override }, onProgress).promise;
+  async load({ override = null, threads = 0 } = {}, onProgress = null) {
+    const r = await this.send('load', { override, threads }, onProgress).promise;
     this.loaded = true;
     return r;
   }

@@ -243,6 +243,7 @@ async function loadAll(msg, progress) {
   const choice = await chooseBackend({
     gpu: self.navigator?.gpu,
     override: msg.override ?? null,
+    threads: msg.threads ?? 0,
     crossOriginIsolated: Boolean(self.crossOriginIsolated),
     hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1,
   });

@@ -3,7 +3,7 @@
 // Contract (no DOM; works in a worker and, with injected fakes, in Node):
 //   parseBackendOverride(search) → 'wasm' | 'webgpu' | null   from a URL query/hash string (`backend=…`);
 //                                  anything else (absent, 'auto', garbage) → null.
-//   chooseBackend({ gpu, override, crossOriginIsolated, hardwareConcurrency })
+//   chooseBackend({ gpu, override, crossOriginIsolated, hardwareConcurrency, threads })
 //       → Promise<{ backend: 'webgpu' | 'wasm', reason, numThreads, adapter, adapterInfo, bundle }>
 //     gpu      navigator.gpu (or undefined). WebGPU is chosen when requestAdapter() yields an adapter whose
 //              info.isFallbackAdapter is false (a software adapter such as SwiftShader is ~100× slower than
@@ -11,7 +11,8 @@
 //     override 'wasm' | 'webgpu' | null: forces that backend ('webgpu' with no adapter at all → an Error that
 //              says so; a fallback adapter is accepted when forced).
 //     wasm:    numThreads = min(4, hardwareConcurrency) when crossOriginIsolated (SharedArrayBuffer available),
-//              else 1. WebGPU: numThreads 1 (the wasm part only does the glue).
+//              else 1; `threads` (1…16, from the URL's threads=) overrides the count when isolated (benchmarks
+//              compare 1 and 2 threads with it). WebGPU: numThreads 1 (the wasm part only does the glue).
 //     reason   a human sentence for the page ("WebGPU adapter … (hardware)", "no WebGPU: …, using …").
 //     bundle   the ORT file to import: 'ort.webgpu.min.mjs' for WebGPU, 'ort.wasm.min.mjs' for wasm — two
 //              different bundles (the WebGPU bundle's own wasm EP is ~5× slower), so switching means loading
@@ -59,8 +60,10 @@ async function findAdapter(gpu) {
   return { adapter, info: info ?? {}, fallback };
 }
 
-export async function chooseBackend({ gpu, override = null, crossOriginIsolated = false, hardwareConcurrency = 1 } = {}) {
-  const threads = crossOriginIsolated ? Math.max(1, Math.min(4, Number(hardwareConcurrency) || 1)) : 1;
+export async function chooseBackend({ gpu, override = null, crossOriginIsolated = false, hardwareConcurrency = 1, threads: forced = 0 } = {}) {
+  const auto = Math.max(1, Math.min(4, Number(hardwareConcurrency) || 1));
+  const asked = Number.isInteger(forced) && forced >= 1 && forced <= 16 ? forced : 0;
+  const threads = crossOriginIsolated ? asked || auto : 1;
   const wasm = (reason) => ({
     backend: 'wasm',
     reason,
@@ -70,7 +73,7 @@ export async function chooseBackend({ gpu, override = null, crossOriginIsolated 
     bundle: 'ort.wasm.min.mjs',
   });
   const threadNote = crossOriginIsolated
-    ? `${threads} thread${threads === 1 ? '' : 's'}`
+    ? `${threads} thread${threads === 1 ? '' : 's'}${asked ? ' (threads= in the URL)' : ''}`
     : '1 thread (the page is not cross-origin isolated)';
   if (override === 'wasm') return wasm(`WebAssembly, ${threadNote} — forced by backend=wasm in the URL`);
 

@@ -101,6 +101,7 @@ export function mountImageView(section, { store }) {
 
   let client = null;
   let backendWanted = null; // the override the current client was loaded with
+  let threadsWanted = 0; // the threads= the current client was loaded with (0 = automatic)
   let loadPromise = null;
   let info = null; // load() result
   let st = store.get();
@@ -231,7 +232,7 @@ export function mountImageView(section, { store }) {
 
   function ensureLoaded() {
     const want = wantedBackend();
-    if (client && want !== backendWanted) {
+    if (client && (want !== backendWanted || st.threads !== threadsWanted)) {
       cancelJob();
       client.terminate();
       client = null;
@@ -240,6 +241,7 @@ export function mountImageView(section, { store }) {
     }
     if (loadPromise) return loadPromise;
     backendWanted = want;
+    threadsWanted = st.threads;
     client = new ImageClient();
     setStatus('loading');
     loadRow.hidden = false;
@@ -248,7 +250,7 @@ export function mountImageView(section, { store }) {
     backendEl.textContent = 'Backend: choosing…';
     const c = client;
     let modelCache = 'miss';
-    loadPromise = c.load({ override: want }, (p) => {
+    loadPromise = c.load({ override: want, threads: st.threads }, (p) => {
       if (c !== client) return;
       if (p.stage === 'onnx' && p.cached) modelCache = 'hit';
       if (p.stage === 'onnx' || p.stage === 'head' || p.stage === 'labels') {
