@@ -6,8 +6,9 @@
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
 //   Views: text (views/text-view.js), debate (views/debate-view.js), train (views/train-view.js) and image
-//   (views/image-view.js, its own worker; it loads nothing until first shown); localization, which does not
-//   exist yet, shows a "coming soon" card. A model trained in the Train view
+//   (views/image-view.js, its own worker; it loads nothing until first shown) and localization
+//   (views/localization-view.js, its own training worker, started on first Train / Load); an unknown view
+//   shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
 //   Any uncaught error is shown in #app-message instead of failing silently.
 import { parse, serialize } from './state.js';
@@ -16,6 +17,7 @@ import { mountTextView } from './views/text-view.js';
 import { mountDebateView } from './views/debate-view.js';
 import { mountTrainView } from './views/train-view.js';
 import { mountImageView } from './views/image-view.js';
+import { mountLocalizationView } from './views/localization-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -65,7 +67,9 @@ const trainView = mountTrainView(document.getElementById('view-train'), {
 
 const imageView = mountImageView(document.getElementById('view-image'), { store });
 
-const views = { text: textView, debate: debateView, train: trainView, image: imageView };
+const localizationView = mountLocalizationView(document.getElementById('view-localization'), { store });
+
+const views = { text: textView, debate: debateView, train: trainView, image: imageView, localization: localizationView };
 const TITLES = { localization: 'Localization lab — coming soon' };
 
 function showView() {

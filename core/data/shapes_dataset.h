@@ -77,6 +77,8 @@ class ShapesDataset {
   int size() const { return n_; }
   const ShapesConfig& config() const { return cfg_; }
   ShapeExample example(int i) const { return make_shape_example(cfg_, seed_, split_, i); }
+  // Example i's drawing parameters (label, background kind, ...) without rendering it.
+  ShapeSpec spec(int i) const { return sample_shape_spec(cfg_, seed_, split_, i); }
   // x [3*S*S x idx.size()] (resized), labels; masks (nullable) get one [S*S] mask per example.
   void batch(const std::vector<int>& idx, Mat<float>& x, std::vector<int>& labels,
              std::vector<std::vector<uint8_t>>* masks = nullptr) const;

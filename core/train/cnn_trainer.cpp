@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "experiments/cnn_attention_mining.h"
 #include "image/map_ops.h"
 #include "metrics/localization.h"
 #include "nn/loss.h"
@@ -39,6 +40,9 @@ std::string check_cnn_train_options(const CnnConfig& cfg, const CnnTrainOptions&
   if (o.optimizer != "sgd" && o.optimizer != "adam") return "optimizer must be \"sgd\" or \"adam\"";
   if (!(o.lr > 0 && o.lr < 10)) return "lr must be in (0, 10)";
   if (o.bn_batches < 0) return "bn_batches must be >= 0";
+  if (!(o.attention_mining >= 0 && o.attention_mining <= 100)) return "attention_mining must be in [0, 100]";
+  if (!(o.am_sigma >= 0 && o.am_sigma <= 1) || !(o.am_omega > 0 && o.am_omega <= 1000))
+    return "am_sigma must be in [0, 1] and am_omega in (0, 1000]";
   return "";
 }
 
@@ -80,13 +84,24 @@ CnnTrainProgress CnnTrainingRun::step(int max_batches) {
     const size_t start = next_batch_ * o_.batch_size;
     idx.assign(order_.begin() + start, order_.begin() + std::min(order_.size(), start + o_.batch_size));
     train_.batch(idx, x, labels);
-    cnn_forward(cfg_, params_, x, true, cache_, &params_);
     const float n = static_cast<float>(idx.size());
-    const float loss = weighted_cross_entropy<float>(cache_.logits, labels, {}, dlogits);
-    dlogits /= n;  // mean over the batch
-    for (size_t b = 0; b < idx.size(); ++b) correct_ += argmax_col(cache_.logits, b) == labels[b];
+    float loss = 0;
     grads_.set_zero();
-    cnn_backward(cfg_, params_, cache_, dlogits, &grads_, static_cast<Mat<float>*>(nullptr));
+    if (o_.attention_mining > 0) {
+      AttentionMiningOptions am;
+      am.weight = o_.attention_mining;
+      am.sigma = o_.am_sigma;
+      am.omega = o_.am_omega;
+      const AttentionMiningLosses l = attention_mining_gradients<float>(cfg_, params_, x, labels, am, cache_,
+                                                                        &params_, &grads_);
+      loss = static_cast<float>(l.classification) * n;  // the reported loss stays the cross-entropy
+    } else {
+      cnn_forward(cfg_, params_, x, true, cache_, &params_);
+      loss = weighted_cross_entropy<float>(cache_.logits, labels, {}, dlogits);
+      dlogits /= n;  // mean over the batch
+      cnn_backward(cfg_, params_, cache_, dlogits, &grads_, static_cast<Mat<float>*>(nullptr));
+    }
+    for (size_t b = 0; b < idx.size(); ++b) correct_ += argmax_col(cache_.logits, b) == labels[b];
     if (adam_) adam_->step(params_.list(), grads_.list());
     else sgd_->step(params_.list(), grads_.list());
     loss_sum_ += loss;
@@ -174,7 +189,7 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
   Mat<float> x, d;
   std::vector<int> labels;
   std::vector<std::vector<uint8_t>> masks;
-  double correct = 0, loss = 0, pg = 0, eim = 0, iou = 0, bg = 0, area = 0;
+  double correct = 0, loss = 0, pg = 0, eim = 0, iou = 0, bg = 0, area = 0, bgc = 0;
   for (int start = 0; start < n; start += o.batch_size) {
     std::vector<int> idx;
     for (int i = start; i < std::min(n, start + o.batch_size); ++i) idx.push_back(i);
@@ -183,6 +198,7 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
     loss += weighted_cross_entropy<float>(cache.logits, labels, {}, d);
     for (size_t b = 0; b < idx.size(); ++b) {
       correct += argmax_col(cache.logits, b) == labels[b];
+      bgc += argmax_col(cache.logits, b) == data.spec(idx[b]).background;
       const std::vector<float> cam = cnn_cam(cfg, params, cache, static_cast<int>(b), labels[b]);
       const std::vector<float> up = upsample_bilinear(cam.data(), fs.h, fs.w, S, S);
       const std::vector<uint8_t>& mask = masks[b];
@@ -218,6 +234,7 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
   r.mask_iou = iou / n;
   r.background_energy = bg / n;
   r.mask_fraction = area / n;
+  r.background_class_rate = bgc / n;
   for (int s = 0; s < cfg.stages(); ++s)
     if (!cnn_spatial_attention(cfg, cache, s, 0).empty()) {
       r.cbam_energy_in_mask[s] = cbam_e[s] / n;

@@ -29,6 +29,9 @@ struct CnnTrainOptions {
   std::string optimizer = "sgd";     // "sgd" (momentum) | "adam"
   double lr = 0.05, momentum = 0.9, weight_decay = 5e-4;
   int bn_batches = 16;               // precise-BN batches at each epoch end (0: keep the momentum estimates)
+  // GAIN-style attention mining (experiments/cnn_attention_mining.h): weight of the mean true-class
+  // probability on the batch with its attended region softly erased (0 = off; mask treated as constant).
+  double attention_mining = 0.0, am_sigma = 0.5, am_omega = 10.0;
   ShapesConfig data;                 // image_size / num_classes must match the model; confounder applies
                                      // to the training and validation splits
 };
@@ -103,6 +106,10 @@ struct CnnEvalResult {
   double pointing_game = 0, energy_in_mask = 0, mask_iou = 0;
   double background_energy = 0;  // share of the map's positive energy outside the object
   double mask_fraction = 0;      // mean object area / image area (the chance level of energy_in_mask)
+  // Share of images whose prediction is the class tied to their background kind in confounder mode
+  // (background kind k <-> class k; kinds >= num_classes never count): the shortcut's signature on
+  // de-correlated data, where an object-based classifier gets 1/kinds-ish by chance.
+  double background_class_rate = 0;
   // CBAM spatial attention maps per stage (NaN for stages without one): energy in mask, pointing game.
   std::vector<double> cbam_energy_in_mask, cbam_pointing_game;
 };
