@@ -144,6 +144,15 @@ else describe('localization view in the browser', { timeout: 20 * 60_000 }, () =
     const m2 = await metricsOf(page2);
     assert.deepEqual(m2, m, 'the loaded model scores differently');
     assert.equal(await page2.locator('#loc-probes canvas[data-kind="spatial"]').count(), 18);
+
+    // A shipped model (models/cnn/gap): listed from the manifest, sha256-checked, loaded and scored.
+    await page2.waitForFunction(() => [...document.querySelectorAll('#loc-shipped option')].some((o) => o.value === 'gap'));
+    await page2.selectOption('#loc-shipped', 'gap');
+    await page2.waitForFunction(() => /models\/cnn\/gap/.test(document.getElementById('loc-model-info').textContent)
+      && !document.getElementById('loc-shipped').disabled, null, { timeout: TIMEOUT });
+    assert.equal(await waitStatus(page2, ['ready', 'error']), 'ready', await page2.textContent('#loc-message'));
+    const shippedMetrics = await metricsOf(page2);
+    assert.notDeepEqual(shippedMetrics, m, 'the shipped model should score differently from the 2-epoch one');
     assert.deepEqual(page2.errors, []);
     await page2.close();
 

@@ -19,6 +19,7 @@ import { renderProbes, renderEraseStrip } from '../render/loc-maps.js';
 import { renderToyChart } from '../render/loc-toy.js';
 import { growingFits } from '../analysis/least-squares-toy.js';
 import { CnnClient } from '../runtime/cnn-client.js';
+import { sha256Hex } from '../runtime/model-cache.js';
 
 // Training recipes (see docs/DESIGN.md "Localization lab"). `page` is sized to train in the page in about two
 // minutes on this machine; `full` is the native default of `attnlab train-cnn` (slow in wasm).
@@ -56,7 +57,7 @@ export function mountLocalizationView(section, { store, client = null }) {
     progress: $('loc-progress'), status: $('loc-status'), message: $('loc-message'), charts: $('loc-charts'),
     probes: $('loc-probes'), probesNote: $('loc-probes-note'), results: $('loc-results'), metrics: $('loc-metrics'),
     eraseK: $('loc-erase-k'), eraseThr: $('loc-erase-thr'), eraseRun: $('loc-erase-run'), eraseTable: $('loc-erase-table'),
-    eraseStrip: $('loc-erase-strip'), download: $('loc-download'), load: $('loc-load'), modelInfo: $('loc-model-info'),
+    eraseStrip: $('loc-erase-strip'), download: $('loc-download'), load: $('loc-load'), shipped: $('loc-shipped'), modelInfo: $('loc-model-info'),
     toySliders: $('loc-toy-sliders'), toyN: $('loc-toy-n'), toyNOut: $('loc-toy-n-out'), toyPlay: $('loc-toy-play'),
     toyChart: $('loc-toy-chart'),
   };
@@ -75,7 +76,7 @@ export function mountLocalizationView(section, { store, client = null }) {
   }
   function setBusy(b, training = false) {
     busy = b;
-    for (const c of [ui.head, ui.cbam, ui.conf, ui.epochs, ui.seed, ui.recipe, ui.train, ui.load, ui.download, ui.eraseRun]) c.disabled = b;
+    for (const c of [ui.head, ui.cbam, ui.conf, ui.epochs, ui.seed, ui.recipe, ui.train, ui.load, ui.shipped, ui.download, ui.eraseRun]) c.disabled = b;
     ui.cancel.disabled = !training;
   }
   const drawCharts = () => renderLocCharts(ui.charts, history, { epochs: epochsAsked, width: widthOf(ui.charts, 800) });
@@ -196,13 +197,48 @@ export function mountLocalizationView(section, { store, client = null }) {
       showMessage('Choose both files of a downloaded model: config.json and model.safetensors.');
       return;
     }
+    await loadBytes(() => config.text(), async () => new Uint8Array(await weights.arrayBuffer()));
+  }
+
+  // The models shipped in models/cnn/ (manifest: sha256 of each file, checked before loading).
+  const SHIPPED_URL = new URL('../../models/cnn/manifest.json', import.meta.url);
+  let shipped = null;
+  async function listShipped() {
+    try {
+      const res = await fetch(SHIPPED_URL);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      shipped = (await res.json()).models ?? {};
+      for (const name of Object.keys(shipped).sort()) ui.shipped.append(el('option', null, name, { value: name }));
+    } catch (e) {
+      ui.shipped.disabled = true;
+      ui.shipped.title = `The shipped models could not be listed (${e.message}).`;
+    }
+  }
+  async function fetchChecked(name, file) {
+    const url = new URL(`${name}/${file}`, SHIPPED_URL);
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`Could not fetch ${url.pathname} (HTTP ${res.status}).`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const want = shipped?.[name]?.files?.[file]?.sha256;
+    const got = await sha256Hex(bytes);
+    if (!want || got !== want) throw new Error(`${url.pathname} does not match its sha256 in models/cnn/manifest.json.`);
+    return bytes;
+  }
+  async function loadShipped(name) {
+    if (busy || !name || !shipped?.[name]) return;
+    showMessage('');
+    await loadBytes(async () => new TextDecoder().decode(await fetchChecked(name, 'config.json')),
+      () => fetchChecked(name, 'model.safetensors'), name);
+  }
+
+  async function loadBytes(readConfig, readWeights, shippedName = '') {
     setBusy(true);
     try {
-      const r = await getClient().load(await config.text(), new Uint8Array(await weights.arrayBuffer()));
+      const r = await getClient().load(await readConfig(), await readWeights());
       renderProbes(ui.probes, r.probes, { classNames: r.config.class_names ?? CLASS_NAMES });
       ui.probesNote.textContent = 'The loaded model’s maps of the six probe images.';
       const t = r.config.training ?? {};
-      ui.modelInfo.textContent = `Loaded: ${r.config.head.toUpperCase()} head, CBAM ${r.config.cbam.map((c, i) => (c ? `stage${i + 1}` : '')).filter(Boolean).join(',') || 'none'}, ` +
+      ui.modelInfo.textContent = `Loaded${shippedName ? ` models/cnn/${shippedName}` : ''}: ${r.config.head.toUpperCase()} head, CBAM ${r.config.cbam.map((c, i) => (c ? `stage${i + 1}` : '')).filter(Boolean).join(',') || 'none'}, ` +
         `confounder p = ${t.confounder ?? 0}, ${r.config.image_size}×${r.config.image_size}.`;
       await evaluate('Model loaded.');
       setStatus('ready');
@@ -269,6 +305,8 @@ export function mountLocalizationView(section, { store, client = null }) {
   ui.eraseRun.addEventListener('click', runErase);
   ui.download.addEventListener('click', download);
   ui.load.addEventListener('change', () => load(ui.load.files));
+  ui.shipped.addEventListener('change', () => loadShipped(ui.shipped.value));
+  listShipped();
   setBusy(false);
   setStatus('idle');
   let toyDrawn = false;
