@@ -11,62 +11,13 @@
 //   client.terminate()
 // Errors reject with an Error carrying the worker's message. If the worker dies, every open request is
 // rejected with a readable message and the next call starts a fresh worker (with no model).
+import { WorkerChannel } from './worker-channel.js';
+
 const WORKER_URL = new URL('./cnn-worker.js', import.meta.url);
 
-export class CnnClient {
+export class CnnClient extends WorkerChannel {
   constructor({ workerUrl = WORKER_URL, WorkerImpl = globalThis.Worker } = {}) {
-    this.workerUrl = workerUrl;
-    this.WorkerImpl = WorkerImpl;
-    this.worker = null;
-    this.nextId = 1;
-    this.pending = new Map();
-  }
-
-  ensureWorker() {
-    if (this.worker) return this.worker;
-    const w = new this.WorkerImpl(this.workerUrl, { type: 'module', name: 'attnlab-cnn' });
-    w.onmessage = (e) => this.handle(e.data);
-    w.onerror = (e) => {
-      e.preventDefault?.();
-      this.fail(`The training worker stopped: ${e.message || 'it could not start (see the browser console)'}`);
-    };
-    w.onmessageerror = () => this.fail('The training worker sent a message that could not be read.');
-    this.worker = w;
-    return w;
-  }
-
-  fail(message) {
-    const err = new Error(message);
-    this.worker?.terminate();
-    this.worker = null;
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-  }
-
-  handle(msg) {
-    const p = this.pending.get(msg?.id);
-    if (!p) return;
-    if (msg.type === 'progress') {
-      p.onProgress?.(msg);
-      return;
-    }
-    this.pending.delete(msg.id);
-    if (msg.type === 'result') p.resolve(msg.result);
-    else p.reject(new Error(msg.message ?? 'The training worker failed.'));
-  }
-
-  send(type, body = {}, onProgress = null, transfer = []) {
-    const id = this.nextId++;
-    const promise = new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
-      try {
-        this.ensureWorker().postMessage({ ...body, type, id }, transfer);
-      } catch (e) {
-        this.pending.delete(id);
-        reject(new Error(`Could not reach the training worker: ${e.message}`));
-      }
-    });
-    return { id, promise, cancel: () => this.worker?.postMessage({ type: 'cancel', target: id }) };
+    super({ workerUrl, WorkerImpl, name: 'attnlab-cnn', what: 'the training worker' });
   }
 
   train(options, { stepBatches = 2, probesEvery = 'epoch' } = {}, onProgress = null) {

@@ -18,64 +18,15 @@
 // worker dies (cannot start, crashes, out of memory), every open request is rejected with a readable message
 // and the next call starts a fresh worker (which must be loaded again: `client.loaded` turns false).
 
+import { WorkerChannel } from './worker-channel.js';
+
 const WORKER_URL = new URL('./image-worker.js', import.meta.url);
 
-export class ImageClient {
+export class ImageClient extends WorkerChannel {
   constructor({ workerUrl = WORKER_URL, WorkerImpl = globalThis.Worker } = {}) {
-    this.workerUrl = workerUrl;
-    this.WorkerImpl = WorkerImpl;
-    this.worker = null;
-    this.nextId = 1;
-    this.pending = new Map(); // id → {resolve, reject, onProgress}
+    super({ workerUrl, WorkerImpl, name: 'attnlab-image', what: 'the image worker' });
     this.loaded = false;
-  }
-
-  ensureWorker() {
-    if (this.worker) return this.worker;
-    const w = new this.WorkerImpl(this.workerUrl, { type: 'module', name: 'attnlab-image' });
-    w.onmessage = (e) => this.handle(e.data);
-    w.onerror = (e) => {
-      e.preventDefault?.();
-      this.fail(`The image worker stopped: ${e.message || 'it could not start (see the browser console)'}`);
-    };
-    w.onmessageerror = () => this.fail('The image worker sent a message that could not be read.');
-    this.worker = w;
-    return w;
-  }
-
-  fail(message) {
-    const err = new Error(message);
-    this.worker?.terminate();
-    this.worker = null;
-    this.loaded = false;
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-  }
-
-  handle(msg) {
-    const p = this.pending.get(msg?.id);
-    if (!p) return;
-    if (msg.type === 'progress') {
-      p.onProgress?.(msg);
-      return;
-    }
-    this.pending.delete(msg.id);
-    if (msg.type === 'result') p.resolve(msg.result);
-    else p.reject(new Error(msg.message ?? 'The image worker failed.'));
-  }
-
-  send(type, body = {}, onProgress = null, transfer = []) {
-    const id = this.nextId++;
-    const promise = new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onProgress });
-      try {
-        this.ensureWorker().postMessage({ ...body, type, id }, transfer);
-      } catch (e) {
-        this.pending.delete(id);
-        reject(new Error(`Could not reach the image worker: ${e.message}`));
-      }
-    });
-    return { id, promise, cancel: () => this.worker?.postMessage({ type: 'cancel', target: id }) };
+    this.onFail = () => { this.loaded = false; };
   }
 
   async load({ override = null, threads = 0 } = {}, onProgress = null) {
