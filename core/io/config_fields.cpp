@@ -18,6 +18,21 @@ bool config_get_int(const nlohmann::json& j, const char* key, int lo, int hi, in
   return true;
 }
 
+bool parse_config(const std::string& text, const char* format, const char* what, nlohmann::json* out,
+                  std::string* error) {
+  *out = nlohmann::json::parse(text, nullptr, false);
+  if (out->is_discarded() || !out->is_object()) {
+    *error = "config.json is not a JSON object";
+    return false;
+  }
+  auto fmt = out->find("format");
+  if (fmt == out->end() || !fmt->is_string() || fmt->get<std::string>() != format) {
+    *error = std::string("config.json: 'format' must be \"") + format + "\" (is this a " + what + " model folder?)";
+    return false;
+  }
+  return true;
+}
+
 std::string shape_str(const std::vector<int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);

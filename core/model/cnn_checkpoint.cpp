@@ -20,16 +20,8 @@ std::vector<NamedParam<float>> all_tensors(CnnParams<float>& p) {
 
 bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, CnnModel* out,
                     std::string* error) {
-  const json j = json::parse(config_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    *error = "config.json is not a JSON object";
-    return false;
-  }
-  auto fmt = j.find("format");
-  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != "attnlab-cnn-v1") {
-    *error = "config.json: 'format' must be \"attnlab-cnn-v1\" (is this a CNN model folder?)";
-    return false;
-  }
+  json j;
+  if (!parse_config(config_json, "attnlab-cnn-v1", "CNN", &j, error)) return false;
   CnnModel m;
   CnnConfig& c = m.config;
   if (!config_get_int(j, "image_size", 8, 1024, &c.image_size, error) ||

@@ -10,16 +10,8 @@ using nlohmann::json;
 
 bool load_text_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, TextModel* out,
                      std::string* error) {
-  const json j = json::parse(config_json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    *error = "config.json is not a JSON object";
-    return false;
-  }
-  auto fmt = j.find("format");
-  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != "attnlab-text-v1") {
-    *error = "config.json: 'format' must be \"attnlab-text-v1\" (is this a text model folder?)";
-    return false;
-  }
+  json j;
+  if (!parse_config(config_json, "attnlab-text-v1", "text", &j, error)) return false;
   TextModel m;
   auto att = j.find("attention");
   if (att == j.end() || !att->is_string() || !parse_attention(att->get<std::string>(), &m.config.attention)) {
