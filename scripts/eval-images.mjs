@@ -29,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { decodeImageFile, readImagenetSamples } from './lib/image-files.mjs';
 import { runPlanLoop } from '../web/runtime/plan-runner.js';
+import { readImageHead } from '../web/runtime/image-head.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALL_METHODS = ['cam', 'gradcam', 'gradcampp', 'scorecam', 'rise', 'occlusion', 'random'];
@@ -91,21 +92,6 @@ const HEAVY = new Set(['scorecam', 'rise']);
 /** Indices of k items spread evenly over n (i·n/k), as a Set. */
 const spread = (n, k) => new Set(Array.from({ length: k }, (_, i) => Math.floor((i * n) / k)));
 
-/** Tensors of a safetensors file: name → Float32Array (F32 only). */
-function readSafetensorsF32(file) {
-  const buf = fs.readFileSync(file);
-  const n = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
-  const out = {};
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    if (t.dtype !== 'F32') throw new Error(`${file}: ${name} is ${t.dtype}, expected F32`);
-    const [a, b] = t.data_offsets;
-    out[name] = { shape: t.shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + a, buf.byteOffset + 8 + n + b)) };
-  }
-  return out;
-}
-
 async function loadCore() {
   const { default: createModule } = await import(pathToFileURL(path.join(ROOT, 'web/gen/attnlab_core.mjs')).href);
   return createModule({ wasmBinary: fs.readFileSync(path.join(ROOT, 'web/gen/attnlab_core.wasm')) });
@@ -133,9 +119,9 @@ async function main() {
   if (!fs.existsSync(path.join(samplesDir, 'labels.tsv'))) fail(`${samplesDir}/labels.tsv not found (--data DIR)`);
 
   const core = await loadCore();
-  const head = readSafetensorsF32(path.join(modelDir, entry.files.head.path));
-  const [C, K] = head.weight.shape;
-  const lab = new core.ImageLab(head.weight.data, head.bias.data, C, K);
+  const head = readImageHead(fs.readFileSync(path.join(modelDir, entry.files.head.path)));
+  const { C, K } = head;
+  const lab = new core.ImageLab(head.weight, head.bias, C, K);
   const randomLab = lab.randomized(o.seed);
 
   ort.env.wasm.numThreads = o.threads;

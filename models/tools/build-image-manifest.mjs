@@ -184,7 +184,10 @@ async function main() {
         features: { dtype: 'float32', shape: ['N', 1280, 7, 7], description: 'last feature map (TFLite tensor 168, after ReLU6), dequantised' },
         logits: { dtype: 'float32', shape: ['N', 1001], description: 'classifier output before softmax; index 0 = background, ImageNet class i = index i + 1; not capped' },
       },
-      head: { weight: 'F32 [1001,1280]', bias: 'F32 [1001]', formula: 'logits = weight · mean_{7×7}(features) + bias' },
+      head: {
+        weight_q: 'U8 [1001,1280]', weight_scale: 'F32 [1001]', weight_zero_point: 'F32 [1001]', bias: 'F32 [1001]',
+        formula: 'logits = weight · mean_{7×7}(features) + bias, weight = (weight_q − weight_zero_point) · weight_scale in float32 (web/runtime/image-head.js)',
+      },
       preprocessing: 'shorter side resized to 256 (antialiased area/triangle filter when downscaling, bilinear when upscaling, half-pixel centres), centre 224×224 crop, alpha over white, planar RGB float32 0–255; no mean/std normalisation (the graph does it)',
       metrics: {
         imagenet_samples_center_crop: {

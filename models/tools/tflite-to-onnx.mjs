@@ -21,8 +21,9 @@
 // EP). Activations are never requantised (the integer reference is models/tools/reference/tflite_int8_reference.py).
 // Weight storage: uint8 → DequantizeLinear(uint8 weight, scale, zero point) in the graph (smallest file);
 // fp16 → float16 initializer + Cast; fp32 → float32 initializers. Biases are float32 in every mode.
-// The head file holds weight F32 [1001,1280] and bias F32 [1001] such that logits = weight·GAP(features) + bias,
-// with exactly the float values the graph uses.
+// The head file holds the classifier such that logits = weight·GAP(features) + bias, with exactly the float values
+// the graph uses: weight_q U8 [1001,1280] + weight_scale / weight_zero_point F32 [1001] (weight = (q − zp)·scale in
+// float32; read by web/runtime/image-head.js) and bias F32 [1001]; with --storage fp16, weight F32 [1001,1280].
 // Exported: convert(tfliteBytes, {storage, clamp}) → { onnx: Uint8Array, head: Uint8Array, info },
 //   safetensorsBytes(tensors), floatToHalf(x).
 
@@ -191,14 +192,15 @@ export function convert(tfliteBytes, { storage = 'uint8', clamp = true } = {}) {
     const zOf = (o) => (perChannel ? zeroPoint[o] : zeroPoint[0]);
     const real = new Float32Array(qo.length);
     for (let o = 0; o < O; o++) for (let k = 0; k < per; k++) real[o * per + k] = (qo[o * per + k] - zOf(o)) * sOf(o);
-    if (storage === 'fp32') { c(base, dims, real); info.weightBytes += 4 * real.length; return { name: base, real }; }
+    const quant = { q: qo, scale: Float32Array.from({ length: O }, (_, o) => sOf(o)), zeroPoint: Float32Array.from({ length: O }, (_, o) => zOf(o)) };
+    if (storage === 'fp32') { c(base, dims, real); info.weightBytes += 4 * real.length; return { name: base, real, quant }; }
     if (storage === 'fp16') {
       c(`${base}_f16`, dims, real, DT.FLOAT16);
       nodes.push(node('Cast', [`${base}_f16`], [base], { to: DT.FLOAT }));
       info.weightBytes += 2 * real.length;
       const r16 = new Float32Array(real.length); // what the graph really computes with
       for (let i = 0; i < real.length; i++) r16[i] = halfToFloat(floatToHalf(real[i]));
-      return { name: base, real: r16 };
+      return { name: base, real: r16, quant: null };
     }
     c(`${base}_q`, dims, qo, DT.UINT8);
     if (perChannel) {
@@ -211,7 +213,7 @@ export function convert(tfliteBytes, { storage = 'uint8', clamp = true } = {}) {
       nodes.push(node('DequantizeLinear', [`${base}_q`, `${base}_scale`, `${base}_zp`], [base]));
     }
     info.weightBytes += real.length;
-    return { name: base, real };
+    return { name: base, real, quant };
   };
 
   const bias = (base, bt) => {
@@ -273,7 +275,7 @@ export function convert(tfliteBytes, { storage = 'uint8', clamp = true } = {}) {
         if (xi === pooledIdx) { // classifier: logits, uncapped
           logitsIdx = op.outputs[0];
           if (o.activation !== 'NONE') throw new Error('classifier conv has a fused activation');
-          headInfo = { weight: wv.real, bias: bv.real, C: dims[0], K: dims[1] };
+          headInfo = { weight: wv.real, quant: wv.quant, bias: bv.real, C: dims[0], K: dims[1] };
           names.set(op.outputs[0], y);
         } else {
           names.set(op.outputs[0], activate(y, out, o.activation, true, op.outputs[0] === featuresIdx ? 'features' : null));
@@ -335,7 +337,14 @@ export function convert(tfliteBytes, { storage = 'uint8', clamp = true } = {}) {
     graph,
   });
   const bytes = onnx.ModelProto.encode(onnxModel).finish();
-  const head = safetensorsBytes({
+  // uint8 weights with per-row scale / zero point (the values the graph dequantises, 4× smaller than F32);
+  // fp16 storage has no exact uint8 form, so its head stays F32.
+  const head = safetensorsBytes(headInfo.quant ? {
+    weight_q: { dtype: 'U8', shape: [C, K], data: headInfo.quant.q },
+    weight_scale: { dtype: 'F32', shape: [C], data: headInfo.quant.scale },
+    weight_zero_point: { dtype: 'F32', shape: [C], data: headInfo.quant.zeroPoint },
+    bias: { dtype: 'F32', shape: [C], data: headInfo.bias },
+  } : {
     weight: { dtype: 'F32', shape: [C, K], data: headInfo.weight },
     bias: { dtype: 'F32', shape: [C], data: headInfo.bias },
   });

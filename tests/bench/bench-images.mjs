@@ -19,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { decodeImageFile } from '../../scripts/lib/image-files.mjs';
 import { runPlanLoop } from '../../web/runtime/plan-runner.js';
+import { readImageHead } from '../../web/runtime/image-head.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const arg = (name, def) => {
@@ -46,22 +47,11 @@ async function time(fn, runs = RUNS, warmup = 5) {
   for (let i = 0; i < runs; i++) { const t0 = performance.now(); await fn(); t.push(performance.now() - t0); }
   return stats(t);
 }
-function readHead(file) {
-  const buf = fs.readFileSync(file);
-  const n = Number(buf.readBigUInt64LE(0));
-  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
-  const get = (k) => {
-    const [a, b] = header[k].data_offsets;
-    return { shape: header[k].shape, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8 + n + a, buf.byteOffset + 8 + n + b)) };
-  };
-  return { weight: get('weight'), bias: get('bias') };
-}
-
 const { default: createModule } = await import(pathToFileURL(path.join(ROOT, 'web/gen/attnlab_core.mjs')).href);
 const core = await createModule({ wasmBinary: fs.readFileSync(path.join(ROOT, 'web/gen/attnlab_core.wasm')) });
-const head = readHead(path.join(ROOT, 'models/image', entry.files.head.path));
-const [C, K] = head.weight.shape;
-const lab = new core.ImageLab(head.weight.data, head.bias.data, C, K);
+const head = readImageHead(fs.readFileSync(path.join(ROOT, 'models/image', entry.files.head.path)));
+const { C, K } = head;
+const lab = new core.ImageLab(head.weight, head.bias, C, K);
 const photo = decodeImageFile(path.resolve(ROOT, 'web/images/cat.png'));
 const image = core.preprocessImage(photo.rgba, photo.width, photo.height);
 

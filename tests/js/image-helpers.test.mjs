@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import { readImageHeader, fitSize, topK, argmax, parseSafetensors, planarToRgba, MAX_SIDE } from '../../web/runtime/image-worker.js';
+import { readImageHeader, fitSize, topK, argmax, planarToRgba, MAX_SIDE } from '../../web/runtime/image-worker.js';
+import { parseSafetensors, readImageHead } from '../../web/runtime/image-head.js';
 import { runPlanLoop } from '../../web/runtime/plan-runner.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,14 +101,49 @@ test('parseSafetensors reads F32 tensors and rejects broken files', () => {
   assert.throws(() => parseSafetensors(new Uint8Array(4)), /too short/);
 });
 
-test('the shipped classifier head parses to [1001,1280] + [1001]', { skip: !fs.existsSync(path.join(REPO, 'models/image/mobilenet_v2.head.safetensors')) && 'models/image not built' }, () => {
-  const t = parseSafetensors(fs.readFileSync(path.join(REPO, 'models/image/mobilenet_v2.head.safetensors')));
-  assert.deepEqual(t.weight.shape, [1001, 1280]);
-  assert.deepEqual(t.bias.shape, [1001]);
-  assert.equal(t.weight.data.length, 1001 * 1280);
+test('readImageHead dequantises uint8 weights per row: (q − zp)·scale', () => {
+  const tensors = {
+    weight_q: { dtype: 'U8', shape: [2, 3], bytes: new Uint8Array([0, 128, 255, 10, 20, 30]) },
+    weight_scale: { dtype: 'F32', shape: [2], bytes: new Uint8Array(new Float32Array([0.5, 0.25]).buffer) },
+    weight_zero_point: { dtype: 'F32', shape: [2], bytes: new Uint8Array(new Float32Array([128, 20]).buffer) },
+    bias: { dtype: 'F32', shape: [2], bytes: new Uint8Array(new Float32Array([1, -1]).buffer) },
+  };
+  const header = {};
+  let off = 0;
+  for (const [k, t] of Object.entries(tensors)) { header[k] = { dtype: t.dtype, shape: t.shape, data_offsets: [off, off + t.bytes.length] }; off += t.bytes.length; }
+  const hb = Buffer.from(JSON.stringify(header));
+  const buf = new Uint8Array(8 + hb.length + off);
+  new DataView(buf.buffer).setBigUint64(0, BigInt(hb.length), true);
+  buf.set(hb, 8);
+  let p = 8 + hb.length;
+  for (const t of Object.values(tensors)) { buf.set(t.bytes, p); p += t.bytes.length; }
+  const h = readImageHead(buf);
+  assert.equal(h.C, 2);
+  assert.equal(h.K, 3);
+  assert.deepEqual([...h.weight], [-64, 0, 63.5, -2.5, 0, 2.5]);
+  assert.deepEqual([...h.bias], [1, -1]);
+  delete header.weight_scale;
+  assert.throws(() => readImageHead(parseFree(header, buf)), /neither/);
+});
+// the same bytes with a header that lacks a tensor (offsets unchanged)
+function parseFree(header, buf) {
+  const hb = Buffer.from(JSON.stringify(header));
+  const oldLen = Number(new DataView(buf.buffer).getBigUint64(0, true));
+  const out = new Uint8Array(8 + hb.length + buf.length - 8 - oldLen);
+  new DataView(out.buffer).setBigUint64(0, BigInt(hb.length), true);
+  out.set(hb, 8);
+  out.set(buf.subarray(8 + oldLen), 8 + hb.length);
+  return out;
+}
+
+test('the shipped classifier head reads as [1001,1280] + [1001]', { skip: !fs.existsSync(path.join(REPO, 'models/image/mobilenet_v2.head.safetensors')) && 'models/image not built' }, () => {
+  const h = readImageHead(fs.readFileSync(path.join(REPO, 'models/image/mobilenet_v2.head.safetensors')));
+  assert.deepEqual([h.C, h.K], [1001, 1280]);
+  assert.equal(h.weight.length, 1001 * 1280);
+  assert.equal(h.bias.length, 1001);
   // dequantised uint8 weights are small; garbage (a misaligned or shared buffer) would not be
-  assert.ok(t.weight.data.every((v) => Number.isFinite(v) && Math.abs(v) < 10), 'plausible weight values');
-  assert.ok(t.bias.data.every((v) => Number.isFinite(v) && Math.abs(v) < 100), 'plausible bias values');
+  assert.ok(h.weight.every((v) => Number.isFinite(v) && Math.abs(v) < 10), 'plausible weight values');
+  assert.ok(h.bias.every((v) => Number.isFinite(v) && Math.abs(v) < 100), 'plausible bias values');
 });
 
 test('planarToRgba interleaves and sets alpha', () => {

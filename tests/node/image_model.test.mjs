@@ -26,6 +26,7 @@ import onnxPkg from 'onnx-proto';
 import { convert } from '../../models/tools/tflite-to-onnx.mjs';
 import { readTflite } from '../../models/tools/tflite-reader.mjs';
 import { decodeImageFile, centerCropRgb, centerCropBox, hwcToChw255, readImagenetSamples } from '../../scripts/lib/image-files.mjs';
+import { readImageHead } from '../../web/runtime/image-head.js';
 
 const { onnx } = onnxPkg;
 ort.env.wasm.numThreads = 1;
@@ -164,15 +165,9 @@ test('ONNX model agrees with the TFLite integer reference; head and batching are
   });
 
   await t.test('(d) head: weight·GAP(features) + bias reproduces the logits (≤ 1e-3)', () => {
-    const buf = fs.readFileSync(path.join(dir, model.files.head.path));
-    const hl = Number(buf.readBigUInt64LE(0));
-    const header = JSON.parse(buf.subarray(8, 8 + hl).toString('utf8'));
-    assert.deepEqual(header.weight.shape, [C, K]);
-    assert.deepEqual(header.bias.shape, [C]);
-    assert.equal(header.weight.dtype, 'F32');
-    const body = buf.subarray(8 + hl);
-    const view = (h) => new Float32Array(body.buffer.slice(body.byteOffset + h.data_offsets[0], body.byteOffset + h.data_offsets[1]));
-    const W = view(header.weight), b = view(header.bias);
+    const head = readImageHead(fs.readFileSync(path.join(dir, model.files.head.path)));
+    assert.deepEqual([head.C, head.K], [C, K]);
+    const W = head.weight, b = head.bias;
     let worst = 0;
     for (let i = 0; i < n; i++) {
       const gap = new Float64Array(K);

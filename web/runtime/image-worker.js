@@ -39,11 +39,12 @@
 // Map result: {map01 (Float32Array 224², min–max normalised), rgba (colormap), peak:{x,y}, pointing?:
 //   {hit, energy, positiveLabel}} — pointing only when the photo has a mask (tolerance 15 px).
 // Pure helpers exported for tests: readImageHeader(bytes), fitSize(w, h, maxSide), topK(probs, k),
-// argmax(array), parseSafetensors(bytes), planarToRgba(planar, H, W). Every plan runs through
+// argmax(array), planarToRgba(planar, H, W). The head is read by image-head.js. Every plan runs through
 // runPlanLoop (web/runtime/plan-runner.js), the loop the Node evaluation uses too.
 import { chooseBackend, loadOrt, createSession, batchSizeFor } from './ort-backend.js';
 import { fetchVerified } from './model-cache.js';
 import { runPlanLoop, yieldToEvents } from './plan-runner.js';
+import { readImageHead } from './image-head.js';
 
 export const MAX_SIDE = 1024;
 export const MAX_PIXELS = 400e6; // refuse decoding beyond this (even with resizing, the decoder holds it)
@@ -154,34 +155,6 @@ export function topK(probs, k = 5) {
   return idx.slice(0, k);
 }
 
-/** safetensors → {name: {dtype, shape, data: Float32Array}} (F32 tensors only; others → Error). */
-export function parseSafetensors(bytes) {
-  // a plain Uint8Array view (a Node Buffer's slice() would not copy)
-  const b = ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
-  if (b.length < 8) throw new Error('the safetensors file is too short');
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const hlen = Number(dv.getBigUint64(0, true));
-  if (hlen <= 0 || 8 + hlen > b.length) throw new Error('the safetensors header length is invalid');
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + hlen)));
-  } catch (e) {
-    throw new Error(`the safetensors header is not JSON: ${e.message}`);
-  }
-  const out = {};
-  const base = 8 + hlen;
-  for (const [name, t] of Object.entries(header)) {
-    if (name === '__metadata__') continue;
-    if (t.dtype !== 'F32') throw new Error(`tensor ${name} is ${t.dtype}, expected F32`);
-    const [s, e] = t.data_offsets;
-    const count = t.shape.reduce((a, x) => a * x, 1);
-    if (e - s !== count * 4 || base + e > b.length) throw new Error(`tensor ${name} has a wrong size`);
-    const copy = b.slice(base + s, base + e); // aligned copy
-    out[name] = { dtype: t.dtype, shape: t.shape, data: new Float32Array(copy.buffer) };
-  }
-  return out;
-}
-
 /** Planar RGB float [3,H,W] in 0–255 → RGBA bytes [H*W*4]. */
 export function planarToRgba(planar, H = S, W = S) {
   const n = H * W;
@@ -260,14 +233,12 @@ async function loadAll(msg, progress) {
   const headBytes = await fetchFile(model.files.head, 'head', 'classifier head');
   const labelBytes = await fetchFile(model.files.labels, 'labels', 'label list');
 
-  const head = parseSafetensors(headBytes);
-  if (!head.weight || !head.bias) throw new Error('The classifier head has no `weight` / `bias` tensor.');
-  const [C, K] = head.weight.shape;
-  if (head.bias.shape[0] !== C) throw new Error('The classifier head`s bias does not match its weight.');
+  const head = readImageHead(headBytes);
+  const { C, K } = head;
   const labels = new TextDecoder().decode(labelBytes).split(/\r?\n/);
   while (labels.length && labels[labels.length - 1] === '') labels.pop();
   if (labels.length !== C) throw new Error(`The label list has ${labels.length} lines, the classifier ${C} classes.`);
-  const lab = new core.ImageLab(head.weight.data, head.bias.data, C, K);
+  const lab = new core.ImageLab(head.weight, head.bias, C, K);
 
   progress('session', 0, 0);
   let session;
