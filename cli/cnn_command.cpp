@@ -255,21 +255,38 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   return 0;
 }
 
-int run_eval(const CnnCommands& c) {
-  const CnnModel model = load_cnn_folder(c.model_dir);
-  // Defaults from the model's training section: its seed (the test split is disjoint from its training
-  // images) and its texture contrast.
-  const json extra = json::parse(model.extra_json, nullptr, false);
+// The test data for a trained model: defaults from its training section — its seed (the test split is disjoint
+// from its training images) and its texture contrast — unless --seed was given; --confounder from the command.
+struct EvalData {
+  CnnModel model;
+  ShapesConfig data;
+  uint64_t seed = 1;
+  double texture = 0;
+};
+
+EvalData eval_data(const CnnCommands& c, const char* command) {
+  EvalData e;
+  e.model = load_cnn_folder(c.model_dir);
+  const json extra = json::parse(e.model.extra_json, nullptr, false);
   const json training = extra.is_object() && extra.contains("training") ? extra["training"] : json::object();
-  uint64_t seed = c.eval_seed;
+  e.seed = c.eval_seed;
   if (!c.eval_seed_given)
-    seed = training.contains("seed") && training["seed"].is_number_unsigned() ? training["seed"].get<uint64_t>() : 1;
-  double texture = ShapesConfig().texture_contrast;
+    e.seed = training.contains("seed") && training["seed"].is_number_unsigned() ? training["seed"].get<uint64_t>() : 1;
+  e.texture = ShapesConfig().texture_contrast;
   if (training.contains("texture_contrast") && training["texture_contrast"].is_number())
-    texture = training["texture_contrast"].get<double>();
-  const ShapesConfig d = data_config(model.config, c.eval_confounder, texture);
-  const std::string bad = check_shapes_config(d);
-  if (!bad.empty()) fail("eval-cnn: " + bad);
+    e.texture = training["texture_contrast"].get<double>();
+  e.data = data_config(e.model.config, c.eval_confounder, e.texture);
+  const std::string bad = check_shapes_config(e.data);
+  if (!bad.empty()) fail(std::string(command) + ": " + bad);
+  return e;
+}
+
+int run_eval(const CnnCommands& c) {
+  const EvalData e = eval_data(c, "eval-cnn");
+  const CnnModel& model = e.model;
+  const ShapesConfig& d = e.data;
+  const uint64_t seed = e.seed;
+  const double texture = e.texture;
   CnnEvalOptions eo;
   eo.iou_threshold = c.iou_threshold;
   const CnnEvalResult r = evaluate_cnn(model.config, model.params, ShapesDataset(d, seed, Split::Test, c.eval_n), eo);
@@ -284,18 +301,11 @@ int run_eval(const CnnCommands& c) {
 }
 
 int run_experiment(const CnnCommands& c) {
-  const CnnModel model = load_cnn_folder(c.model_dir);
-  const json extra = json::parse(model.extra_json, nullptr, false);
-  const json training = extra.is_object() && extra.contains("training") ? extra["training"] : json::object();
-  uint64_t seed = c.eval_seed;
-  if (!c.eval_seed_given)
-    seed = training.contains("seed") && training["seed"].is_number_unsigned() ? training["seed"].get<uint64_t>() : 1;
-  double texture = ShapesConfig().texture_contrast;
-  if (training.contains("texture_contrast") && training["texture_contrast"].is_number())
-    texture = training["texture_contrast"].get<double>();
-  const ShapesConfig d = data_config(model.config, c.eval_confounder, texture);
-  const std::string bad = check_shapes_config(d);
-  if (!bad.empty()) fail("cnn-experiment: " + bad);
+  const EvalData e = eval_data(c, "cnn-experiment");
+  const CnnModel& model = e.model;
+  const ShapesConfig& d = e.data;
+  const uint64_t seed = e.seed;
+  const double texture = e.texture;
   const ShapesDataset data(d, seed, Split::Test, c.eval_n);
   json j = {{"experiment", c.experiment_name}, {"model", c.model_dir}, {"seed", seed}, {"n", c.eval_n},
             {"confounder", c.eval_confounder}, {"texture_contrast", texture},
