@@ -257,6 +257,8 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     await page.click('.view-tab[data-view="text"]');
     await page.fill('#text-input', 'a dull , lifeless film');
     await waitText(page);
+    // the drawn result is this sentence's (its tokens), not an earlier one's
+    await page.waitForFunction(() => /lifeless/.test(document.querySelector('.measure-row[data-measure=attention] .tokens')?.textContent ?? ''), null, { timeout: 60_000 });
     assert.equal(await page.locator('#prediction-label').textContent(), 'negative');
     assert.deepEqual(page.errors, []);
     await page.close();
