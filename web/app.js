@@ -5,14 +5,18 @@
 //   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
-//   Views: text (views/text-view.js), debate (views/debate-view.js), train (views/train-view.js) and image
-//   (views/image-view.js, its own worker; it loads nothing until first shown) and localization
-//   (views/localization-view.js, its own training worker, started on first Train / Load); an unknown view
-//   shows the "coming soon" card. A model trained in the Train view
+//   Views: text (views/text-view.js), debate (views/debate-view.js), train (views/train-view.js) and
+//   localization (views/localization-view.js) share one host worker (runtime/lab-runtime.js: one core, one
+//   queue); image (views/image-view.js) has its own host worker (ORT's backend is per worker; it loads nothing
+//   until first shown); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
+//   dies or aborts, it is replaced on the next request and #app-message says so (inputs are kept). An unknown
+//   view shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
-//   Any uncaught error is shown in #app-message instead of failing silently.
-import { parse, serialize } from './state.js';
+//   Any uncaught error is shown in #app-message instead of failing silently; a value of the link that the
+//   schema clamped, cut or refused is named in #link-notice (state.js parseWithNotices).
+import { parseWithNotices, serialize, noticeText } from './state.js';
 import { CoreClient } from './runtime/core-client.js';
+import { CnnClient } from './runtime/cnn-client.js';
 import { mountTextView } from './views/text-view.js';
 import { mountDebateView } from './views/debate-view.js';
 import { mountTrainView } from './views/train-view.js';
@@ -27,7 +31,21 @@ function showAppError(text) {
 window.addEventListener('error', (e) => showAppError(`Unexpected error: ${e.message}`));
 window.addEventListener('unhandledrejection', (e) => showAppError(`Unexpected error: ${e.reason?.message ?? e.reason}`));
 
-let state = parse(location.hash);
+// Values of the link that could not be used as given (clamped, cut, refused) are said in #link-notice.
+const linkNotice = document.createElement('p');
+linkNotice.id = 'link-notice';
+linkNotice.className = 'message';
+linkNotice.setAttribute('role', 'status');
+linkNotice.hidden = true;
+appMessage.after(linkNotice);
+function readUrl() {
+  const { state: s, notices } = parseWithNotices(location.hash);
+  linkNotice.textContent = notices.map(noticeText).join(' ');
+  linkNotice.hidden = notices.length === 0;
+  return s;
+}
+
+let state = readUrl();
 
 function writeUrl() {
   const url = location.pathname + location.search + serialize(state);
@@ -50,6 +68,7 @@ const client = new CoreClient({
     debateView?.progress(msg);
   },
 });
+client.channel.onReplaced((message) => showAppError(message));
 textView = mountTextView(document.getElementById('view-text'), { client, store });
 debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
 const trainView = mountTrainView(document.getElementById('view-train'), {
@@ -67,7 +86,9 @@ const trainView = mountTrainView(document.getElementById('view-train'), {
 
 const imageView = mountImageView(document.getElementById('view-image'), { store });
 
-const localizationView = mountLocalizationView(document.getElementById('view-localization'), { store });
+const localizationView = mountLocalizationView(document.getElementById('view-localization'), {
+  store, client: new CnnClient({ channel: client.channel }),
+});
 
 const views = { text: textView, debate: debateView, train: trainView, image: imageView, localization: localizationView };
 const TITLES = { localization: 'Localization lab — coming soon' };
@@ -98,7 +119,7 @@ document.getElementById('soon-back').addEventListener('click', (e) => {
 });
 
 window.addEventListener('hashchange', () => {
-  state = parse(location.hash);
+  state = readUrl();
   showView();
 });
 

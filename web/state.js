@@ -13,13 +13,17 @@
 //                             An 'int' takes decimal digits only (a leading '-' where min < 0 allows it) and
 //                             is clamped to [min, max]; anything else takes its default.
 //   fitsInUrl(state)       → true when serialize(state) keeps every non-default field.
+//   parseWithNotices(hash) → { state (as parse), notices: [{field, given, used, reason}] }: one notice for every
+//                             value of the link that was not used as given (not one of the values, not a
+//                             number, clamped to [min, max], cut to maxLength); noticeText(notice) → a sentence.
 // Fields: view; model (shared by the text and debate views); text (text view); experiment, n, seed
 // (debate view: which experiment, the first n instances of the data set, the per-instance seed — the text
 // view's live experiment panels use the same seed). Whether `model`/`experiment` exist is for the views to
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
-// in SCHEMA). Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Fields are added
+// in SCHEMA). Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
+// (the pool size; 0 = one per core). Fields are added
 // here when a view needs them.
 
 export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
@@ -64,6 +68,8 @@ export const SCHEMA = Object.freeze({
   locepochs: { type: 'int', default: 8, min: 1, max: 30 },
   locseed: { type: 'int', default: 1, min: 0, max: 2147483647 },
   locrecipe: { type: 'enum', values: Object.freeze(['page', 'tiny', 'full']), default: 'page' },
+  // Debate runs: pool workers (0 = one per core, navigator.hardwareConcurrency; runtime/pool.js).
+  workers: { type: 'int', default: 0, min: 0, max: 16 },
 });
 
 export function defaults() {
@@ -72,8 +78,14 @@ export function defaults() {
   return s;
 }
 
-function coerce(spec, raw) {
+function coerce(spec, raw, notes = null, key = '') {
   if (raw === null || raw === undefined) return spec.default;
+  if (notes) {
+    const v = coerce(spec, raw);
+    const reason = noticeFor(spec, raw, v);
+    if (reason) notes.push({ field: key, given: raw, used: v, reason });
+    return v;
+  }
   if (spec.type === 'enum') return spec.values.includes(raw) ? raw : spec.default;
   if (spec.type === 'string') {
     if (spec.maxLength !== undefined && raw.length > spec.maxLength) return raw.slice(0, spec.maxLength);
@@ -96,11 +108,37 @@ function parseInt10(spec, raw) {
   return Number.isSafeInteger(v) ? clampInt(spec, v) : spec.default;
 }
 
+// Why a link's value was not used as given ('' when it was).
+function noticeFor(spec, raw, used) {
+  if (spec.type === 'enum' && !spec.values.includes(raw)) return `not one of ${spec.values.join(', ')}`;
+  if (spec.type === 'string' && used !== raw) return `longer than ${spec.maxLength} characters: cut`;
+  if (spec.type === 'int') {
+    if (String(used) === raw) return '';
+    if (used === spec.default && !/^-?\d{1,16}$/.test(raw)) return 'not a whole number';
+    if (spec.min !== undefined && used === spec.min) return `below the smallest value, ${spec.min}`;
+    if (spec.max !== undefined && used === spec.max) return `above the largest value, ${spec.max}`;
+    return used === spec.default ? 'not a usable number' : '';
+  }
+  return '';
+}
+
 export function parse(hash) {
+  return parseWithNotices(hash).state;
+}
+
+export function parseWithNotices(hash) {
   const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
   const s = {};
-  for (const [key, spec] of Object.entries(SCHEMA)) s[key] = coerce(spec, params.get(key));
-  return s;
+  const notices = [];
+  for (const [key, spec] of Object.entries(SCHEMA)) s[key] = coerce(spec, params.get(key), notices, key);
+  return { state: s, notices };
+}
+
+// One sentence per notice, for a view to show ("workers=99 in the link is above the largest value, 16: 16 is used.").
+export function noticeText({ field, given, used, reason }) {
+  const shown = String(given).length > 40 ? `${String(given).slice(0, 40)}…` : String(given);
+  const value = typeof used === 'string' && used.length > 40 ? `${used.slice(0, 40)}…` : used;
+  return `${field}=${shown} in the link is ${reason}: ${field === 'text' ? 'the start of it' : `${value === '' ? '(empty)' : value}`} is used.`;
 }
 
 function keep(spec, value) {

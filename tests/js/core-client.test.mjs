@@ -90,7 +90,7 @@ test('a dead worker rejects every open request; the next call starts a fresh wor
   assert.notEqual(FakeWorker.last, w);
 });
 
-test('train: progress goes to its own callback, the result resolves it; cancelTrain is a plain message', async () => {
+test('train: progress goes to its own callback, the result resolves it; cancelTrain is the protocol\'s cancel of that request', async () => {
   const client = new CoreClient({ workerUrl: 'fake' });
   client.cancelTrain(); // no worker yet: nothing to cancel, no worker started
   assert.equal(client.worker, null);
@@ -101,16 +101,16 @@ test('train: progress goes to its own callback, the result resolves it; cancelTr
   assert.deepEqual(w.posted.map((m) => m.type), ['train', 'explain'], 'an explain is sent while it trains');
   const { id } = w.posted[0];
   assert.deepEqual([w.posted[0].attention, w.posted[0].seed, w.posted[0].epochs], ['uniform', 50, 1]);
-  w.onmessage({ data: { type: 'trainProgress', id, progress: { epoch: 1, batch: 3 } } });
+  w.onmessage({ data: { type: 'progress', id, progress: { epoch: 1, batch: 3 } } });
   w.answer(w.posted[1], { explained: true });
   assert.deepEqual(await e, { explained: true });
-  w.onmessage({ data: { type: 'trainProgress', id, progress: { epoch: 1, batch: 6 } } });
+  w.onmessage({ data: { type: 'progress', id, progress: { epoch: 1, batch: 6 } } });
   client.cancelTrain();
-  assert.deepEqual(w.posted.at(-1), { type: 'cancelTrain' });
+  assert.deepEqual(w.posted.at(-1), { type: 'cancel', target: id });
   w.answer(w.posted[0], { cancelled: true, model: null });
   assert.deepEqual(await t, { cancelled: true, model: null });
   assert.deepEqual(seen.map((p) => p.batch), [3, 6]);
-  w.onmessage({ data: { type: 'trainProgress', id, progress: { batch: 9 } } }); // after the answer: ignored
+  w.onmessage({ data: { type: 'progress', id, progress: { batch: 9 } } }); // after the answer: ignored
   assert.equal(seen.length, 2);
 });
 

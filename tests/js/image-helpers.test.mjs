@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import { readImageHeader, fitSize, topK, argmax, planarToRgba, MAX_SIDE } from '../../web/runtime/image-worker.js';
+import { readImageHeader, fitSize, topK, argmax, planarToRgba, MAX_SIDE } from '../../web/runtime/image/decode.js';
 import { parseSafetensors, readImageHead } from '../../web/runtime/image-head.js';
 import { runPlanLoop } from '../../web/runtime/plan-runner.js';
 

@@ -1,150 +1,84 @@
-// core-client.js — main-thread wrapper around core-worker.js: one promise per request, latest text wins.
+// core-client.js — the text, debate and train labs' requests, over one WorkerChannel to a host worker.
 //
 // Contract (no DOM):
-//   const client = new CoreClient({ onProgress })   // onProgress({model, stage, loaded, total})
+//   const client = new CoreClient({ onProgress, channel?, workerUrl? })   // onProgress({model, stage, loaded, total})
 //   client.manifest()                → Promise<manifest>
 //   client.experimentNames()         → Promise<[{name, description}]>  ([] for a core without experiments)
 //   client.explain({model, text, maxTokens, igSteps})
 //                                    → Promise<result | null>. null means "superseded": a newer explain()
 //                                      was made before this one's answer arrived, so it must not be shown.
-//                                      Rejects with an Error (human-readable message) on failure.
 //   client.experiment({model, name, text, params, seed, maxTokens})
 //                                    → Promise<row | null>: the live (one-text) experiment row; superseded
-//                                      (null) like explain, on its own channel, so experiments never
-//                                      replace a waiting explain or the other way round.
+//                                      like explain, on its own lane.
+//   client.datasetInfo({model, dataset}) → Promise<{total, class_names, …}>
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
-//                                    (plain requests: never superseded; the caller chunks and cancels)
+//                                    (plain requests: never superseded; runtime/dataset-run.js chunks them)
 //   client.train({attention, seed, epochs}, onProgress)
-//   client.train({kind: 'adversary', base, lambda, seed, epochs}, onProgress)   (a model-consistent adversary)
+//   client.train({kind: 'adversary', base, lambda, seed, epochs}, onProgress)
 //                                    → Promise<{cancelled, model, config, weights, epochs_done, progress}>
-//                                      (see core-worker.js); onProgress(progress) after every training step.
-//                                      Never superseded; other requests made meanwhile run between its steps.
-//   client.cancelTrain()             asks the running training to stop before its next step (no answer: the
-//                                      train() promise resolves with cancelled: true).
+//                                      (labs/train.js); onProgress(progress) after every training step.
+//   client.cancelTrain()             asks the running training to stop before its next step (the train()
+//                                      promise then resolves with cancelled: true).
+//   client.syncModels(otherClient.trainedModels)  registers the models trained through another client here
 //   client.terminate()
-// Per channel (explain, experiment) at most one request runs in the worker and at most one waits; a newer
-// call replaces the waiting one, so fast typing never builds a backlog. If the worker itself dies, every
-// open request is rejected and the next call starts a fresh worker.
-
-const WORKER_URL = new URL('./core-worker.js', import.meta.url);
+// A model trained here is remembered (its bytes), and registered again with a replacement worker, so a
+// worker that aborted or died does not take the user's trained models with it.
+import { hostChannel } from './lab-runtime.js';
 
 export class CoreClient {
-  constructor({ onProgress = () => {}, workerUrl = WORKER_URL } = {}) {
-    this.onProgress = onProgress;
-    this.workerUrl = workerUrl;
-    this.worker = null;
-    this.nextId = 1;
-    this.pending = new Map(); // id → { resolve, reject } plain requests
-    this.channels = new Map(); // type → { running: {id, resolve, reject} | null, waiting: {msg, resolve, reject} | null }
-    this.trainListeners = new Map(); // id of a train request → onProgress
-  }
-
-  ensureWorker() {
-    if (this.worker) return this.worker;
-    const w = new Worker(this.workerUrl, { type: 'module', name: 'attnlab-core' });
-    w.onmessage = (e) => this.handle(e.data);
-    w.onerror = (e) => {
-      e.preventDefault?.();
-      this.fail(`The background worker stopped: ${e.message || 'could not start (see the browser console)'}`);
-    };
-    w.onmessageerror = () => this.fail('The background worker sent a message that could not be read.');
-    this.worker = w;
-    return w;
-  }
-
-  fail(message) {
-    const err = new Error(message);
-    this.worker?.terminate();
-    this.worker = null;
-    for (const p of this.pending.values()) p.reject(err);
-    this.pending.clear();
-    this.trainListeners.clear();
-    for (const ch of this.channels.values()) {
-      ch.running?.reject(err);
-      ch.waiting?.reject(err);
-      ch.running = null;
-      ch.waiting = null;
-    }
-  }
-
-  channel(type) {
-    let ch = this.channels.get(type);
-    if (!ch) this.channels.set(type, (ch = { running: null, waiting: null }));
-    return ch;
-  }
-
-  handle(msg) {
-    if (msg?.type === 'progress') {
-      this.onProgress(msg);
-      return;
-    }
-    if (msg?.type === 'trainProgress') {
-      this.trainListeners.get(msg.id)?.(msg.progress);
-      return;
-    }
-    for (const [type, ch] of this.channels) {
-      if (!ch.running || msg.id !== ch.running.id) continue;
-      const done = ch.running;
-      ch.running = null;
-      if (ch.waiting) {
-        done.resolve(null); // stale: a newer request is waiting
-        this.startWaiting(type);
-      } else if (msg.type === 'result') done.resolve(msg.result);
-      else done.reject(new Error(msg.message));
-      return;
-    }
-    const p = this.pending.get(msg.id);
-    if (!p) return;
-    this.pending.delete(msg.id);
-    this.trainListeners.delete(msg.id);
-    if (msg.type === 'result') p.resolve(msg.result);
-    else p.reject(new Error(msg.message));
-  }
-
-  startWaiting(type) {
-    const ch = this.channel(type);
-    const { msg, resolve, reject } = ch.waiting;
-    ch.waiting = null;
-    const id = this.nextId++;
-    ch.running = { id, resolve, reject };
-    this.ensureWorker().postMessage({ ...msg, type, id });
-  }
-
-  // Latest-wins request on the channel `type`.
-  latest(type, msg) {
-    return new Promise((resolve, reject) => {
-      const ch = this.channel(type);
-      ch.waiting?.resolve(null);
-      ch.waiting = { msg, resolve, reject };
-      if (!ch.running) this.startWaiting(type);
+  constructor({ onProgress = () => {}, channel = null, workerUrl } = {}) {
+    this.channel = channel ?? hostChannel(workerUrl ? { workerUrl } : {});
+    this.channel.onEvent = (msg) => { if (msg?.type === 'progress') onProgress(msg); };
+    this.trainJob = null;
+    this.trainedModels = new Map(); // name → {name, entry, config, weights}
+    this.channel.onReplaced(() => {
+      this.trainJob = null;
+      this.registered = false;
     });
+    this.registered = true;
   }
 
-  request(type, msg = {}, onProgress = null) {
-    return new Promise((resolve, reject) => {
-      const id = this.nextId++;
-      this.pending.set(id, { resolve, reject });
-      if (onProgress) this.trainListeners.set(id, onProgress);
-      this.ensureWorker().postMessage({ ...msg, type, id });
-    });
+  get worker() {
+    return this.channel.worker;
   }
 
-  manifest() {
-    return this.request('manifest');
+  // After a replacement, the new worker first learns the models trained in earlier ones.
+  reRegister() {
+    if (this.registered) return;
+    this.registered = true;
+    for (const m of this.trainedModels.values()) this.channel.request('registerModel', m).catch(() => {});
   }
 
-  experimentNames() {
-    return this.request('experiments');
+  request(type, body = {}, onProgress = null) {
+    this.reRegister();
+    return this.channel.request(type, body, onProgress);
   }
+
+  // Makes the models trained through another client (the pool's main one) loadable here too.
+  syncModels(models) {
+    for (const [name, m] of models) {
+      if (this.trainedModels.has(name)) continue;
+      this.trainedModels.set(name, m);
+      if (this.registered) this.channel.request('registerModel', m).catch(() => {});
+    }
+  }
+
+  manifest() { return this.request('manifest'); }
+
+  experimentNames() { return this.request('experiments'); }
 
   explain({ model, text, maxTokens = 200, igSteps = 20 }) {
-    return this.latest('explain', { model, text, maxTokens, igSteps });
+    this.reRegister();
+    return this.channel.latest('explain', 'explain', { model, text, maxTokens, igSteps });
   }
 
   experiment({ model, name, text, params = {}, seed = 1, maxTokens = 200 }) {
-    return this.latest('experiment', { model, name, text, params, seed, maxTokens });
+    this.reRegister();
+    return this.channel.latest('experiment', 'experiment', { model, name, text, params, seed, maxTokens });
   }
+
+  datasetInfo({ model, dataset }) { return this.request('datasetInfo', { model, dataset }); }
 
   experimentRows({ model, name, dataset, start, count, params = {}, seed = 1 }) {
     return this.request('experimentRows', { model, name, dataset, start, count, params, seed });
@@ -156,14 +90,22 @@ export class CoreClient {
 
   train({ kind = 'model', attention, base, lambda, seed, epochs }, onProgress = () => {}) {
     const msg = kind === 'adversary' ? { kind, base, lambda, seed, epochs } : { attention, seed, epochs };
-    return this.request('train', msg, onProgress);
+    this.reRegister();
+    const job = this.channel.send('train', msg, (m) => onProgress(m.progress));
+    this.trainJob = job;
+    return job.promise.then((res) => {
+      if (res?.model && typeof res.config === 'string' && res.weights instanceof Uint8Array) {
+        this.trainedModels.set(res.model.name, { name: res.model.name, entry: res.model, config: res.config, weights: res.weights.slice() });
+      }
+      return res;
+    }).finally(() => { if (this.trainJob === job) this.trainJob = null; });
   }
 
   cancelTrain() {
-    this.worker?.postMessage({ type: 'cancelTrain' });
+    this.trainJob?.cancel();
   }
 
   terminate() {
-    this.fail('The core client was closed.');
+    this.channel.fail('The core client was closed.');
   }
 }

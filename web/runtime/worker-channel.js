@@ -1,17 +1,32 @@
-// worker-channel.js — the request/response plumbing the image and CNN clients share: one module worker,
-// one promise per request (matched by id), progress messages, cancel, and a readable failure when the worker
-// dies. No DOM.
+// worker-channel.js — the one client of the lab runtime (web/runtime/host/): every view talks to a host
+// worker through a WorkerChannel. One module worker, one promise per request (matched by id), progress,
+// cancel, latest-wins lanes, and a worker that dies or aborts is replaced (the views are told). No DOM.
+//
+// Protocol (the same for every lab; docs/DESIGN.md "Lab runtime"):
+//   page → worker  {type: <request name>, id, …body}     a request (the host's handlers are named by type)
+//                  {type: 'cancel', target: id}           stop request `target` before its next step
+//   worker → page  {type: 'progress', id, …}              any number, while request `id` runs
+//                  {type: 'result', id, result}           exactly one of these two per request
+//                  {type: 'error', id, message, fatal?}   fatal: the core aborted (out of memory, a wasm trap);
+//                                                         the worker is unusable and gets replaced
+//                  {type: 'progress', id: 0, …}           load progress not tied to a request (onEvent)
 //
 // Contract:
 //   new WorkerChannel({ workerUrl, WorkerImpl = globalThis.Worker, name, what })
 //     name: the worker's name (DevTools); what: how messages call it ("the image worker").
 //   channel.send(type, body, onProgress, transfer) → { id, promise, cancel() }
-//     posts {...body, type, id}; the worker answers {type:'progress', id, …} (→ onProgress(msg)),
-//     {type:'result', id, result} (resolves) or {type:'error', id, message} (rejects with an Error).
-//     cancel() posts {type:'cancel', target: id}.
+//     promise resolves with the result, rejects with an Error(message) on an error reply.
+//   channel.request(type, body, onProgress) → promise (send(...).promise)
+//   channel.latest(lane, type, body) → Promise<result | null>: at most one request of the lane runs and one
+//     waits; a newer call replaces the waiting one (resolves null) and a running one whose answer arrives
+//     after a newer call was made resolves null too ("superseded": fast typing never builds a backlog).
 //   channel.fail(message): terminates the worker and rejects every open request with Error(message); the next
-//     send() starts a fresh worker. A worker that cannot start, crashes or sends an unreadable message fails
-//     this way. channel.onFail (optional) is called after a failure (clients reset their own state there).
+//     send() starts a fresh worker. A worker that cannot start, crashes, sends an unreadable message or
+//     reports a fatal error fails this way; then channel.onFail?.(message) and every listener added with
+//     channel.onReplaced(fn) is called with the message (views tell the user there; their inputs are theirs
+//     and are kept). onEvent(msg) (optional) gets the messages that belong to no request.
+//   channel.started: the number of workers this channel has started (1 after the first send; +1 per
+//     replacement).
 export class WorkerChannel {
   constructor({ workerUrl, WorkerImpl = globalThis.Worker, name, what }) {
     this.workerUrl = workerUrl;
@@ -20,8 +35,12 @@ export class WorkerChannel {
     this.what = what;
     this.worker = null;
     this.nextId = 1;
+    this.started = 0;
     this.pending = new Map(); // id → {resolve, reject, onProgress}
+    this.lanes = new Map(); // lane → {running: {id, resolve, reject, stale}, waiting: {type, body, resolve, reject}}
     this.onFail = null;
+    this.onEvent = null;
+    this.replacedListeners = [];
   }
 
   ensureWorker() {
@@ -34,28 +53,47 @@ export class WorkerChannel {
     };
     w.onmessageerror = () => this.fail(`${cap(this.what)} sent a message that could not be read.`);
     this.worker = w;
+    this.started++;
     return w;
+  }
+
+  onReplaced(fn) {
+    this.replacedListeners.push(fn);
   }
 
   fail(message) {
     const err = new Error(message);
     this.worker?.terminate();
     this.worker = null;
-    for (const p of this.pending.values()) p.reject(err);
+    const open = [...this.pending.values()];
     this.pending.clear();
-    this.onFail?.();
+    const lanes = [...this.lanes.values()];
+    this.lanes.clear();
+    for (const p of open) p.reject(err);
+    for (const l of lanes) {
+      l.waiting?.reject(err);
+      l.waiting = null;
+    }
+    this.onFail?.(message);
+    for (const fn of this.replacedListeners) fn(message);
   }
 
   handle(msg) {
     const p = this.pending.get(msg?.id);
-    if (!p) return;
+    if (!p) {
+      if (!msg?.id) this.onEvent?.(msg); // id 0: belongs to no request; an answer to a settled request is dropped
+      return;
+    }
     if (msg.type === 'progress') {
       p.onProgress?.(msg);
       return;
     }
     this.pending.delete(msg.id);
     if (msg.type === 'result') p.resolve(msg.result);
-    else p.reject(new Error(msg.message ?? `${cap(this.what)} failed.`));
+    else if (msg.type === 'error' && msg.fatal) {
+      p.reject(new Error(msg.message));
+      this.fail(`${cap(this.what)} stopped: ${msg.message} A fresh one is started for the next request; your input is kept.`);
+    } else p.reject(new Error(msg.message ?? `${cap(this.what)} failed.`));
   }
 
   send(type, body = {}, onProgress = null, transfer = []) {
@@ -69,7 +107,40 @@ export class WorkerChannel {
         reject(new Error(`Could not reach ${this.what}: ${e.message}`));
       }
     });
-    return { id, promise, cancel: () => this.worker?.postMessage({ type: 'cancel', target: id }) };
+    const worker = this.worker;
+    return { id, promise, cancel: () => { if (this.worker === worker) worker?.postMessage({ type: 'cancel', target: id }); } };
+  }
+
+  request(type, body = {}, onProgress = null) {
+    return this.send(type, body, onProgress).promise;
+  }
+
+  latest(lane, type, body = {}) {
+    return new Promise((resolve, reject) => {
+      let l = this.lanes.get(lane);
+      if (!l) this.lanes.set(lane, (l = { running: null, waiting: null }));
+      l.waiting?.resolve(null);
+      l.waiting = { type, body, resolve, reject };
+      if (l.running) l.running.stale = true;
+      else this.startWaiting(lane, l);
+    });
+  }
+
+  startWaiting(lane, l) {
+    const { type, body, resolve, reject } = l.waiting;
+    l.waiting = null;
+    const run = { stale: false };
+    l.running = run;
+    this.send(type, body).promise.then(
+      (result) => this.laneDone(lane, l, run, () => resolve(run.stale ? null : result)),
+      (err) => this.laneDone(lane, l, run, () => (run.stale && l.waiting ? resolve(null) : reject(err))),
+    );
+  }
+
+  laneDone(lane, l, run, settle) {
+    if (l.running === run) l.running = null;
+    settle();
+    if (l.waiting && !l.running && this.lanes.get(lane) === l) this.startWaiting(lane, l);
   }
 }
 

@@ -9,8 +9,9 @@
 //     replaced, with a notice). Nothing runs until the user presses Run; a link reproduces the settings.
 //   addModel(entry) adds a model trained in the page to the model picker (this tab only; not while a run
 //     is going, the picker keeps its value).
-//   Run: runtime/dataset-run.js over manifest.datasets' "sst2-test" (chunks of 2–25 sentences); the figure
-//     grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
+//   Run: runtime/dataset-run.js over manifest.datasets' "sst2-test" (chunks of 2–25 sentences), split over a
+//     pool of core workers (runtime/pool.js: navigator.hardwareConcurrency, or workers= in the URL; rows equal
+//     one worker's; section.dataset.workers = the pool size of the last run); the figure grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
 //     partial. Controls are disabled while a run is going.
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
 //   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
@@ -21,6 +22,7 @@ import { widthOf } from '../render/plot-lib.js';
 import { renderDebateFigure } from '../render/debate-figures.js';
 import { renderHeadline, renderAllNumbers } from '../render/summary-table.js';
 import { runDataset } from '../runtime/dataset-run.js';
+import { WorkerPool, poolSize } from '../runtime/pool.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
 
@@ -32,7 +34,7 @@ function seconds(s) {
   return s < 60 ? `${s.toFixed(1)} s` : `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
 }
 
-export function mountDebateView(section, { client, store }) {
+export function mountDebateView(section, { client, store, pool = new WorkerPool({ main: client }) }) {
   const $ = (sel) => section.querySelector(sel);
   const expSelect = $('#debate-experiment');
   const modelSelect = $('#debate-model');
@@ -232,8 +234,10 @@ export function mountDebateView(section, { client, store }) {
     barText.textContent = `0 / ${cfg.n.toLocaleString('en')} sentences · starting…`;
 
     let lastDraw = 0;
+    const clients = pool.clients(poolSize({ requested: st.workers, hardwareConcurrency: globalThis.navigator?.hardwareConcurrency }));
+    section.dataset.workers = String(clients.length);
     const res = await runDataset({
-      client, model: cfg.model, name: cfg.name, dataset: cfg.dataset, n: cfg.n, seed: cfg.seed, params: {},
+      client, clients, model: cfg.model, name: cfg.name, dataset: cfg.dataset, n: cfg.n, seed: cfg.seed, params: {},
       isCancelled: () => cancelRequested,
       onChunk: ({ rows, done, limit, classNames, seconds: s }) => {
         bar.max = limit;

@@ -1,0 +1,72 @@
+// core.js — the WebAssembly core of this worker, loaded once and shared by every lab's handlers; and the
+// small helpers every lab uses to call it (fetch with readable errors, sha256 check, JSON results).
+// No DOM.
+//
+// Contract:
+//   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once (a failed load is retried next time).
+//   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
+//   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
+//   checkSha256(bytes, expected, what): throws when a 64-hex `expected` does not match (no-op without one, or
+//     without crypto.subtle).
+//   parseCore(json) → the parsed object; invalid JSON or a non-empty "error" field → Error (the text API's
+//     convention: results are JSON strings with an "error" field).
+import { sha256Hex } from '../model-cache.js';
+
+const CORE_URL = new URL('../../gen/attnlab_core.mjs', import.meta.url);
+let corePromise = null;
+
+export function loadCore() {
+  corePromise ??= (async () => {
+    let createModule;
+    try {
+      ({ default: createModule } = await import(CORE_URL.href));
+    } catch (e) {
+      throw new Error(
+        `The WebAssembly core is missing or broken (${CORE_URL.pathname}): ${e.message}. ` +
+          'Build it with `bash scripts/build-wasm.sh` (or `npm run serve`, which builds it).',
+      );
+    }
+    return createModule({ locateFile: (file) => new URL(file, CORE_URL).href });
+  })().catch((e) => {
+    corePromise = null;
+    throw e;
+  });
+  return corePromise;
+}
+
+export function requireApi(Module, name, what) {
+  if (typeof Module?.[name] !== 'function') {
+    throw new Error(`This build of the WebAssembly core has no ${what} (${name}); rebuild it (bash scripts/build-wasm.sh).`);
+  }
+}
+
+export async function fetchOk(url, what) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`Could not fetch ${what} (${url.pathname}): ${e.message}`);
+  }
+  if (!res.ok) throw new Error(`Could not fetch ${what} (${url.pathname}): HTTP ${res.status}`);
+  return res;
+}
+
+export async function checkSha256(bytes, expected, what) {
+  if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/i.test(expected)) return;
+  if (!globalThis.crypto?.subtle) return; // not a secure context: nothing to check with
+  const hex = await sha256Hex(bytes, globalThis.crypto.subtle);
+  if (hex !== expected.toLowerCase()) {
+    throw new Error(`${what} does not match its sha256 in the manifest (got ${hex.slice(0, 12)}…, expected ${expected.slice(0, 12)}…).`);
+  }
+}
+
+export function parseCore(json) {
+  let result;
+  try {
+    result = JSON.parse(json);
+  } catch (e) {
+    throw new Error(`The core returned invalid JSON: ${e.message}`);
+  }
+  if (result && typeof result === 'object' && !Array.isArray(result) && result.error) throw new Error(result.error);
+  return result;
+}

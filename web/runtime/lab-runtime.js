@@ -1,0 +1,18 @@
+// lab-runtime.js — where the page gets its workers: every lab talks to the same worker script
+// (host/worker.js) through a WorkerChannel. No DOM.
+//
+// Contract:
+//   HOST_URL                      the worker script
+//   hostChannel({ name, what, workerUrl, WorkerImpl }) → a WorkerChannel to a fresh host worker (started
+//                                 on its first request)
+// The page (app.js) opens one host for the text, debate, train and localization labs and one for the image lab
+// (ONNX Runtime Web's backend and thread count are fixed per worker at its first load, so a backend change
+// means a fresh worker, which must not take the text sessions with it); a data-set run adds pool workers
+// (pool.js). Each host loads the core once and keeps its sessions until it is closed or replaced.
+import { WorkerChannel } from './worker-channel.js';
+
+export const HOST_URL = new URL('./host/worker.js', import.meta.url);
+
+export function hostChannel({ name = 'attnlab-core', what = 'the background worker', workerUrl = HOST_URL, WorkerImpl = globalThis.Worker } = {}) {
+  return new WorkerChannel({ workerUrl, WorkerImpl, name, what });
+}

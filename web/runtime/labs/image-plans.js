@@ -1,0 +1,99 @@
+// image-plans.js — the Image lab's long jobs: a perturbation plan (Score-CAM, RISE, occlusion, deletion,
+// insertion, explanation mask) fed to the network through the one loop (runtime/plan-runner.js), each batch a
+// queued step; and adversarial erasing (Wei et al. 2017), each erase-and-rerun a step. Cancel between steps.
+// No DOM.
+//
+// Contract (handlers):
+//   image.plan {kind, imageId, classIndex, params, colormap}
+//     kind scorecam | rise | occlusion → a map result (image-maps.js); deletion | insertion | explanationMask →
+//     the plan's resultJson parsed ({x, y, auc} / {original, masked, drop, increase}). params: rise {n, cells,
+//     p, seed}; occlusion {window, stride}; deletion / insertion {saliency: Float32Array 224², steps};
+//     explanationMask {saliency}. Progress {stage:'plan', loaded, total} after every batch (batch size
+//     batchSizeFor(backend)). Cancelled → {cancelled: true}.
+//   image.erase {imageId, classIndex, method, steps, threshold, fill, colormap}
+//     → {steps:[{step, display, mapRgba, top1, target, nextMap?}], method, threshold, fill}: step 0 is the photo;
+//     each next step erases (core eraseRegion) where the previous map01 > threshold and re-runs the CNN.
+//     Progress {stage:'erase', loaded, total}. Cancelled → {cancelled: true, steps}.
+import { runPlanLoop } from '../plan-runner.js';
+import { argmax, planarToRgba, S } from '../image/decode.js';
+import { ready, need, checkClass, forward } from './image-model.js';
+import { FEATURE_METHODS, PLAN_MAPS, featureMap, mapResult } from './image-maps.js';
+
+function makePlan(L, cur, kind, c, p) {
+  const core = L.core;
+  switch (kind) {
+    case 'scorecam': return core.planScoreCam(cur.input, cur.features, cur.fh, cur.fw, c);
+    case 'rise': return core.planRise(cur.input, c, p.n ?? 2000, p.cells ?? 7, p.p ?? 0.5, (p.seed ?? 1) >>> 0);
+    case 'occlusion': return core.planOcclusion(cur.input, c, p.window ?? 32, p.stride ?? 16);
+    case 'deletion': return core.planDeletion(cur.input, p.saliency, c, p.steps ?? 28);
+    case 'insertion': return core.planInsertion(cur.input, p.saliency, c, p.steps ?? 28);
+    case 'explanationMask': return core.planExplanationMask(cur.input, p.saliency, c);
+    default: throw new Error(`Unknown plan "${kind}".`);
+  }
+}
+
+async function plan(msg, ctx) {
+  const L = await ready();
+  const p = await ctx.step(() => {
+    const cur0 = need(msg.imageId);
+    const c0 = checkClass(L, msg.classIndex);
+    const params = msg.params ?? {};
+    if (['deletion', 'insertion', 'explanationMask'].includes(msg.kind) && !(params.saliency?.length === S * S)) {
+      throw new Error(`The ${msg.kind} plan needs a 224×224 saliency map.`);
+    }
+    return makePlan(L, cur0, msg.kind, c0, params);
+  });
+  try {
+    const finished = await runPlanLoop(p, {
+      batch: L.batch,
+      // inputs, the network and accept() of one batch form one step of the queue
+      forward: (input, n) => ctx.step(async () => (await forward(L, input, n, false)).logits),
+      isCancelled: ctx.cancelled,
+      onProgress: (done, total) => ctx.progress({ stage: 'plan', loaded: done, total }),
+    });
+    if (!finished) return { cancelled: true };
+    return await ctx.step(() => {
+      if (!p.done()) throw new Error(`The ${msg.kind} plan did not finish.`);
+      if (PLAN_MAPS.includes(msg.kind)) return mapResult(L, p.result(), msg.colormap ?? 'viridis');
+      return JSON.parse(p.resultJson());
+    });
+  } finally {
+    p.delete();
+  }
+}
+
+async function erase(msg, ctx) {
+  const L = await ready();
+  const cur = need(msg.imageId);
+  const c = checkClass(L, msg.classIndex);
+  const method = FEATURE_METHODS.includes(msg.method) ? msg.method : 'cam';
+  const k = Math.max(1, Math.min(8, msg.steps | 0));
+  const threshold = Number(msg.threshold);
+  const fill = ['mean', 'blur', 'grey'].includes(msg.fill) ? msg.fill : 'mean';
+  let state = { input: cur.input, features: cur.features, fh: cur.fh, fw: cur.fw, probs: cur.probs };
+  const steps = [];
+  const record = (step, mapRgba) => {
+    const t = argmax(state.probs);
+    steps.push({ step, display: planarToRgba(state.input), mapRgba, top1: { index: t, label: L.labels[t], prob: state.probs[t] }, target: state.probs[c] });
+  };
+  record(0, null);
+  ctx.progress({ stage: 'erase', loaded: 0, total: k });
+  for (let s = 1; s <= k; s++) {
+    await ctx.yield();
+    if (ctx.cancelled()) return { cancelled: true, steps };
+    const next = await ctx.step(async () => {
+      const map01 = L.core.normalizeMap(featureMap(L, L.lab, method, state, c, 1));
+      const mapRgba = new Uint8ClampedArray(L.core.colorizeMap(map01, S, S, msg.colormap ?? 'viridis'));
+      const input = L.core.eraseRegion(state.input, map01, threshold, fill);
+      const { features, logits, fh, fw } = await forward(L, input, 1);
+      return { mapRgba, state: { input, features, fh, fw, probs: L.lab.softmax(logits, 1) } };
+    });
+    state = next.state;
+    steps[steps.length - 1].nextMap = next.mapRgba; // the map that was erased after this step
+    record(s, next.mapRgba);
+    ctx.progress({ stage: 'erase', loaded: s, total: k });
+  }
+  return { steps, method, threshold, fill };
+}
+
+export const planHandlers = { 'image.plan': { job: plan }, 'image.erase': { job: erase } };

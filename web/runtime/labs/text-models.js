@@ -1,0 +1,140 @@
+// text-models.js — what the text labs of one worker hold: the model list (models/text/manifest.json), one
+// TextSession per model (loaded once, sha256-checked), the data sets (fetched once), and the models trained in
+// this worker (their bytes kept). No DOM. Used by labs/text.js, labs/experiments.js and labs/train.js.
+//
+// Contract:
+//   loadManifest() → Promise<manifest>            (the shipped list; manifestWithTrained() adds trained ones)
+//   loadSession(name, onProgress?) → Promise<{ session, config, classNames }>; onProgress({model, stage,
+//     loaded, total}) with stage 'core' | 'weights' | 'verify' | 'init' | 'ready' while it loads.
+//   loadDataset(name) → Promise<{ name, tsv, lines }>  (lines: datasetLines(tsv), numbered as the core does)
+//   registerTrained(name, { entry, configText, weights }) / trained: Map name → the same
+//   A failed load is not cached, so a retry can succeed.
+import { datasetLines } from '../dataset-lines.js';
+import { readStream } from '../model-cache.js';
+import { loadCore, fetchOk, checkSha256 } from '../host/core.js';
+
+const MANIFEST_URL = new URL('../../../models/text/manifest.json', import.meta.url);
+
+let manifestPromise = null;
+const sessions = new Map(); // model name → Promise<{ session, config, classNames }>
+const datasets = new Map(); // data set name → Promise<{ name, tsv, lines }>
+export const trained = new Map(); // name of a model trained here → { entry, configText, weights }
+
+export const classNamesOf = (config) => config?.class_names ?? ['negative', 'positive'];
+
+export function loadManifest() {
+  manifestPromise ??= (async () => {
+    const res = await fetchOk(MANIFEST_URL, 'the model list');
+    let manifest;
+    try {
+      manifest = await res.json();
+    } catch (e) {
+      throw new Error(`The model list (${MANIFEST_URL.pathname}) is not valid JSON: ${e.message}`);
+    }
+    if (!Array.isArray(manifest?.models) || manifest.models.length === 0) {
+      throw new Error(`The model list (${MANIFEST_URL.pathname}) has no models.`);
+    }
+    return manifest;
+  })().catch((e) => {
+    manifestPromise = null;
+    throw e;
+  });
+  return manifestPromise;
+}
+
+export async function manifestWithTrained() {
+  const manifest = await loadManifest();
+  if (trained.size === 0) return manifest;
+  return { ...manifest, models: [...manifest.models, ...Array.from(trained.values(), (t) => t.entry)] };
+}
+
+function newSession(Module, name, configText, weights) {
+  const session = new Module.TextSession();
+  const err = session.load(configText, weights);
+  if (err) {
+    session.delete();
+    throw new Error(`The core could not load ${name}: ${err}`);
+  }
+  const config = JSON.parse(configText);
+  return { session, config, classNames: classNamesOf(config) };
+}
+
+async function loadShipped(name, progress) {
+  const manifest = await loadManifest();
+  const entry = manifest.models.find((m) => m.name === name);
+  if (!entry) {
+    throw new Error(`Unknown model "${name}". Available: ${manifest.models.map((m) => m.name).join(', ')}.`);
+  }
+  const base = new URL(entry.path ?? `${name}/`, MANIFEST_URL);
+  const files = entry.files ?? {};
+  const configUrl = new URL(files.config ?? 'config.json', base);
+  const weightsUrl = new URL(files.weights ?? 'model.safetensors', base);
+  const sha = entry.sha256 ?? {};
+
+  progress(name, 'core');
+  const [Module, configBytes, weights] = await Promise.all([
+    loadCore(),
+    fetchOk(configUrl, `the config of ${name}`).then((r) => r.arrayBuffer()).then((b) => new Uint8Array(b)),
+    fetchOk(weightsUrl, `the weights of ${name}`).then((r) => readStream(r,
+      Number(r.headers.get('Content-Length')) || 0, ({ loaded, total }) => progress(name, 'weights', loaded, total))),
+  ]);
+  progress(name, 'verify');
+  await checkSha256(configBytes, sha.config ?? sha[files.config ?? 'config.json'], configUrl.pathname);
+  await checkSha256(weights, sha.weights ?? sha[files.weights ?? 'model.safetensors'], weightsUrl.pathname);
+  const configText = new TextDecoder().decode(configBytes);
+  try {
+    JSON.parse(configText);
+  } catch (e) {
+    throw new Error(`The config of ${name} is not valid JSON: ${e.message}`);
+  }
+  progress(name, 'init');
+  const s = newSession(Module, name, configText, weights);
+  progress(name, 'ready');
+  return s;
+}
+
+export function loadSession(name, onProgress = () => {}) {
+  if (sessions.has(name)) return sessions.get(name);
+  const progress = (model, stage, loaded = 0, total = 0) => onProgress({ model, stage, loaded, total });
+  const p = trained.has(name)
+    ? loadCore().then((Module) => newSession(Module, `the trained model ${name}`, trained.get(name).configText, trained.get(name).weights))
+    : loadShipped(name, progress);
+  sessions.set(name, p);
+  p.catch(() => sessions.delete(name));
+  return p;
+}
+
+export function registerTrained(name, record) {
+  trained.set(name, record);
+}
+
+export function forgetTrained(name) {
+  trained.delete(name);
+  sessions.delete(name);
+}
+
+export function loadDataset(name) {
+  if (datasets.has(name)) return datasets.get(name);
+  const p = (async () => {
+    const manifest = await loadManifest();
+    const list = Array.isArray(manifest.datasets) ? manifest.datasets : [];
+    const entry = list.find((d) => d?.name === name);
+    if (!entry) {
+      throw new Error(`Unknown data set "${name}". Available: ${list.map((d) => d.name).join(', ') || 'none'}.`);
+    }
+    const url = new URL(entry.path ?? `data/${name}.tsv`, MANIFEST_URL);
+    const bytes = new Uint8Array(await (await fetchOk(url, `the data set ${name}`)).arrayBuffer());
+    await checkSha256(bytes, entry.sha256, url.pathname);
+    const tsv = new TextDecoder().decode(bytes);
+    let lines;
+    try {
+      lines = datasetLines(tsv);
+    } catch (e) {
+      throw new Error(`The data set ${name} (${url.pathname}) cannot be read: ${e.message}`);
+    }
+    return { name, tsv, lines };
+  })();
+  datasets.set(name, p);
+  p.catch(() => datasets.delete(name));
+  return p;
+}

@@ -1,0 +1,78 @@
+// text.js — the Text lab's handlers: the model list, explanations, the live (one-text) experiments, and
+// re-registering a model trained earlier (after a worker was replaced). No DOM.
+//
+// Requests (protocol: worker-channel.js; sessions: text-models.js):
+//   manifest {}                                  → the manifest, trained models after the shipped ones
+//   explain {model, text, maxTokens, igSteps}    → the explain JSON (docs/DESIGN.md) + model, class_names
+//   experiments {}                               → [{name, description}] (Module.experimentNames(); [] without)
+//   experiment {model, name, text, params, seed, maxTokens}
+//                                                → the experiment's row for this text (instance 0) + tokens,
+//                                                  unknown, model, class_names; may be {skipped: reason}
+//   registerModel {name, entry, config, weights} → {name}: a model trained in an earlier worker of this page
+//                                                  becomes loadable by name here too
+// A shared model load reports {type:'progress', id: 0, model, stage, loaded, total} (ctx.event).
+// The text of one explanation request is tokenized once in the core when the core offers it
+// (TextSession.prepare); the live panels' requests name the same text and reuse it.
+import { loadCore, parseCore } from '../host/core.js';
+import { loadSession, manifestWithTrained, registerTrained } from './text-models.js';
+
+export const seedOf = (seed) => {
+  const s = Number(seed ?? 1);
+  if (!Number.isSafeInteger(s) || s < 0) throw new Error(`The seed must be a non-negative integer (got ${seed}).`);
+  return s;
+};
+
+export const paramsJson = (params) => JSON.stringify(params && typeof params === 'object' ? params : {});
+
+export function requireExperiments(session) {
+  if (typeof session.experiment !== 'function') {
+    throw new Error('This build of the WebAssembly core has no experiments; rebuild it (bash scripts/build-wasm.sh).');
+  }
+}
+
+export const session = (msg, ctx) => loadSession(msg.model, (p) => ctx.event(p));
+
+async function explain(msg, ctx) {
+  const { model, text, maxTokens = 200, igSteps = 20 } = msg;
+  const s = await session(msg, ctx);
+  const result = parseCore(s.session.explain(String(text ?? ''), maxTokens, igSteps));
+  result.model = model;
+  result.class_names = s.classNames;
+  return result;
+}
+
+async function experimentNames() {
+  const Module = await loadCore();
+  if (typeof Module.experimentNames !== 'function') return [];
+  const list = parseCore(Module.experimentNames());
+  return Array.isArray(list) ? list.filter((e) => e && typeof e.name === 'string') : [];
+}
+
+async function experiment(msg, ctx) {
+  const { model, name, text, params, seed, maxTokens = 200 } = msg;
+  const s = await session(msg, ctx);
+  requireExperiments(s.session);
+  const row = parseCore(s.session.experiment(String(name), String(text ?? ''), paramsJson(params), seedOf(seed), maxTokens));
+  row.model = model;
+  row.class_names = s.classNames;
+  return row;
+}
+
+function registerModel({ name, entry, config, weights }) {
+  if (typeof name !== 'string' || typeof config !== 'string' || !(weights instanceof Uint8Array)) {
+    throw new Error('registerModel needs {name, entry, config (config.json text), weights (Uint8Array)}.');
+  }
+  registerTrained(name, { entry, configText: config, weights });
+  return { name };
+}
+
+export const textLab = {
+  name: 'text',
+  handlers: {
+    manifest: () => manifestWithTrained(),
+    explain,
+    experiments: () => experimentNames(),
+    experiment,
+    registerModel,
+  },
+};

@@ -1,0 +1,77 @@
+// train-entries.js — the manifest-style entry of a model trained in the page (a classifier or a
+// model-consistent adversary): name, description, metrics, provenance with the CLI command that gives the
+// same numbers. Pure; no DOM.
+//
+// Contract:
+//   trainedEntry(name, options, configText, weights, res, manifest) → entry (trained: true)
+//   adversaryEntry(name, options, configText, weights, res)         → entry (provenance.kind 'adversary')
+//   res: runTrainingJob's result (status 'done' | 'cancelled').
+export const TRAIN_SETS = Object.freeze({ train: 'sst2-train', dev: 'sst2-dev', test: 'sst2-test' });
+
+export function adversaryEntry(name, options, configText, weights, res) {
+  const config = JSON.parse(configText);
+  const t = config.training ?? {};
+  const cancelled = res.status === 'cancelled';
+  const cmd = 'build/attnlab experiment adversarial-training --model models/text/' + options.base +
+    ' --data models/text/data/sst2-test.tsv --out rows.json --param train=models/text/data/sst2-train.tsv' +
+    ` --param 'lambdas=[${options.lambda}]' --param epochs=${options.epochs} --seed ${options.seed}`;
+  return {
+    name,
+    attention: config.attention,
+    dataset: 'sst2',
+    trained: true,
+    description: `Model-consistent adversary of ${options.base} (λ ${options.lambda}) · trained in this page · ` +
+      `seed ${options.seed} · epoch ${t.epochs_run} of ${options.epochs}${cancelled ? ' (cancelled)' : ''}`,
+    vocab_size: Array.isArray(config.vocab) ? config.vocab.length : null,
+    bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
+    metrics: config.metrics,
+    provenance: {
+      kind: 'adversary',
+      where: 'trained in this browser tab (in memory: a reload forgets it; download it to keep it)',
+      base: options.base,
+      lambda: options.lambda,
+      seed: options.seed,
+      epochs: options.epochs,
+      epochs_run: t.epochs_run,
+      best_epoch: t.best_epoch,
+      cancelled,
+      loss: 'TVD(ŷ_adv, ŷ_base) − λ·KL(α_adv ‖ α_base) (Wiegreffe & Pinter 2019, §4); the last finished epoch is kept',
+      training_data: `SST-2 sentence-level train (6,920 sentences), ${options.base}'s vocabulary`,
+      same_as: cancelled ? null : cmd,
+    },
+  };
+}
+
+export function trainedEntry(name, options, configText, weights, res, manifest) {
+  const config = JSON.parse(configText);
+  const t = config.training ?? {};
+  const sets = Object.fromEntries(Object.entries(TRAIN_SETS).map(([k, n]) => {
+    const d = (manifest.datasets ?? []).find((x) => x?.name === n);
+    return [k, { dataset: n, sha256: d?.sha256 ?? null }];
+  }));
+  const cancelled = res.status === 'cancelled';
+  return {
+    name,
+    attention: config.attention,
+    dataset: 'sst2',
+    trained: true,
+    description: `Trained in this page · SST-2 sentences · ${config.attention} attention · seed ${options.seed} · ` +
+      `best epoch ${t.best_epoch} of ${t.epochs_run}${cancelled ? ` (cancelled; ${options.epochs} asked)` : ''}`,
+    vocab_size: Array.isArray(config.vocab) ? config.vocab.length : null,
+    bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
+    metrics: config.metrics,
+    provenance: {
+      where: 'trained in this browser tab (in memory: a reload forgets it; download it to keep it)',
+      seed: options.seed,
+      epochs: options.epochs,
+      epochs_run: t.epochs_run,
+      best_epoch: t.best_epoch,
+      cancelled,
+      training_data: 'SST-2 sentence-level train (6,920 sentences), vocabulary: every training word (min count 1)',
+      data: sets,
+      same_as: cancelled ? null : 'build/attnlab train-text --train ../shared/data/sst2/train.tsv --dev ../shared/data/sst2/dev.tsv ' +
+        `--test ../shared/data/sst2/test.tsv --out DIR --attention ${options.attention} --seed ${options.seed} ` +
+        `--epochs ${options.epochs} --min-count 1 --storage f32`,
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// train.js — the Train lab's handler: a classifier or a model-consistent adversary trained in the worker with
+// the core's TextTrainer / AdversaryTrainer, as a long job (runtime/train-job.js steps it; every step is
+// queued, so explain / experiment requests run between steps). No DOM.
+//
+// Requests (protocol: worker-channel.js):
+//   train {attention, seed, epochs}               → trains on sst2-train (dev sst2-dev, test sst2-test)
+//   train {kind:'adversary', base, lambda, seed, epochs}
+//       progress {type:'progress', id, progress} after each step (progress.stage 'data' | 'train' | 'test');
+//       result {cancelled, model, config, weights, epochs_done, progress}: model a manifest-style entry
+//       (trained: true, now loadable by name), config its config.json text, weights its safetensors bytes; all
+//       three null when cancelled before one epoch finished. {type:'cancel', target: id} stops it before its
+//       next step. One training at a time per worker (a second one is an error).
+import { runTrainingJob } from '../train-job.js';
+import { trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS } from '../../analysis/training.js';
+import { loadCore } from '../host/core.js';
+import { loadManifest, loadDataset, loadSession, registerTrained, forgetTrained, trained } from './text-models.js';
+import { trainedEntry, adversaryEntry, TRAIN_SETS } from './train-entries.js';
+
+const ATTENTION_KINDS = ['uniform', 'tanh', 'dot'];
+let training = false;
+
+function trainOptions({ attention, seed, epochs }) {
+  if (!ATTENTION_KINDS.includes(attention)) throw new Error(`The attention must be one of ${ATTENTION_KINDS.join(', ')} (got ${attention}).`);
+  const s = Number(seed);
+  if (!Number.isSafeInteger(s) || s < 0 || s > MAX_SEED) throw new Error(`The seed must be an integer from 0 to ${MAX_SEED} (got ${seed}).`);
+  const e = Number(epochs);
+  if (!Number.isSafeInteger(e) || e < 1 || e > MAX_EPOCHS) throw new Error(`The epochs must be an integer from 1 to ${MAX_EPOCHS} (got ${epochs}).`);
+  return { attention, seed: s, epochs: e };
+}
+
+function adversaryOptions({ base, lambda, seed, epochs }, manifest) {
+  const bases = adversaryBases(manifest.models);
+  if (!bases.includes(base)) throw new Error(`The adversary's base model must be one of ${bases.join(', ')} (got ${base}).`);
+  const l = Number(lambda);
+  if (!(typeof lambda === 'number' || typeof lambda === 'string') || !Number.isFinite(l) || l < 0 || l > 1e6) {
+    throw new Error(`λ must be a number from 0 to 1e6 (got ${lambda}).`);
+  }
+  const { seed: s, epochs: e } = trainOptions({ attention: 'tanh', seed, epochs });
+  return { base, lambda: l, seed: s, epochs: e };
+}
+
+async function train(msg, ctx) {
+  if (training) throw new Error('A model is already being trained in this page; wait for it to finish or cancel it.');
+  training = true;
+  const post = (progress) => ctx.progress({ progress });
+  try {
+    const adversary = msg.kind === 'adversary';
+    const options = adversary ? adversaryOptions(msg, await loadManifest()) : trainOptions(msg);
+    post({ stage: 'data' });
+    const [Module, manifest, trainSet, devSet, testSet] = await Promise.all([
+      loadCore(), loadManifest(), loadDataset(TRAIN_SETS.train), loadDataset(TRAIN_SETS.dev), loadDataset(TRAIN_SETS.test),
+    ]);
+    let createTrainer = null;
+    if (adversary) {
+      // The base is loaded like any model (sha256-checked); the trainer copies it at construction.
+      const { session } = await ctx.step(() => loadSession(options.base, (p) => ctx.event(p)));
+      if (typeof Module.AdversaryTrainer !== 'function') {
+        throw new Error('This build of the WebAssembly core cannot train an adversary; rebuild it (bash scripts/build-wasm.sh).');
+      }
+      const trainer = await ctx.step(() => new Module.AdversaryTrainer(session));
+      createTrainer = () => trainer;
+    }
+    const res = await runTrainingJob({
+      Module,
+      trainTsv: trainSet.tsv,
+      devTsv: devSet.tsv,
+      testTsv: testSet.tsv,
+      options,
+      createTrainer,
+      run: (fn) => ctx.step(fn),
+      isCancelled: ctx.cancelled,
+      onProgress: post,
+    });
+    if (!res.configText) {
+      return { cancelled: true, model: null, config: null, weights: null, epochs_done: res.epochsDone, progress: res.progress };
+    }
+    const taken = [...manifest.models.map((m) => m.name), ...trained.keys()];
+    const name = adversary
+      ? adversaryName(options.base, options.lambda, options.seed, taken)
+      : trainedName(options.attention, options.seed, taken);
+    const entry = adversary
+      ? adversaryEntry(name, options, res.configText, res.weights, res)
+      : trainedEntry(name, options, res.configText, res.weights, res, manifest);
+    registerTrained(name, { entry, configText: res.configText, weights: res.weights });
+    try {
+      await ctx.step(() => loadSession(name)); // check it loads; the session is cached for the first explain
+    } catch (e) {
+      forgetTrained(name);
+      throw e;
+    }
+    // a copy goes to the page (the worker keeps its own bytes for later sessions)
+    return {
+      cancelled: res.status === 'cancelled', model: entry, config: res.configText, weights: res.weights.slice(),
+      epochs_done: res.epochsDone, progress: res.progress,
+    };
+  } finally {
+    training = false;
+  }
+}
+
+export const trainLab = { name: 'train', handlers: { train: { job: train } } };
