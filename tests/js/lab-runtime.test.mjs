@@ -1,0 +1,181 @@
+// lab-runtime.test.mjs — the lab runtime's protocol end to end in one process: WorkerChannel (the client)
+// against createHost (web/runtime/host/host.js) through a fake Worker that structured-clones every message
+// asynchronously, as a real one does. Covers results, progress, errors, cancel of a long job, a wasm abort
+// (fatal → the worker is replaced, the user told, the next request works), latest-wins lanes, two labs' jobs
+// interleaved in one queue, transfer of result buffers, and refusing two labs that define the same request.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { WorkerChannel } from '../../web/runtime/worker-channel.js';
+import { createHost, transferables } from '../../web/runtime/host/host.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+// Test labs. `log` records what ran, in order.
+function makeLabs(log) {
+  const text = {
+    name: 'text',
+    handlers: {
+      echo: (msg) => ({ echo: msg.value }),
+      boom: () => { throw new Error('a readable failure'); },
+      trap: () => { throw new WebAssembly.RuntimeError('unreachable executed'); },
+      oom: () => { throw Object.assign(new Error('Aborted(OOM)'), { fatal: true }); },
+      note: (msg) => { log.push(`text:${msg.value}`); return msg.value; },
+      bytes: () => ({ data: new Float32Array([1, 2, 3]) }),
+    },
+  };
+  const train = {
+    name: 'train',
+    handlers: {
+      // a long job of `steps` queued steps, progress after each, cancel between them
+      steps: {
+        job: async (msg, ctx) => {
+          let done = 0;
+          for (let i = 0; i < msg.steps; i++) {
+            await ctx.yield();
+            if (ctx.cancelled()) return { cancelled: true, done };
+            await ctx.step(() => { log.push(`train:${i}`); });
+            done++;
+            ctx.progress({ done });
+          }
+          return { cancelled: false, done };
+        },
+      },
+    },
+  };
+  return [text, train];
+}
+
+class FakeWorker {
+  static instances = [];
+  static log = [];
+  constructor(url, opts) {
+    this.url = url;
+    this.opts = opts;
+    this.terminated = false;
+    this.host = createHost({
+      labs: makeLabs(FakeWorker.log),
+      post: (msg, transfer) => {
+        const data = structuredClone(msg, { transfer });
+        setImmediate(() => { if (!this.terminated) this.onmessage?.({ data }); });
+      },
+    });
+    FakeWorker.instances.push(this);
+  }
+  postMessage(msg, transfer = []) {
+    const data = structuredClone(msg, { transfer });
+    setImmediate(() => { if (!this.terminated) this.host.onMessage(data); });
+  }
+  terminate() { this.terminated = true; }
+}
+
+const channel = () => new WorkerChannel({ workerUrl: 'fake', WorkerImpl: FakeWorker, name: 'test', what: 'the test worker' });
+
+test('a request gets its result; an error reply rejects with the readable message; unknown types are errors', async () => {
+  const c = channel();
+  assert.deepEqual(await c.request('echo', { value: 42 }), { echo: 42 });
+  await assert.rejects(c.request('boom'), /a readable failure/);
+  await assert.rejects(c.request('nope'), /Unknown request type "nope"/);
+  assert.deepEqual(await c.request('echo', { value: 'still fine' }), { echo: 'still fine' }, 'an error does not break the worker');
+  assert.equal(c.started, 1);
+});
+
+test('a long job reports progress and stops at a cancel, between its steps', async () => {
+  const c = channel();
+  const seen = [];
+  const job = c.send('steps', { steps: 1000 }, (m) => {
+    seen.push(m.done);
+    if (m.done === 3) job.cancel();
+  });
+  const r = await job.promise;
+  assert.equal(r.cancelled, true);
+  assert.ok(r.done >= 3 && r.done < 1000, `stopped after ${r.done} steps`);
+  assert.deepEqual(seen.slice(0, 3), [1, 2, 3]);
+  const full = await c.request('steps', { steps: 4 });
+  assert.deepEqual(full, { cancelled: false, done: 4 }, 'the cancel belonged to that request only');
+});
+
+test('a wasm abort is fatal: open requests fail, the worker is replaced, the user told, the next request works', async () => {
+  const c = channel();
+  const told = [];
+  c.onReplaced((m) => told.push(m));
+  assert.deepEqual(await c.request('echo', { value: 1 }), { echo: 1 });
+  const first = FakeWorker.instances.at(-1);
+  const long = c.request('steps', { steps: 1e6 });
+  const trap = c.request('trap');
+  await assert.rejects(trap, /The WebAssembly core aborted \(unreachable executed\)/);
+  await assert.rejects(long, /stopped: The WebAssembly core aborted.*fresh one/);
+  assert.equal(first.terminated, true, 'the aborted worker is terminated');
+  assert.equal(told.length, 1);
+  assert.match(told[0], /your input is kept/);
+  assert.deepEqual(await c.request('echo', { value: 2 }), { echo: 2 });
+  assert.notEqual(FakeWorker.instances.at(-1), first, 'a fresh worker answered');
+  assert.equal(c.started, 2);
+  // an abort flagged fatal by the lab (Emscripten's out-of-memory abort) is handled the same way
+  await assert.rejects(c.request('oom'), /Aborted\(OOM\)/);
+  await tick();
+  assert.equal(c.started, 2, 'replaced lazily: the next request starts it');
+  assert.deepEqual(await c.request('echo', { value: 3 }), { echo: 3 });
+  assert.equal(c.started, 3);
+  assert.equal(told.length, 2);
+});
+
+test('an instance that aborted answers every later request fatally (nothing runs on a broken core)', async () => {
+  const posted = [];
+  const host = createHost({ labs: makeLabs([]), post: (m) => posted.push(m) });
+  host.onMessage({ type: 'trap', id: 1 });
+  await tick();
+  host.onMessage({ type: 'echo', id: 2, value: 1 });
+  host.onMessage({ type: 'steps', id: 3, steps: 2 });
+  await tick();
+  await tick();
+  assert.deepEqual(posted.map((m) => [m.id, m.type, m.fatal]), [[1, 'error', true], [2, 'error', true], [3, 'error', true]]);
+});
+
+test('a worker that dies (onerror) rejects everything open; the next request starts a fresh one', async () => {
+  const c = channel();
+  await c.request('echo', { value: 0 });
+  const w = FakeWorker.instances.at(-1);
+  const open = c.request('steps', { steps: 1e6 });
+  w.onerror({ message: 'out of memory' });
+  await assert.rejects(open, /The test worker stopped: out of memory/);
+  assert.deepEqual(await c.request('echo', { value: 5 }), { echo: 5 });
+});
+
+test('two labs share one queue: requests of one run between the steps of the other lab\'s job', async () => {
+  FakeWorker.log.length = 0;
+  const c = channel();
+  const notes = [];
+  // a note of the text lab is sent after each of the first three steps of the train lab's job
+  const job = c.request('steps', { steps: 6 }, (m) => { if (m.done <= 3) notes.push(c.request('note', { value: m.done - 1 })); });
+  while (notes.length < 3) await tick();
+  assert.deepEqual(await Promise.all(notes), [0, 1, 2]);
+  assert.deepEqual(await job, { cancelled: false, done: 6 });
+  const log = FakeWorker.log.slice();
+  assert.ok(log.indexOf('text:0') > log.indexOf('train:0'), `interleaved: ${log.join(' ')}`);
+  assert.ok(log.indexOf('text:2') < log.indexOf('train:5'), `the notes did not wait for the whole job: ${log.join(' ')}`);
+  assert.deepEqual(log.filter((x) => x.startsWith('train')), ['train:0', 'train:1', 'train:2', 'train:3', 'train:4', 'train:5']);
+});
+
+test('latest-wins lanes: a newer call replaces the waiting one and makes the running one stale', async () => {
+  const c = channel();
+  const a = c.latest('lane', 'echo', { value: 'a' });
+  const b = c.latest('lane', 'echo', { value: 'b' });
+  const d = c.latest('other', 'echo', { value: 'd' });
+  const e = c.latest('lane', 'echo', { value: 'e' });
+  assert.equal(await b, null, 'replaced while waiting');
+  assert.equal(await a, null, 'answered after a newer call: stale');
+  assert.deepEqual(await e, { echo: 'e' });
+  assert.deepEqual(await d, { echo: 'd' }, 'another lane is independent');
+});
+
+test('result buffers are transferred, not copied, when the handler owns them', () => {
+  const own = new Float32Array(4);
+  const view = new Float32Array(new ArrayBuffer(64), 16, 4); // a view into a larger buffer (e.g. the wasm heap)
+  const list = transferables({ a: own, nested: [{ b: view }], c: own });
+  assert.deepEqual(list, [own.buffer]);
+});
+
+test('two labs may not define the same request type', () => {
+  const lab = { name: 'a', handlers: { x: () => 1 } };
+  assert.throws(() => createHost({ labs: [lab, { name: 'b', handlers: { x: () => 2 } }], post: () => {} }), /"x" is defined by two labs \(a, b\)/);
+});
