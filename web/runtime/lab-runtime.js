@@ -12,6 +12,8 @@
 import { WorkerChannel } from './worker-channel.js';
 
 export const HOST_URL = new URL('./host/worker.js', import.meta.url);
+// meter=1 in the page's URL (measurement only): the workers count the bytes they exchange (host/meter.js).
+if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.search = 'meter=1';
 
 export function hostChannel({ name = 'attnlab-core', what = 'the background worker', workerUrl = HOST_URL, WorkerImpl = globalThis.Worker } = {}) {
   return new WorkerChannel({ workerUrl, WorkerImpl, name, what });

@@ -11,6 +11,7 @@
 //   parseCore(json) → the parsed object; invalid JSON or a non-empty "error" field → Error (the text API's
 //     convention: results are JSON strings with an "error" field).
 import { sha256Hex } from '../model-cache.js';
+import { meterOn, meterModule } from './meter.js';
 
 const CORE_URL = new URL('../../gen/attnlab_core.mjs', import.meta.url);
 let corePromise = null;
@@ -26,7 +27,8 @@ export function loadCore() {
           'Build it with `bash scripts/build-wasm.sh` (or `npm run serve`, which builds it).',
       );
     }
-    return createModule({ locateFile: (file) => new URL(file, CORE_URL).href });
+    const Module = await createModule({ locateFile: (file) => new URL(file, CORE_URL).href });
+    return meterOn() ? meterModule(Module) : Module; // measurement only (meter.js)
   })().catch((e) => {
     corePromise = null;
     throw e;

@@ -3,6 +3,7 @@
 // A new lab adds its handler module to LABS — nothing else.
 import { startHost } from './host.js';
 import { loadCore } from './core.js';
+import { meterOn, meterWorker } from './meter.js';
 import { textLab } from '../labs/text.js';
 import { experimentsLab } from '../labs/experiments.js';
 import { trainLab } from '../labs/train.js';
@@ -11,5 +12,6 @@ import { localizationLab } from '../labs/localization.js';
 
 export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab];
 
+if (meterOn()) meterWorker(); // measurement only (meter.js)
 startHost(LABS);
 loadCore().catch(() => {}); // start compiling the core at once; errors surface with the first request

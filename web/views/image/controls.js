@@ -1,0 +1,106 @@
+// controls.js — the Image view's controls: the gallery buttons, method / opacity / colormap / RISE / seed /
+// erasing inputs (each change goes to the URL state), export, Cancel, the job buttons, and uploads (file
+// picker, drag and drop, paste). Part of views/image-view.js (installControls(v)).
+import { el } from '../../render/dom.js';
+import { downloadCanvasPng } from '../../render/image-canvas.js';
+import { GALLERY, METHODS } from './methods.js';
+
+export function installControls(v) {
+  const { section, store } = v;
+  const { gallery, fileInput, drop, canvas, methodSelect, opacityInput, colormapSelect, exportButton, riseInput, seedInput, curvesButton, eraseSteps, eraseThr, eraseFill, eraseButton, sanityButton, cancelButton } = v.ui;
+  // ------------------------------------------------------------ gallery and controls
+  for (const g of GALLERY) {
+    const b = el('button', 'gallery-item', null, { type: 'button', 'data-image': g.name, title: g.title });
+    const img = el('img', null, null, { src: `images/${g.file}`, alt: g.title, loading: 'lazy', width: 64, height: 64 });
+    b.append(img, el('span', null, g.title));
+    b.addEventListener('click', () => {
+      store.update({ image: g.name, target: -1 });
+      v.st = store.get();
+      v.showGallery(g.name);
+    });
+    gallery.append(b);
+  }
+  methodSelect.replaceChildren(...METHODS.map((m) => el('option', null, m.fast ? m.label : `${m.label} (slow)`, { value: m.key })));
+
+  methodSelect.addEventListener('change', () => {
+    store.update({ method: methodSelect.value });
+    v.st = store.get();
+    v.renderMain();
+  });
+  opacityInput.addEventListener('input', () => {
+    store.update({ opacity: Number(opacityInput.value) });
+    v.st = store.get();
+    v.redrawCanvases();
+  });
+  colormapSelect.addEventListener('change', async () => {
+    store.update({ colormap: colormapSelect.value });
+    v.st = store.get();
+    await v.recolor();
+  });
+  riseInput.addEventListener('change', () => {
+    const v = Math.round(Number(riseInput.value));
+    const n = Number.isFinite(v) ? Math.max(50, Math.min(8000, v)) : 1000;
+    riseInput.value = n;
+    store.update({ risen: n });
+    v.st = store.get();
+    v.renderGrid();
+  });
+  seedInput.addEventListener('change', () => {
+    const v = Math.round(Number(seedInput.value));
+    const n = Number.isSafeInteger(v) && v >= 0 ? v : 1;
+    seedInput.value = n;
+    store.update({ seed: n });
+    v.st = store.get();
+    v.renderMain();
+    v.renderGrid();
+  });
+  for (const [input, key, min, max] of [[eraseSteps, 'erasesteps', 1, 8], [eraseThr, 'erasethr', 5, 95]]) {
+    input.addEventListener('change', () => {
+      const v = Math.round(Number(input.value));
+      const n = Number.isFinite(v) ? Math.max(min, Math.min(max, v)) : store.get()[key];
+      input.value = n;
+      store.update({ [key]: n });
+      v.st = store.get();
+    });
+  }
+  eraseFill.addEventListener('change', () => {
+    store.update({ erasefill: eraseFill.value });
+    v.st = store.get();
+  });
+  exportButton.addEventListener('click', () => {
+    if (!v.photo) return;
+    downloadCanvasPng(canvas, `${v.photo.key}-${v.st.method}-${v.labelOf(v.classIndex).replace(/[^\w-]+/g, '_')}.png`).catch((e) => v.showMessage(e.message));
+  });
+  cancelButton.addEventListener('click', () => v.cancelJob());
+  curvesButton.addEventListener('click', () => v.runCurves());
+  eraseButton.addEventListener('click', () => v.runErase());
+  sanityButton.addEventListener('click', () => v.runSanity());
+
+  // uploads: picker, drag and drop, paste
+  fileInput.addEventListener('change', () => {
+    const f = fileInput.files?.[0];
+    fileInput.value = '';
+    if (f) v.showUpload(f);
+  });
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('dragging');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('dragging');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) v.showUpload(f);
+    else v.showMessage('Nothing to read in what was dropped: drop an image file.');
+  });
+  document.addEventListener('paste', (e) => {
+    if (section.hidden) return;
+    const item = [...(e.clipboardData?.items ?? [])].find((i) => i.kind === 'file');
+    const f = item?.getAsFile();
+    if (f) {
+      e.preventDefault();
+      v.showUpload(f);
+    }
+  });
+}
