@@ -17,7 +17,8 @@
 //     far, in index order; done: their count).
 //   - A failing chunk stops the run: error = its message; the rows before the failed chunk are kept (the
 //     promise resolves); chunks still running finish first.
-//   - At the end (finished or cancelled) the summary of the rows is asked for with clients[0].experimentSummary;
+//   - At the end (finished or cancelled) the summary of the rows (without their `text`) is asked for with
+//     clients[0].experimentSummary;
 //     summary is null when no row was done or the summary failed (a failing summary sets error, rows kept).
 // `now` (ms clock) is injectable for tests; default performance.now / Date.now.
 
@@ -105,7 +106,9 @@ export async function runDataset({
   let summary = null;
   if (rows.length > 0) {
     try {
-      summary = await clients[0].experimentSummary({ model, name, rows, params, seed });
+      // the rows go back without their sentences (the summary does not read them)
+      const bare = rows.map((r) => { if (!r || typeof r !== 'object' || !('text' in r)) return r; const { text, ...rest } = r; return rest; });
+      summary = await clients[0].experimentSummary({ model, name, rows: bare, params, seed });
     } catch (e) {
       error ??= `The summary failed: ${e?.message ?? e}`;
     }

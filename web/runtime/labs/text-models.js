@@ -4,7 +4,7 @@
 //
 // Contract:
 //   loadManifest() → Promise<manifest>            (the shipped list; manifestWithTrained() adds trained ones)
-//   loadSession(name, onProgress?) → Promise<{ session, config, classNames }>; onProgress({model, stage,
+//   loadSession(name, onProgress?) → Promise<{ session (text-core.js), config, classNames }>; onProgress({model, stage,
 //     loaded, total}) with stage 'core' | 'weights' | 'verify' | 'init' | 'ready' while it loads.
 //   loadDataset(name) → Promise<{ name, tsv, lines }>  (lines: datasetLines(tsv), numbered as the core does)
 //   registerTrained(name, { entry, configText, weights }) / trained: Map name → the same
@@ -12,6 +12,7 @@
 import { datasetLines } from '../dataset-lines.js';
 import { readStream } from '../model-cache.js';
 import { loadCore, fetchOk, checkSha256 } from '../host/core.js';
+import { openTextModel } from './text-core.js';
 
 const MANIFEST_URL = new URL('../../../models/text/manifest.json', import.meta.url);
 
@@ -49,12 +50,7 @@ export async function manifestWithTrained() {
 }
 
 function newSession(Module, name, configText, weights) {
-  const session = new Module.TextSession();
-  const err = session.load(configText, weights);
-  if (err) {
-    session.delete();
-    throw new Error(`The core could not load ${name}: ${err}`);
-  }
+  const session = openTextModel(Module, name, configText, weights);
   const config = JSON.parse(configText);
   return { session, config, classNames: classNamesOf(config) };
 }

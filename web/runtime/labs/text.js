@@ -11,8 +11,8 @@
 //   registerModel {name, entry, config, weights} → {name}: a model trained in an earlier worker of this page
 //                                                  becomes loadable by name here too
 // A shared model load reports {type:'progress', id: 0, model, stage, loaded, total} (ctx.event).
-// The text of one explanation request is tokenized once in the core when the core offers it
-// (TextSession.prepare); the live panels' requests name the same text and reuse it.
+// The core's TextLab keeps the last tokenized texts, so an explanation and the five live panels on one sentence
+// tokenize it once (text-core.js).
 import { loadCore, parseCore } from '../host/core.js';
 import { loadSession, manifestWithTrained, registerTrained } from './text-models.js';
 
@@ -22,20 +22,14 @@ export const seedOf = (seed) => {
   return s;
 };
 
-export const paramsJson = (params) => JSON.stringify(params && typeof params === 'object' ? params : {});
-
-export function requireExperiments(session) {
-  if (typeof session.experiment !== 'function') {
-    throw new Error('This build of the WebAssembly core has no experiments; rebuild it (bash scripts/build-wasm.sh).');
-  }
-}
+export const paramsOf = (params) => (params && typeof params === 'object' && !Array.isArray(params) ? params : {});
 
 export const session = (msg, ctx) => loadSession(msg.model, (p) => ctx.event(p));
 
 async function explain(msg, ctx) {
   const { model, text, maxTokens = 200, igSteps = 20 } = msg;
   const s = await session(msg, ctx);
-  const result = parseCore(s.session.explain(String(text ?? ''), maxTokens, igSteps));
+  const result = s.session.explain(String(text ?? ''), maxTokens, igSteps);
   result.model = model;
   result.class_names = s.classNames;
   return result;
@@ -51,8 +45,7 @@ async function experimentNames() {
 async function experiment(msg, ctx) {
   const { model, name, text, params, seed, maxTokens = 200 } = msg;
   const s = await session(msg, ctx);
-  requireExperiments(s.session);
-  const row = parseCore(s.session.experiment(String(name), String(text ?? ''), paramsJson(params), seedOf(seed), maxTokens));
+  const row = s.session.experiment(String(name), String(text ?? ''), paramsOf(params), seedOf(seed), maxTokens);
   row.model = model;
   row.class_names = s.classNames;
   return row;

@@ -57,7 +57,7 @@ async function train(msg, ctx) {
       if (typeof Module.AdversaryTrainer !== 'function') {
         throw new Error('This build of the WebAssembly core cannot train an adversary; rebuild it (bash scripts/build-wasm.sh).');
       }
-      const trainer = await ctx.step(() => new Module.AdversaryTrainer(session));
+      const trainer = await ctx.step(() => new Module.AdversaryTrainer(session.base));
       createTrainer = () => trainer;
     }
     const res = await runTrainingJob({
