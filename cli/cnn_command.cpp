@@ -18,6 +18,7 @@
 #include "experiments/cnn_formation.h"
 #include "files.h"
 #include "model/cnn_checkpoint.h"
+#include "train/cnn_options.h"
 #include "train/cnn_trainer.h"
 
 namespace attnlab::cli {
@@ -60,23 +61,8 @@ struct CnnCommands {
 // "Localization lab (issue 5)", experiment 3).
 constexpr double kConfounderTextureContrast = 0.35;
 
-json nan_to_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-json eval_json(const CnnEvalResult& r, double confounder) {
-  json j = {{"n", r.n}, {"accuracy", r.accuracy}, {"loss", r.loss}, {"pointing_game", r.pointing_game},
-            {"mask_iou", r.mask_iou}, {"energy_in_mask", r.energy_in_mask}, {"mask_fraction", r.mask_fraction},
-            {"confounder", confounder}, {"background_class_rate", r.background_class_rate}};
-  if (confounder > 0) j["background_energy"] = r.background_energy;
-  json cb_e = json::array(), cb_p = json::array();
-  bool any = false;
-  for (size_t s = 0; s < r.cbam_energy_in_mask.size(); ++s) {
-    cb_e.push_back(nan_to_null(r.cbam_energy_in_mask[s]));
-    cb_p.push_back(nan_to_null(r.cbam_pointing_game[s]));
-    any = any || std::isfinite(r.cbam_energy_in_mask[s]);
-  }
-  if (any) j["cbam_spatial"] = {{"energy_in_mask", cb_e}, {"pointing_game", cb_p}};
-  return j;
-}
+// One evaluation JSON for the CLI and the page (train/cnn_options.h).
+json eval_json(const CnnEvalResult& r, double confounder) { return cnn_eval_json(r, confounder); }
 
 ShapesConfig data_config(const CnnConfig& cfg, double confounder, double texture_contrast) {
   ShapesConfig d;
@@ -110,7 +96,7 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   if (!parse_pool_head(c.head, &cfg.head)) fail("--head must be gap, gmp or lse");
   if (!parse_cbam_placement(c.cbam, cfg.stages(), &cfg.cbam))
     fail("--cbam must be none, all, or stage1..stage" + std::to_string(cfg.stages()) + " (comma-separated)");
-  for (int k = 0; k < cfg.num_classes; ++k) model.class_names.push_back(shape_kind_name(k));
+  model.class_names = cnn_class_names(cfg.num_classes);
   CnnTrainOptions o;
   o.epochs = c.epochs;
   o.batch_size = c.batch_size;
@@ -267,14 +253,9 @@ struct EvalData {
 EvalData eval_data(const CnnCommands& c, const char* command) {
   EvalData e;
   e.model = load_cnn_folder(c.model_dir);
-  const json extra = json::parse(e.model.extra_json, nullptr, false);
-  const json training = extra.is_object() && extra.contains("training") ? extra["training"] : json::object();
-  e.seed = c.eval_seed;
-  if (!c.eval_seed_given)
-    e.seed = training.contains("seed") && training["seed"].is_number_unsigned() ? training["seed"].get<uint64_t>() : 1;
-  e.texture = ShapesConfig().texture_contrast;
-  if (training.contains("texture_contrast") && training["texture_contrast"].is_number())
-    e.texture = training["texture_contrast"].get<double>();
+  const CnnTrainingDefaults defaults = cnn_training_defaults(e.model);  // as the page's loaded models
+  e.seed = c.eval_seed_given ? c.eval_seed : defaults.seed;
+  e.texture = defaults.texture_contrast;
   e.data = data_config(e.model.config, c.eval_confounder, e.texture);
   const std::string bad = check_shapes_config(e.data);
   if (!bad.empty()) fail(std::string(command) + ": " + bad);

@@ -193,6 +193,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   options.seed = cmd.seed;
   for (const TextModel& m : others) options.other_models.push_back(&m);
   options.params = parse_params(cmd.params);
+  if (const std::string bad = check_experiment_params(*e, options.params); !bad.empty()) fail("--param: " + bad);
   const auto t0 = std::chrono::steady_clock::now();
   int last_percent = -1;
   nlohmann::json result = run_experiment(*e, model, data, options, [&](int done, int total) {

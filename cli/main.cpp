@@ -9,6 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "catalogue/catalogue.h"
 #include "explain/explain_text.h"
 #include "experiment_command.h"
 #include "files.h"
@@ -89,11 +90,14 @@ int main(int argc, char** argv) {
   // explain-text
   auto* explain = app.add_subcommand("explain-text", "prediction and token importances for one text");
   std::string text;
-  int max_tokens = 200, ig_steps = 50;
+  int max_tokens = ExplainOptions().max_tokens, ig_steps = ExplainOptions().ig_steps;  // the catalogue's defaults
   explain->add_option("--model", model_dir)->required();
   explain->add_option("--text", text)->required();
   explain->add_option("--max-tokens", max_tokens)->check(CLI::Range(1, 100000));
   explain->add_option("--ig-steps", ig_steps)->check(CLI::Range(0, 10000));
+
+  // catalogue: methods, experiments, recipes and defaults (core/catalogue), the same JSON as Module.catalogue()
+  auto* catalogue = app.add_subcommand("catalogue", "print the catalogue of methods, experiments and recipes (JSON)");
 
   cli::ExperimentCommand experiment;
   CLI::App* experiment_app = cli::add_experiment_command(app, experiment);
@@ -102,6 +106,10 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  if (*catalogue) {
+    std::cout << catalogue_json().dump() << std::endl;
+    return 0;
+  }
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
   if (const int rc = run_cnn(); rc >= 0) return rc;
 

@@ -1,22 +1,24 @@
 // The only Embind code for the image lab (contract: docs/DESIGN.md "Image core API"). Owns no math: it
 // checks types and sizes, copies typed arrays into the wasm heap, calls core/, and copies results out
 // (fresh typed arrays, never views of the heap).
-// Errors: nothing is thrown inside wasm (a JS exception unwinding through wasm frames would skip C++
-// destructors and leave the stack pointer lowered, leaking memory on every error). The raw Embind
-// functions (names starting "_img_") return a JS Error object instead of their result, or a handle whose
-// error() is non-empty; the small JS facade installed at start-up (install_image_facade below) exposes
-// the public names (preprocessImage, ImageLab, planRise, …) and throws those Errors from JS.
+// Errors as docs/DESIGN.md "Binding convention": raw names start with "_raw_", nothing is thrown inside wasm
+// (a JS exception unwinding through wasm frames would skip C++ destructors and leak memory on every error);
+// wasm/facade.js exposes the public names (preprocessImage, ImageLab, planRise, …) and throws.
+// An ImageLab keeps the photo it explains (input, features, mask) and the maps made from it, so one map
+// crosses the boundary once (renderMap) and recolouring reuses it (recolor).
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <emscripten/bind.h>
-#include <emscripten/em_js.h>
-#include <emscripten/em_macros.h>
-#include <emscripten/val.h>
 
+#include "boundary.h"
+
+#include "catalogue/param_spec.h"
 #include "explain/image/image_method.h"
+#include "explain/image/method_catalogue.h"
 #include "explain/image/plan.h"
 #include "image/colormap.h"
 #include "image/erase.h"
@@ -28,56 +30,13 @@
 
 namespace {
 
-using emscripten::val;
 using namespace attnlab;
+using namespace attnlab::wasm;
+using nlohmann::json;
 
 const size_t kPlane = static_cast<size_t>(kImageSize) * kImageSize;
 const int kModelClasses = 1001;  // MobileNetV2 (index 0 = background): accept(start, logits) assumes it
 
-std::string num(size_t n) { return std::to_string(n); }
-
-// The first error of a call (later checks keep it).
-struct Err {
-  std::string message;
-  bool fail(const std::string& m) {
-    if (message.empty()) message = m;
-    return false;
-  }
-  bool ok() const { return message.empty(); }
-};
-
-val error_val(const std::string& message) { return val::global("Error").new_(val(message)); }
-
-// Copies a typed array (JS type names in `types`) with exactly `expected` elements (SIZE_MAX: any);
-// `what` names the size in the message, e.g. "K·h·w = 62720".
-template <class T>
-bool copy_array(const val& v, const char* name, std::initializer_list<const char*> types, size_t expected,
-                const std::string& what, std::vector<T>* out, Err& e) {
-  if (!e.ok()) return false;
-  bool typed = false;
-  for (const char* t : types) typed = typed || v.instanceof(val::global(t));
-  if (!typed) {
-    std::string list;
-    for (const char* t : types) list += (list.empty() ? "" : " or ") + std::string(t);
-    return e.fail(std::string(name) + " must be a " + list);
-  }
-  const size_t n = v["length"].as<size_t>();
-  if (expected != SIZE_MAX && n != expected)
-    return e.fail(std::string(name) + " must have " + what + " values, got " + num(n));
-  out->resize(n);
-  if (n) val(emscripten::typed_memory_view(n, out->data())).call<void>("set", v);
-  return true;
-}
-
-bool f32(const val& v, const char* name, std::vector<float>* out, Err& e, size_t expected = SIZE_MAX,
-         const std::string& what = "") {
-  return copy_array<float>(v, name, {"Float32Array"}, expected, what.empty() ? num(expected) : what, out, e);
-}
-bool u8(const val& v, const char* name, std::vector<uint8_t>* out, Err& e, size_t expected = SIZE_MAX,
-        const std::string& what = "") {
-  return copy_array<uint8_t>(v, name, {"Uint8Array", "Uint8ClampedArray"}, expected,
-                             what.empty() ? num(expected) : what, out, e);
-}
 bool image224(const val& v, std::vector<float>* out, Err& e) {
   return f32(v, "image", out, e, 3 * kPlane, "3·224·224 = " + num(3 * kPlane));
 }
@@ -86,28 +45,6 @@ bool map224(const val& v, const char* name, std::vector<float>* out, Err& e) {
 }
 bool mask224(const val& v, std::vector<uint8_t>* out, Err& e) {
   return u8(v, "mask", out, e, kPlane, "224·224 = " + num(kPlane));
-}
-
-bool dim(int v, const char* name, Err& e, int max = 16384) {
-  if (!e.ok()) return false;
-  if (v < 1 || v > max)
-    return e.fail(std::string(name) + " must be an integer in 1.." + std::to_string(max) + ", got " + std::to_string(v));
-  return true;
-}
-
-bool seed_arg(double seed, uint64_t* out, Err& e) {
-  if (!e.ok()) return false;
-  if (!(seed >= 0) || seed != std::floor(seed) || seed > 9007199254740991.0)
-    return e.fail("seed must be a non-negative integer");
-  *out = static_cast<uint64_t>(seed);
-  return true;
-}
-
-bool string_arg(const val& v, const char* name, std::string* out, Err& e) {
-  if (!e.ok()) return false;
-  if (!v.isString()) return e.fail(std::string(name) + " must be a string");
-  *out = v.as<std::string>();
-  return true;
 }
 
 bool colormap_arg(const val& v, Colormap* cm, Err& e) {
@@ -127,15 +64,8 @@ bool class_arg(int class_index, Err& e) {
   return true;
 }
 
-val out_f32(const std::vector<float>& v) {
-  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-val out_u8(const std::vector<uint8_t>& v) {
-  return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-val out_rgba(const std::vector<uint8_t>& v) {
-  return val::global("Uint8ClampedArray").new_(val(emscripten::typed_memory_view(v.size(), v.data())));
-}
+val out_f32(const std::vector<float>& v) { return out_array(v); }
+val out_u8(const std::vector<uint8_t>& v) { return out_array(v); }
 
 // ---- preprocessing, map operations, colour maps ----
 
@@ -205,86 +135,6 @@ val image_method_names_json() {
   for (const std::string& n : image_method_names()) out += (out.size() > 1 ? ",\"" : "\"") + n + "\"";
   return val(out + "]");
 }
-
-// ---- the GAP + linear head ----
-
-class ImageLab {
- public:
-  // Never fails loudly: a bad argument leaves error() non-empty (the facade throws it).
-  ImageLab(const val& weight, const val& bias, int classes, int channels) {
-    Err e;
-    auto head = std::make_shared<GapLinearHead<float>>();
-    dim(classes, "C", e, 1 << 20), dim(channels, "K", e, 1 << 20);
-    const size_t ck = static_cast<size_t>(classes) * channels;
-    if (e.ok() && ck > (size_t(1) << 28)) e.fail("C·K is too large");
-    f32(weight, "weight", &head->weight, e, ck, "C·K = " + num(ck));
-    f32(bias, "bias", &head->bias, e, static_cast<size_t>(classes), "C = " + num(classes));
-    error_ = e.message;
-    if (!e.ok()) return;
-    head->classes = classes;
-    head->channels = channels;
-    head_ = std::move(head);
-  }
-
-  std::string error() const { return error_; }
-  int classes() const { return head_ ? head_->classes : 0; }
-  int channels() const { return head_ ? head_->channels : 0; }
-
-  val logits(const val& features, int n, int h, int w) const {
-    Err e;
-    std::vector<float> f;
-    if (!head_) return error_val("ImageLab was not constructed: " + error_);
-    dim(n, "N", e, 1 << 16), dim(h, "h", e, 4096), dim(w, "w", e, 4096);
-    const size_t size = static_cast<size_t>(n) * head_->channels * h * w;
-    if (!f32(features, "features", &f, e, size, "N·K·h·w = " + num(size))) return error_val(e.message);
-    std::vector<float> out(static_cast<size_t>(n) * head_->classes);
-    head_->forward(f.data(), n, h * w, out.data());
-    return out_f32(out);
-  }
-
-  val softmax(const val& logits, int n) const {
-    Err e;
-    std::vector<float> l;
-    if (!head_) return error_val("ImageLab was not constructed: " + error_);
-    dim(n, "N", e, 1 << 16);
-    const size_t size = static_cast<size_t>(n) * head_->classes;
-    if (!f32(logits, "logits", &l, e, size, "N·C = " + num(size))) return error_val(e.message);
-    return out_f32(softmax_rows(l.data(), n, head_->classes));
-  }
-
-  val map(const val& method, const val& features, int h, int w, int class_index, double seed) const {
-    Err e;
-    std::string name;
-    std::vector<float> f;
-    MapOptions options;
-    if (!head_) return error_val("ImageLab was not constructed: " + error_);
-    ImageMethodFn fn = nullptr;
-    if (string_arg(method, "method", &name, e) && !(fn = find_image_method(name)))
-      e.fail("unknown map method '" + name + "' (cam, gradcam, gradcampp, random)");
-    dim(h, "h", e, 4096), dim(w, "w", e, 4096), seed_arg(seed, &options.seed, e);
-    if (e.ok() && (class_index < 0 || class_index >= head_->classes))
-      e.fail("classIndex must be in 0.." + std::to_string(head_->classes - 1) + ", got " + std::to_string(class_index));
-    const size_t size = static_cast<size_t>(head_->channels) * h * w;
-    if (!f32(features, "features", &f, e, size, "K·h·w = " + num(size))) return error_val(e.message);
-    const FeatureMapsView view{f.data(), head_->channels, h, w};
-    return out_f32(fn(view, *head_, class_index, options));
-  }
-
-  // A new lab with redrawn weights; error() set on a bad seed.
-  ImageLab randomized(double seed) const {
-    Err e;
-    uint64_t s = 0;
-    if (!head_) return ImageLab(nullptr, "ImageLab was not constructed: " + error_);
-    if (!seed_arg(seed, &s, e)) return ImageLab(nullptr, e.message);
-    return ImageLab(std::make_shared<GapLinearHead<float>>(randomized_head(*head_, s)), "");
-  }
-
- private:
-  ImageLab(std::shared_ptr<const GapLinearHead<float>> head, std::string error)
-      : head_(std::move(head)), error_(std::move(error)) {}
-  std::shared_ptr<const GapLinearHead<float>> head_;
-  std::string error_;
-};
 
 // ---- perturbation plans (protocol: explain/image/plan.h) ----
 
@@ -419,6 +269,235 @@ PlanHandle plan_explanation_mask(const val& image, const val& saliency, int clas
   return made(make_explanation_mask_plan(img, kImageSize, kImageSize, sal, class_index, &e.message), e.message);
 }
 
+// ---- the GAP + linear head, and the photo it explains ----
+
+// The photo an ImageLab keeps: the 224² model input, its features, an optional label mask, and the maps made
+// from it (min–max normalised, 224²) by name.
+struct Photo {
+  std::vector<float> image, features;
+  int h = 0, w = 0;
+  std::vector<uint8_t> mask;
+  int positive = 1;
+  double tolerance = 15;
+  std::map<std::string, std::vector<float>> maps;
+};
+
+class ImageLab {
+ public:
+  // Never fails loudly: a bad argument leaves error() non-empty (the facade throws it).
+  ImageLab(const val& weight, const val& bias, int classes, int channels) {
+    Err e;
+    auto head = std::make_shared<GapLinearHead<float>>();
+    dim(classes, "C", e, 1 << 20), dim(channels, "K", e, 1 << 20);
+    const size_t ck = static_cast<size_t>(classes) * channels;
+    if (e.ok() && ck > (size_t(1) << 28)) e.fail("C·K is too large");
+    f32(weight, "weight", &head->weight, e, ck, "C·K = " + num(ck));
+    f32(bias, "bias", &head->bias, e, static_cast<size_t>(classes), "C = " + num(classes));
+    error_ = e.message;
+    if (!e.ok()) return;
+    head->classes = classes;
+    head->channels = channels;
+    head_ = std::move(head);
+  }
+
+  std::string error() const { return error_; }
+  int classes() const { return head_->classes; }
+  int channels() const { return head_->channels; }
+
+  val logits(const val& features, int n, int h, int w) const {
+    Err e;
+    std::vector<float> f;
+    dim(n, "N", e, 1 << 16), dim(h, "h", e, 4096), dim(w, "w", e, 4096);
+    const size_t size = static_cast<size_t>(n) * head_->channels * h * w;
+    if (!f32(features, "features", &f, e, size, "N·K·h·w = " + num(size))) return error_val(e.message);
+    std::vector<float> out(static_cast<size_t>(n) * head_->classes);
+    head_->forward(f.data(), n, h * w, out.data());
+    return out_f32(out);
+  }
+
+  val softmax(const val& logits, int n) const {
+    Err e;
+    std::vector<float> l;
+    dim(n, "N", e, 1 << 16);
+    const size_t size = static_cast<size_t>(n) * head_->classes;
+    if (!f32(logits, "logits", &l, e, size, "N·C = " + num(size))) return error_val(e.message);
+    return out_f32(softmax_rows(l.data(), n, head_->classes));
+  }
+
+  val map(const val& method, const val& features, int h, int w, int class_index, double seed) const {
+    Err e;
+    std::vector<float> f;
+    dim(h, "h", e, 4096), dim(w, "w", e, 4096);
+    const size_t size = static_cast<size_t>(head_->channels) * h * w;
+    if (!f32(features, "features", &f, e, size, "K·h·w = " + num(size))) return error_val(e.message);
+    std::vector<float> m;
+    if (!feature_map(method, f, h, w, class_index, seed, &m, e)) return error_val(e.message);
+    return out_f32(m);
+  }
+
+  // A new lab with redrawn weights (and the same photo); error() set on a bad seed.
+  ImageLab randomized(double seed) const {
+    Err e;
+    uint64_t s = 0;
+    if (!seed_arg(seed, &s, e)) return ImageLab(nullptr, nullptr, e.message);
+    auto photo = photo_ ? std::make_shared<Photo>(*photo_) : nullptr;
+    if (photo) photo->maps.clear();
+    return ImageLab(std::make_shared<GapLinearHead<float>>(randomized_head(*head_, s)), photo, "");
+  }
+
+  // The photo to explain: model input [3·224·224] and features [K·h·w]; forgets the kept maps and the mask.
+  val set_photo(const val& image, const val& features, int h, int w) {
+    Err e;
+    auto p = std::make_shared<Photo>();
+    dim(h, "h", e, 4096), dim(w, "w", e, 4096), image224(image, &p->image, e);
+    const size_t size = e.ok() ? static_cast<size_t>(head_->channels) * h * w : 0;
+    if (!f32(features, "features", &p->features, e, size, "K·h·w = " + num(size))) return error_val(e.message);
+    p->h = h, p->w = w;
+    photo_ = std::move(p);
+    return val::undefined();
+  }
+
+  // A label mask [224·224] for the pointing game and energy (null: none).
+  val set_mask(const val& mask, int positive_label, double tolerance_px) {
+    Err e;
+    if (!photo_) return error_val("setMask: no photo (setPhoto first)");
+    if (mask.isNull() || mask.isUndefined()) {
+      photo_->mask.clear();
+      return val::undefined();
+    }
+    if (!(tolerance_px >= 0)) e.fail("tolerancePx must be >= 0");
+    std::vector<uint8_t> k;
+    if (!mask224(mask, &k, e)) return error_val(e.message);
+    photo_->mask = std::move(k);
+    photo_->positive = positive_label;
+    photo_->tolerance = tolerance_px;
+    return val::undefined();
+  }
+
+  // map → upsample → min–max → overlay, in one call; the map is kept under the method's name.
+  val render_map(const val& method, int class_index, double seed, const val& colormap, double opacity) {
+    Err e;
+    Colormap cm;
+    std::vector<float> m;
+    std::string name;
+    if (!photo_) return error_val("renderMap: no photo (setPhoto first)");
+    string_arg(method, "method", &name, e), colormap_arg(colormap, &cm, e), opacity_arg(opacity, e);
+    if (!feature_map(method, photo_->features, photo_->h, photo_->w, class_index, seed, &m, e)) return error_val(e.message);
+    return keep(name, upsample_bilinear(m.data(), photo_->h, photo_->w, kImageSize, kImageSize), cm, opacity);
+  }
+
+  // A plan's map [224·224] (Score-CAM, RISE, occlusion): normalised, kept under name, drawn.
+  val put_map(const std::string& name, const val& map, const val& colormap, double opacity) {
+    Err e;
+    Colormap cm;
+    std::vector<float> m;
+    if (!photo_) return error_val("putMap: no photo (setPhoto first)");
+    colormap_arg(colormap, &cm, e), opacity_arg(opacity, e);
+    if (!map224(map, "map", &m, e)) return error_val(e.message);
+    return keep(name, m, cm, opacity);
+  }
+
+  // The kept map drawn again with another colour map / opacity (nothing recomputed).
+  val recolor(const std::string& name, const val& colormap, double opacity) const {
+    Err e;
+    Colormap cm;
+    const std::vector<float>* m = kept(name, e);
+    colormap_arg(colormap, &cm, e), opacity_arg(opacity, e);
+    if (!e.ok()) return error_val(e.message);
+    return out_rgba(overlay_rgba(photo_->image.data(), m->data(), kImageSize, kImageSize, static_cast<float>(opacity), cm));
+  }
+
+  // A plan on the kept photo (params: the catalogue's, defaults filled; curves read params.map, a kept map).
+  PlanHandle plan(const std::string& kind, int class_index, const val& params_val) const;
+
+ private:
+  ImageLab(std::shared_ptr<const GapLinearHead<float>> head, std::shared_ptr<Photo> photo, std::string error)
+      : head_(std::move(head)), photo_(std::move(photo)), error_(std::move(error)) {}
+
+  bool feature_map(const val& method, const std::vector<float>& f, int h, int w, int class_index, double seed,
+                   std::vector<float>* out, Err& e) const {
+    std::string name;
+    MapOptions options;
+    ImageMethodFn fn = nullptr;
+    if (string_arg(method, "method", &name, e) && !(fn = find_image_method(name)))
+      e.fail("unknown map method '" + name + "' (cam, gradcam, gradcampp, random)");
+    seed_arg(seed, &options.seed, e);
+    if (e.ok() && (class_index < 0 || class_index >= head_->classes))
+      e.fail("classIndex must be in 0.." + std::to_string(head_->classes - 1) + ", got " + std::to_string(class_index));
+    if (!e.ok()) return false;
+    *out = fn(FeatureMapsView{f.data(), head_->channels, h, w}, *head_, class_index, options);
+    return true;
+  }
+
+  static bool opacity_arg(double opacity, Err& e) {
+    return e.ok() && !(opacity >= 0 && opacity <= 1) ? e.fail("opacity must be in [0, 1]") : e.ok();
+  }
+
+  const std::vector<float>* kept(const std::string& name, Err& e) const {
+    if (!photo_) return e.fail("no photo (setPhoto first)"), nullptr;
+    auto it = photo_->maps.find(name);
+    if (it == photo_->maps.end()) return e.fail("no kept map '" + name + "' for this photo"), nullptr;
+    return &it->second;
+  }
+
+  // {map01, rgba, peak {x, y}, pointing? {hit, energy}}
+  val keep(const std::string& name, const std::vector<float>& map224, Colormap cm, double opacity) {
+    std::vector<float>& m = photo_->maps[name] = normalize_minmax(map224);
+    size_t peak = 0;
+    for (size_t i = 0; i < m.size(); ++i)
+      if (m[i] > m[peak]) peak = i;
+    val out = val::object(), xy = val::object();
+    out.set("map01", out_f32(m));
+    out.set("rgba", out_rgba(overlay_rgba(photo_->image.data(), m.data(), kImageSize, kImageSize, static_cast<float>(opacity), cm)));
+    xy.set("x", static_cast<int>(peak % kImageSize));
+    xy.set("y", static_cast<int>(peak / kImageSize));
+    out.set("peak", xy);
+    if (!photo_->mask.empty()) {
+      val p = val::object();
+      p.set("hit", pointing_game(m, photo_->mask, kImageSize, kImageSize, photo_->positive, photo_->tolerance));
+      p.set("energy", energy_in_mask(m, photo_->mask, photo_->positive));
+      out.set("pointing", p);
+    }
+    return out;
+  }
+
+  std::shared_ptr<const GapLinearHead<float>> head_;
+  std::shared_ptr<Photo> photo_;
+  std::string error_;
+};
+
+PlanHandle ImageLab::plan(const std::string& kind, int class_index, const val& params_val) const {
+  Err e;
+  json params;
+  const ImageMethodInfo* info = find_image_method_info(kind);
+  if (!photo_) return failed("plan: no photo (setPhoto first)");
+  if (!info || info->kind == "map") return failed("unknown plan '" + kind + "' (scorecam, rise, occlusion, deletion, insertion, explanationMask)");
+  object_arg(params_val, "plan parameters", &params, e), class_arg(class_index, e);
+  if (e.ok()) e.fail(check_params(info->params, params));
+  const std::vector<float>* saliency = nullptr;
+  if (e.ok() && info->kind == "metric") {
+    std::string name;
+    if (!params.contains("map") || !params["map"].is_string()) e.fail("the " + kind + " plan needs params.map, the name of a kept map");
+    else saliency = kept(params["map"].get<std::string>(), e);
+  }
+  if (!e.ok()) return failed(e.message);
+  auto get = [&](const char* key) { return param_or_default(info->params, params, key); };
+  const std::vector<float>& img = photo_->image;
+  const int S = kImageSize;
+  std::unique_ptr<ImagePlan> p;
+  if (kind == "scorecam") p = make_score_cam_plan(img, S, S, photo_->features, photo_->h, photo_->w, class_index, &e.message);
+  if (kind == "rise")
+    p = make_rise_plan(img, S, S, class_index, get("n").get<int>(), get("cells").get<int>(), get("p").get<double>(),
+                       get("seed").get<uint64_t>(), &e.message);
+  if (kind == "occlusion")
+    p = make_occlusion_plan(img, S, S, class_index, get("window").get<int>(), get("stride").get<int>(), &e.message);
+  if (kind == "deletion" || kind == "insertion")
+    p = make_curve_plan(kind == "deletion" ? CurveKind::Deletion : CurveKind::Insertion, img, S, S, *saliency, class_index,
+                        get("steps").get<int>(), &e.message);
+  if (kind == "explanationMask") p = make_explanation_mask_plan(img, S, S, *saliency, class_index, &e.message);
+  return made(std::move(p), e.message);
+}
+
 // ---- localisation metrics, rank correlation, erasing ----
 
 val pointing_game_js(const val& map, const val& mask, int positive_label, double tolerance_px) {
@@ -471,60 +550,22 @@ val erase_region_js(const val& image, const val& map01, double threshold, const 
 
 }  // namespace
 
-// The public JS names: thin wrappers over the raw "_img_" bindings that throw the returned Errors.
-// Runs once while the module starts (from the EMSCRIPTEN_BINDINGS block below); looks the raw bindings up
-// at call time, so the order in which Embind registers them does not matter.
-EM_JS(void, install_image_facade, (), {
-  var M = Module;
-  function check(r) {
-    if (r instanceof Error) throw r;
-    return r;
-  }
-  function checkHandle(raw) {
-    var e = raw.error();
-    if (e) {
-      raw.delete();
-      throw new Error(e);
-    }
-    return raw;
-  }
-  ["preprocessImage", "preprocessMask", "upsampleMap", "normalizeMap", "colorizeMap", "overlayMap",
-   "pointingGame", "energyInMask", "maskIoU", "spearmanMaps", "eraseRegion", "imageMethodNames"].forEach(function(name) {
-    M[name] = function() { return check(M["_img_" + name].apply(null, arguments)); };
-  });
-  function ImageLab(weight, bias, C, K) {
-    if (!(this instanceof ImageLab)) throw new Error("ImageLab must be called with new");
-    this._raw = weight && weight._imgRaw ? weight._imgRaw : checkHandle(new M._img_ImageLab(weight, bias, C, K));
-  }
-  ["logits", "softmax", "map", "classes", "channels"].forEach(function(name) {
-    ImageLab.prototype[name] = function() { return check(this._raw[name].apply(this._raw, arguments)); };
-  });
-  ImageLab.prototype.randomized = function(seed) {
-    return new ImageLab({ _imgRaw: checkHandle(this._raw.randomized(seed)) });
-  };
-  ImageLab.prototype.delete = function() { this._raw.delete(); };
-  M.ImageLab = ImageLab;
-  function ImagePlan(raw) { this._raw = raw; }
-  ["count", "done", "accepted", "inputs", "accept", "acceptN", "result", "resultJson"].forEach(function(name) {
-    ImagePlan.prototype[name] = function() { return check(this._raw[name].apply(this._raw, arguments)); };
-  });
-  ImagePlan.prototype.delete = function() { this._raw.delete(); };
-  M.ImagePlan = ImagePlan;
-  ["planScoreCam", "planRise", "planOcclusion", "planDeletion", "planInsertion", "planExplanationMask"].forEach(function(name) {
-    M[name] = function() { return new ImagePlan(checkHandle(M["_img_" + name].apply(null, arguments))); };
-  });
-});
-
 EMSCRIPTEN_BINDINGS(attnlab_image) {
-  emscripten::function("_img_preprocessImage", &preprocess_image);
-  emscripten::function("_img_preprocessMask", &preprocess_mask_js);
-  emscripten::function("_img_upsampleMap", &upsample_map);
-  emscripten::function("_img_normalizeMap", &normalize_map);
-  emscripten::function("_img_colorizeMap", &colorize_map);
-  emscripten::function("_img_overlayMap", &overlay_map);
-  emscripten::function("_img_imageMethodNames", &image_method_names_json);
-  emscripten::class_<ImageLab>("_img_ImageLab")
+  emscripten::function("_raw_preprocessImage", &preprocess_image);
+  emscripten::function("_raw_preprocessMask", &preprocess_mask_js);
+  emscripten::function("_raw_upsampleMap", &upsample_map);
+  emscripten::function("_raw_normalizeMap", &normalize_map);
+  emscripten::function("_raw_colorizeMap", &colorize_map);
+  emscripten::function("_raw_overlayMap", &overlay_map);
+  emscripten::function("_raw_imageMethodNames", &image_method_names_json);
+  emscripten::class_<ImageLab>("_raw_ImageLab")
       .constructor<const val&, const val&, int, int>()
+      .function("setPhoto", &ImageLab::set_photo)
+      .function("setMask", &ImageLab::set_mask)
+      .function("renderMap", &ImageLab::render_map)
+      .function("putMap", &ImageLab::put_map)
+      .function("recolor", &ImageLab::recolor)
+      .function("plan", &ImageLab::plan)
       .function("error", &ImageLab::error)
       .function("classes", &ImageLab::classes)
       .function("channels", &ImageLab::channels)
@@ -532,7 +573,7 @@ EMSCRIPTEN_BINDINGS(attnlab_image) {
       .function("softmax", &ImageLab::softmax)
       .function("map", &ImageLab::map)
       .function("randomized", &ImageLab::randomized);
-  emscripten::class_<PlanHandle>("_img_ImagePlan")
+  emscripten::class_<PlanHandle>("_raw_ImagePlan")
       .function("error", &PlanHandle::error)
       .function("count", &PlanHandle::count)
       .function("done", &PlanHandle::done)
@@ -542,16 +583,15 @@ EMSCRIPTEN_BINDINGS(attnlab_image) {
       .function("acceptN", &PlanHandle::accept_n)
       .function("result", &PlanHandle::result)
       .function("resultJson", &PlanHandle::result_json);
-  emscripten::function("_img_planScoreCam", &plan_score_cam);
-  emscripten::function("_img_planRise", &plan_rise);
-  emscripten::function("_img_planOcclusion", &plan_occlusion);
-  emscripten::function("_img_planDeletion", &plan_deletion);
-  emscripten::function("_img_planInsertion", &plan_insertion);
-  emscripten::function("_img_planExplanationMask", &plan_explanation_mask);
-  emscripten::function("_img_pointingGame", &pointing_game_js);
-  emscripten::function("_img_energyInMask", &energy_in_mask_js);
-  emscripten::function("_img_maskIoU", &mask_iou_js);
-  emscripten::function("_img_spearmanMaps", &spearman_maps_js);
-  emscripten::function("_img_eraseRegion", &erase_region_js);
-  install_image_facade();
+  emscripten::function("_raw_planScoreCam", &plan_score_cam);
+  emscripten::function("_raw_planRise", &plan_rise);
+  emscripten::function("_raw_planOcclusion", &plan_occlusion);
+  emscripten::function("_raw_planDeletion", &plan_deletion);
+  emscripten::function("_raw_planInsertion", &plan_insertion);
+  emscripten::function("_raw_planExplanationMask", &plan_explanation_mask);
+  emscripten::function("_raw_pointingGame", &pointing_game_js);
+  emscripten::function("_raw_energyInMask", &energy_in_mask_js);
+  emscripten::function("_raw_maskIoU", &mask_iou_js);
+  emscripten::function("_raw_spearmanMaps", &spearman_maps_js);
+  emscripten::function("_raw_eraseRegion", &erase_region_js);
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "catalogue/param_spec.h"
 #include "model/text_checkpoint.h"
 #include "nn/rng.h"
 
@@ -47,10 +48,23 @@ struct Experiment {
       run;
   // Rows of a data set -> summary numbers (JSON object).
   std::function<nlohmann::json(const TextModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)> summarize;
+  // For the catalogue (filled in registry.cpp): parameters with defaults / ranges, and what an instance needs.
+  std::vector<ParamSpec> params;
+  int min_tokens = 1;             // shorter instances give {"skipped": ...}
+  bool needs_other_models = false;  // compares with ExperimentOptions::other_models (CLI --with-model)
 };
 
 const std::vector<Experiment>& experiment_registry();
 const Experiment* find_experiment(const std::string& name);
+// The experiments that train models (CLI only, `attnlab experiment NAME`): name, description, parameters.
+struct TrainingExperimentInfo {
+  std::string name, description;
+  std::vector<ParamSpec> params;
+  bool needs_learned_attention = false;
+};
+const std::vector<TrainingExperimentInfo>& training_experiments();
+// "" when params fit e.params (checked by the CLI and the wasm bindings alike), else a message.
+std::string check_experiment_params(const Experiment& e, const nlohmann::json& params);
 
 // The random stream of one instance.
 Rng instance_rng(uint64_t seed, int index);

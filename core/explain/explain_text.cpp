@@ -11,19 +11,6 @@ namespace attnlab {
 
 namespace {
 
-std::vector<int> encode(const TextModel& model, const std::string& text, int max_tokens, TokenExplanation* e) {
-  std::vector<std::string> tokens = tokenize(text);
-  e->num_tokens_total = static_cast<int>(tokens.size());
-  if (max_tokens > 0 && static_cast<int>(tokens.size()) > max_tokens) {
-    tokens.resize(max_tokens);
-    e->truncated = true;
-  }
-  std::vector<int> ids = model.vocab.ids(tokens);
-  for (int id : ids) e->unknown.push_back(id == Vocab::kUnk);
-  e->tokens = std::move(tokens);
-  return ids;
-}
-
 std::vector<double> probabilities_of(const TextModel& model, const std::vector<int>& ids) {
   Mat<float> logits;
   if (ids.empty()) {
@@ -39,14 +26,34 @@ std::vector<double> probabilities_of(const TextModel& model, const std::vector<i
 
 }  // namespace
 
+PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens) {
+  PreparedText p;
+  p.tokens = tokenize(text);
+  p.num_tokens_total = static_cast<int>(p.tokens.size());
+  if (max_tokens > 0 && static_cast<int>(p.tokens.size()) > max_tokens) {
+    p.tokens.resize(max_tokens);
+    p.truncated = true;
+  }
+  p.ids = model.vocab.ids(p.tokens);
+  for (int id : p.ids) p.unknown.push_back(id == Vocab::kUnk);
+  return p;
+}
+
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens) {
-  TokenExplanation e;
-  return probabilities_of(model, encode(model, text, max_tokens, &e));
+  return probabilities_of(model, prepare_text(model, text, max_tokens).ids);
 }
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options) {
+  return explain_prepared(model, prepare_text(model, text, options.max_tokens), options);
+}
+
+TokenExplanation explain_prepared(const TextModel& model, const PreparedText& text, const ExplainOptions& options) {
   TokenExplanation e;
-  e.ids = encode(model, text, options.max_tokens, &e);
+  e.tokens = text.tokens;
+  e.unknown = text.unknown;
+  e.ids = text.ids;
+  e.truncated = text.truncated;
+  e.num_tokens_total = text.num_tokens_total;
   e.probabilities = probabilities_of(model, e.ids);
   e.predicted_class = static_cast<int>(std::max_element(e.probabilities.begin(), e.probabilities.end()) -
                                        e.probabilities.begin());

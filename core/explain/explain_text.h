@@ -10,10 +10,22 @@
 
 namespace attnlab {
 
+// The defaults are the catalogue's (core/catalogue: text.explain), shared by the CLI and the page.
 struct ExplainOptions {
   int max_tokens = 200;
   int ig_steps = 50;
 };
+
+// A text tokenized for one model, cut to max_tokens (> 0) tokens: what every explanation and live experiment
+// of one request reads, so a session tokenizes a text once however many panels use it.
+struct PreparedText {
+  std::vector<std::string> tokens;
+  std::vector<int> ids;
+  std::vector<bool> unknown;
+  bool truncated = false;
+  int num_tokens_total = 0;
+};
+PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens);
 
 struct TokenExplanation {
   std::vector<std::string> tokens;
@@ -36,6 +48,8 @@ struct TokenExplanation {
 };
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options);
+// The same for a prepared text (options.max_tokens is not used: the text was cut when prepared).
+TokenExplanation explain_prepared(const TextModel& model, const PreparedText& text, const ExplainOptions& options);
 
 // Class probabilities for one text (no importances).
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens);

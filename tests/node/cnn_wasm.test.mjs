@@ -18,8 +18,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MJS = path.join(ROOT, 'web/gen/attnlab_core.mjs');
-const WASM = path.join(ROOT, 'web/gen/attnlab_core.wasm');
+const MJS = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.mjs');
+const WASM = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.wasm');
 const CLI = path.join(ROOT, 'build/attnlab');
 const haveWasm = fs.existsSync(MJS) && fs.existsSync(WASM);
 const haveCli = fs.existsSync(CLI);

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MJS = path.join(ROOT, 'web/gen/attnlab_core.mjs');
-const WASM = path.join(ROOT, 'web/gen/attnlab_core.wasm');
+const MJS = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.mjs');
+const WASM = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.wasm');
 const have = fs.existsSync(MJS) && fs.existsSync(WASM);
 const S = 224;
 const P = S * S;

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const WASM_MJS = path.join(ROOT, 'web/gen/attnlab_core.mjs');
-export const WASM_BIN = path.join(ROOT, 'web/gen/attnlab_core.wasm');
+export const WASM_MJS = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.mjs');
+export const WASM_BIN = path.join(process.env.ATTNLAB_WASM_DIR ? path.resolve(process.env.ATTNLAB_WASM_DIR) : path.join(ROOT, 'web/gen'), 'attnlab_core.wasm');
 export const CLI = path.join(ROOT, 'build/attnlab');
 export const SST_TEST = process.env.ATTNLAB_SST_TEST
   || path.resolve(ROOT, '../shared/data/sst2/test.tsv');

@@ -29,3 +29,77 @@ bool image_method_inputs_ok(const FeatureMapsView& F, const GapLinearHead<float>
 }
 
 }  // namespace attnlab
+
+// ---- the catalogue entries (method_catalogue.h) ----
+#include "explain/image/method_catalogue.h"
+
+namespace attnlab {
+namespace {
+ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
+  return {name, "int", def, double(lo), double(hi), {}, what};
+}
+}  // namespace
+
+const std::vector<ImageMethodInfo>& image_method_catalogue() {
+  static const std::vector<ImageMethodInfo> all = {
+      {"cam", "CAM", "map",
+       "Class activation map (Zhou et al. 2016): the classifier weights of the class times the last feature maps.", "0", {}},
+      {"gradcam", "Grad-CAM", "map",
+       "Grad-CAM: feature maps weighted by the mean gradient of the class score. With a GAP + linear head it equals "
+       "CAM up to a positive scale.", "0", {}},
+      {"gradcampp", "Grad-CAM++", "map", "Grad-CAM++: higher-order weighting of positive gradients.", "0", {}},
+      {"scorecam", "Score-CAM", "plan",
+       "Score-CAM: one masked forward pass per feature channel; weights = the class probability of each masked photo.",
+       "K (one per feature channel)", {}},
+      {"rise", "RISE", "plan",
+       "RISE: N random cells×cells masks, upsampled; the map is the probability-weighted mean of the masks.", "n",
+       {iparam("n", 1000, 50, 8000, "number of random masks"), iparam("cells", 7, 1, 224, "mask grid cells per side"),
+        {"p", "number", 0.5, 0.01, 1, {}, "probability that a cell is kept"},
+        iparam("seed", 1, 0, 2147483647, "seed of the masks")}},
+      {"occlusion", "Occlusion", "plan",
+       "Occlusion: a grey window-px square slides with the stride; the map is the mean drop in probability.",
+       "1 + ((224 − window) / stride + 1)²",
+       {iparam("window", 32, 1, 224, "square side in pixels"), iparam("stride", 16, 1, 224, "step in pixels")}},
+      {"random", "Random", "map", "A random map (seeded) — the baseline every method must beat.", "0", {}},
+      {"deletion", "Deletion curve", "metric",
+       "Deletion (RISE protocol): the most salient pixels first set to grey; probability against the fraction removed.",
+       "steps + 1", {iparam("steps", 50, 1, 50176, "points of the curve after the first")}},
+      {"insertion", "Insertion curve", "metric",
+       "Insertion: the most salient pixels first restored from a blurred photo; probability against the fraction.",
+       "steps + 1", {iparam("steps", 50, 1, 50176, "points of the curve after the first")}},
+      {"explanationMask", "Explanation as a mask", "metric",
+       "The photo masked by the normalised map: drop / increase in confidence (Score-CAM's average drop).", "2", {}},
+  };
+  return all;
+}
+
+const ImageMethodInfo* find_image_method_info(const std::string& name) {
+  for (const ImageMethodInfo& m : image_method_catalogue())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+long image_method_passes(const std::string& name, const nlohmann::json& params, int channels, std::string* error) {
+  std::string bad;
+  const ImageMethodInfo* m = find_image_method_info(name);
+  if (!m) bad = "unknown image method '" + name + "'";
+  else bad = check_params(m->params, params.is_null() ? nlohmann::json::object() : params);
+  if (bad.empty() && channels < 1) bad = "channels must be >= 1";
+  if (!bad.empty()) {
+    if (error) *error = bad;
+    return -1;
+  }
+  const nlohmann::json p = params.is_object() ? params : nlohmann::json::object();
+  auto get = [&](const char* key) { return param_or_default(m->params, p, key).get<long>(); };
+  if (name == "scorecam") return channels;
+  if (name == "rise") return get("n");
+  if (name == "occlusion") {
+    const long window = get("window"), stride = get("stride"), per_side = (224 - window) / stride + 1;
+    return 1 + per_side * per_side;
+  }
+  if (name == "deletion" || name == "insertion") return get("steps") + 1;
+  if (name == "explanationMask") return 2;
+  return 0;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,72 @@
+#include "catalogue/catalogue.h"
+
+#include "experiments/experiment.h"
+#include "explain/explain_text.h"
+#include "explain/image/image_method.h"
+#include "explain/image/method_catalogue.h"
+#include "train/cnn_options.h"
+#include "train/text_options.h"
+
+namespace attnlab {
+namespace {
+
+nlohmann::json text_part() {
+  const ExplainOptions d;
+  nlohmann::json explain = nlohmann::json::array();
+  explain.push_back(ParamSpec{"max_tokens", "int", d.max_tokens, 1, 100000, {}, "the text is cut to its first N tokens"}.to_json());
+  explain.push_back(ParamSpec{"ig_steps", "int", d.ig_steps, 0, 10000, {}, "integrated-gradients steps (0: none)"}.to_json());
+  const nlohmann::json methods = nlohmann::json::parse(R"J([
+    {"name": "attention", "label": "attention", "signed": false,
+     "description": "the model's attention weights alpha_t (uniform models: 1/T by construction)"},
+    {"name": "gradient", "label": "gradient", "signed": false,
+     "description": "Jain & Wallace: |sum_e x_te d p(predicted) / d x_te| with attention held constant, normalised to sum 1"},
+    {"name": "leave_one_out", "label": "leave-one-out", "signed": false,
+     "description": "|p(predicted) - p(predicted) without the token|"},
+    {"name": "integrated_gradients", "label": "integrated gradients", "signed": true,
+     "description": "integrated gradients from the all-zero embedding baseline (Kendall tau uses |value|)"}])J");
+  return {{"explain", explain},
+          {"methods", methods},
+          {"class_names", default_text_class_names()},
+          {"training", params_json(text_training_specs())},
+          {"adversary", params_json(adversary_training_specs())}};
+}
+
+nlohmann::json experiments_part() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Experiment& e : experiment_registry())
+    out.push_back({{"name", e.name}, {"description", e.description}, {"params", params_json(e.params)},
+                   {"per_instance", true},
+                   {"needs", {{"min_tokens", e.min_tokens}, {"learned_attention", false},
+                              {"other_models", e.needs_other_models}}}});
+  for (const TrainingExperimentInfo& e : training_experiments())
+    out.push_back({{"name", e.name}, {"description", e.description}, {"params", params_json(e.params)},
+                   {"per_instance", false},
+                   {"needs", {{"min_tokens", 1}, {"learned_attention", e.needs_learned_attention},
+                              {"other_models", false}}}});
+  return out;
+}
+
+nlohmann::json image_part() {
+  nlohmann::json methods = nlohmann::json::array();
+  for (const ImageMethodInfo& m : image_method_catalogue())
+    methods.push_back({{"name", m.name}, {"label", m.label}, {"kind", m.kind}, {"description", m.description},
+                       {"passes", m.passes}, {"params", params_json(m.params)},
+                       {"passes_default", image_method_passes(m.name, nlohmann::json::object(), 1280)}});
+  return {{"methods", methods}, {"feature_methods", image_method_names()},
+          {"colormaps", {"viridis", "inferno", "gray", "jet"}}, {"erase_fills", {"mean", "blur", "grey"}},
+          {"default_channels", 1280}};
+}
+
+nlohmann::json cnn_part() {
+  return {{"options", params_json(cnn_option_specs())}, {"recipes", cnn_recipes()}, {"default_recipe", "page"},
+          {"class_names", cnn_class_names(5)}};
+}
+
+}  // namespace
+
+nlohmann::json catalogue_json() {
+  return {{"format", "attnlab-catalogue-v1"}, {"text", text_part()}, {"experiments", experiments_part()},
+          {"image", image_part()}, {"cnn", cnn_part()}};
+}
+
+}  // namespace attnlab

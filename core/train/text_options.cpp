@@ -1,0 +1,115 @@
+#include "train/text_options.h"
+
+#include "text/dataset.h"
+
+namespace attnlab {
+namespace {
+
+ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
+  return {name, "int", def, double(lo), double(hi), {}, what};
+}
+
+TrainOptions train_options(const std::vector<ParamSpec>& specs, const nlohmann::json& o) {
+  TrainOptions t;
+  t.epochs = param_or_default(specs, o, "epochs").get<int>();
+  t.batch_size = param_or_default(specs, o, "batch_size").get<int>();
+  t.seed = param_or_default(specs, o, "seed").get<uint64_t>();
+  t.adam.lr = param_or_default(specs, o, "lr").get<double>();
+  return t;
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& text_training_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"attention", "string", "tanh", 0, -1, {"uniform", "tanh", "dot"}, "attention of the classifier"},
+      iparam("seed", 1, 0, 2147483647, "initial weights and batch order"),
+      iparam("epochs", 8, 1, 1000, "training epochs (the best dev epoch is kept)"),
+      iparam("embedding_dim", 128, 1, 1024, "embedding size E"),
+      iparam("hidden_dim", 128, 1, 1024, "BiLSTM hidden size H per direction"),
+      iparam("min_count", 1, 1, 1000000, "keep words seen at least this often"),
+      iparam("batch_size", 32, 1, 4096, "batch size"),
+      {"lr", "number", 1e-3, 1e-6, 1, {}, "Adam learning rate"}};
+  return specs;
+}
+
+const std::vector<ParamSpec>& adversary_training_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"lambda", "number", 1.0, 0, 1e6, {}, "weight of -KL(attention || base attention)"},
+      iparam("seed", 1, 0, 2147483647, "initial weights and batch order"),
+      iparam("epochs", 8, 1, 1000, "training epochs (the last finished epoch is kept)"),
+      iparam("batch_size", 32, 1, 4096, "batch size"),
+      {"lr", "number", 1e-3, 1e-6, 1, {}, "Adam learning rate"},
+      {"base", "string", "", 0, -1, {}, "the base model's name (recorded in the config)"}};
+  return specs;
+}
+
+std::vector<std::string> default_text_class_names() { return {"negative", "positive"}; }
+
+std::string text_training_setup(const std::string& train_tsv, const std::string& dev_tsv, const nlohmann::json& o,
+                                TextTrainingSetup* out) {
+  if (!o.is_object()) return "training options must be a JSON object";
+  const std::string bad = check_params(text_training_specs(), o);
+  if (!bad.empty()) return bad;
+  std::vector<TextExample> train, dev;
+  std::string error;
+  if (!parse_labeled_tsv(train_tsv, &train, &error)) return "training data: " + error;
+  if (!parse_labeled_tsv(dev_tsv, &dev, &error)) return "dev data: " + error;
+  if (train.empty() || dev.empty()) return "training and dev data must not be empty";
+  for (const auto* set : {&train, &dev})
+    for (const auto& ex : *set)
+      if (ex.label < 0 || ex.label > 1) return "labels must be 0 or 1";
+  const auto& specs = text_training_specs();
+  TextModel& m = out->model;
+  parse_attention(param_or_default(specs, o, "attention").get<std::string>(), &m.config.attention);
+  m.config.embedding_dim = param_or_default(specs, o, "embedding_dim").get<int>();
+  m.config.hidden_dim = param_or_default(specs, o, "hidden_dim").get<int>();
+  m.config.num_classes = 2;
+  std::vector<std::vector<std::string>> sentences;
+  for (const auto& ex : train) sentences.push_back(ex.tokens);
+  m.vocab = Vocab::build(sentences, param_or_default(specs, o, "min_count").get<int>());
+  m.config.vocab_size = m.vocab.size();
+  m.class_names = default_text_class_names();
+  out->train = train_options(specs, o);
+  Rng rng(out->train.seed);
+  m.params.init(m.config, rng);
+  for (const auto& ex : train) out->train_set.push_back({ex.label, m.vocab.ids(ex.tokens)});
+  for (const auto& ex : dev) out->dev_set.push_back({ex.label, m.vocab.ids(ex.tokens)});
+  return "";
+}
+
+std::string encode_tsv_for(const TextModel& model, const std::string& tsv, std::vector<EncodedExample>* out) {
+  std::vector<TextExample> parsed;
+  std::string error;
+  if (!parse_labeled_tsv(tsv, &parsed, &error)) return error;
+  for (auto& ex : parsed) {
+    if (ex.label < 0 || ex.label >= model.config.num_classes)
+      return "label " + std::to_string(ex.label) + " is not a class of the base model";
+    if (model.max_tokens > 0 && static_cast<int>(ex.tokens.size()) > model.max_tokens) ex.tokens.resize(model.max_tokens);
+    out->push_back({ex.label, model.vocab.ids(ex.tokens)});
+  }
+  return "";
+}
+
+std::string adversary_training_setup(const TextModel& base, const std::string& train_tsv, const std::string& dev_tsv,
+                                     const nlohmann::json& o, AdversarySetup* out) {
+  if (base.config.attention == AttentionKind::Uniform)
+    return "a model-consistent adversary needs a base model with learned attention (not uniform)";
+  if (!o.is_object()) return "training options must be a JSON object";
+  const auto& specs = adversary_training_specs();
+  const std::string bad = check_params(specs, o);
+  if (!bad.empty()) return bad;
+  std::string error = encode_tsv_for(base, train_tsv, &out->train_set);
+  if (!error.empty()) return "training data: " + error;
+  error = encode_tsv_for(base, dev_tsv, &out->dev_set);
+  if (!error.empty()) return "dev data: " + error;
+  if (out->train_set.empty() || out->dev_set.empty()) return "training and dev data must not be empty";
+  out->lambda = param_or_default(specs, o, "lambda").get<double>();
+  out->base_name = param_or_default(specs, o, "base").get<std::string>();
+  out->train = train_options(specs, o);
+  Rng rng(out->train.seed);  // as the CLI: the adversary's initial weights from the seed
+  out->initial.init(base.config, rng);
+  return "";
+}
+
+}  // namespace attnlab

@@ -1,0 +1,250 @@
+// wasm_api.test.mjs — the wasm module API of issue 9 (docs/DESIGN.md "Binding convention", "wasm module API"),
+// loaded from web/gen (or $ATTNLAB_WASM_DIR) with createModule({ wasmBinary }).
+// Checks:
+//   - Module.catalogue() equals `build/attnlab catalogue` (same JSON, both from core/catalogue);
+//   - the error convention: bad arguments of every binding family give a thrown Error with a readable message,
+//     and 1,000 failing calls that copy 4 MB each leave the wasm memory (almost) where it was (no leak);
+//   - a data set loaded once and run by index ranges in chunks gives the rows of one whole range, two labs
+//     splitting the chunks (a pool) give the same rows, and the rows and summary match the native CLI
+//     (`attnlab experiment kendall --limit 24`, float tolerance); runSummary = summarizeRows(rows);
+//   - one text is tokenized once for explain + live experiments (a different cut is a second tokenization);
+//   - ImageLab.renderMap in one call equals the old multi-call pipeline (map → upsampleMap → normalizeMap →
+//     overlayMap) byte for byte, a changed opacity / class does not (negative control), recolor reuses the kept
+//     map, lab.plan equals the planX functions, setMask gives pointingGame / energyInMask; and the Embind bytes
+//     of one map before / after are printed.
+// Skips when web/gen (or, for the CLI comparisons, build/attnlab or models/text/sst2-tanh) is missing.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { CLI, SST_TEST, hasModel, hasWasm, loadCore, modelDir } from './parity-lib.mjs';
+
+const haveCli = fs.existsSync(CLI);
+const TANH = modelDir('sst2-tanh');
+const haveModel = hasModel(TANH);
+const S = 224;
+
+function lastJsonLine(stdout) {
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+function openLab(M, dir) {
+  return new M.TextLab(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'),
+    new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors'))));
+}
+
+test('wasm api: Module.catalogue() equals `attnlab catalogue`', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
+  const M = await loadCore();
+  const r = spawnSync(CLI, ['catalogue'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const cli = lastJsonLine(r.stdout);
+  assert.deepEqual(M.catalogue(), cli);
+  assert.equal(cli.text.explain.find((p) => p.name === 'ig_steps').default, 50);
+  assert.equal(M.imagePasses('occlusion', { window: 32, stride: 16 }), 170);
+  assert.equal(M.imagePasses('scorecam'), 1280);
+  assert.equal(M.imagePasses('rise', { n: 500 }), 500);
+});
+
+test('wasm api: errors are thrown Errors with messages, and failing calls leak nothing', { skip: !hasWasm() && 'no web/gen' }, async () => {
+  const M = await loadCore();
+  assert.throws(() => new M.TextLab('{}', new Uint8Array(8)), (e) => e instanceof Error && e.message.length > 5);
+  assert.throws(() => new M.TextLab('{}', [1, 2]), /weights must be a Uint8Array/);
+  assert.throws(() => M.imagePasses('lime'), /unknown image method 'lime'/);
+  assert.throws(() => M.imagePasses('rise', { n: 1 }), /n must be a number in \[50, 8000\]/);
+  assert.throws(() => new M.TextTraining('x', 'y', { epochs: 0 }), /epochs must be a number in \[1, 1000\]|training data/);
+  assert.throws(() => new M.TextTraining('1\ta\n', '0\tb\n', { attention: 'mlp' }), /attention must be uniform, tanh or dot, got 'mlp'/);
+  assert.throws(() => new M.CnnTrainer({ head: 'avg' }), /head must be gap, gmp or lse, got 'avg'/);
+  const K = 8;
+  const lab = new M.ImageLab(new Float32Array(2 * K), new Float32Array(2), 2, K);
+  try {
+    assert.throws(() => lab.renderMap('cam', 0), /no photo/);
+    assert.throws(() => lab.setPhoto(new Float32Array(10), new Float32Array(K * 4), 2, 2), /image must have 3·224·224 = 150528 values, got 10/);
+    lab.setPhoto(new Float32Array(3 * S * S), new Float32Array(K * 4), 2, 2);
+    assert.throws(() => lab.renderMap('lime', 0), /unknown map method 'lime'/);
+    assert.throws(() => lab.renderMap('cam', 5), /classIndex must be in 0..1, got 5/);
+    assert.throws(() => lab.renderMap('cam', 0, 1, 'rainbow'), /unknown colormap 'rainbow'/);
+    assert.throws(() => lab.recolor('gradcam'), /no kept map 'gradcam'/);
+    assert.throws(() => lab.plan('deletion', 0, {}), /needs params.map/);
+    assert.throws(() => lab.plan('cam', 0, {}), /unknown plan 'cam'/);
+    // No leak: each failing call copies a 4 MB array into the heap before failing on another argument.
+    const big = new Float32Array(1 << 20);
+    for (let i = 0; i < 3; i++) assert.throws(() => lab.map('cam', big, 2, 2, 9, 0));
+    const before = M.HEAPU8.buffer.byteLength;
+    for (let i = 0; i < 1000; i++) {
+      assert.throws(() => lab.logits(big, 1, 2, 2), /features must have N·K·h·w = 32 values/);
+      assert.throws(() => M.upsampleMap(big, 2, 2, 4, 4), /map must have h·w = 4 values/);
+    }
+    const after = M.HEAPU8.buffer.byteLength;
+    assert.ok(after - before <= 16 << 20, `wasm memory grew by ${after - before} bytes over 2,000 failing 4 MB calls`);
+    assert.equal(lab.classes(), 2, 'the module keeps working');
+  } finally {
+    lab.delete();
+  }
+  assert.throws(() => lab.classes(), /deleted/);
+});
+
+test('wasm api: a data set loaded once, run by ranges, in a pool, equals one range and the CLI', { skip: (!hasWasm() && 'no web/gen') || (!haveModel && 'no models/text/sst2-tanh') }, async (t) => {
+  const M = await loadCore();
+  const N = 24;
+  const tsv = fs.readFileSync(SST_TEST, 'utf8');
+  const a = openLab(M, TANH), b = openLab(M, TANH);
+  try {
+    const loaded = a.loadDataset('test', tsv);
+    assert.equal(loaded.total, 1821);
+    assert.ok(a.hasDataset('test') && !a.hasDataset('dev'));
+    b.loadDataset('test', tsv);
+    const whole = a.experimentRange('kendall', 'test', 0, N, {}, 1);
+    assert.equal(whole.total, 1821);
+    assert.equal(whole.rows.length, N);
+    // chunks on one lab, and the same chunks split over two labs (a pool of two workers)
+    const chunks = [[0, 5], [5, 2], [7, 10], [17, 7]];
+    const one = chunks.flatMap(([s, c]) => a.experimentRange('kendall', 'test', s, c, {}, 1).rows);
+    const pool = chunks.flatMap(([s, c], i) => (i % 2 ? b : a).experimentRange('kendall', 'test', s, c, {}, 1).rows);
+    assert.deepEqual(one, whole.rows);
+    assert.deepEqual(pool, whole.rows);
+    assert.deepEqual(one.map((r) => r.index), [...Array(N).keys()]);
+    // the summary of the rows a lab kept equals the summary of rows sent back (the pool's path)
+    const kept = a.runSummary('kendall', 'test', {}, 1);
+    assert.deepEqual(kept, a.summarizeRows('kendall', pool, {}, 1));
+    assert.equal(kept.n, N);
+    assert.throws(() => b.runSummary('kendall', 'test', { x: 1 }, 1), /no rows of kendall on test/);
+    assert.throws(() => a.experimentRange('kendall', 'dev', 0, 3), /data set 'dev' is not loaded/);
+    assert.throws(() => a.experimentRange('permutation', 'test', 0, 3, { permutations: 0 }), /permutations must be a number in \[1, 10000\]/);
+    // the compat path (the whole TSV every call) gives the same rows
+    const s = new M.TextSession();
+    assert.equal(s.load(fs.readFileSync(path.join(TANH, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(TANH, 'model.safetensors')))), '');
+    assert.deepEqual(JSON.parse(s.experimentRows('kendall', tsv, 0, N, '{}', 1)).rows, whole.rows);
+    s.delete();
+    if (!haveCli) return t.diagnostic('no build/attnlab: CLI comparison skipped');
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-range-')), 'rows.json');
+    const r = spawnSync(CLI, ['experiment', 'kendall', '--model', TANH, '--data', SST_TEST, '--out', out, '--limit', String(N), '--seed', '1'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const native = JSON.parse(fs.readFileSync(out, 'utf8'));
+    assert.equal(native.rows.length, N);
+    let maxDiff = 0;
+    native.rows.forEach((nr, i) => {
+      assert.equal(whole.rows[i].index, nr.index);
+      for (const k of ['tau_gradient', 'tau_loo']) {
+        const x = whole.rows[i][k], y = nr[k];
+        if (typeof y === 'number') maxDiff = Math.max(maxDiff, Math.abs(x - y));
+      }
+    });
+    t.diagnostic(`max |Δτ| wasm vs native over ${N} rows: ${maxDiff}`);
+    assert.ok(maxDiff <= 0.1, 'kendall rows agree with the CLI (τ may step on near ties)');
+    assert.equal(kept.n, native.summary.n);
+  } finally {
+    a.delete();
+    b.delete();
+  }
+});
+
+test('wasm api: one text is tokenized once for explain and the live experiments', { skip: (!hasWasm() && 'no web/gen') || (!haveModel && 'no models/text/sst2-tanh') }, async () => {
+  const M = await loadCore();
+  const lab = openLab(M, TANH);
+  try {
+    const text = 'the acting is superb but the plot is a mess';
+    const e = lab.explain(text);
+    assert.equal(e.tokens.length, 10);
+    for (const name of ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser']) {
+      const params = name === 'adversarial' ? { steps: 20 } : {};
+      const row = lab.experiment(name, text, params, 1);
+      assert.deepEqual(row.tokens, e.tokens);
+    }
+    assert.equal(lab.tokenizations(), 1);
+    lab.experiment('kendall', text, {}, 1, 5); // another cut is another prepared text (negative control)
+    assert.equal(lab.tokenizations(), 2);
+    assert.throws(() => lab.experiment('kendall', ' ', {}, 1), /no tokens in the text/);
+    assert.throws(() => lab.experiment('nope', text), /unknown experiment 'nope'/);
+    // the same explanation as the compat TextSession (the old JSON string API)
+    const s = new M.TextSession();
+    s.load(fs.readFileSync(path.join(TANH, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(TANH, 'model.safetensors'))));
+    assert.deepEqual(JSON.parse(s.explain(text, 200, 50)), e);
+    s.delete();
+  } finally {
+    lab.delete();
+  }
+});
+
+function randomArray(n, seed, scale = 1) {
+  const a = new Float32Array(n);
+  let x = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    a[i] = (x / 2 ** 32) * scale;
+  }
+  return a;
+}
+
+test('wasm api: ImageLab renders a finished overlay in one call, equal to the old pipeline', { skip: !hasWasm() && 'no web/gen' }, async (t) => {
+  const M = await loadCore();
+  const K = 1280, C = 10, h = 7, w = 7;
+  const weight = randomArray(C * K, 1, 0.02), bias = randomArray(C, 2);
+  const image = randomArray(3 * S * S, 3, 255), features = randomArray(K * h * w, 4, 4);
+  const lab = new M.ImageLab(weight, bias, C, K);
+  // bytes crossing Embind (typed-array arguments and results) for one map, old pipeline vs renderMap
+  let bytes = 0;
+  const count = (v) => { if (ArrayBuffer.isView(v)) bytes += v.byteLength; return v; };
+  const counted = (f) => (...args) => { args.forEach(count); return count(f(...args)); };
+  try {
+    bytes = 0;
+    const raw = counted((...a) => lab.map(...a))('gradcam', features, h, w, 3, 1);
+    const up = counted(M.upsampleMap)(raw, h, w, S, S);
+    const map01 = counted(M.normalizeMap)(up);
+    const mapBytes = bytes;
+    counted(M.colorizeMap)(map01, S, S, 'inferno');
+    const workerBytes = bytes; // what web/runtime/image-worker.js sends per map today: map, upsample, normalise, colourise
+    bytes = mapBytes;
+    const old = counted(M.overlayMap)(image, map01, S, S, 0.6, 'inferno');
+    const oldBytes = bytes;
+    lab.setPhoto(image, features, h, w);
+    bytes = 0;
+    const r = lab.renderMap('gradcam', 3, 1, 'inferno', 0.6);
+    count(r.map01); count(r.rgba);
+    const newBytes = bytes;
+    t.diagnostic(`Embind bytes for one map: map+upsample+normalize+colorize ${workerBytes}, map+upsample+normalize+overlay ${oldBytes}, renderMap ${newBytes} (+ ${image.byteLength + features.byteLength} once per photo in setPhoto)`);
+    assert.ok(r.rgba instanceof Uint8ClampedArray && r.map01 instanceof Float32Array);
+    assert.deepEqual(r.map01, map01);
+    assert.deepEqual(r.rgba, old);
+    let p = 0;
+    for (let i = 1; i < map01.length; i++) if (map01[i] > map01[p]) p = i;
+    assert.deepEqual(r.peak, { x: p % S, y: Math.floor(p / S) });
+    assert.ok(newBytes < oldBytes / 2);
+    // negative controls: another opacity or class gives another picture
+    assert.notDeepEqual(lab.renderMap('gradcam', 3, 1, 'inferno', 0.3).rgba, old);
+    assert.notDeepEqual(lab.renderMap('gradcam', 4, 1, 'inferno', 0.6).rgba, old);
+    // recolour from the kept map: equals overlayMap on it, nothing recomputed
+    assert.deepEqual(lab.recolor('gradcam', 'jet', 1), M.overlayMap(image, lab.renderMap('gradcam', 4).map01, S, S, 1, 'jet'));
+    // a plan's map kept under its name
+    const put = lab.putMap('rise', up, 'viridis', 0.5);
+    assert.deepEqual(put.map01, map01);
+    assert.deepEqual(lab.recolor('rise', 'viridis', 0.5), put.rgba);
+    // plans on the kept photo equal the planX functions
+    const a = lab.plan('occlusion', 2, { window: 112, stride: 112 });
+    const b = M.planOcclusion(image, 2, 112, 112);
+    assert.equal(a.count(), 5);
+    assert.deepEqual(a.inputs(0, 5), b.inputs(0, 5));
+    a.delete(); b.delete();
+    const c = lab.plan('deletion', 2, { map: 'rise', steps: 4 });
+    const d = M.planDeletion(image, map01, 2, 4);
+    assert.equal(c.count(), 5);
+    assert.deepEqual(c.inputs(0, 5), d.inputs(0, 5));
+    c.delete(); d.delete();
+    const sc = lab.plan('scorecam', 1);
+    assert.equal(sc.count(), K);
+    sc.delete();
+    // a mask: renderMap also scores the pointing game and the energy
+    const mask = new Uint8Array(S * S).map((_, i) => ((i % S) < 112 ? 1 : 0));
+    lab.setMask(mask, 1, 15);
+    const m = lab.renderMap('cam', 0);
+    assert.deepEqual(m.pointing, { hit: M.pointingGame(m.map01, mask, 1, 15), energy: M.energyInMask(m.map01, mask, 1) });
+    // randomized() keeps the photo: its maps differ from the trained head's
+    const rnd = lab.randomized(5);
+    assert.notDeepEqual(rnd.renderMap('cam', 0).map01, m.map01);
+    rnd.delete();
+  } finally {
+    lab.delete();
+  }
+});

@@ -1,0 +1,247 @@
+// The one JS facade over the raw Embind bindings (docs/DESIGN.md "Binding convention"), linked with --post-js
+// so it runs inside the module factory (`Module` is the module). Raw names start with "_raw_" and never throw:
+// they return a value or an Error; a raw handle whose construction failed has a non-empty error(). Here those
+// become thrown Errors, raw handles become the public classes, and optional arguments get their defaults
+// (numeric defaults of methods and plans come from Module.catalogue(), the core's catalogue).
+// Raw bindings are looked up at call time, so the order in which Embind registers them does not matter.
+// ES5 on purpose: Emscripten 3.1.6's JS optimizer processes this file.
+(function (M) {
+  var catalogueCache = null;
+  function raw(name) { return M['_raw_' + name]; }
+  function check(r) {
+    if (r instanceof Error) throw r;
+    return r;
+  }
+  function checkHandle(h) {
+    var e = h.error();
+    if (e) {
+      h.delete();
+      throw new Error(e);
+    }
+    return h;
+  }
+  function catalogue() {
+    if (!catalogueCache) catalogueCache = check(raw('catalogue')());
+    return catalogueCache;
+  }
+  function specDefault(list, name) {
+    for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i]['default'];
+    throw new Error('the catalogue has no default for ' + name);
+  }
+  // Arguments with defaults: spec[i] undefined = required; a function = computed default.
+  function withDefaults(args, spec) {
+    var out = [];
+    for (var i = 0; i < spec.length; i++) {
+      var v = args[i];
+      if (v === undefined && spec[i] !== undefined) v = typeof spec[i] === 'function' ? spec[i]() : spec[i];
+      out.push(v);
+    }
+    return out;
+  }
+  // A public class over raw class `rawName`: `methods` maps a method name to its argument defaults (an array)
+  // or to {args, wrap: 'PublicClass'} for methods returning a raw handle.
+  function defineClass(name, rawName, methods, ctorSpec) {
+    function C() {
+      if (!(this instanceof C)) throw new Error(name + ' must be called with new');
+      if (arguments[0] && arguments[0].__raw) {
+        this._raw = arguments[0].__raw;
+        return;
+      }
+      var R = raw(rawName);
+      var a = ctorSpec ? withDefaults(arguments, ctorSpec) : Array.prototype.slice.call(arguments);
+      this._raw = checkHandle(new (Function.prototype.bind.apply(R, [null].concat(a)))());
+    }
+    Object.keys(methods).forEach(function (m) {
+      var spec = methods[m], args = Array.isArray(spec) ? spec : spec.args, wrap = Array.isArray(spec) ? null : spec.wrap;
+      C.prototype[m] = function () {
+        if (!this._raw) throw new Error(name + '.' + m + ': the object was deleted');
+        var r = check(this._raw[m].apply(this._raw, withDefaults(arguments, args)));
+        return wrap ? M[wrap].wrap(r) : r;
+      };
+    });
+    C.prototype.delete = function () {
+      if (this._raw) this._raw.delete();
+      this._raw = null;
+    };
+    C.wrap = function (h) { return new C({ __raw: checkHandle(h) }); };
+    M[name] = C;
+    return C;
+  }
+  function fn(name, spec, wrap) {
+    M[name] = function () {
+      var r = check(raw(name).apply(null, spec ? withDefaults(arguments, spec) : arguments));
+      return wrap ? M[wrap].wrap(r) : r;
+    };
+  }
+  var R; // required argument
+  var explainDefault = function (key) {
+    return function () { return specDefault(catalogue().text.explain, key); };
+  };
+
+  // ---- catalogue ----
+  M.catalogue = function () { return JSON.parse(JSON.stringify(catalogue())); };
+  fn('imagePasses', [R, {}, function () { return catalogue().image.default_channels; }]);
+
+  // ---- text (wasm/text_bindings.cpp) ----
+  var experimentArgs = [R, R, {}, 1];
+  defineClass('TextLab', 'TextLab', {
+    info: [], predict: [R], tokenizations: [], hasDataset: [R],
+    explain: [R, explainDefault('max_tokens'), explainDefault('ig_steps')],
+    experiment: [R, R, {}, 1, explainDefault('max_tokens')],
+    loadDataset: [R, R],
+    experimentRange: [R, R, R, R, {}, 1],
+    runSummary: experimentArgs,
+    summarizeRows: experimentArgs,
+    forwardBackward: [R, R], forwardBackwardBatch: [R, R, R],
+  });
+  var trainingMethods = { step: [R], configJson: [''], weights: [] };
+  defineClass('TextTraining', 'TextTraining', trainingMethods, [R, R, {}]);
+  var AdversaryTraining = defineClass('AdversaryTraining', 'AdversaryTraining', trainingMethods);
+  M.AdversaryTraining = function (base, trainTsv, devTsv, options) {
+    var lab = base && base._lab ? base._lab : base; // a TextLab (or the compat TextSession)
+    if (!lab || !lab._raw) throw new Error('AdversaryTraining: the base must be a loaded TextLab');
+    return new AdversaryTraining({ __raw: checkHandle(new (raw('AdversaryTraining'))(lab._raw, String(trainTsv), String(devTsv), options === undefined ? {} : options)) });
+  };
+  M.AdversaryTraining.wrap = AdversaryTraining.wrap;
+
+  // ---- image (wasm/image_bindings.cpp) ----
+  defineClass('ImageLab', 'ImageLab', {
+    logits: [R, R, R, R], softmax: [R, R], map: [R, R, R, R, R, 1], classes: [], channels: [],
+    randomized: { args: [1], wrap: 'ImageLab' },
+    setPhoto: [R, R, R, R], setMask: [null, 1, 15],
+    renderMap: [R, R, 1, 'viridis', 1], putMap: [R, R, 'viridis', 1], recolor: [R, 'viridis', 1],
+    plan: { args: [R, R, {}], wrap: 'ImagePlan' },
+  });
+  defineClass('ImagePlan', 'ImagePlan', {
+    count: [], done: [], accepted: [], inputs: [R, R], accept: [R, R], acceptN: [R, R, R], result: [], resultJson: [],
+  });
+  ['preprocessImage', 'preprocessMask', 'upsampleMap', 'normalizeMap', 'colorizeMap', 'overlayMap',
+   'pointingGame', 'energyInMask', 'maskIoU', 'spearmanMaps', 'eraseRegion'].forEach(function (name) { fn(name); });
+  ['planScoreCam', 'planRise', 'planOcclusion', 'planDeletion', 'planInsertion', 'planExplanationMask'].forEach(function (name) {
+    fn(name, null, 'ImagePlan');
+  });
+
+  // ---- localization lab (wasm/cnn_bindings.cpp) ----
+  defineClass('CnnTrainer', 'CnnTrainer', {
+    step: [R], probes: [], metrics: [0], erase: [R, 0.5, 200, 4], weights: [], configJson: [], done: [],
+  }, [{}]);
+  var loadCnnModel = function (configJson, weights) {
+    if (typeof configJson !== 'string') throw new Error('loadCnnModel: configJson must be the config.json text');
+    return M.CnnTrainer.wrap(raw('loadCnnModel')(configJson, weights));
+  };
+  M.loadCnnModel = loadCnnModel;
+
+  // ---- compat: the pre-issue-9 text API, JS shims over the above (remove once web/ has switched) ----
+  function compatJson(f) {
+    try {
+      return JSON.stringify(f());
+    } catch (e) {
+      return JSON.stringify({ error: e.message });
+    }
+  }
+  function compatError(f) {
+    try {
+      f();
+      return '';
+    } catch (e) {
+      return e.message;
+    }
+  }
+  function TextSession() { this._lab = null; }
+  function need(s) {
+    if (!s._lab) throw new Error('no model loaded');
+    return s._lab;
+  }
+  TextSession.prototype.load = function (config, weights) {
+    var self = this;
+    return compatError(function () {
+      var lab = new M.TextLab(config, weights);
+      if (self._lab) self._lab.delete();
+      self._lab = lab;
+      self._tsv = null;
+    });
+  };
+  TextSession.prototype.explain = function (t, m, g) {
+    var s = this;
+    return compatJson(function () { return need(s).explain(t, m, g); });
+  };
+  TextSession.prototype.predict = function (t) { return this._lab ? this._lab.predict(t) : NaN; };
+  TextSession.prototype.forwardBackward = function (t, l) { return this._lab ? this._lab.forwardBackward(t, l) : NaN; };
+  TextSession.prototype.forwardBackwardBatch = function (t, l, n) {
+    return this._lab && n >= 1 ? this._lab.forwardBackwardBatch(t, l, n) : NaN;
+  };
+  TextSession.prototype.info = function () {
+    var s = this;
+    return compatJson(function () { var i = need(s).info(); i.error = ''; return i; });
+  };
+  TextSession.prototype.experiment = function (name, text, params, seed, maxTokens) {
+    var s = this;
+    return compatJson(function () { return need(s).experiment(name, text, params, seed, maxTokens); });
+  };
+  TextSession.prototype.experimentRows = function (name, tsv, start, count, params, seed) {
+    var s = this;
+    return compatJson(function () {
+      var lab = need(s);
+      if (s._tsv !== tsv) {
+        lab.loadDataset('compat', tsv);
+        s._tsv = tsv;
+      }
+      return lab.experimentRange(name, 'compat', start, count, params, seed);
+    });
+  };
+  TextSession.prototype.experimentSummary = function (name, rowsJson, params, seed) {
+    var s = this;
+    return compatJson(function () {
+      var rows;
+      try { rows = JSON.parse(rowsJson); } catch (e) { rows = null; }
+      if (!Array.isArray(rows)) throw new Error('rows must be a JSON array');
+      return need(s).summarizeRows(name, rows, params, seed);
+    });
+  };
+  TextSession.prototype.delete = function () {
+    if (this._lab) this._lab.delete();
+    this._lab = null;
+  };
+  M.TextSession = TextSession;
+  function compatTrainer(make) {
+    function T(base) { this._t = null; this._base = base; }
+    T.prototype.start = function (trainTsv, devTsv, optionsJson) {
+      var self = this;
+      return compatError(function () {
+        var t = make(self._base, trainTsv, devTsv, optionsJson ? JSON.parse(optionsJson) : {});
+        if (self._t) self._t.delete();
+        self._t = t;
+      });
+    };
+    T.prototype.step = function (n) {
+      var self = this;
+      return compatJson(function () {
+        if (!self._t) throw new Error('training has not started');
+        var p = self._t.step(n);
+        p.error = '';
+        return p;
+      });
+    };
+    T.prototype.configJson = function (testTsv) {
+      if (!this._t) return JSON.stringify({ error: 'training has not started' });
+      try { return this._t.configJson(testTsv); } catch (e) { return JSON.stringify({ error: e.message }); }
+    };
+    T.prototype.weights = function () { return this._t ? this._t.weights() : null; };
+    T.prototype.delete = function () {
+      if (this._t) this._t.delete();
+      this._t = null;
+    };
+    return T;
+  }
+  M.TextTrainer = compatTrainer(function (_, a, b, o) { return new M.TextTraining(a, b, o); });
+  M.AdversaryTrainer = compatTrainer(function (base, a, b, o) {
+    if (!base || !base._lab) throw new Error('the base model is not loaded');
+    return M.AdversaryTraining(base, a, b, o);
+  });
+  M.experimentNames = function () {
+    return JSON.stringify(catalogue().experiments.filter(function (e) { return e.per_instance; })
+      .map(function (e) { return { name: e.name, description: e.description }; }));
+  };
+  M.imageMethodNames = function () { return JSON.stringify(catalogue().image.feature_methods); };
+  M.tokenize = function (text) { return JSON.stringify(check(raw('tokens')(String(text)))); };
+})(Module);
