@@ -1,6 +1,7 @@
 // state.js — the whole UI state, kept in the URL hash through one schema, so every view is a link.
 //
-// Contract (pure; no DOM, works in Node):
+// Contract (pure; no DOM, works in Node). The values of `method`, `colormap`, `erasefill`, `locrecipe` and the
+// range of `risen` are the core's (web/catalogue.js, generated from Module.catalogue()).
 //   SCHEMA                 — field → { type: 'enum' | 'string' | 'int', values?, default, maxLength?, min?, max? }
 //   defaults()             → a fresh state object with every field at its default
 //   parse(hash)            → state: '#view=text&model=sst2-tanh&text=a+fine+film' (leading '#' optional).
@@ -26,7 +27,15 @@
 // (the pool size; 0 = one per core). Fields are added
 // here when a view needs them.
 
+import { CATALOGUE } from './catalogue.js';
+
 export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
+
+// The fields whose values, defaults and ranges the core defines come from its catalogue (web/catalogue.js).
+const IMAGE_MAPS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kind !== 'metric').map((m) => m.name));
+const RISE_N = CATALOGUE.image.methods.find((m) => m.name === 'rise').params.find((p) => p.name === 'n');
+const RECIPE_NAMES = Object.freeze([CATALOGUE.cnn.default_recipe,
+  ...Object.keys(CATALOGUE.cnn.recipes).filter((k) => k !== CATALOGUE.cnn.default_recipe)]);
 
 export const DEFAULT_TEXT = "The acting is superb, but the plot is thin and the ending falls flat.";
 
@@ -50,16 +59,16 @@ export const SCHEMA = Object.freeze({
   // the explained class (model output index; -1 = the top-1), RISE masks, adversarial-erasing steps /
   // threshold (percent of the map's range) / fill. RISE and the random baseline reuse `seed`.
   image: { type: 'string', default: 'cat', maxLength: 60 },
-  method: { type: 'enum', values: Object.freeze(['cam', 'gradcam', 'gradcampp', 'scorecam', 'rise', 'occlusion', 'random']), default: 'cam' },
+  method: { type: 'enum', values: IMAGE_MAPS, default: IMAGE_MAPS[0] },
   opacity: { type: 'int', default: 50, min: 0, max: 100 },
-  colormap: { type: 'enum', values: Object.freeze(['viridis', 'inferno', 'gray', 'jet']), default: 'viridis' },
+  colormap: { type: 'enum', values: Object.freeze([...CATALOGUE.image.colormaps]), default: CATALOGUE.image.colormaps[0] },
   backend: { type: 'enum', values: Object.freeze(['auto', 'wasm', 'webgpu']), default: 'auto' },
   threads: { type: 'int', default: 0, min: 0, max: 16 },
   target: { type: 'int', default: -1, min: -1, max: 1000 },
-  risen: { type: 'int', default: 1000, min: 50, max: 8000 },
+  risen: { type: 'int', default: RISE_N.default, min: RISE_N.min, max: RISE_N.max },
   erasesteps: { type: 'int', default: 3, min: 1, max: 8 },
   erasethr: { type: 'int', default: 50, min: 5, max: 95 },
-  erasefill: { type: 'enum', values: Object.freeze(['mean', 'blur', 'grey']), default: 'mean' },
+  erasefill: { type: 'enum', values: Object.freeze([...CATALOGUE.image.erase_fills]), default: CATALOGUE.image.erase_fills[0] },
   // Localization view (views/localization-view.js): pooling head, CBAM placement, confounder p in percent,
   // epochs, training seed and the training recipe (its RECIPES: image size, widths, images per epoch).
   lochead: { type: 'enum', values: Object.freeze(['gap', 'gmp', 'lse']), default: 'gap' },
@@ -67,7 +76,7 @@ export const SCHEMA = Object.freeze({
   locconf: { type: 'int', default: 0, min: 0, max: 100 },
   locepochs: { type: 'int', default: 8, min: 1, max: 30 },
   locseed: { type: 'int', default: 1, min: 0, max: 2147483647 },
-  locrecipe: { type: 'enum', values: Object.freeze(['page', 'tiny', 'full']), default: 'page' },
+  locrecipe: { type: 'enum', values: RECIPE_NAMES, default: CATALOGUE.cnn.default_recipe },
   // Debate runs: pool workers (0 = one per core, navigator.hardwareConcurrency; runtime/pool.js).
   workers: { type: 'int', default: 0, min: 0, max: 16 },
 });

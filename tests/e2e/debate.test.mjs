@@ -11,7 +11,9 @@
 //   - every other experiment of the build runs on N = 6 in the Debate tab, draws its figure (or says it has
 //     none), and every number of its summary equals the CLI's; one that skips every sentence (it needs
 //     something the page does not have) says why (screenshots tests/e2e/out/debate-NAME.png);
-//   - the URL holds view / experiment / model / N / seed; an unknown experiment in a link falls back.
+//   - the URL holds view / experiment / model / N / seed; an unknown experiment in a link falls back;
+//   - a pool of 3 workers (workers=3) gives exactly the rows of one worker (workers=1): the CSV downloads are
+//     byte for byte equal (kendall, N = 45), and a link's out-of-range workers= is named in #link-notice.
 // Saves tests/e2e/out/live-panels.png, debate.png and debate-cancelled.png (look at them).
 // Skips — with the reason printed — only when web/gen, the sst2-tanh model, the data set or the CLI is missing.
 import { describe, test, before, after } from 'node:test';
@@ -347,6 +349,31 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
     await page.click('.view-tab[data-view="debate"]');
     assert.equal(await page.isVisible('#view-debate'), true);
     assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a pool of workers gives the rows of one worker, in the same order (CSV byte for byte)', { timeout: TIMEOUT }, async () => {
+    const csvOf = async (workers) => {
+      const page = await openPage(`#view=debate&experiment=kendall&model=${MODEL}&n=45&workers=${workers}`);
+      await waitDebate(page, ['idle']);
+      await page.click('#debate-run');
+      assert.equal(await waitDebate(page, ['done', 'error', 'cancelled']), 'done');
+      assert.equal(await page.locator('#view-debate').getAttribute('data-workers'), String(workers));
+      assert.equal(await page.locator('#debate-result').getAttribute('data-rows'), '45');
+      const csv = await page.evaluate(async () => (await fetch(document.getElementById('debate-csv').href)).text());
+      const summary = await page.locator('#debate-all-numbers').textContent();
+      assert.deepEqual(page.errors, []);
+      await page.close();
+      return { csv, summary };
+    };
+    const one = await csvOf(1);
+    const three = await csvOf(3);
+    assert.ok(one.csv.length > 1000, 'a CSV of 45 rows');
+    assert.equal(three.csv, one.csv);
+    assert.equal(three.summary, one.summary);
+    const page = await openPage('#view=debate&workers=99');
+    await waitDebate(page, ['idle']);
+    assert.match(await page.locator('#link-notice').textContent(), /workers=99 in the link is above the largest value, 16: 16 is used/);
     await page.close();
   });
 });

@@ -20,19 +20,20 @@ import { renderToyChart } from '../render/loc-toy.js';
 import { growingFits } from '../analysis/least-squares-toy.js';
 import { CnnClient } from '../runtime/cnn-client.js';
 import { sha256Hex } from '../runtime/model-cache.js';
+import { CATALOGUE } from '../catalogue.js';
 
-// Training recipes (see docs/DESIGN.md "Localization lab"). `page` is sized to train in the page in about two
-// minutes on this machine; `full` is the native default of `attnlab train-cnn` (slow in wasm).
-export const RECIPES = Object.freeze({
-  page: { label: 'page (32×32, 4 stages 8/16/32/64, 8×8 maps, 4,000 images per epoch, Adam)', imageSize: 32, widths: [8, 16, 32, 64], pool: [true, true, false, false], trainSize: 4000, valSize: 500, optimizer: 'adam', lr: 0.003 },
-  tiny: { label: 'tiny (32×32, 8/16/32, 256 images per epoch — a quick look)', imageSize: 32, widths: [8, 16, 32], trainSize: 256, valSize: 100, optimizer: 'adam', lr: 0.003 },
-  full: { label: 'full (64×64, 16/32/64, 8,000 images per epoch, SGD — the CLI default; slow here)', imageSize: 64, widths: [16, 32, 64], trainSize: 8000, valSize: 500, optimizer: 'sgd', lr: 0.05 },
-});
-const CLASS_NAMES = ['circle', 'square', 'triangle', 'cross', 'ring'];
+// Training recipes and class names: the core's catalogue (web/catalogue.js; docs/DESIGN.md "Localization lab").
+// `page` is sized to train in the page in about two minutes on this machine; `full` is the native default of
+// `attnlab train-cnn` (slow in wasm).
+export const RECIPES = Object.freeze(Object.fromEntries(
+  [CATALOGUE.cnn.default_recipe, ...Object.keys(CATALOGUE.cnn.recipes).filter((k) => k !== CATALOGUE.cnn.default_recipe)
+    .sort((a, b) => CATALOGUE.cnn.recipes[a].trainSize - CATALOGUE.cnn.recipes[b].trainSize)]
+    .map((k) => [k, Object.freeze({ ...CATALOGUE.cnn.recipes[k] })])));
+const CLASS_NAMES = CATALOGUE.cnn.class_names;
 const TOY_SIZES = [8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384];
 
 export function trainOptions(state) {
-  const r = RECIPES[state.locrecipe] ?? RECIPES.page;
+  const r = RECIPES[state.locrecipe] ?? RECIPES[CATALOGUE.cnn.default_recipe];
   return {
     head: state.lochead, cbam: state.loccbam, confounder: state.locconf / 100, seed: state.locseed,
     epochs: state.locepochs, imageSize: r.imageSize, widths: r.widths, ...(r.pool ? { pool: r.pool } : {}), trainSize: r.trainSize, valSize: r.valSize,

@@ -17,12 +17,15 @@
 //   Below the token rows, the live experiment panels (views/live-panels.js) run on each shown result; they
 //   have their own per-panel status and never change section.dataset.status.
 import { fitsInUrl } from '../state.js';
+import { CATALOGUE } from '../catalogue.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
 
-export const MAX_TOKENS = 200;
-export const IG_STEPS = 50; // the CLI's default, so page and `attnlab explain-text` agree
+// The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
+const EXPLAIN = Object.fromEntries(CATALOGUE.text.explain.map((p) => [p.name, p.default]));
+export const MAX_TOKENS = EXPLAIN.max_tokens;
+export const IG_STEPS = EXPLAIN.ig_steps;
 const DEBOUNCE_MS = 250;
 
 const EXAMPLES = [

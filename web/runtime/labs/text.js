@@ -4,7 +4,8 @@
 // Requests (protocol: worker-channel.js; sessions: text-models.js):
 //   manifest {}                                  → the manifest, trained models after the shipped ones
 //   explain {model, text, maxTokens, igSteps}    → the explain JSON (docs/DESIGN.md) + model, class_names
-//   experiments {}                               → [{name, description}] (Module.experimentNames(); [] without)
+//   experiments {}                               → [{name, description, params}]: the per-instance experiments of
+//                                                  the core's catalogue (Module.catalogue(); [] without)
 //   experiment {model, name, text, params, seed, maxTokens}
 //                                                → the experiment's row for this text (instance 0) + tokens,
 //                                                  unknown, model, class_names; may be {skipped: reason}
@@ -37,6 +38,10 @@ async function explain(msg, ctx) {
 
 async function experimentNames() {
   const Module = await loadCore();
+  if (typeof Module.catalogue === 'function') {
+    return Module.catalogue().experiments.filter((e) => e.per_instance)
+      .map(({ name, description, params }) => ({ name, description, params }));
+  }
   if (typeof Module.experimentNames !== 'function') return [];
   const list = parseCore(Module.experimentNames());
   return Array.isArray(list) ? list.filter((e) => e && typeof e.name === 'string') : [];

@@ -33,15 +33,15 @@ export function installMapCache(v) {
   }
 
   function slowParams(method) {
-    if (method === 'rise') return { n: v.st.risen, cells: 7, p: 0.5, seed: v.st.seed };
-    if (method === 'occlusion') return { window: 32, stride: 16 };
-    return {};
+    const p = { ...METHOD[method].params }; // the catalogue's defaults, then what the URL sets
+    if (method === 'rise') Object.assign(p, { n: v.st.risen, seed: v.st.seed });
+    return p;
   }
+  // Network passes, by the catalogue's rule: a parameter's value (RISE: n) or the count at the defaults.
   function passesOf(method) {
-    if (method === 'scorecam') return 1280;
-    if (method === 'rise') return v.st.risen;
-    if (method === 'occlusion') return 169;
-    return 1;
+    const m = METHOD[method];
+    const p = v.slowParams(method);
+    return Number.isFinite(p[m.passes]) ? p[m.passes] : m.passesDefault;
   }
 
   function computeSlow(method) {
