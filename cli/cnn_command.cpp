@@ -20,6 +20,7 @@
 #include "model/cnn_checkpoint.h"
 #include "train/cnn_options.h"
 #include "train/cnn_trainer.h"
+#include "validators.h"
 
 namespace attnlab::cli {
 
@@ -337,9 +338,9 @@ std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_
   t->add_option("--image-size", c->image_size)->check(CLI::Range(16, 512));
   t->add_option("--classes", c->classes, "number of shape classes (2..5)")->check(CLI::Range(2, 5));
   t->add_option("--optimizer", c->optimizer)->check(CLI::IsMember({"sgd", "adam"}));
-  t->add_option("--lr", c->lr);
-  t->add_option("--momentum", c->momentum);
-  t->add_option("--weight-decay", c->weight_decay);
+  t->add_option("--lr", c->lr)->check(FiniteRange(1e-12, 10.0));
+  t->add_option("--momentum", c->momentum)->check(FiniteRange(0.0, 1.0));
+  t->add_option("--weight-decay", c->weight_decay)->check(FiniteRange(0.0, 10.0));
   t->add_option("--storage", c->storage, "f16 | f32 weights on disk")->check(CLI::IsMember({"f16", "f32"}));
 
   c->eval = app.add_subcommand("eval-cnn", "accuracy and localisation metrics of a CNN model folder");

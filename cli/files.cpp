@@ -2,13 +2,28 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 namespace attnlab::cli {
 
-bool read_file(const std::string& path, std::string* out, std::string* error) {
+bool read_file(const std::string& path, std::string* out, std::string* error, uint64_t max_bytes) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    *error = "cannot read '" + path + "': it is a directory, not a file";
+    return false;
+  }
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes) {
+      *error = "cannot read '" + path + "': " + std::to_string(size) + " bytes, more than the limit of " +
+               std::to_string(max_bytes) + " bytes";
+      return false;
+    }
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = "cannot read '" + path + "': " + std::strerror(errno);
@@ -46,10 +61,8 @@ std::vector<TextExample> load_tsv(const std::string& path, int max_tokens) {
   std::string content, error;
   if (!read_file(path, &content, &error)) fail(error);
   std::vector<TextExample> out;
-  if (!parse_labeled_tsv(content, &out, &error)) fail(path + ": " + error);
-  if (max_tokens > 0)
-    for (auto& ex : out)
-      if (static_cast<int>(ex.tokens.size()) > max_tokens) ex.tokens.resize(max_tokens);
+  if (!parse_labeled_tsv(content, &out, &error, max_tokens)) fail(path + ": " + error);
+  if (out.empty()) fail(path + ": no examples (the file is empty or has only blank lines)");
   return out;
 }
 

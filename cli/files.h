@@ -10,15 +10,18 @@
 
 namespace attnlab::cli {
 
-// Reads a whole file; on failure returns false with a message naming the path.
-bool read_file(const std::string& path, std::string* out, std::string* error);
+// Reads a whole file; on failure returns false with a message naming the path (a directory, a file over
+// max_bytes — checked before reading — or an unreadable path).
+constexpr uint64_t kMaxInputFileBytes = uint64_t{2} << 30;  // 2 GiB
+bool read_file(const std::string& path, std::string* out, std::string* error,
+               uint64_t max_bytes = kMaxInputFileBytes);
 bool write_file(const std::string& path, const std::string& data, std::string* error);
 bool write_file(const std::string& path, const std::vector<uint8_t>& data, std::string* error);
 
 // Prints "attnlab: MESSAGE" to stderr and exits 1.
 [[noreturn]] void fail(const std::string& message);
 // A `label<TAB>text` file, tokenised, each text cut to its first max_tokens tokens (0: no cut); fails with the
-// path and line on a bad file.
+// path and line on a bad file (text/dataset.h limits) and on a file without any example.
 std::vector<TextExample> load_tsv(const std::string& path, int max_tokens = 0);
 // Token ids of the first `limit` examples (0: all); fails naming `path` on a label >= num_classes.
 std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,

@@ -1,6 +1,7 @@
 // attnlab command line: trains, evaluates and explains text models with the core. Every subcommand
 // prints one JSON object as its last stdout line (progress goes to stderr).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "model/text_checkpoint.h"
 #include "text/dataset.h"
 #include "train/text_trainer.h"
+#include "validators.h"
 
 using namespace attnlab;
 using nlohmann::json;
@@ -37,8 +39,15 @@ json metrics_json(const ClassificationMetrics& m) {
 
 ClassificationMetrics evaluate(const TextModel& model, const std::vector<EncodedExample>& data) {
   std::vector<int> gold;
-  for (const auto& ex : data) gold.push_back(ex.label);
-  return classification_metrics(predict_classes(model.config, model.params, data), gold, model.config.num_classes);
+  size_t longest = 1;
+  for (const auto& ex : data) {
+    gold.push_back(ex.label);
+    longest = std::max(longest, ex.ids.size());
+  }
+  // Batches of 64, fewer for very long texts: at most ~64k tokens (~600 MB of activations) per batch.
+  const int batch = static_cast<int>(std::clamp<size_t>(65536 / longest, 1, 64));
+  return classification_metrics(predict_classes(model.config, model.params, data, batch), gold,
+                                model.config.num_classes);
 }
 
 }  // namespace
@@ -71,14 +80,14 @@ int main(int argc, char** argv) {
   train->add_option("--seed", seed);
   train->add_option("--epochs", epochs)->check(CLI::Range(1, 1000));
   train->add_option("--batch-size", batch_size)->check(CLI::Range(1, 4096));
-  train->add_option("--lr", lr);
-  train->add_option("--weight-decay", weight_decay);
+  train->add_option("--lr", lr)->check(cli::FiniteRange(1e-12, 10.0));
+  train->add_option("--weight-decay", weight_decay)->check(cli::FiniteRange(0.0, 10.0));
   train->add_option("--embedding-dim", embedding_dim)->check(CLI::Range(1, 4096));
   train->add_option("--hidden-dim", hidden_dim)->check(CLI::Range(1, 4096));
   train->add_option("--num-classes", num_classes)->check(CLI::Range(2, 1000));
   train->add_option("--vocab-from", vocab_path, "TSV whose words form the vocabulary (default: --train)");
   train->add_option("--min-count", min_count, "keep words seen at least this often")->check(CLI::Range(1, 1000000));
-  train->add_option("--limit", limit, "use only the first N training examples (0 = all)");
+  train->add_option("--limit", limit, "use only the first N training examples (0 = all)")->check(CLI::NonNegativeNumber);
   train->add_option("--storage", storage, "f16 | f32 weights on disk")->check(CLI::IsMember({"f16", "f32"}));
 
   // eval-text
@@ -166,6 +175,10 @@ int main(int argc, char** argv) {
     const StorageType st = storage == "f16" ? StorageType::F16 : StorageType::F32;
     if (st == StorageType::F16)
       for (Mat<float>* m : model.params.list()) *m = m->unaryExpr([](float v) { return round_to_half(v); });
+    for (const auto& [name, m] : model.params.named())  // a diverged run must not leave a model eval-text rejects
+      if (!m->allFinite())
+        fail("training diverged: parameter '" + name + "' has NaN or infinite values" +
+             (st == StorageType::F16 ? " after rounding to f16" : "") + " (try a smaller --lr)");
     json metrics;
     metrics["dev"] = metrics_json(evaluate(model, dev_set));
     if (!test_path.empty()) metrics["test"] = metrics_json(evaluate(model, cli::encode_examples(model.vocab, load_tsv(test_path, train_max_tokens), num_classes, test_path)));

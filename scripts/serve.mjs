@@ -1,7 +1,8 @@
 // serve.mjs — the static file server for the attnlab page (plain node:http, no dependencies).
 //
 // Contract:
-//   startServer({ port = 8080, host = '127.0.0.1', root = <repo root> }) → Promise<{ server, port, url, close() }>
+//   startServer({ port = 8080, host = '127.0.0.1', root = <repo root>, headersTimeout = 10 s, requestTimeout = 30 s })
+//     → Promise<{ server, port, url, close() }>
 //   Serves only these trees of `root`:
 //     /web/…         → web/
 //     /models/…      → models/
@@ -11,8 +12,12 @@
 //   `/` and `/web` redirect to `/web/`; a directory serves its index.html. Everything else is 404, and
 //   no request can leave those trees (`..`, encoded separators, NUL, dot-files and symlinks pointing
 //   outside are refused). Every response carries COOP same-origin, COEP require-corp and CORP same-origin
-//   (the page is cross-origin isolated, so threaded wasm works). GET and HEAD only.
-// CLI: `node scripts/serve.mjs [--port N] [--host H]` (PORT env also works; --port wins).
+//   (the page is cross-origin isolated, so threaded wasm works), nosniff, and the Content-Security-Policy
+//   CSP below (pages and workers alike: a worker script's own response sets the worker's policy).
+//   GET and HEAD only (405); a request with a body is refused (413); a request target that is not a valid
+//   URL is 400; headers over 16 KB are 431; headers must arrive within 10 s and the request within 30 s (408).
+// CLI: `node scripts/serve.mjs [--port N] [--host H]` (PORT env also works; --port wins). The server binds
+//   127.0.0.1 unless --host names another interface (e.g. `--host 0.0.0.0`, which prints a warning).
 import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -50,7 +55,25 @@ const MIME = {
   '.map': 'application/json; charset=utf-8',
 };
 
+// No inline script, no eval: scripts, workers and wasm only from this origin; 'wasm-unsafe-eval' is what
+// WebAssembly.compile / instantiate need (Emscripten's glue is built with -sDYNAMIC_EXECUTION=0, ORT Web's
+// bundles use no eval). Styles: the page's stylesheet plus the inline <style> that Observable Plot puts in
+// each chart ('unsafe-inline' for styles only). Images: data: (the favicon) and blob: (PNG export).
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 const SECURITY_HEADERS = {
+  'Content-Security-Policy': CSP,
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
   'Cross-Origin-Resource-Policy': 'same-origin',
@@ -95,9 +118,17 @@ function send(res, status, body, headers = {}) {
 
 async function handle(root, req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return send(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD' });
+    return send(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD', Connection: 'close' });
   }
-  const url = new URL(req.url, 'http://localhost');
+  if (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding']) {
+    return send(res, 413, 'A GET or HEAD request has no body\n', { Connection: 'close' });
+  }
+  let url;
+  try {
+    url = new URL(req.url, 'http://localhost');
+  } catch {
+    return send(res, 400, 'Bad request: the request target is not a valid URL\n', { Connection: 'close' });
+  }
   const p = url.pathname;
   if (p === '/' || p === '/web' || p === '/index.html') {
     return send(res, 302, 'Found: /web/\n', { Location: '/web/' + url.search });
@@ -145,14 +176,26 @@ async function handle(root, req, res) {
   stream.pipe(res);
 }
 
-export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT, headersTimeout = 10_000, requestTimeout = 30_000 } = {}) {
   const absRoot = path.resolve(root);
-  const server = http.createServer((req, res) => {
-    handle(absRoot, req, res).catch((err) => {
+  const limits = {
+    maxHeaderSize: 16 * 1024,
+    headersTimeout,
+    requestTimeout,
+    connectionsCheckingInterval: Math.min(1000, headersTimeout),
+  };
+  const server = http.createServer(limits, (req, res) => {
+    handle(absRoot, req, res).catch((err) => {  // a bug, not bad input (bad input gets 4xx above)
       if (!res.headersSent) send(res, 500, 'Internal error\n');
       else res.destroy();
       console.error('serve:', err);
     });
+  });
+  server.on('clientError', (err, socket) => {  // malformed HTTP, oversized or slow headers: answer, no log
+    if (!socket.writable) return socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const text = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -202,6 +245,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   startServer(opts).then(
     ({ url }) => {
       console.log(`attnlab: serving on ${url}/web/  (Ctrl-C to stop)`);
+      if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
+        console.warn(`serve: warning: listening on ${opts.host}, not only on this machine (loopback is the default)`);
+      }
     },
     (err) => {
       console.error(`serve: cannot listen on ${opts.host}:${opts.port}: ${err.message}`);

@@ -3,8 +3,10 @@
 // checked before get<>, JSON is dumped with error_handler_t::replace, and the nesting depth of the header
 // is bounded before parsing. Multi-byte values are (de)serialised byte by byte (little-endian), so the host
 // byte order and alignment do not matter.
-// Reading: on failure *out is left empty and *error names the problem. Not checked (as Python's
-// safetensors does): that the tensors tile the data buffer without gaps or overlaps.
+// Reading: on failure *out is left empty and *error names the problem. As the Rust safetensors crate
+// (its `validate`): the header is at most 100 MB of UTF-8, no key appears twice in one object, and the
+// tensors, sorted by offset, tile the data buffer exactly — no overlap, no gap, no trailing bytes
+// (zero-size tensors, e.g. shape [2, 0] at [0, 0], fit anywhere on the tiling).
 // Writing: tensors in name order, contiguous, header padded with spaces to a multiple of 8 bytes.
 // write_safetensors returns an empty vector when the input is invalid (see write_safetensors_checked).
 #include "io/safetensors.h"
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 namespace attnlab {
@@ -22,6 +25,62 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxHeaderDepth = 64;
+constexpr uint64_t kMaxHeaderBytes = 100000000;  // the Rust crate's MAX_HEADER_SIZE
+
+// Index of the first byte that is not part of well-formed UTF-8 (no overlongs, surrogates or > U+10FFFF),
+// or npos when the whole text is valid.
+size_t first_invalid_utf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int len = 0;
+    uint32_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + len > n || p[i + 1] < lo || p[i + 1] > hi) return i;
+    for (int k = 2; k < len; ++k)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+// Parses JSON and reports the first key that appears twice in one object (nlohmann keeps the last one
+// silently). Returns a discarded value on a syntax error.
+json parse_rejecting_duplicates(const std::string& text, std::string* duplicate) {
+  std::vector<std::vector<std::string>> keys;  // one list per open object
+  json::parser_callback_t cb = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      if (!keys.empty()) keys.pop_back();
+    } else if (event == json::parse_event_t::key && !keys.empty() && parsed.is_string()) {
+      const std::string& k = parsed.get_ref<const std::string&>();
+      auto& seen = keys.back();
+      if (duplicate->empty() && std::find(seen.begin(), seen.end(), k) != seen.end()) *duplicate = k;
+      seen.push_back(k);
+    }
+    return true;
+  };
+  return json::parse(text, cb, false);
+}
 
 uint64_t load_u64_le(const uint8_t* p) {
   uint64_t v = 0;
@@ -104,7 +163,7 @@ bool fail(std::string* error, const std::string& msg) {
 }
 
 bool parse_tensor(const std::string& name, const json& entry, const uint8_t* data, uint64_t data_size,
-                  NamedTensor* out, std::string* error) {
+                  NamedTensor* out, uint64_t* begin_out, uint64_t* end_out, std::string* error) {
   const std::string where = "tensor '" + name + "': ";
   if (!entry.is_object()) return fail(error, where + "entry is not an object");
 
@@ -168,6 +227,8 @@ bool parse_tensor(const std::string& name, const json& entry, const uint8_t* dat
                            " (file truncated?)");
   }
 
+  *begin_out = static_cast<uint64_t>(begin);
+  *end_out = static_cast<uint64_t>(end);
   out->shape = std::move(shape);
   out->data.resize(static_cast<size_t>(count));
   const uint8_t* p = data + begin;
@@ -211,14 +272,26 @@ bool read_safetensors(const uint8_t* bytes, size_t size, SafetensorsFile* out, s
   if (header_len > static_cast<uint64_t>(size) - 8) {
     return fail(error, "header length " + std::to_string(header_len) + " exceeds file size " + std::to_string(size));
   }
+  if (header_len > kMaxHeaderBytes) {
+    return fail(error, "header length " + std::to_string(header_len) + " exceeds the limit of " +
+                           std::to_string(kMaxHeaderBytes) + " bytes");
+  }
   const std::string header(reinterpret_cast<const char*>(bytes) + 8, static_cast<size_t>(header_len));
+  if (const size_t bad = first_invalid_utf8(header); bad != std::string::npos) {
+    return fail(error, "header is not valid UTF-8 (byte " + std::to_string(bad) + " of the header)");
+  }
   if (json_depth(header) > kMaxHeaderDepth) return fail(error, "header is nested too deeply");
-  const json j = json::parse(header, nullptr, false);
+  std::string duplicate;
+  const json j = parse_rejecting_duplicates(header, &duplicate);
   if (j.is_discarded()) return fail(error, "header is not valid JSON");
   if (!j.is_object()) return fail(error, "header is not a JSON object");
+  if (!duplicate.empty()) {
+    return fail(error, "header has the key '" + duplicate.substr(0, 200) + "' twice");
+  }
 
   const uint8_t* data = bytes + 8 + header_len;
   const uint64_t data_size = static_cast<uint64_t>(size) - 8 - header_len;
+  std::vector<std::tuple<uint64_t, uint64_t, std::string>> spans;  // begin, end, name
   for (const auto& item : j.items()) {
     const std::string& name = item.key();
     const json& value = item.value();
@@ -231,8 +304,31 @@ bool read_safetensors(const uint8_t* bytes, size_t size, SafetensorsFile* out, s
       continue;
     }
     NamedTensor t;
-    if (!parse_tensor(name, value, data, data_size, &t, error)) return false;
+    uint64_t begin = 0, end = 0;
+    if (!parse_tensor(name, value, data, data_size, &t, &begin, &end, error)) return false;
+    spans.push_back({begin, end, name});
     result.tensors.emplace(name, std::move(t));
+  }
+  // The tensors must tile [0, data_size): sorted by (begin, end), each starts where the previous ended.
+  std::sort(spans.begin(), spans.end());
+  uint64_t covered = 0;
+  const std::string* last = nullptr;
+  for (const auto& [b, e, name] : spans) {
+    if (b < covered) {
+      return fail(error, "tensor '" + name + "': data_offsets [" + std::to_string(b) + ", " + std::to_string(e) +
+                             "] overlap tensor '" + *last + "' (which ends at " + std::to_string(covered) + ")");
+    }
+    if (b > covered) {
+      return fail(error, "tensor '" + name + "': data_offsets [" + std::to_string(b) + ", " + std::to_string(e) +
+                             "] leave bytes " + std::to_string(covered) + ".." + std::to_string(b) +
+                             " of the data unused");
+    }
+    covered = e;
+    if (e > b || last == nullptr) last = &name;
+  }
+  if (covered != data_size) {
+    return fail(error, "the data has " + std::to_string(data_size - covered) + " trailing bytes after the last tensor (" +
+                           std::to_string(covered) + " of " + std::to_string(data_size) + " bytes used)");
   }
   if (out) *out = std::move(result);
   if (error) error->clear();

@@ -16,6 +16,18 @@ std::vector<NamedParam<float>> all_tensors(CnnParams<float>& p) {
   return out;
 }
 
+// A lower bound of the values the config's tensors hold (conv weights + classifier), checked against the
+// file before the parameters are allocated: a config of eight 1024-wide stages would otherwise allocate
+// ~300 MB to report that an empty file lacks a tensor.
+uint64_t min_cnn_values(const CnnConfig& c) {
+  uint64_t n = 0, in = static_cast<uint64_t>(c.in_channels);
+  for (int w : c.widths) {
+    n += in * static_cast<uint64_t>(w) * 9;
+    in = static_cast<uint64_t>(w);
+  }
+  return n + in * static_cast<uint64_t>(c.num_classes);
+}
+
 }  // namespace
 
 bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, CnnModel* out,
@@ -24,7 +36,8 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
   if (!parse_config(config_json, "attnlab-cnn-v1", "CNN", &j, error)) return false;
   CnnModel m;
   CnnConfig& c = m.config;
-  if (!config_get_int(j, "image_size", 8, 1024, &c.image_size, error) ||
+  // image_size: the range the shapes data and `eval-cnn` accept (ShapesConfig, train-cnn --image-size).
+  if (!config_get_int(j, "image_size", 16, 512, &c.image_size, error) ||
       !config_get_int(j, "in_channels", 1, 16, &c.in_channels, error) ||
       !config_get_int(j, "num_classes", 2, 1000, &c.num_classes, error) ||
       !config_get_int(j, "cbam_reduction", 1, 1024, &c.cbam_reduction, error))
@@ -38,12 +51,17 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
   c.widths.clear();
   c.pool.clear();
   c.cbam.clear();
+  if (widths->size() > 8) {
+    *error = "config.json: 'widths' has " + std::to_string(widths->size()) + " stages, at most 8";
+    return false;
+  }
   for (const auto& w : *widths) {
-    if (!w.is_number_integer()) {
-      *error = "config.json: 'widths' must hold integers";
+    long long v = 0;
+    if (!json_int_in(w, 1, 1024, &v)) {
+      *error = "config.json: 'widths' must hold integers in [1, 1024], got " + w.dump();
       return false;
     }
-    c.widths.push_back(w.get<int>());
+    c.widths.push_back(static_cast<int>(v));
   }
   for (const auto& b : *pool) {
     if (!b.is_boolean()) {
@@ -70,19 +88,24 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
       *error = "config.json: 'lse_r' must be a number";
       return false;
     }
-    c.lse_r = r->get<double>();
+    c.lse_r = r->get<double>();  // range checked by c.check()
   }
   const std::string check = c.check();
   if (!check.empty()) {
     *error = "config.json: " + check;
     return false;
   }
-  auto names = j.find("class_names");
-  if (names != j.end() && names->is_array())
-    for (const auto& n : *names)
-      if (n.is_string()) m.class_names.push_back(n.get<std::string>());
-  if (static_cast<int>(m.class_names.size()) != c.num_classes) {
-    m.class_names.clear();
+  auto names = j.find("class_names");  // optional (absent: "class 0", "class 1", ...)
+  if (names != j.end()) {
+    bool ok = names->is_array() && static_cast<int>(names->size()) == c.num_classes;
+    for (size_t i = 0; ok && i < names->size(); ++i) ok = (*names)[i].is_string();
+    if (!ok) {
+      *error = "config.json: 'class_names' must be an array of " + std::to_string(c.num_classes) +
+               " strings (one per class)";
+      return false;
+    }
+    for (const auto& n : *names) m.class_names.push_back(n.get<std::string>());
+  } else {
     for (int k = 0; k < c.num_classes; ++k) m.class_names.push_back("class " + std::to_string(k));
   }
   json extra = json::object();
@@ -96,6 +119,13 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
   std::string st_error;
   if (!read_safetensors(weights, weights_size, &file, &st_error)) {
     *error = "model.safetensors: " + st_error;
+    return false;
+  }
+  uint64_t have = 0;
+  for (const auto& [name, t] : file.tensors) have += t.data.size();
+  if (have < min_cnn_values(c)) {
+    *error = "model.safetensors holds only " + std::to_string(have) + " values; the tensor shapes of the config need at least " +
+             std::to_string(min_cnn_values(c));
     return false;
   }
   m.params.resize(c);
@@ -143,7 +173,7 @@ std::string cnn_model_config_json(const CnnModel& model) {
   j["image_size"] = c.image_size;
   j["in_channels"] = c.in_channels;
   j["num_classes"] = c.num_classes;
-  j["class_names"] = model.class_names;
+  if (static_cast<int>(model.class_names.size()) == c.num_classes) j["class_names"] = model.class_names;
   j["widths"] = c.widths;
   j["pool"] = c.pool;
   j["cbam"] = c.cbam;

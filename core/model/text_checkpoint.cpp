@@ -8,6 +8,87 @@ namespace attnlab {
 
 using nlohmann::json;
 
+// --- Validation before allocation -------------------------------------------------------------------
+// The file's tensors are checked against the config before any parameter is allocated (a config may ask
+// for 4096-wide layers: resizing first would take ~1.4 GB just to say a tensor is missing).
+namespace {
+
+using Shapes = std::vector<std::pair<std::string, std::vector<int64_t>>>;
+
+// The tensors the config needs, with their checkpoint shapes (docs/DESIGN.md). False for an encoder not
+// listed here: then only the lower bound below is checked before allocating.
+bool expected_text_tensors(const TextConfig& c, Shapes* out) {
+  const int64_t V = c.vocab_size, E = c.embedding_dim, H = c.hidden_dim, C = c.outputs();
+  *out = {{"embedding.weight", {V, E}}};
+  switch (c.encoder) {
+    case EncoderKind::BiLstm:
+      for (const char* dir : {"forward", "backward"}) {
+        const std::string p = std::string("encoder.") + dir + ".";
+        out->push_back({p + "weight_ih", {4 * H, E}});
+        out->push_back({p + "weight_hh", {4 * H, H}});
+        out->push_back({p + "bias", {4 * H}});
+      }
+      break;
+    case EncoderKind::Mlp:
+      out->push_back({"encoder.mlp.weight", {2 * H, E}});
+      out->push_back({"encoder.mlp.bias", {2 * H}});
+      break;
+    default:
+      return false;
+  }
+  if (c.attention == AttentionKind::Tanh) {
+    out->push_back({"attention.w1.weight", {H, 2 * H}});
+    out->push_back({"attention.w1.bias", {H}});
+    out->push_back({"attention.v.weight", {1, H}});
+  } else if (c.attention == AttentionKind::Dot) {
+    out->push_back({"attention.v.weight", {1, 2 * H}});
+  }
+  out->push_back({"decoder.weight", {C, 2 * H}});
+  out->push_back({"decoder.bias", {C}});
+  return true;
+}
+
+bool check_text_tensors(const TextConfig& c, const SafetensorsFile& file, std::string* error) {
+  Shapes expect;
+  if (!expected_text_tensors(c, &expect)) {
+    // Unknown encoder: at least the embedding and the decoder must be there in full.
+    const uint64_t need = uint64_t(c.vocab_size) * c.embedding_dim + uint64_t(c.outputs()) * 2 * c.hidden_dim;
+    uint64_t have = 0;
+    for (const auto& [name, t] : file.tensors) have += t.data.size();
+    if (have < need) {
+      *error = "model.safetensors holds only " + std::to_string(have) +
+               " values; the tensor shapes of the config need at least " + std::to_string(need);
+      return false;
+    }
+    return true;
+  }
+  for (const auto& [name, shape] : expect) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      *error = "model.safetensors: tensor '" + name + "' is missing (attention '" + attention_name(c.attention) +
+               "' needs it)";
+      return false;
+    }
+    if (it->second.shape != shape) {
+      *error = "model.safetensors: tensor '" + name + "' has shape " + shape_str(it->second.shape) +
+               ", the config needs " + shape_str(shape);
+      return false;
+    }
+  }
+  for (const auto& [name, t] : file.tensors) {
+    bool known = false;
+    for (const auto& e : expect) known = known || e.first == name;
+    if (!known) {
+      *error = "model.safetensors: unexpected tensor '" + name + "' for attention '" + attention_name(c.attention) + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+// ------------------------------------------------------------------------------------------------------
+
 bool load_text_model(const std::string& config_json, const uint8_t* weights, size_t weights_size, TextModel* out,
                      std::string* error) {
   json j;
@@ -53,19 +134,24 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
   m.config.vocab_size = m.vocab.size();
   auto max_tokens = j.find("max_tokens");  // optional
   if (max_tokens != j.end()) {
-    if (!max_tokens->is_number_integer() || max_tokens->get<long long>() < 0 || max_tokens->get<long long>() > 1000000) {
-      *error = "config.json: 'max_tokens' must be a non-negative integer";
+    long long v = 0;
+    if (!json_int_in(*max_tokens, 0, 1000000, &v)) {
+      *error = "config.json: 'max_tokens' must be an integer in [0, 1000000]";
       return false;
     }
-    m.max_tokens = max_tokens->get<int>();
+    m.max_tokens = static_cast<int>(v);
   }
-  auto names = j.find("class_names");
-  if (names != j.end() && names->is_array()) {
-    for (const auto& n : *names)
-      if (n.is_string()) m.class_names.push_back(n.get<std::string>());
-  }
-  if (static_cast<int>(m.class_names.size()) != m.config.num_classes) {
-    m.class_names.clear();
+  auto names = j.find("class_names");  // optional (absent: "class 0", "class 1", ...)
+  if (names != j.end()) {
+    bool ok = names->is_array() && static_cast<int>(names->size()) == m.config.num_classes;
+    for (size_t i = 0; ok && i < names->size(); ++i) ok = (*names)[i].is_string();
+    if (!ok) {
+      *error = "config.json: 'class_names' must be an array of " + std::to_string(m.config.num_classes) +
+               " strings (one per class)";
+      return false;
+    }
+    for (const auto& n : *names) m.class_names.push_back(n.get<std::string>());
+  } else {
     for (int c = 0; c < m.config.num_classes; ++c) m.class_names.push_back("class " + std::to_string(c));
   }
   json extra = json::object();
@@ -81,6 +167,7 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
     *error = "model.safetensors: " + st_error;
     return false;
   }
+  if (!check_text_tensors(m.config, file, error)) return false;
   m.params.resize(m.config);
   for (auto& [name, mat] : m.params.named()) {
     auto it = file.tensors.find(name);
@@ -134,7 +221,7 @@ std::string text_model_config_json(const TextModel& m) {
   j["embedding_dim"] = m.config.embedding_dim;
   j["hidden_dim"] = m.config.hidden_dim;
   j["num_classes"] = m.config.num_classes;
-  j["class_names"] = m.class_names;
+  if (static_cast<int>(m.class_names.size()) == m.config.num_classes) j["class_names"] = m.class_names;
   if (m.max_tokens > 0) j["max_tokens"] = m.max_tokens;
   const json extra = json::parse(m.extra_json, nullptr, false);
   if (extra.is_object())

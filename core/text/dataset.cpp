@@ -4,15 +4,21 @@
 
 namespace attnlab {
 
-bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error) {
+bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error,
+                       int max_tokens) {
   size_t pos = 0;
   int line_no = 0;
   while (pos < content.size()) {
     size_t end = content.find('\n', pos);
     if (end == std::string::npos) end = content.size();
+    ++line_no;
+    if (end - pos > kMaxTsvLineBytes) {
+      *error = "line " + std::to_string(line_no) + " is " + std::to_string(end - pos) + " bytes long, more than the limit of " +
+               std::to_string(kMaxTsvLineBytes) + " bytes";
+      return false;
+    }
     std::string line = content.substr(pos, end - pos);
     pos = end + 1;
-    ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     const size_t tab = line.find('\t');
@@ -31,6 +37,13 @@ bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out
     TextExample ex;
     ex.label = std::stoi(label);
     ex.tokens = tokenize(line.substr(tab + 1));
+    if (max_tokens > 0 && ex.tokens.size() > static_cast<size_t>(max_tokens)) ex.tokens.resize(max_tokens);
+    if (ex.tokens.size() > static_cast<size_t>(kMaxExampleTokens)) {
+      *error = "line " + std::to_string(line_no) + " has " + std::to_string(ex.tokens.size()) +
+               " tokens, more than the limit of " + std::to_string(kMaxExampleTokens) +
+               " (cut the texts: a model's max_tokens, train-text --max-tokens)";
+      return false;
+    }
     out->push_back(std::move(ex));
   }
   return true;

@@ -1,10 +1,18 @@
 // Labelled text examples parsed from `label<TAB>text` lines (the ../shared/data TSV format), tokenised with
 // the SST tokenizer. Parsing is from a string; reading files is the caller's job.
+// Bounds (bad input gets a message, never gigabytes): a line longer than kMaxTsvLineBytes is refused before
+// it is tokenised, and an example with more than kMaxExampleTokens tokens after the optional cut is refused
+// (the BiLSTM keeps ~9.4 KB of activations per token: 20,000 tokens ≈ 190 MB; a 10 MB line of one-letter
+// words would be 5 M tokens ≈ 47 GB).
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace attnlab {
+
+constexpr size_t kMaxTsvLineBytes = size_t{4} << 20;  // 4 MiB (the longest line in ../shared/data: 68 KB)
+constexpr int kMaxExampleTokens = 20000;              // after the max_tokens cut
 
 struct TextExample {
   int label = 0;
@@ -12,7 +20,9 @@ struct TextExample {
 };
 
 // Returns false and sets *error ("line 12: label 'x' is not a non-negative integer") on malformed input.
-// Empty lines are skipped.
-bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error);
+// Empty lines are skipped. max_tokens > 0 cuts every text to its first max_tokens tokens (before the
+// kMaxExampleTokens check). An input without any example is valid here (callers decide).
+bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error,
+                       int max_tokens = 0);
 
 }  // namespace attnlab

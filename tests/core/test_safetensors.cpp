@@ -183,7 +183,7 @@ TEST(Safetensors, HeaderLengthBeyondFile) {
 TEST(Safetensors, HeaderNotJsonOrNotObject) {
   EXPECT_EQ(read_error(make_file("this is not json", {})), "header is not valid JSON");
   EXPECT_EQ(read_error(make_file("{\"a\": ", {})), "header is not valid JSON");
-  EXPECT_EQ(read_error(make_file("{\"a\xFF\": 1}", {})), "header is not valid JSON");  // invalid UTF-8
+  EXPECT_EQ(read_error(make_file("{\"a\xFF\": 1}", {})), "header is not valid UTF-8 (byte 3 of the header)");
   EXPECT_EQ(read_error(make_file("[1, 2, 3]", {})), "header is not a JSON object");
   EXPECT_EQ(read_error(make_file("\"text\"", {})), "header is not a JSON object");
   EXPECT_EQ(read_error(make_file(std::string(100000, '[') + std::string(100000, ']'), {})),

@@ -188,3 +188,112 @@ test('the real repository: the page and the ORT bundle are served', async () => 
     await real.close();
   }
 });
+
+// ---- issue 13: CSP, bad request targets, bodies, methods, limits, more traversal encodings ----
+import net from 'node:net';
+import { CSP } from '../../scripts/serve.mjs';
+
+// Writes raw bytes on a socket and returns the status line + headers of the answer (or '' if closed silently).
+function raw(port, text, { endAfterMs } = {}) {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(port, '127.0.0.1', () => {
+      c.write(text);
+      if (endAfterMs === undefined) return;
+      setTimeout(() => c.end(), endAfterMs);
+    });
+    let got = '';
+    c.on('data', (d) => (got += d.toString('latin1')));
+    c.on('end', () => resolve(got));
+    c.on('close', () => resolve(got));
+    c.on('error', (e) => (e.code === 'ECONNRESET' ? resolve(got) : reject(e)));
+  });
+}
+
+test('a Content-Security-Policy without inline script or eval on every response', async () => {
+  assert.match(CSP, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+  assert.doesNotMatch(CSP, /'unsafe-eval'|script-src[^;]*'unsafe-inline'|\*/);
+  assert.match(CSP, /object-src 'none'/);
+  assert.match(CSP, /frame-ancestors 'none'/);
+  for (const [p, method] of [['/web/', 'GET'], ['/web/app.js', 'GET'], ['/web/gen/core.mjs', 'HEAD'], ['/nope', 'GET'], ['/', 'GET'], ['/web/app.js', 'POST']]) {
+    const r = await get(srv.port, p, method);
+    assert.equal(r.headers['content-security-policy'], CSP, `${method} ${p}`);
+    assert.equal(r.headers['x-content-type-options'], 'nosniff', `${method} ${p}`);
+  }
+});
+
+test('a request target that is not a URL is 400, not 500', async () => {
+  for (const target of ['http://[::1', 'http://[', 'http://a b/', 'http://:99999/']) {
+    const answer = await raw(srv.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 400 /, `${target}: ${answer.split('\r\n')[0]}`);
+  }
+  const answer = await raw(srv.port, 'NOT HTTP AT ALL\r\n\r\n');
+  assert.match(answer, /^HTTP\/1\.1 400 /);
+});
+
+test('only GET and HEAD; a request with a body is refused', async () => {
+  for (const m of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE']) {
+    const r = await get(srv.port, '/web/app.js', m);
+    assert.equal(r.status, 405, m);
+    assert.equal(r.headers.allow, 'GET, HEAD');
+  }
+  const answer = await raw(srv.port, 'GET /web/app.js HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello');
+  assert.match(answer, /^HTTP\/1\.1 413 /);
+});
+
+test('oversized headers are 431; slow headers time out with 408', async () => {
+  const big = await raw(srv.port, `GET /web/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+  assert.match(big, /^HTTP\/1\.1 431 /);
+  const slow = await startServer({ port: 0, root: path.join(tmp, 'repo'), headersTimeout: 300, requestTimeout: 600 });
+  try {
+    const answer = await raw(slow.port, 'GET /web/ HTTP/1.1\r\nHost: x\r\n'); // never finishes the headers
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+  } finally {
+    await slow.close();
+  }
+});
+
+test('binds the loopback interface by default', async () => {
+  assert.equal(srv.server.address().address, '127.0.0.1');
+  const src = fs.readFileSync(path.join(REPO, 'scripts/serve.mjs'), 'utf8');
+  assert.match(src, /host: '127\.0\.0\.1'/); // the CLI default (parseArgs)
+});
+
+test('traversal in every encoding is refused', async () => {
+  const refused = [
+    '/web/%252e%252e/package.json', // double-encoded
+    '/web/%2E%2E/package.json',
+    '/web/.%2e/package.json',
+    '/web/%2e./package.json',
+    '/web/%c0%ae%c0%ae/package.json', // overlong UTF-8
+    '/web/%c0%af../package.json',
+    '/web/%e0%80%ae%e0%80%ae/package.json',
+    '/web/%ef%bc%8e%ef%bc%8e/package.json', // fullwidth dots
+    '/web/..%c0%afpackage.json',
+    '/web/..%255cpackage.json',
+    '/web/..\\package.json',
+    '/web/%5c..%5cpackage.json',
+    '/web/..;/package.json',
+    '/web/./../package.json',
+    '/web//../package.json',
+    '/web/%00/../package.json',
+    '/web/app.js%2500',
+    '/web/%2f%2e%2e%2fpackage.json',
+    '/%2e%2e/package.json',
+    '/vendor/ort/%2e%2e/%2e%2e/other/secret.js',
+    '/models/%2e%2e%2f%2e%2e%2fshared/secret.txt',
+    '//package.json',
+    '/web/escape/../../package.json',
+    '/web/escape%2fsecret.txt',
+  ];
+  for (const p of refused) {
+    const r = await get(srv.port, p);
+    assert.ok([302, 400, 404].includes(r.status), `${p} → ${r.status}`);
+    assert.doesNotMatch(r.body.toString(), /secret/, p);
+  }
+  // absolute-form targets resolve on this server's own trees only
+  for (const target of ['http://evil.example/../package.json', 'http://evil.example/web/%2e%2e/package.json']) {
+    const answer = await raw(srv.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 (302|404) /, target);
+    assert.doesNotMatch(answer, /secret/);
+  }
+});
