@@ -23,6 +23,7 @@ import { renderHeadline, renderAllNumbers } from '../render/summary-table.js';
 import { runDataset } from '../runtime/dataset-run.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
+import { classNamesFor } from '../analysis/display.js';
 
 const DATASET = 'sst2-test';
 const REDRAW_MS = 400;
@@ -200,7 +201,7 @@ export function mountDebateView(section, { client, store }) {
 
   function drawFigure(cfg, rows, classNames) {
     try {
-      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNames ?? ['negative', 'positive'], width: widthOf(figureEl, 900) });
+      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900) });
     } catch (e) {
       figureEl.replaceChildren(el('p', 'message error', `The figure could not be drawn: ${e.message}`));
     }

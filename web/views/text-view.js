@@ -20,6 +20,7 @@ import { fitsInUrl } from '../state.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
+import { classNamesFor } from '../analysis/display.js';
 
 export const MAX_TOKENS = 200;
 export const IG_STEPS = 50; // the CLI's default, so page and `attnlab explain-text` agree
@@ -105,7 +106,8 @@ export function mountTextView(section, { client, store }) {
   }
 
   function describe(m) {
-    const parts = [m.description ?? [m.dataset?.toUpperCase(), m.attention && `${m.attention} attention`].filter(Boolean).join(' · ')];
+    const parts = [m.description ?? [m.dataset?.toUpperCase(), m.attention && `${m.attention} attention`].filter(Boolean).join(' · '),
+      `classes: ${classNamesFor(m, null).join(' / ')}`];
     const t = m.metrics?.test;
     if (Number.isFinite(t?.accuracy)) {
       parts.push(`test accuracy ${(t.accuracy * 100).toFixed(1)} %` + (Number.isFinite(t.f1) ? `, F1 ${t.f1.toFixed(3)}` : '') +
@@ -134,7 +136,8 @@ export function mountTextView(section, { client, store }) {
       const o = document.createElement('option');
       o.value = m.name;
       const metrics = testMetrics(m);
-      o.textContent = metrics ? `${m.name} — ${metrics}` : m.name;
+      const cls = classNamesFor(m, null).join(' vs ');
+      o.textContent = `${m.name} — ${cls}${metrics ? ` · ${metrics}` : ''}`;
       o.title = describe(m);
       return o;
     });
