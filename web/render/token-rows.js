@@ -33,6 +33,7 @@ export const MEASURES = Object.freeze([
     label: 'Attention',
     signed: false,
     help: 'Attention weight α over the tokens (sums to 1).',
+    short: 'the weights the model averages with; they sum to 1',
     kendallKey: null,
   },
   {
@@ -40,6 +41,7 @@ export const MEASURES = Object.freeze([
     label: 'Gradient',
     signed: false,
     help: '|gradient × embedding| of the predicted class probability, attention held fixed, normalised to sum 1 (Jain & Wallace).',
+    short: 'how sensitive the probability is to each word',
     kendallKey: 'attention_gradient',
   },
   {
@@ -47,6 +49,7 @@ export const MEASURES = Object.freeze([
     label: 'Leave-one-out',
     signed: false,
     help: 'How much the predicted class probability changes when this token is removed: |ŷ(x) − ŷ(x without t)|.',
+    short: 'how much the probability moves without the word',
     kendallKey: 'attention_leave_one_out',
   },
   {
@@ -54,6 +57,7 @@ export const MEASURES = Object.freeze([
     label: 'Integrated gradients',
     signed: true,
     help: 'Integrated gradients of the predicted class probability from an all-zero embedding baseline; signed: blue raises it, red lowers it. τ uses |value|.',
+    short: 'signed: blue raises, red lowers the probability',
     kendallKey: 'attention_integrated_gradients',
   },
 ]);
@@ -158,6 +162,7 @@ function measureRow(m, tokens, unknown, values, kendall, completeness, scale) {
   const name = el('span', 'measure-name', m.label);
   name.title = m.help;
   label.append(name);
+  if (m.short) label.append(el('span', 'row-help', m.short));
   if (m.kendallKey) {
     const t = formatTau(kendall?.[m.kendallKey], tokens.length);
     const tau = el('span', 'measure-tau', t.text);
