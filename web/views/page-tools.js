@@ -219,3 +219,10 @@ new MutationObserver(() => {
 }).observe(document.querySelector('main'), { childList: true, subtree: true });
 document.getElementById('image-colormap')?.addEventListener('change', () => setTimeout(refresh, 0));
 refresh();
+
+// --- threads: say plainly when the host gives no cross-origin isolation ---------------------------------------
+const isoNote = document.getElementById('isolation-note');
+if (isoNote && document.documentElement.dataset.isolation === 'single-threaded') {
+  isoNote.textContent = ' This host does not enable cross-origin isolation, so WebAssembly runs single-threaded here (the image model is slower; results are the same).';
+  isoNote.hidden = false;
+}
