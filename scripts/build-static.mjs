@@ -10,9 +10,8 @@
 //   DIR/vendor/ort/           ONNX Runtime Web: ort.wasm.min.mjs, ort.webgpu.min.mjs and the wasm / asyncify pairs
 //   DIR/vendor/d3/d3.min.js, DIR/vendor/plot/plot.umd.min.js
 //   DIR/.nojekyll             GitHub Pages serves the folder as files
-// Cross-origin isolation (threaded wasm) on hosts that cannot set COOP/COEP: web/coi.js registers the service
-// worker web/coi-sw.js, which adds the headers to the page's own responses; where service workers are not
-// available the page says it runs single-threaded. Prints one JSON line: { out, files, bytes }.
+// Hosts that cannot set COOP/COEP: the page runs single-threaded there (same results, the image model slower) and
+// says so in its footer (web/coi.js). Prints one JSON line: { out, files, bytes }.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

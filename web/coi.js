@@ -1,36 +1,11 @@
-// coi.js — classic script at the top of index.html: cross-origin isolation where the host cannot send
-// COOP/COEP. When the page is not isolated and service workers are available (a secure context), it registers
-// coi-sw.js and reloads once the worker controls the page (once per tab: sessionStorage guards against a loop).
-// Otherwise it leaves a plain note for the footer: document.documentElement.dataset.isolation =
-// 'isolated' | 'pending' | 'single-threaded' (views/page-tools.js shows the sentence).
+// coi.js — classic script at the top of index.html: tells the page whether it is cross-origin isolated
+// (threaded WebAssembly needs the COOP / COEP headers that scripts/serve.mjs sends). On a static host that cannot
+// send them (GitHub Pages, a university web space, the folder of `npm run build`) the page runs single-threaded,
+// with the same results, and says so plainly: document.documentElement.dataset.isolation = 'isolated' |
+// 'single-threaded'; views/page-tools.js shows the sentence in the footer.
+// A service worker that adds the headers (the coi-serviceworker approach) was tried and left out: in Chromium 156
+// the image model's threaded ONNX Runtime hung at start-up under it (its pthread workers never came up).
 (function () {
   'use strict';
-  var root = document.documentElement;
-  if (window.crossOriginIsolated) {
-    root.dataset.isolation = 'isolated';
-    return;
-  }
-  var KEY = 'attnlab-coi-reload';
-  if (!('serviceWorker' in navigator) || !window.isSecureContext) {
-    root.dataset.isolation = 'single-threaded';
-    return;
-  }
-  if (sessionStorage.getItem(KEY)) {
-    // reloaded once already and still not isolated: the browser refused; run single-threaded
-    root.dataset.isolation = 'single-threaded';
-    return;
-  }
-  root.dataset.isolation = 'pending';
-  function reload() {
-    sessionStorage.setItem(KEY, '1');
-    location.reload();
-  }
-  navigator.serviceWorker.register(new URL('coi-sw.js', document.baseURI).href).then(function () {
-    // controlled already (the headers were not applied to this load) → reload; else the worker's
-    // clients.claim() fires controllerchange once it is active
-    if (navigator.serviceWorker.controller) reload();
-    else navigator.serviceWorker.addEventListener('controllerchange', reload);
-  }, function () {
-    root.dataset.isolation = 'single-threaded';
-  });
+  document.documentElement.dataset.isolation = window.crossOriginIsolated ? 'isolated' : 'single-threaded';
 })();
