@@ -144,7 +144,13 @@ function hasFigure(t) {
 }
 
 function addBar(target) {
-  if (target.dataset.exportBar || !hasFigure(target)) return;
+  if (target.dataset.exportBar) {
+    // a persistent container whose figure went away (e.g. a loaded model has no training curves): hide its bar
+    const bar = target.classList.contains('chart') ? target.querySelector(':scope > .export-bar') : target.previousElementSibling;
+    if (bar?.classList.contains('export-bar')) bar.hidden = !hasFigure(target);
+    return;
+  }
+  if (!hasFigure(target)) return;
   if (target.parentElement?.closest('[data-export-bar]')) return; // inside a figure that has its own bar
   target.dataset.exportBar = '1';
   const bar = document.createElement('div');
