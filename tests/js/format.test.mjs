@@ -103,4 +103,5 @@ test('summaryLabel: keys in words with units', () => {
   assert.equal(summaryLabel('n'), 'sentences');
   assert.equal(summaryLabel('by_max_attention.0.tvd_median'), 'by largest attention · #1 · TVD median (0 … 1)');
   assert.equal(summaryLabel('flip_rate'), 'flip rate');
+  assert.equal(summaryLabel('per_class.0.fraction_median_delta_below_0.01'), 'per class · #1 · share median |Δŷ| below 0.01');
 });

@@ -91,14 +91,19 @@ const WORDS = Object.freeze({
   upper: 'upper',
   bound: 'bound',
   x: '×',
+  delta: '|Δŷ|',
+  below: 'below',
+  skipped: 'skipped',
   seconds: 'time',
 });
 
 export function summaryLabel(key) {
-  const parts = String(key ?? '').split('.');
+  // '.' separates the levels of a dotted key, except inside a number of a word ("below_0.01")
+  const parts = String(key ?? '').replace(/(_\d+)\.(\d)/g, '$1\u0000$2').split('.').map((p) => p.replace(/\u0000/g, '.'));
   let unit = '';
   const words = parts.map((part) => {
     if (/^\d+$/.test(part)) return `#${Number(part) + 1}`;
+    if (/^\d+(\.\d+)?$/.test(part)) return part;
     return part.split('_').filter(Boolean).map((w) => {
       const lw = w.toLowerCase();
       if (UNITS[lw] && !unit) unit = UNITS[lw];

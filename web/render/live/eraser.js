@@ -57,7 +57,8 @@ export function renderEraser(body, row) {
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   const note = sizes.length
-    ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k} % → ${sizes[i]}`).join(', ')} token(s). Bold: the most faithful AOPC of each kind.`
+    ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k}\u00a0%\u00a0→\u00a0${sizes[i]}`).join(', ')} token(s). ` +
+      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. Bold: the most faithful AOPC of each kind.'
     : 'Bold: the most faithful AOPC of each kind.';
   body.replaceChildren(wrap, el('p', 'panel-foot', note));
 }
