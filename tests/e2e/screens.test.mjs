@@ -1,7 +1,7 @@
 // screens.test.mjs — every tab at 390 px (a phone) and 1280 px (a laptop): no horizontal overflow, and no text
 // node shows a number the way web/analysis/format.js never does (an exponent like 2.5e-5 or more than 6
 // decimals). Screenshots go to tests/e2e/out/screen-VIEW-WIDTH.png. Run: node --test tests/e2e/screens.test.mjs
-// (≈ 60–90 s on the 2-core machine).
+// (≈ 60–90 s on the 2-core machine; the debate tab runs adversarial on 10 sentences first).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -56,6 +56,15 @@ else describe('screens at 390 and 1280 px', { timeout: 10 * 60_000 }, () => {
     test(`${view}: no overflow, no raw numbers at 390 and 1280 px`, { timeout: TIMEOUT }, async () => {
       const page = await openRecordingPage(ctx, `${server.url}/web/#view=${view}`);
       await page.waitForFunction(READY[view], null, { timeout: TIMEOUT });
+      if (view === 'debate') {
+        // the summary of a (short) run with every number unfolded: where 17-digit values used to show
+        await page.fill('#debate-n', '10');
+        await page.locator('#debate-n').dispatchEvent('change');
+        await page.click('#debate-run');
+        await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('view-debate').dataset.status), null, { timeout: TIMEOUT });
+        assert.equal(await page.getAttribute('#view-debate', 'data-status'), 'done');
+        await page.click('.all-numbers-box summary');
+      }
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.waitForTimeout(300);

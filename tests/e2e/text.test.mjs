@@ -346,8 +346,8 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
   test('an unknown model in the link falls back with a message', { timeout: TIMEOUT }, async () => {
     const page = await openPage('#model=no-such-model&text=fine');
     await waitSettled(page);
-    assert.equal(await page.inputValue('#model-select'), manifest.models[0].name);
-    assert.match(await page.locator('#text-notice').textContent(), /not available/);
+    assert.equal(await page.inputValue('#model-select'), 'sst2-tanh', 'the default model, not the first in the list (issue 15)');
+    assert.match(await page.locator('#text-notice').textContent(), /not available here; showing sst2-tanh instead/);
     await page.close();
   });
 });

@@ -112,9 +112,10 @@ export function mountDebateView(section, { client, store }) {
     if (models) {
       let m = st.model;
       if (!models.some((x) => x.name === m)) {
-        notices.model = `The model "${m}" from the link is not available here; using ${models[0].name} instead.` +
+        const fallback = (models.find((x) => x.name === 'sst2-tanh') ?? models[0]).name;
+        notices.model = `The model "${m}" from the link is not available here; using ${fallback} instead.` +
           (m.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
-        m = models[0].name;
+        m = fallback;
         store.update({ model: m });
       } else notices.model = '';
       modelSelect.value = m;

@@ -150,7 +150,7 @@ export function mountTextView(section, { client, store }) {
     if (!models) return;
     let name = store.get().model;
     if (!models.some((m) => m.name === name)) {
-      const fallback = models[0].name;
+      const fallback = (models.find((m) => m.name === 'sst2-tanh') ?? models[0]).name; // the default model, not the first alphabetically
       modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.` +
         (name.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
       name = fallback;
