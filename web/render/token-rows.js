@@ -92,8 +92,7 @@ function legend() {
   const box = el('div', 'legend');
   const unk = el('span', 'legend-item');
   unk.append(el('span', 'legend-unk tok unk', 'word'), el('span', 'legend-text', 'unknown word (the model sees <unk>)'));
-  box.append(unk, el('span', 'legend-item legend-text',
-    'Darker = more weight; the bar beside each row gives its values. Integrated gradients: blue raises, red lowers the explained probability.'));
+  box.append(unk);
   return box;
 }
 

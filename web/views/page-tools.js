@@ -146,7 +146,8 @@ function hasFigure(t) {
 function addBar(target) {
   if (target.dataset.exportBar) {
     // a persistent container whose figure went away (e.g. a loaded model has no training curves): hide its bar
-    const bar = target.classList.contains('chart') ? target.querySelector(':scope > .export-bar') : target.previousElementSibling;
+    const bar = target.classList.contains('chart') ? target.querySelector(':scope > .export-bar')
+      : target.id === 'token-rows' ? target.closest('.card')?.querySelector(':scope > .export-bar') : target.previousElementSibling;
     if (bar?.classList.contains('export-bar')) bar.hidden = !hasFigure(target);
     return;
   }
@@ -177,7 +178,9 @@ function addBar(target) {
     const r = await exportPng(subject(), fileBase(target), 2);
     window.__attnlabLastPng = { width: r.width, height: r.height, bytes: r.blob.size };
   }).className = 'export-png';
-  if (target instanceof HTMLCanvasElement) target.insertAdjacentElement('afterend', bar);
+  const cardTitle = target.id === 'token-rows' ? target.closest('.card')?.querySelector(':scope > h2') : null;
+  if (cardTitle) cardTitle.insertAdjacentElement('afterend', bar); // beside the card's title (CSS floats it right)
+  else if (target instanceof HTMLCanvasElement) target.insertAdjacentElement('afterend', bar);
   else if (target.classList.contains('chart')) target.prepend(bar);
   else target.insertAdjacentElement('beforebegin', bar);
 }
