@@ -245,7 +245,8 @@ export function buildReport(root, { title = 'attnlab report', state = '', data =
     a.removeAttribute('href');
     a.removeAttribute('download');
   }
-  for (const e of clone.querySelectorAll('[hidden]')) e.remove();
+  for (const e of clone.querySelectorAll('[hidden], .examples')) e.remove();
+  for (const e of clone.querySelectorAll('.lesson-highlight')) e.classList.remove('lesson-highlight');
   for (const d of clone.querySelectorAll('details')) d.setAttribute('open', '');
   const json = JSON.stringify({ format: 'attnlab-report-v1', title, state, created: new Date().toISOString(), ...data }, null, 1)
     .replace(/</g, '\\u003c');

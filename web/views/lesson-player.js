@@ -62,7 +62,7 @@ export function mountLessonPlayer({ base = new URL('../lessons/', import.meta.ur
       if (e && e.getClientRects().length) {
         highlighted = e;
         e.classList.add('lesson-highlight');
-        e.scrollIntoView({ block: 'center', behavior: 'instant' in document.documentElement.style ? 'instant' : 'auto' });
+        e.scrollIntoView({ block: 'start' }); // the top of the screen: the player sits at the bottom
         panel.dataset.highlight = 'found';
         return;
       }

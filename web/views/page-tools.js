@@ -110,7 +110,8 @@ async function saveReport() {
       data.run = await (await fetch(json.href)).json();
     } catch { /* the rows stay in the page's own download */ }
   }
-  const title = `attnlab — ${view.querySelector('h2')?.textContent?.trim() || data.view}`;
+  const tab = document.querySelector('.view-tab[aria-current="page"]')?.textContent?.trim() || data.view;
+  const title = `attnlab — ${tab} lab report`;
   const html = buildReport(view, { title, state: location.hash, data, css });
   const blob = new Blob([html], { type: 'text/html' });
   download(blob, `attnlab-report-${data.view}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.html`);
