@@ -3,7 +3,7 @@
 // tokenizer escapes undone, summary keys in words. Run: node --test tests/js/format.test.mjs (< 1 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { num, int, percent, prob, pValue, signed, compact, tau, looksRaw } from '../../web/analysis/format.js';
+import { num, int, percent, prob, pValue, signed, compact, tau, looksRaw, pow10 } from '../../web/analysis/format.js';
 import { displayToken, classNamesFor, positiveName, summaryLabel } from '../../web/analysis/display.js';
 
 test('num: fixed decimals, bounds instead of 0 for tiny values, never an exponent', () => {
@@ -104,4 +104,14 @@ test('summaryLabel: keys in words with units', () => {
   assert.equal(summaryLabel('by_max_attention.0.tvd_median'), 'by largest attention · #1 · TVD median (0 … 1)');
   assert.equal(summaryLabel('flip_rate'), 'flip rate');
   assert.equal(summaryLabel('per_class.0.fraction_median_delta_below_0.01'), 'per class · #1 · share median |Δŷ| below 0.01');
+});
+
+test('pow10: log-axis ticks without exponents', () => {
+  assert.equal(pow10(1e-7), '10⁻⁷');
+  assert.equal(pow10(1e-2), '10⁻²');
+  assert.equal(pow10(0.1), '0.1');
+  assert.equal(pow10(1), '1');
+  assert.equal(pow10(1e6), '10⁶');
+  assert.equal(pow10(0.3), '0.3');
+  assert.ok(!looksRaw(pow10(1e-12)));
 });

@@ -14,6 +14,7 @@
 //                         below 1e-6 → the bound '< 0.000001'); for captions and tooltips of raw values.
 //   tau(k, n)             Kendall τ (or Spearman ρ, same shape) with its n and the meaning of "n/a":
 //                         { text: 'τ = 0.53 · p = 0.004 · n = 16', na: bool, reason } — reason is visible text.
+//   pow10(v)              a power of ten for log axes: 1e-7 → '10⁻⁷', 0.1 → '0.1', 1 → '1', 100 → '100'
 //   NA                    'n/a'
 // Non-finite input → 'n/a' everywhere.
 export const NA = 'n/a';
@@ -101,4 +102,13 @@ export function tau(k, n, { symbol = 'τ' } = {}) {
 // True when a string shows a number the way this module never does: an exponent or more than 6 decimals.
 export function looksRaw(text) {
   return /\d(?:\.\d+)?e[+-−]?\d/i.test(text) || /\d\.\d{7,}/.test(text);
+}
+
+const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+export function pow10(v) {
+  if (!finite(v) || v <= 0) return NA;
+  const e = Math.round(Math.log10(v));
+  if (Math.abs(v / 10 ** e - 1) > 1e-9) return compact(v);
+  if (e >= -1 && e <= 3) return String(10 ** e >= 1 ? 10 ** e : Number((10 ** e).toFixed(1)));
+  return `10${String(e).split('').map((c) => SUP[c]).join('')}`;
 }
