@@ -3,13 +3,14 @@
 // step) / Close. Drawing only: the controller (views/lesson-player.js) passes the callbacks.
 //
 // Contract:
-//   renderLessonPanel(panel, { lesson, index, onBack, onNext, onClose, note }) → fills `panel`
+//   renderLessonPanel(panel, { lesson, index, onBack, onNext, onClose, note, link }) → fills `panel`
 //     (<aside class="lesson-player" data-step="i+1" data-steps="n">): h2 .lesson-title, .lesson-step-count,
 //     h3 .lesson-step-title, p .lesson-text, p .lesson-question (when there is one), p .lesson-error (note),
-//     buttons .lesson-back / .lesson-next / .lesson-close. Next gets the focus so Enter moves on.
+//     buttons .lesson-back / .lesson-next / .lesson-close, and (shipped lessons) a.lesson-link to this step.
+//     Next gets the focus so Enter moves on.
 import { el } from './dom.js';
 
-export function renderLessonPanel(panel, { lesson, index, onBack, onNext, onClose, note = '' }) {
+export function renderLessonPanel(panel, { lesson, index, onBack, onNext, onClose, note = '', link = '' }) {
   const n = lesson.steps.length;
   const step = lesson.steps[index];
   panel.dataset.step = String(index + 1);
@@ -35,7 +36,9 @@ export function renderLessonPanel(panel, { lesson, index, onBack, onNext, onClos
   const last = index === n - 1;
   const next = el('button', 'lesson-next primary', last ? 'Finish' : 'Next →', { type: 'button' });
   next.addEventListener('click', onNext);
-  nav.append(back, next);
+  nav.append(back);
+  if (link) nav.append(el('a', 'lesson-link', 'link to this step', { href: link, title: 'Share this lesson at this step' }));
+  nav.append(next);
   parts.push(nav);
   panel.replaceChildren(...parts);
   return { next, back };

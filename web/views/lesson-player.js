@@ -78,7 +78,7 @@ export function mountLessonPlayer({ base = new URL('../lessons/', import.meta.ur
 
   function draw(note = '') {
     const { next } = renderLessonPanel(panel, {
-      lesson, index, note,
+      lesson, index, note, link: name ? lessonLink(name, index + 1) : '',
       onBack: () => back(),
       onNext: () => (index === lesson.steps.length - 1 ? close() : go(index + 1)),
       onClose: () => close(),
