@@ -55,7 +55,9 @@ export function renderAllNumbers(container, summary) {
     th.append(el('code', 'summary-key', k));
     const one = (x) => (typeof x === 'number' ? (Number.isInteger(x) && Math.abs(x) >= 1000 ? int(x) : Number.isInteger(x) ? String(x) : fmt(x, 4))
       : x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x));
-    const text = Array.isArray(v) ? v.map(one).join(', ') : v === null ? 'n/a' : one(v);
+    const leaf = k.split('.').pop();
+    const share = /^(fraction|flip_rate|rate|accuracy)/.test(leaf) && typeof v === 'number' && v >= 0 && v <= 1;
+    const text = Array.isArray(v) ? v.map(one).join(', ') : v === null ? 'n/a' : share ? pct(v, 1) : one(v);
     const td = el('td', 'num', text);
     td.dataset.value = JSON.stringify(v);
     tr.append(th, td);
