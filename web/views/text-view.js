@@ -179,6 +179,7 @@ export function mountTextView(section, { client, store }) {
       : 'This text is too long to keep in the link; a copied link will open the page without it.';
     renderNotice();
     clearTimeout(timer);
+    ++seq; // an answer still in flight is for an older text: it must not be drawn (nor mark the view ready)
     if (!text.trim()) {
       run(); // shows the hint at once
       return;
