@@ -318,7 +318,8 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       const headline = await page.$$eval('.headline-value', (vs) => vs.map((v) => v.textContent));
       assert.ok(headline.every((t) => !/n\/a/.test(t)) || name === 'kendall', `${name}: headline numbers ${headline}`);
       // Every numeric leaf of the summary shown on the page equals the CLI's.
-      const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent, tr.querySelector('td').textContent]));
+      // The page shows each key in words and the value rounded; the exact key and value are in data-key / data-value.
+      const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td').dataset.value]));
       const cli = cliExperiment(name, data, { limit: N }).summary;
       const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
       const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));

@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
+import { displayToken } from '../../web/analysis/display.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MODELS = path.resolve(process.env.ATTNLAB_E2E_MODELS ?? path.join(REPO, 'models'));
@@ -101,7 +102,8 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
   async function assertRowsMatch(page, expected) {
     const rows = await cellsPerRow(page);
     assert.deepEqual(rows.map((r) => r.measure), ['attention', 'gradient', 'leave_one_out', 'integrated_gradients']);
-    for (const r of rows) assert.deepEqual(r.cells, expected.tokens, `row ${r.measure}: one cell per token, in order`);
+    // Cells show the token as written (-lrb- → "(", `` → “: web/analysis/display.js).
+    for (const r of rows) assert.deepEqual(r.cells, expected.tokens.map(displayToken), `row ${r.measure}: one cell per token, in order`);
   }
 
   async function assertNoHorizontalOverflow(page) {
@@ -344,8 +346,8 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
   test('an unknown model in the link falls back with a message', { timeout: TIMEOUT }, async () => {
     const page = await openPage('#model=no-such-model&text=fine');
     await waitSettled(page);
-    assert.equal(await page.inputValue('#model-select'), manifest.models[0].name);
-    assert.match(await page.locator('#text-notice').textContent(), /not available/);
+    assert.equal(await page.inputValue('#model-select'), 'sst2-tanh', 'the default model, not the first in the list (issue 15)');
+    assert.match(await page.locator('#text-notice').textContent(), /not available here; showing sst2-tanh instead/);
     await page.close();
   });
 });

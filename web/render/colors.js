@@ -8,7 +8,10 @@
 //                             0 when the row is all zero/non-finite (then every cell is neutral)
 //   cssGradient(stops)      → 'linear-gradient(to right, …)' for legends
 // Colours are ColorBrewer "Purples" (sequential) and "RdBu" (diverging): colour-blind safe, print well.
-// The foreground switches to white on dark backgrounds so the token text stays readable.
+// The foreground is black or white, whichever contrasts more with the cell (WCAG 2 contrast ratio); with pure
+// black / white that is ≥ 4.58 : 1 for any background (tests/js/contrast.test.mjs checks the scales).
+//   luminance([r, g, b]) → WCAG relative luminance; contrastRatio(rgbA, rgbB) → (L1 + 0.05) / (L2 + 0.05)
+//   foregroundFor(rgb) → '#ffffff' | '#1a1a1a' (the page's text colour, where it reaches 4.5 : 1) | '#000000'
 
 export const SEQUENTIAL = Object.freeze(['#fcfbfd', '#dadaeb', '#9e9ac8', '#6a51a3', '#3f007d']);
 export const DIVERGING = Object.freeze(['#b2182b', '#ef8a62', '#f7f7f7', '#67a9cf', '#2166ac']);
@@ -29,7 +32,7 @@ function interpolate(stops, u) {
   return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
 }
 
-function luminance([r, g, b]) {
+export function luminance([r, g, b]) {
   const lin = (c) => {
     const v = c / 255;
     return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
@@ -37,10 +40,23 @@ function luminance([r, g, b]) {
   return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
 }
 
+export function contrastRatio(a, b) {
+  const la = luminance(a), lb = luminance(b);
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}
+
+export function foregroundFor(rgb) {
+  const white = contrastRatio(rgb, [255, 255, 255]);
+  const soft = contrastRatio(rgb, [26, 26, 26]);
+  if (white >= soft) return white >= 4.5 || white >= contrastRatio(rgb, [0, 0, 0]) ? '#ffffff' : '#000000';
+  return soft >= 4.5 ? '#1a1a1a' : '#000000';
+}
+
 function toColor(rgb) {
   return {
     background: `rgb(${rgb[0]}, ${rgb[1]}, ${rgb[2]})`,
-    foreground: luminance(rgb) < 0.3 ? '#ffffff' : '#1a1a1a',
+    foreground: foregroundFor(rgb),
+    rgb,
   };
 }
 
@@ -60,6 +76,29 @@ export function scaleMax(values, signed) {
     if (a > m) m = a;
   }
   return m;
+}
+
+// Log view for a row where one token dominates: t = log(1 + k·v/max) / log(1 + k), k = 1000 (values 1/1000 of
+// the maximum reach t ≈ 0.1 instead of 0.001). Rank view: t = rank / (n − 1) (smallest 0, largest 1; ties share).
+export const LOG_K = 1000;
+export function logScale(v, max) {
+  if (!(max > 0) || !Number.isFinite(v)) return 0;
+  const a = Math.abs(v) / max;
+  return Math.sign(v) * Math.log1p(LOG_K * a) / Math.log1p(LOG_K);
+}
+export function rankScale(values, signed) {
+  const key = values.map((v) => (Number.isFinite(v) ? (signed ? Math.abs(v) : v) : -Infinity));
+  const order = key.map((_, i) => i).sort((a, b) => key[a] - key[b]);
+  const t = new Array(values.length).fill(0);
+  const n = values.length;
+  for (let r = 0; r < n;) {
+    let e = r;
+    while (e + 1 < n && key[order[e + 1]] === key[order[r]]) e++;
+    const u = n > 1 ? (r + e) / 2 / (n - 1) : 1;
+    for (let j = r; j <= e; j++) t[order[j]] = signed ? Math.sign(values[order[j]]) * u : u;
+    r = e + 1;
+  }
+  return t;
 }
 
 export function cssGradient(stops) {

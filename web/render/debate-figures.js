@@ -14,6 +14,7 @@
 //       randomization     lines: mean Spearman ρ per randomisation stage, per measure
 //     Each chart is a .chart element with data-chart=<id> and data-n = the number of records drawn.
 //     With no usable rows yet it shows a short note instead. Throws only when Plot is missing.
+import { compact, pow10 } from '../analysis/format.js';
 import { el } from './dom.js';
 import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
 import { histogram } from '../analysis/histogram.js';
@@ -98,7 +99,7 @@ const FIGURES = {
       color: classColor([...new Set(pts.map((p) => p.cls))].sort()),
       marks: [
         Plot.ruleY([0]),
-        Plot.dot(pts, { x: 'x', y: 'y', stroke: 'cls', r: 2.5, strokeOpacity: 0.7, title: (d) => `max α ${d.x.toFixed(3)}, median |Δŷ| ${d.y.toPrecision(3)}` }),
+        Plot.dot(pts, { x: 'x', y: 'y', stroke: 'cls', r: 2.5, strokeOpacity: 0.7, title: (d) => `max α ${d.x.toFixed(3)}, median |Δŷ| ${compact(d.y)}` }),
       ],
     });
     return [chart('permutation', pts.length, fig)];
@@ -110,7 +111,7 @@ const FIGURES = {
     const hi = JSD_MAX;
     const side = Math.min(width, 520);
     const ticks = [1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1];
-    const tickFormat = (d) => (d === 1e-1 ? '0.1' : d.toExponential(0).replace('e-', 'e−'));
+    const tickFormat = (d) => pow10(d);
     const fig = Plot.plot({
       ...baseOptions(side),
       height: side - 40,
@@ -118,10 +119,10 @@ const FIGURES = {
       y: { type: 'log', label: '↑ JSD after erasing the top weight', domain: [lo, hi], ticks, tickFormat, grid: true },
       marks: [
         Plot.line([[lo, lo], [hi, hi]], { stroke: '#888', strokeDasharray: '4,3' }),
-        Plot.dot(pts, { x: 'x', y: 'y', stroke: '#5b3fa0', r: 2.5, strokeOpacity: 0.7, title: (d) => `top ${d.y.toPrecision(3)}, random ${d.x.toPrecision(3)}` }),
+        Plot.dot(pts, { x: 'x', y: 'y', stroke: '#5b3fa0', r: 2.5, strokeOpacity: 0.7, title: (d) => `top ${compact(d.y)}, random ${compact(d.x)}` }),
       ],
     });
-    return [chart('erase-max', pts.length, fig, `Values below ${FLOOR} are drawn at ${FLOOR}. Dashed: top = random.`)];
+    return [chart('erase-max', pts.length, fig, `Values below ${pow10(FLOOR)} are drawn at ${pow10(FLOOR)}. Dashed: top = random.`)];
   },
 
   'erase-until-flip'(Plot, rows, { width }) {

@@ -3,9 +3,11 @@
 //
 // Contract:
 //   el(tag, className?, text?, attrs?) → a new element; attrs are set with setAttribute (strings).
-//   fmt(v, digits = 4) → fixed-point with `digits` decimals for |v| ≥ 10^-digits, else exponential with 2
-//     significant decimals (1.2e-7); 0 → '0'; non-finite → 'n/a'.
-//   pct(v, digits = 1) → '12.3 %' for a fraction 0.123; non-finite → 'n/a'.
+//   fmt(v, digits = 4) → analysis/format.js num(): fixed-point with `digits` decimals; a non-zero value that
+//     rounds to 0 shows a bound ('< 0.0001'); 0 → '0'; non-finite → 'n/a'. Never an exponent.
+//   pct(v, digits = 1) → '12.3 %' for a fraction 0.123 (format.js percent); non-finite → 'n/a'.
+import { num, percent } from '../analysis/format.js';
+
 export function el(tag, className, text, attrs) {
   const e = document.createElement(tag);
   if (className) e.className = className;
@@ -15,12 +17,10 @@ export function el(tag, className, text, attrs) {
 }
 
 export function fmt(v, digits = 4) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return 'n/a';
   if (v === 0) return '0';
-  return Math.abs(v) >= 10 ** -digits ? v.toFixed(digits) : v.toExponential(2);
+  return num(v, digits);
 }
 
 export function pct(v, digits = 1) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return 'n/a';
-  return `${(v * 100).toFixed(digits)} %`;
+  return percent(v, digits);
 }

@@ -6,12 +6,18 @@
 //   drawOverlay(canvas, photoRgba, mapRgba, opacity, size = 224)
 //                                                          the photo, then the colourised map on top with
 //                                                          globalAlpha = opacity (0–1); mapRgba null → photo only.
-//   makeTile({ title, sub, photoRgba, mapRgba, opacity, state, action, onAction, attrs })
+//   makeTile({ title, sub, photoRgba, mapRgba, opacity, state, action, onAction, attrs, colormap })
 //                                                          a <figure class="image-tile"> with a 224 canvas and a
 //                                                          caption; state 'ready' | 'pending' | 'running' | 'error'.
+//                                                          The canvas is focusable (tabindex 0, role img, an
+//                                                          aria-label "TITLE: SUB"); Enter / Space click it. A
+//                                                          ready map gets a colour bar (render/colorbar.js) in
+//                                                          `colormap` (default viridis; the view should pass
+//                                                          state.colormap).
 //   colorbar(colormapRgba)                                 a small canvas strip from 0 to 1 (RGBA of 256×1).
 //   downloadCanvasPng(canvas, filename)                    saves the canvas as a PNG file (a Blob URL link).
 import { el } from './dom.js';
+import { mapColorbar } from './colorbar.js';
 
 function imageData(rgba, width, height) {
   const data = rgba instanceof Uint8ClampedArray ? rgba : new Uint8ClampedArray(rgba.buffer ?? rgba, rgba.byteOffset ?? 0, width * height * 4);
@@ -40,9 +46,18 @@ export function drawOverlay(canvas, photoRgba, mapRgba, opacity, size = 224) {
   ctx.globalAlpha = 1;
 }
 
-export function makeTile({ title, sub = '', photoRgba, mapRgba = null, opacity = 0.5, state = 'ready', action = null, onAction = null, attrs = {} }) {
+export function makeTile({ title, sub = '', photoRgba, mapRgba = null, opacity = 0.5, state = 'ready', action = null, onAction = null, attrs = {}, colormap = 'viridis' }) {
   const fig = el('figure', `image-tile tile-${state}`, null, attrs);
-  const canvas = el('canvas', 'image-tile-canvas', null, { width: 224, height: 224 });
+  const canvas = el('canvas', 'image-tile-canvas', null, {
+    width: 224, height: 224, tabindex: 0, role: 'img',
+    'aria-label': `${title}${sub ? `: ${sub}` : ''}${state === 'ready' && mapRgba ? ' (map over the photo; press Enter to show it large)' : ''}`,
+  });
+  canvas.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      canvas.click();
+    }
+  });
   if (photoRgba) drawOverlay(canvas, photoRgba, state === 'ready' ? mapRgba : null, opacity);
   const wrap = el('div', 'image-tile-pic');
   wrap.append(canvas);
@@ -55,6 +70,7 @@ export function makeTile({ title, sub = '', photoRgba, mapRgba = null, opacity =
   cap.append(el('b', null, title));
   if (sub) cap.append(el('span', 'image-tile-sub', sub));
   fig.append(wrap, cap);
+  if (state === 'ready' && mapRgba) fig.append(mapColorbar(colormap, { low: 'low', high: 'high', label: '' }));
   fig.canvas = canvas;
   return fig;
 }

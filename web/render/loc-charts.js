@@ -92,8 +92,14 @@ export function renderLocMetrics(container, metrics) {
   for (const [s] of stages) heads.push([`CBAM stage ${s + 1}: energy in mask`, true]);
   const rows = conds.map(([name, m]) => {
     const tr = el('tr', null, null, { 'data-condition': name.startsWith('conf') ? 'confounded' : 'decorrelated' });
-    tr.append(el('td', null, name), cell('n', m.n, String(m.n)), cell('accuracy', m.accuracy, pct(m.accuracy, 1)),
-      cell('pointing_game', m.pointing_game, pct(m.pointing_game, 1)), cell('mask_iou', m.mask_iou, fmt(m.mask_iou, 3)),
+    // chance levels beside the metrics that have one: 1 of 5 classes; a peak dropped at random lands on the
+    // object with probability = its area (the mask fraction)
+    const acc = cell('accuracy', m.accuracy, pct(m.accuracy, 1));
+    acc.append(el('span', 'chance', ' chance 20 %'));
+    const pg = cell('pointing_game', m.pointing_game, pct(m.pointing_game, 1));
+    if (Number.isFinite(m.mask_fraction)) pg.append(el('span', 'chance', ` chance ${pct(m.mask_fraction, 1)}`));
+    tr.append(el('td', null, name), cell('n', m.n, String(m.n)), acc,
+      pg, cell('mask_iou', m.mask_iou, fmt(m.mask_iou, 3)),
       cell('energy_in_mask', m.energy_in_mask, fmt(m.energy_in_mask, 3)),
       cell('background_energy', m.background_energy, fmt(m.background_energy, 3)),
       cell('mask_fraction', m.mask_fraction, fmt(m.mask_fraction, 3)));

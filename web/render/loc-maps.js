@@ -76,17 +76,27 @@ export function drawPictureWithMap(canvas, { image, S, imageOffset = 0, map = nu
     ctx.globalAlpha = 1;
   }
   if (mask) {
-    const s = px / S;
-    ctx.fillStyle = '#ffffff';
+    // the outline as whole mask pixels on an S×S layer, scaled without smoothing: at any px / S ratio it stays a
+    // crisp white line (fractional 1-px rectangles vanished into anti-aliasing at 64×64 → 96 px)
+    const rgba = new Uint8ClampedArray(S * S * 4);
+    let any = 0;
     for (let y = 0; y < S; y++) {
       for (let x = 0; x < S; x++) {
         const m = mask[maskOffset + y * S + x];
         if (!m) continue;
         const edge = x === 0 || y === 0 || x === S - 1 || y === S - 1 || !mask[maskOffset + y * S + x - 1] ||
           !mask[maskOffset + y * S + x + 1] || !mask[maskOffset + (y - 1) * S + x] || !mask[maskOffset + (y + 1) * S + x];
-        if (edge) ctx.fillRect(x * s, y * s, Math.max(1, s * 0.6), Math.max(1, s * 0.6));
+        if (!edge) continue;
+        const k = 4 * (y * S + x);
+        rgba[k] = rgba[k + 1] = rgba[k + 2] = rgba[k + 3] = 255;
+        any++;
       }
     }
+    if (any) {
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(smallCanvas(rgba, S, S), 0, 0, px, px);
+    }
+    canvas.dataset.outline = String(any);
   }
 }
 

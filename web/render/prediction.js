@@ -5,7 +5,11 @@
 //     Binary models: p = result.probability is p(class 1 = class_names[1]); the bar shows both classes.
 //     #probability gets data-probability = the exact number (tests compare it with the native CLI).
 //     More than two classes: shows the predicted class name only (the bar is hidden).
+// Class names come through analysis/display.js classNamesFor (the 20news / AG News checkpoints carry the SST
+// default names in config.json). Numbers through analysis/format.js: percentages, never an exponent.
 // Text goes in through textContent only.
+import { prob } from '../analysis/format.js';
+import { classNamesFor } from '../analysis/display.js';
 
 // Percent with one decimal; the extremes say "< 0.1 %" / "> 99.9 %" instead of a misleading 0.0 / 100.0.
 export function pct(x) {
@@ -14,18 +18,13 @@ export function pct(x) {
   return `${(x * 100).toFixed(1)} %`;
 }
 
-// Four decimals; closer to 0 or 1 than that, the distance is shown (2.1e-5, 1 − 3.2e-6).
+// A probability as a percentage with the decimals it needs (2.5e-5 → "0.0025 %"; format.js prob).
 export function formatProbability(p) {
-  if (!Number.isFinite(p)) return 'n/a';
-  if (p > 0 && p < 5e-5) return p.toExponential(1);
-  if (p < 1 && 1 - p < 5e-5) return `1 − ${(1 - p).toExponential(1)}`;
-  return p.toFixed(4);
+  return prob(p);
 }
 
 export function renderPrediction(root, result) {
-  const names = Array.isArray(result.class_names) && result.class_names.length >= 2
-    ? result.class_names
-    : ['negative', 'positive'];
+  const names = classNamesFor(result.model, result.class_names);
   const p = Number(result.probability);
   const label = root.querySelector('#prediction-label');
   const prob = root.querySelector('#probability');
@@ -44,8 +43,9 @@ export function renderPrediction(root, result) {
     prob.textContent = Number.isFinite(p) ? `p = ${formatProbability(p)}` : '';
     return;
   }
-  prob.textContent = `p(${names[1]}) = ${formatProbability(p)}`;
-  prob.title = `p(${names[1]}) = ${p}`;
+  const shown = formatProbability(p);
+  prob.textContent = `p(${names[1]}) ${/^[<>]/.test(shown) ? '' : '= '}${shown}`;
+  prob.title = `p(${names[1]}): the model's probability that the text is ${names[1]}, shown as a percentage`;
   bar.querySelector('.prob-neg').style.width = `${(1 - p) * 100}%`;
   bar.querySelector('.prob-pos').style.width = `${p * 100}%`;
   bar.setAttribute('aria-label', `${names[0]} ${pct(1 - p)}, ${names[1]} ${pct(p)}`);

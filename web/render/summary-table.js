@@ -5,11 +5,15 @@
 //   renderHeadline(container, items)  items from EXPERIMENT_INFO[name].headline(summary):
 //     [{label, value, kind: 'num' | 'pct' | 'mean±std', ref?}] → a <dl class="headline"> with one
 //     .headline-item[data-label] per item (its value in .headline-value, exact number in data-value).
-//   renderAllNumbers(container, summary) → a two-column table (dotted key, value) of every leaf of the
-//     summary (arrays of records walked as key.0.…, arrays of numbers shown joined; numbers at full
-//     precision); nothing when the summary is empty.
+//   renderAllNumbers(container, summary) → a two-column table (the key in words with its unit, value) of every
+//     leaf of the summary (arrays of records walked as key.0.…, arrays of numbers shown joined). Each <tr> has
+//     data-key = the dotted key (shown in a tooltip and small under the words); each value cell data-value =
+//     the exact JSON value; the text is rounded (analysis/format.js, never an exponent or 17 digits).
+//     Nothing when the summary is empty.
 import { el, fmt, pct } from './dom.js';
 import { flatten } from '../analysis/flatten.js';
+import { summaryLabel } from '../analysis/display.js';
+import { int } from '../analysis/format.js';
 
 function show(item) {
   if (item.kind === 'pct') return pct(item.value);
@@ -44,13 +48,19 @@ export function renderAllNumbers(container, summary) {
   const tbody = el('tbody');
   for (const k of keys) {
     const v = flat[k];
-    const tr = el('tr');
-    const th = el('th', null, k);
+    const tr = el('tr', null, null, { 'data-key': k });
+    const th = el('th', null, summaryLabel(k));
     th.scope = 'row';
-    const text = Array.isArray(v)
-      ? v.map((x) => (typeof x === 'number' ? fmt(x, 4) : x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x))).join(', ')
-      : typeof v === 'number' ? String(v) : v === null ? 'null' : String(v);
-    tr.append(th, el('td', 'num', text));
+    th.title = k;
+    th.append(el('code', 'summary-key', k));
+    const one = (x) => (typeof x === 'number' ? (Number.isInteger(x) && Math.abs(x) >= 1000 ? int(x) : Number.isInteger(x) ? String(x) : fmt(x, 4))
+      : x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x));
+    const leaf = k.split('.').pop();
+    const share = /^(fraction|flip_rate|rate|accuracy)/.test(leaf) && typeof v === 'number' && v >= 0 && v <= 1;
+    const text = Array.isArray(v) ? v.map(one).join(', ') : v === null ? 'n/a' : share ? pct(v, 1) : one(v);
+    const td = el('td', 'num', text);
+    td.dataset.value = JSON.stringify(v);
+    tr.append(th, td);
     tbody.append(tr);
   }
   table.append(tbody);

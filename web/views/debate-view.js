@@ -25,6 +25,7 @@ import { runDataset } from '../runtime/dataset-run.js';
 import { WorkerPool, poolSize } from '../runtime/pool.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
+import { classNamesFor } from '../analysis/display.js';
 
 const DATASET = 'sst2-test';
 const REDRAW_MS = 400;
@@ -113,9 +114,10 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     if (models) {
       let m = st.model;
       if (!models.some((x) => x.name === m)) {
-        notices.model = `The model "${m}" from the link is not available here; using ${models[0].name} instead.` +
+        const fallback = (models.find((x) => x.name === 'sst2-tanh') ?? models[0]).name;
+        notices.model = `The model "${m}" from the link is not available here; using ${fallback} instead.` +
           (m.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
-        m = models[0].name;
+        m = fallback;
         store.update({ model: m });
       } else notices.model = '';
       modelSelect.value = m;
@@ -202,7 +204,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function drawFigure(cfg, rows, classNames) {
     try {
-      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNames ?? ['negative', 'positive'], width: widthOf(figureEl, 900) });
+      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900) });
     } catch (e) {
       figureEl.replaceChildren(el('p', 'message error', `The figure could not be drawn: ${e.message}`));
     }

@@ -236,11 +236,15 @@ export function mountLocalizationView(section, { store, client = null }) {
     setBusy(true);
     try {
       const r = await getClient().load(await readConfig(), await readWeights());
+      // the previous run's charts are not this model's: clear them (a loaded model has no training curves here)
+      ui.charts.replaceChildren(el('p', 'card-sub', 'A loaded model: its training curves are not in the page (see its config.json "training" section).'));
       renderProbes(ui.probes, r.probes, { classNames: r.config.class_names ?? CLASS_NAMES });
       ui.probesNote.textContent = 'The loaded model’s maps of the six probe images.';
       const t = r.config.training ?? {};
       ui.modelInfo.textContent = `Loaded${shippedName ? ` models/cnn/${shippedName}` : ''}: ${r.config.head.toUpperCase()} head, CBAM ${r.config.cbam.map((c, i) => (c ? `stage${i + 1}` : '')).filter(Boolean).join(',') || 'none'}, ` +
-        `confounder p = ${t.confounder ?? 0}, ${r.config.image_size}×${r.config.image_size}.`;
+        `confounder p = ${t.confounder ?? 0}, ${r.config.image_size}×${r.config.image_size}` +
+        `${Array.isArray(r.config.widths) ? `, widths ${r.config.widths.join('/')}` : ''}` +
+        `${t.options?.optimizer ? `, ${t.options.optimizer}` : ''} (the Recipe menu is for training a new model).`;
       await evaluate('Model loaded.');
       setStatus('ready');
     } catch (e) {

@@ -21,6 +21,7 @@ import { CATALOGUE } from '../catalogue.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
+import { classNamesFor } from '../analysis/display.js';
 
 // The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
 const EXPLAIN = Object.fromEntries(CATALOGUE.text.explain.map((p) => [p.name, p.default]));
@@ -108,7 +109,8 @@ export function mountTextView(section, { client, store }) {
   }
 
   function describe(m) {
-    const parts = [m.description ?? [m.dataset?.toUpperCase(), m.attention && `${m.attention} attention`].filter(Boolean).join(' · ')];
+    const parts = [m.description ?? [m.dataset?.toUpperCase(), m.attention && `${m.attention} attention`].filter(Boolean).join(' · '),
+      `classes: ${classNamesFor(m, null).join(' / ')}`];
     const t = m.metrics?.test;
     if (Number.isFinite(t?.accuracy)) {
       parts.push(`test accuracy ${(t.accuracy * 100).toFixed(1)} %` + (Number.isFinite(t.f1) ? `, F1 ${t.f1.toFixed(3)}` : '') +
@@ -137,7 +139,8 @@ export function mountTextView(section, { client, store }) {
       const o = document.createElement('option');
       o.value = m.name;
       const metrics = testMetrics(m);
-      o.textContent = metrics ? `${m.name} — ${metrics}` : m.name;
+      const cls = classNamesFor(m, null).join(' vs ');
+      o.textContent = `${m.name} — ${cls}${metrics ? ` · ${metrics}` : ''}`;
       o.title = describe(m);
       return o;
     });
@@ -150,7 +153,7 @@ export function mountTextView(section, { client, store }) {
     if (!models) return;
     let name = store.get().model;
     if (!models.some((m) => m.name === name)) {
-      const fallback = models[0].name;
+      const fallback = (models.find((m) => m.name === 'sst2-tanh') ?? models[0]).name; // the default model, not the first alphabetically
       modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.` +
         (name.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
       name = fallback;
@@ -179,6 +182,7 @@ export function mountTextView(section, { client, store }) {
       : 'This text is too long to keep in the link; a copied link will open the page without it.';
     renderNotice();
     clearTimeout(timer);
+    ++seq; // an answer still in flight is for an older text: it must not be drawn (nor mark the view ready)
     if (!text.trim()) {
       run(); // shows the hint at once
       return;

@@ -236,8 +236,10 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
       (cancelRequested ? ' · stopping after the current step…' : '');
   }
 
+  let startedAt = 0; // the duration of a finished run when the result's progress has no `seconds`
   async function start() {
     if (running || !ready) return;
+    startedAt = performance.now();
     const st = store.get();
     const adversary = st.trainkind === 'adversary';
     const cfg = adversary
@@ -322,7 +324,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     const ran = m.provenance?.epochs_run ?? history.epochs.length;
     barText.textContent = res.cancelled
       ? `Cancelled after ${ran} finished epoch${ran === 1 ? '' : 's'} — kept epoch ${best}.`
-      : `Done: ${ran} epoch${ran === 1 ? '' : 's'} in ${seconds(res.progress?.seconds)} — kept epoch ${best}.`;
+      : `Done: ${ran} epoch${ran === 1 ? '' : 's'} in ${seconds(Number.isFinite(res.progress?.seconds) ? res.progress.seconds : (performance.now() - startedAt) / 1000)} — kept epoch ${best}.`;
     resultEl.hidden = false;
     const adversary = m.provenance?.kind === 'adversary';
     const t = m.metrics.test;

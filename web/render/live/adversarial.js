@@ -12,6 +12,7 @@
 import { el, fmt } from '../dom.js';
 import { sequentialColor, scaleMax } from '../colors.js';
 import { JSD_MAX } from '../../experiments-info.js';
+import { displayToken, classNamesFor } from '../../analysis/display.js';
 
 const EPSILON = 0.01; // the core's default ε on the TVD of the outputs
 
@@ -35,8 +36,9 @@ function gauge(value) {
 }
 
 function cell(tok, value, max, strip, unknown, i, other) {
-  const c = el('span', 'tok', tok);
+  const c = el('span', 'tok', displayToken(tok));
   c.dir = 'auto';
+  c.dataset.token = tok;
   c.dataset.index = String(i);
   c.dataset.strip = strip;
   c.dataset.value = String(value);
@@ -44,7 +46,7 @@ function cell(tok, value, max, strip, unknown, i, other) {
   c.style.background = col.background;
   c.style.color = col.foreground;
   if (unknown) c.classList.add('unk');
-  c.title = `${tok}\n${strip === 'attention' ? 'model attention' : 'adversarial attention'}: ${fmt(value, 4)}\n` +
+  c.title = `${displayToken(tok)}\n${strip === 'attention' ? 'model attention' : 'adversarial attention'}: ${fmt(value, 4)}\n` +
     `${strip === 'attention' ? 'adversarial' : 'model'}: ${fmt(other, 4)}`;
   return c;
 }
@@ -69,7 +71,7 @@ function strips(row) {
 }
 
 export function renderAdversarial(body, row) {
-  const names = Array.isArray(row.class_names) ? row.class_names : ['negative', 'positive'];
+  const names = classNamesFor(row.model, row.class_names);
   const c = Number.isInteger(row.predicted) ? row.predicted : 0;
   const p = row.probabilities?.[c];
   const q = row.adversarial_probabilities?.[c];

@@ -13,12 +13,13 @@ import { el, pct } from '../dom.js';
 import { getPlot, baseOptions, measureColor } from '../plot-lib.js';
 import { rankingKeys } from '../../analysis/figure-data.js';
 import { RANKINGS, label } from '../../experiments-info.js';
+import { classNamesFor } from '../../analysis/display.js';
 
 export function renderEraseUntilFlip(body, row, { width = 560, p0 } = {}) {
   const Plot = getPlot();
   const keys = rankingKeys([row], RANKINGS);
   const T = Number.isInteger(row.num_tokens) ? row.num_tokens : null;
-  const names = Array.isArray(row.class_names) ? row.class_names : ['negative', 'positive'];
+  const names = classNamesFor(row.model, row.class_names);
   const cls = names[row.predicted] ?? `class ${row.predicted}`;
 
   const points = [];

@@ -19,13 +19,13 @@ export function renderEraser(body, row) {
   const table = el('table', 'data-table eraser-table');
   const thead = el('thead');
   const top = el('tr');
-  top.append(el('th', null, ''), el('th', 'group', 'comprehensiveness ↑ (drop without the top k %)', { colspan: K.length + 1, scope: 'colgroup' }),
-    el('th', 'group', 'sufficiency ↓ (drop with only the top k %)', { colspan: K.length + 1, scope: 'colgroup' }));
+  top.append(el('th', null, ''), el('th', 'group', 'comprehensiveness ↑ (drop without the top k\u00a0%)', { colspan: K.length + 1, scope: 'colgroup' }),
+    el('th', 'group', 'sufficiency ↓ (drop with only the top k\u00a0%)', { colspan: K.length + 1, scope: 'colgroup' }));
   const sub = el('tr');
   sub.append(el('th', null, 'measure', { scope: 'col' }));
   for (let g = 0; g < 2; g++) {
     K.forEach((k, i) => {
-      const th = el('th', 'num', `${k} %`, { scope: 'col' });
+      const th = el('th', 'num', `${k}\u00a0%`, { scope: 'col' });
       if (sizes[i] !== undefined) th.title = `${sizes[i]} token${sizes[i] === 1 ? '' : 's'}`;
       sub.append(th);
     });
@@ -57,7 +57,8 @@ export function renderEraser(body, row) {
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   const note = sizes.length
-    ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k} % → ${sizes[i]}`).join(', ')} token(s). Bold: the most faithful AOPC of each kind.`
+    ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k}\u00a0%\u00a0→\u00a0${sizes[i]}`).join(', ')} token(s). ` +
+      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. Bold: the most faithful AOPC of each kind.'
     : 'Bold: the most faithful AOPC of each kind.';
   body.replaceChildren(wrap, el('p', 'panel-foot', note));
 }

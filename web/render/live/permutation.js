@@ -29,12 +29,14 @@ export function renderPermutation(body, row, { width = 560 } = {}) {
     ...baseOptions(width),
     height: 200,
     x: { label: '|Δŷ| (TVD between permuted and original output) →', domain: [0, bins.at(-1).x1] },
-    y: { label: '↑ permutations', grid: true, tickFormat: (d) => (Number.isInteger(d) ? String(d) : '') },
+    // headroom above the tallest bar for the median's label (it sat on the bars before)
+    y: { label: '↑ permutations', grid: true, domain: [0, Math.max(1, ...bins.map((b) => b.count)) * 1.3], tickFormat: (d) => (Number.isInteger(d) ? String(d) : '') },
     marks: [
       Plot.rectY(bins, { x1: 'x0', x2: 'x1', y: 'count', fill: '#9e9ac8', inset: 0.5, title: (d) => `${fmt(d.x0, 4)}–${fmt(d.x1, 4)}: ${d.count}` }),
       Plot.ruleY([0]),
       Plot.ruleX([med], { stroke: '#b2182b', strokeWidth: 2 }),
-      Plot.text([med], { x: (d) => d, frameAnchor: 'top', dy: -2, dx: 4, textAnchor: 'start', text: () => `median ${fmt(med, 4)}`, fill: '#b2182b' }),
+      Plot.text([med], { x: (d) => d, frameAnchor: 'top', dy: 6, dx: 4, textAnchor: 'start', text: () => `median ${fmt(med, 4)}`, fill: '#b2182b',
+        stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }),
     ],
   });
   const wrap = el('div', 'chart');

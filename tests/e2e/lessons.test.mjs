@@ -1,0 +1,176 @@
+// lessons.test.mjs — the teaching tools in headless Chromium (issue 15): play a shipped lesson to the end from
+// a link, load a lesson from a file, tab to a token and read its value, export a figure as SVG and PNG 2×, save
+// a report and re-open it offline (no network request at all). Run: node --test tests/e2e/lessons.test.mjs
+// (≈ 30–60 s on the 2-core machine).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, openRecordingPage } from './browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+import { parseLesson } from '../../web/analysis/lesson.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const TIMEOUT = 120_000;
+const SKIP = fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.wasm')) ? false : 'needs web/gen (bash scripts/build-wasm.sh)';
+
+async function waitText(page, status = 'ready') {
+  await page.waitForFunction((s) => document.getElementById('view-text').dataset.status === s, status, { timeout: TIMEOUT });
+}
+
+if (SKIP) test('lessons and export in the browser', { skip: SKIP }, () => {});
+else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () => {
+  let server;
+  let ctx;
+  let tmp;
+  before(async () => {
+    server = await startServer({ port: 0 });
+    ctx = await launchChromium({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-lessons-'));
+  });
+  after(async () => {
+    await ctx?.closeAndClean();
+    await server?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('every shipped lesson parses and the index lists them all', () => {
+    const idx = JSON.parse(fs.readFileSync(path.join(REPO, 'web/lessons/index.json'), 'utf8'));
+    const files = fs.readdirSync(path.join(REPO, 'web/lessons')).filter((f) => f.endsWith('.json') && f !== 'index.json');
+    assert.deepEqual(idx.lessons.map((l) => `${l.name}.json`).sort(), files.sort());
+    for (const l of idx.lessons) {
+      const lesson = parseLesson(fs.readFileSync(path.join(REPO, 'web/lessons', `${l.name}.json`), 'utf8'));
+      assert.equal(lesson.steps.length, l.steps, l.name);
+      for (const s of lesson.steps) assert.match(s.state, /^#view=(text|debate|train|image|localization)(&|$)/, `${l.name}: ${s.state}`);
+    }
+  });
+
+  test('a lesson link plays to the end: each step sets the page state and highlights its target', { timeout: TIMEOUT }, async () => {
+    const lesson = parseLesson(fs.readFileSync(path.join(REPO, 'web/lessons/attention-explanation.json'), 'utf8'));
+    const page = await openRecordingPage(ctx, `${server.url}/web/#lesson=attention-explanation`);
+    await page.waitForSelector('#lesson-player:not([hidden])', { timeout: TIMEOUT });
+    for (let i = 0; i < lesson.steps.length; i++) {
+      const step = lesson.steps[i];
+      assert.equal(await page.getAttribute('#lesson-player', 'data-step'), String(i + 1));
+      assert.equal(await page.textContent('#lesson-player .lesson-step-title'), step.title);
+      if (step.question) assert.match(await page.textContent('#lesson-player .lesson-question'), /\?/);
+      const view = new URLSearchParams(step.state.slice(1)).get('view');
+      await page.waitForFunction((v) => !document.getElementById(`view-${v}`).hidden, view, { timeout: TIMEOUT });
+      if (step.highlight) {
+        await page.waitForFunction(() => document.getElementById('lesson-player').dataset.highlight !== 'waiting', null, { timeout: TIMEOUT });
+        assert.equal(await page.getAttribute('#lesson-player', 'data-highlight'), 'found', `step ${i + 1}: ${step.highlight}`);
+        assert.equal(await page.locator('.lesson-highlight').count(), 1);
+      }
+      await page.click('#lesson-player .lesson-next');
+    }
+    assert.equal(await page.isHidden('#lesson-player'), true, 'Finish closes the player');
+    assert.equal(await page.locator('.lesson-highlight').count(), 0);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a lesson from a file; Back works; a broken file gets a readable message', { timeout: TIMEOUT }, async () => {
+    const file = path.join(tmp, 'my-lesson.json');
+    fs.writeFileSync(file, JSON.stringify({
+      title: 'My class', steps: [
+        { title: 'One', state: 'view=text&text=a+fine+film', text: 'Look at the rows.', question: 'Which word?', highlight: '#token-rows' },
+        { title: 'Two', state: '#view=debate', text: 'Now the debate.', highlight: '#debate-run' },
+      ],
+    }));
+    const page = await openRecordingPage(ctx, `${server.url}/web/`);
+    await page.setInputFiles('#lesson-file', file);
+    await page.waitForSelector('#lesson-player:not([hidden])');
+    assert.equal(await page.textContent('#lesson-player .lesson-title'), 'My class');
+    await waitText(page);
+    assert.equal(await page.inputValue('#text-input'), 'a fine film');
+    await page.click('#lesson-player .lesson-next');
+    await page.waitForFunction(() => !document.getElementById('view-debate').hidden);
+    await page.click('#lesson-player .lesson-back');
+    await page.waitForFunction(() => !document.getElementById('view-text').hidden);
+    assert.equal(await page.getAttribute('#lesson-player', 'data-step'), '1');
+    await page.click('#lesson-player .lesson-close');
+    const bad = path.join(tmp, 'bad.json');
+    fs.writeFileSync(bad, JSON.stringify({ title: 'x', steps: [{ state: '#view=text' }] }));
+    await page.setInputFiles('#lesson-file', bad);
+    await page.waitForSelector('#app-message:not([hidden])');
+    assert.match(await page.textContent('#app-message'), /step 1: "text" is missing/);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('keyboard: Tab to a token, arrows move, its values are read out', { timeout: TIMEOUT }, async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#text=${encodeURIComponent('a gorgeous , witty , seductive movie .')}`);
+    await waitText(page);
+    await page.focus('#model-select');
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.evaluate(() => document.activeElement?.classList.contains('tok'))) break;
+    }
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.measure-row')?.dataset.measure), 'attention', 'Tab reaches the first row');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
+    const focused = await page.evaluate(() => ({ i: document.activeElement.dataset.index, row: document.activeElement.closest('.measure-row').dataset.measure,
+      label: document.activeElement.getAttribute('aria-label') }));
+    assert.deepEqual([focused.i, focused.row], ['1', 'gradient']);
+    assert.match(focused.label, /^gorgeous: Gradient \d/);
+    const readout = await page.textContent('.token-readout');
+    assert.match(readout, /“gorgeous” \(token 2\): Attention [\d.]+ \(rank \d+ of 8\) · Gradient/);
+    // the readout shows the same rounded numbers as the cells' exact values
+    const att = Number(await page.getAttribute('.measure-row[data-measure=attention] .tok[data-index="1"]', 'data-value'));
+    assert.ok(readout.includes(`Attention ${Number(att.toPrecision(3))}`) || readout.includes(`Attention ${att.toFixed(3)}`), `${readout} vs ${att}`);
+    // the log / rank switch re-colours without losing the values
+    await page.click('.scale-btn[data-scale=rank]');
+    assert.equal(await page.getAttribute('.measure-rows', 'data-scale'), 'rank');
+    assert.equal(Number(await page.getAttribute('.measure-row[data-measure=attention] .tok[data-index="1"]', 'data-value')), att);
+    await page.click('.scale-btn[data-scale=linear]');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('export SVG + PNG 2× of the token rows; a report that opens offline with its data', { timeout: TIMEOUT }, async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#text=${encodeURIComponent('a gorgeous , witty , seductive movie .')}`);
+    await waitText(page);
+    await page.waitForSelector('.export-bar .export-svg');
+    const [svgDl] = await Promise.all([page.waitForEvent('download'), page.click('.rows-card .export-bar .export-svg')]);
+    const svgFile = path.join(tmp, 'rows.svg');
+    await svgDl.saveAs(svgFile);
+    const svg = fs.readFileSync(svgFile, 'utf8');
+    assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    for (const w of ['gorgeous', 'witty', 'seductive', 'Attention', 'Integrated gradients']) assert.ok(svg.includes(w), `the SVG has "${w}"`);
+    assert.ok((svg.match(/<rect /g) ?? []).length >= 8 * 4, 'a coloured rect per cell');
+    const [pngDl] = await Promise.all([page.waitForEvent('download'), page.click('.rows-card .export-bar .export-png')]);
+    const png = fs.readFileSync(await pngDl.path());
+    assert.equal(png.subarray(1, 4).toString(), 'PNG');
+    const box = await page.locator('.rows-card .measure-rows').boundingBox();
+    assert.equal(png.readUInt32BE(16), Math.round(Math.ceil(box.width) * 2), 'PNG at 2× the width on screen');
+
+    const [repDl] = await Promise.all([page.waitForEvent('download'), page.click('#report-export')]);
+    const report = path.join(tmp, 'report.html');
+    await repDl.saveAs(report);
+    const html = fs.readFileSync(report, 'utf8');
+    assert.ok(!/<script(?![^>]*type="application\/json")/i.test(html), 'no executable script in the report');
+    // offline: a fresh context with the network off; nothing may be requested
+    const off = await launchChromium();
+    await off.setOffline(true);
+    const requests = [];
+    const p2 = await off.newPage();
+    p2.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) requests.push(r.url()); });
+    await p2.goto(`file://${report}`);
+    const data = JSON.parse(await p2.textContent('#attnlab-report-data'));
+    assert.equal(data.format, 'attnlab-report-v1');
+    assert.deepEqual(data.tokens, ['a', 'gorgeous', ',', 'witty', ',', 'seductive', 'movie', '.']);
+    assert.equal(data.measures.attention.length, 8);
+    assert.ok(Math.abs(data.measures.attention.reduce((a, b) => a + b, 0) - 1) < 1e-4, 'attention sums to 1');
+    assert.ok(Number.isFinite(data.probability));
+    assert.equal(await p2.locator('.measure-row').count(), 4, 'the rows are in the report');
+    assert.ok(await p2.locator('svg').count() >= 1, 'the charts are inline SVG');
+    const bg = await p2.$eval('.measure-row .tok', (c) => getComputedStyle(c).backgroundColor);
+    assert.notEqual(bg, 'rgba(0, 0, 0, 0)', 'the page CSS is inline');
+    assert.deepEqual(requests, [], 'the report requests nothing');
+    await off.closeAndClean();
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});
