@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# test.sh — `npm test`: setup, native build, CTest (GoogleTest), then the Node test runner over
-# tests/node, tests/js and tests/e2e (those that exist). Every part runs even when an earlier test part
-# fails; the script exits non-zero if any part failed and ends with a one-line-per-part summary.
-# A failed setup or native build stops dependent parts (setup: everything; build: CTest).
+# test.sh — `npm test`: setup, native build, CTest (GoogleTest), the same GoogleTest suite built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, -O1), a short libFuzzer run of every target in
+# tests/fuzz/ (build-fuzz/, clang 14; ATTNLAB_FUZZ_SECONDS each, default 30) plus their committed crash
+# inputs, then the Node test runner over tests/node, tests/js and tests/e2e (those that exist). Every part
+# runs even when an earlier test part fails; the script exits non-zero if any part failed and ends with a
+# one-line-per-part summary (with each part's seconds). A failed setup or build stops dependent parts.
+# ATTNLAB_SANITIZE=0 / ATTNLAB_FUZZ_SECONDS=0 skip the sanitizer / fuzz parts (local runs only).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 declare -a SUMMARY=()
 FAILED=0
-step() { printf '\n==== %s ====\n' "$*"; }
-record() { # record NAME STATUS
-  if [[ "$2" -eq 0 ]]; then SUMMARY+=("  ok    $1"); else SUMMARY+=("  FAIL  $1 (exit $2)"); FAILED=1; fi
+T0=$SECONDS
+step() { printf '\n==== %s ====\n' "$*"; T0=$SECONDS; }
+record() { # record NAME STATUS  (the time since the last step)
+  local t=$((SECONDS - T0))
+  if [[ "$2" -eq 0 ]]; then SUMMARY+=("  ok    $1 (${t} s)"); else SUMMARY+=("  FAIL  $1 (exit $2, ${t} s)"); FAILED=1; fi
 }
 finish() {
   printf '\n==== summary ====\n'
@@ -36,6 +41,40 @@ if ((rc == 0)); then
   record "ctest" $rc
 else
   SUMMARY+=("  skip  ctest (native build failed)")
+fi
+
+LAUNCHER=()
+command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
+if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
+  step "native build, ASan + UBSan (build-asan)"
+  { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_SANITIZE=ON \
+      "${LAUNCHER[@]}" >/dev/null && cmake --build build-asan -j"$JOBS" --target attnlab_tests; }; rc=$?
+  record "native build, ASan + UBSan" $rc
+  if ((rc == 0)); then
+    step "ctest, ASan + UBSan"
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      ctest --test-dir build-asan --output-on-failure; rc=$?
+    record "ctest, ASan + UBSan" $rc
+  else
+    SUMMARY+=("  skip  ctest, ASan + UBSan (build failed)")
+  fi
+fi
+
+FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-30}"
+if [[ "$FUZZ_SECONDS" != 0 ]]; then
+  step "libFuzzer build (build-fuzz, clang 14)"
+  { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
+      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
+  record "libFuzzer build" $rc
+  if ((rc == 0)); then
+    step "fuzz: committed crash inputs, then ${FUZZ_SECONDS} s per target"
+    bash tests/fuzz/run.sh build-fuzz "$FUZZ_SECONDS"; rc=$?
+    record "fuzz (${FUZZ_SECONDS} s per target)" $rc
+  else
+    SUMMARY+=("  skip  fuzz (build failed)")
+  fi
 fi
 
 dirs=()

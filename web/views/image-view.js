@@ -116,8 +116,9 @@ export function mountImageView(section, { store }) {
     const want = v.wantedBackend();
     if (v.client && (want !== v.backendWanted || v.st.threads !== v.threadsWanted)) {
       v.cancelJob();
-      v.client.terminate();
-      v.client = null;
+      const old = v.client;
+      v.client = null; // before terminate(): closing it on purpose is not a failure to report
+      old.terminate();
       v.loadPromise = null;
       v.photo = null;
     }
@@ -125,6 +126,17 @@ export function mountImageView(section, { store }) {
     v.backendWanted = want;
     v.threadsWanted = v.st.threads;
     v.client = new ImageClient();
+    const mine = v.client;
+    // A worker that died or aborted is replaced on the next request: load again then; the photo choice (URL)
+    // and the settings are kept, and the user is told.
+    mine.channel.onReplaced((message) => {
+      if (mine !== v.client) return;
+      v.loadPromise = null;
+      v.photo = null;
+      v.job = null;
+      v.setStatus('error');
+      v.showMessage(`${message} Pick a photo (or reload) to go on.`);
+    });
     v.setStatus('loading');
     loadRow.hidden = false;
     loadBar.removeAttribute('value');
