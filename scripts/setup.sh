@@ -18,7 +18,7 @@ log() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 PACKAGES=(cmake g++ libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
-          libbenchmark-dev emscripten chromium nodejs npm)
+          libbenchmark-dev emscripten chromium nodejs npm libonnx-testdata)
 
 # --- 1. Debian packages ---------------------------------------------------------------------------
 # nodejs and npm also count as present when another install provides the commands (NodeSource's
