@@ -114,8 +114,8 @@ bool parse_tensor(ByteRange bytes, TensorData* t, Ctx& c, bool allow_empty) {
   int field;
   WireType type;
   while (!r.done()) {
+    const WireReader here = r;  // at the key: data fields are re-read from here
     if (!r.key(&field, &type)) return c.fail("malformed tensor");
-    const WireReader here = r;
     uint64_t v;
     switch (field) {
       case 1:  // dims
