@@ -24,6 +24,7 @@ using nlohmann::json;
 
 namespace attnlab::cli {  // cli/cnn_command.cpp: train-cnn, eval-cnn; the runner returns -1 when neither ran
 std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_line);
+std::function<int()> add_onnx_commands(CLI::App& app);  // cli/onnx_command.cpp: onnx-info, explain-onnx
 }
 
 using cli::fail;
@@ -112,6 +113,7 @@ int main(int argc, char** argv) {
   CLI::App* experiment_app = cli::add_experiment_command(app, experiment);
 
   const std::function<int()> run_cnn = cli::add_cnn_commands(app, command_line);
+  const std::function<int()> run_onnx = cli::add_onnx_commands(app);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -121,6 +123,7 @@ int main(int argc, char** argv) {
   }
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
   if (const int rc = run_cnn(); rc >= 0) return rc;
+  if (const int rc = run_onnx(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);

@@ -1,0 +1,247 @@
+// attnlab onnx-info / explain-onnx: the ONNX executor of the core on a user's image classifier.
+//   onnx-info --model M.onnx                       graph summary JSON (inputs, outputs, operator counts,
+//                                                  parameters, unsupported operators, spatial layers)
+//   explain-onnx --model M.onnx --image IMG --method M [--layer NAME|auto] [--class K]
+//                [--preprocess imagenet|unit|raw|signed] [--size N] [--samples S] [--steps T] [--seed S]
+// Images: binary or ASCII PPM / PGM (P6, P5, P3, P2; convert other formats first, e.g. `convert x.jpg x.ppm`),
+// resized like the image lab (shorter side to 256, centre crop 224, core/image/preprocess) and then to N×N
+// bilinearly when --size differs from 224; or `.f32`: C·H·W little-endian floats already in the model's input
+// space (no preprocessing). The last stdout line is one JSON object.
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "explain/onnx/input_method.h"
+#include "explain/onnx/layer_method.h"
+#include "explain/onnx/onnx_classifier.h"
+#include "files.h"
+#include "image/map_ops.h"
+#include "image/preprocess.h"
+#include "onnx/reader.h"
+
+using nlohmann::json;
+
+namespace attnlab::cli {
+namespace {
+
+struct OnnxCommands {
+  CLI::App *info = nullptr, *explain = nullptr;
+  std::string model, image, method = "gradcam", layer = "auto", preprocess = "imagenet";
+  int class_index = -1, size = 0, samples = 25, steps = 32;
+  uint64_t seed = 0;
+};
+
+// Netpbm P2/P3/P5/P6 → RGBA. maxval ≤ 255 only.
+bool read_pnm(const std::string& bytes, std::vector<uint8_t>* rgba, int* w, int* h, std::string* err) {
+  size_t p = 0;
+  auto skip = [&]() {
+    while (p < bytes.size()) {
+      if (std::isspace(static_cast<unsigned char>(bytes[p]))) ++p;
+      else if (bytes[p] == '#') { while (p < bytes.size() && bytes[p] != '\n') ++p; }
+      else break;
+    }
+  };
+  auto num = [&](long* v) {
+    skip();
+    if (p >= bytes.size() || !std::isdigit(static_cast<unsigned char>(bytes[p]))) return false;
+    *v = 0;
+    while (p < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[p])) && *v < 1000000) *v = *v * 10 + (bytes[p++] - '0');
+    return true;
+  };
+  if (bytes.size() < 2 || bytes[0] != 'P' || !std::strchr("2356", bytes[1])) {
+    *err = "not a PPM/PGM file (P2, P3, P5, P6); convert the image first (e.g. `convert photo.jpg photo.ppm`)";
+    return false;
+  }
+  const char kind = bytes[1];
+  p = 2;
+  long W, H, maxv;
+  if (!num(&W) || !num(&H) || !num(&maxv) || maxv < 1 || maxv > 255) {
+    *err = "bad PPM/PGM header (only maxval ≤ 255 is read)";
+    return false;
+  }
+  if (!check_image_size(static_cast<int>(W), static_cast<int>(H), err)) return false;
+  const int ch = (kind == '3' || kind == '6') ? 3 : 1;
+  const size_t n = static_cast<size_t>(W) * H * ch;
+  std::vector<uint8_t> v(n);
+  if (kind == '5' || kind == '6') {
+    ++p;  // one whitespace after maxval
+    if (bytes.size() < p + n) {
+      *err = "truncated PPM/PGM data";
+      return false;
+    }
+    std::memcpy(v.data(), bytes.data() + p, n);
+  } else {
+    for (size_t k = 0; k < n; ++k) {
+      long x;
+      if (!num(&x) || x > maxv) {
+        *err = "bad ASCII PPM/PGM data";
+        return false;
+      }
+      v[k] = static_cast<uint8_t>(x);
+    }
+  }
+  rgba->resize(static_cast<size_t>(W) * H * 4);
+  for (size_t q = 0; q < static_cast<size_t>(W) * H; ++q) {
+    for (int c = 0; c < 3; ++c) (*rgba)[q * 4 + c] = static_cast<uint8_t>(v[q * ch + (ch == 3 ? c : 0)] * 255 / maxv);
+    (*rgba)[q * 4 + 3] = 255;
+  }
+  *w = static_cast<int>(W);
+  *h = static_cast<int>(H);
+  return true;
+}
+
+// The model input [C·N·N] from an image file (see the file comment).
+std::vector<float> load_input(const OnnxCommands& c, const std::vector<int64_t>& shape) {
+  std::string bytes, err;
+  if (!read_file(c.image, &bytes, &err)) fail(err);
+  const int64_t C = shape[1], H = shape[2], W = shape[3];
+  const size_t want = static_cast<size_t>(C * H * W);
+  if (c.image.size() > 4 && c.image.substr(c.image.size() - 4) == ".f32") {
+    if (bytes.size() != want * 4)
+      fail(c.image + ": " + std::to_string(bytes.size()) + " bytes, the model input [" + std::to_string(C) + "," +
+           std::to_string(H) + "," + std::to_string(W) + "] needs " + std::to_string(want * 4));
+    std::vector<float> x(want);
+    std::memcpy(x.data(), bytes.data(), bytes.size());
+    return x;
+  }
+  if (H != W) fail("images are resized to a square input; this model wants " + std::to_string(H) + "×" + std::to_string(W) + " (give a .f32 tensor)");
+  std::vector<uint8_t> rgba;
+  int w, h;
+  if (!read_pnm(bytes, &rgba, &w, &h, &err)) fail(c.image + ": " + err);
+  std::vector<float> rgb;
+  if (!preprocess_rgba(rgba.data(), w, h, &rgb, &err)) fail(c.image + ": " + err);
+  std::vector<float> x(want);
+  for (int64_t ch = 0; ch < C; ++ch) {
+    std::vector<float> plane;
+    if (C == 3) plane.assign(rgb.begin() + ch * kImageSize * kImageSize, rgb.begin() + (ch + 1) * kImageSize * kImageSize);
+    else {  // grey: the mean of R, G, B
+      plane.assign(static_cast<size_t>(kImageSize) * kImageSize, 0.f);
+      for (int q = 0; q < 3; ++q)
+        for (size_t p = 0; p < plane.size(); ++p) plane[p] += rgb[q * plane.size() + p] / 3.f;
+    }
+    if (H != kImageSize) plane = upsample_bilinear(plane.data(), kImageSize, kImageSize, static_cast<int>(H), static_cast<int>(W));
+    static const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
+    for (size_t p = 0; p < plane.size(); ++p) {
+      const float v = plane[p];
+      float y = v;
+      if (c.preprocess == "imagenet") y = (v / 255.f - kMean[C == 3 ? ch : 0]) / kStd[C == 3 ? ch : 0];
+      else if (c.preprocess == "unit") y = v / 255.f;
+      else if (c.preprocess == "signed") y = v / 127.5f - 1.f;
+      x[ch * H * W + p] = y;
+    }
+  }
+  return x;
+}
+
+OnnxClassifier load_classifier(const OnnxCommands& c, std::string* bytes) {
+  std::string err;
+  if (!read_file(c.model, bytes, &err)) fail(err);
+  OnnxClassifier clf;
+  if (!clf.load(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size(), &err)) fail(c.model + ": " + err);
+  if (c.size > 0) clf.set_input_size(c.size);
+  return clf;
+}
+
+int run_info(const OnnxCommands& c) {
+  std::string bytes, err;
+  if (!read_file(c.model, &bytes, &err)) fail(err);
+  onnx::Model m;
+  if (!onnx::read_model(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &m, &err)) fail(c.model + ": " + err);
+  json out = OnnxClassifier::summarize(m);
+  OnnxClassifier clf;
+  std::string load_err;
+  if (clf.load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &load_err)) {
+    if (c.size > 0) clf.set_input_size(c.size);
+    const auto shape = clf.input_shape();
+    std::vector<float> zeros(static_cast<size_t>(shape[1] * shape[2] * shape[3]), 0.f);
+    json layers = json::array();
+    if (clf.forward(zeros.data(), zeros.size(), &load_err)) {
+      for (const auto& l : clf.spatial_layers())
+        layers.push_back({{"name", l.name}, {"op", l.op}, {"shape", {l.channels, l.height, l.width}}});
+      out["classes"] = clf.num_classes();
+      out["auto_layer"] = clf.auto_layer();
+    }
+    out["input_shape"] = shape;
+    out["spatial_layers"] = layers;
+  }
+  out["runnable"] = load_err.empty();
+  out["error"] = load_err;
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+int run_explain(const OnnxCommands& c) {
+  std::string bytes, err;
+  OnnxClassifier clf = load_classifier(c, &bytes);
+  const auto shape = clf.input_shape();
+  const std::vector<float> x = load_input(c, shape);
+  if (!clf.forward(x.data(), x.size(), &err)) fail(err);
+  const std::vector<float> logits = clf.logits();
+  int cls = c.class_index;
+  if (cls < 0) cls = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  if (cls >= clf.num_classes()) fail("--class " + std::to_string(cls) + " is out of range (" + std::to_string(clf.num_classes()) + " classes)");
+  json out = {{"model", c.model}, {"method", c.method}, {"class", cls}, {"logits", logits}, {"input_shape", shape}};
+  bool needs_grad = true;
+  if (LayerMethodFn fn = find_layer_method(c.method, &needs_grad)) {
+    const std::string layer = c.layer == "auto" ? clf.auto_layer() : c.layer;
+    if (layer.empty()) fail("the model has no layer with spatial extent");
+    if (!clf.backward_class(cls, &err)) fail(err);
+    LayerTensors L;
+    if (!clf.layer(layer, &L, &err)) fail(err);
+    const std::vector<float> map = fn(L);
+    if (map.empty()) fail("the method returned no map");
+    out["layer"] = layer;
+    out["map_shape"] = {L.h, L.w};
+    out["map"] = map;
+  } else if (InputMethodFn in_fn = find_input_method(c.method)) {
+    InputMethodOptions o;
+    o.samples = c.samples;
+    o.steps = c.steps;
+    o.seed = c.seed;
+    InputMapResult r;
+    if (!in_fn(clf, x, cls, o, &r, &err)) fail(err);
+    out["layer"] = "input";
+    out["map_shape"] = {r.h, r.w};
+    out["map"] = r.map;
+    for (auto& kv : r.extra.items()) out[kv.key()] = kv.value();
+  } else {
+    fail("unknown method '" + c.method + "'");
+  }
+  std::cout << out.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_onnx_commands(CLI::App& app) {
+  auto c = std::make_shared<OnnxCommands>();
+  c->info = app.add_subcommand("onnx-info", "summary of an ONNX model: inputs, outputs, operators, parameters, unsupported");
+  c->info->add_option("--model", c->model, "an .onnx file")->required();
+  c->info->add_option("--size", c->size, "input side for models with a symbolic H/W")->check(CLI::Range(8, 4096));
+  c->explain = app.add_subcommand("explain-onnx", "a saliency map of an ONNX image classifier (the core's executor)");
+  CLI::App* e = c->explain;
+  e->add_option("--model", c->model, "an .onnx file")->required();
+  e->add_option("--image", c->image, "a PPM/PGM image, or a .f32 tensor in model input space")->required();
+  e->add_option("--method", c->method)
+      ->check(CLI::IsMember({"gradcam", "gradcampp", "hirescam", "xgradcam", "layercam", "eigencam", "gradient",
+                             "smoothgrad", "integrated-gradients"}));
+  e->add_option("--layer", c->layer, "tensor name of the CAM layer, or auto (the last with spatial extent)");
+  e->add_option("--class", c->class_index, "explained class (default: the top-1)");
+  e->add_option("--preprocess", c->preprocess, "imagenet (mean/std) | unit (0-1) | raw (0-255) | signed (-1..1)")
+      ->check(CLI::IsMember({"imagenet", "unit", "raw", "signed"}));
+  e->add_option("--size", c->size, "input side for models with a symbolic H/W (default: the model's, else 224)")
+      ->check(CLI::Range(8, 4096));
+  e->add_option("--samples", c->samples, "smoothgrad samples")->check(CLI::Range(1, 10000));
+  e->add_option("--steps", c->steps, "integrated-gradients steps")->check(CLI::Range(1, 10000));
+  e->add_option("--seed", c->seed, "smoothgrad noise seed");
+  return [c]() -> int {
+    if (*c->info) return run_info(*c);
+    if (*c->explain) return run_explain(*c);
+    return -1;
+  };
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,39 @@
+// One signature for the CAM-family methods on any ONNX classifier layer (pytorch-grad-cam's definitions),
+// from the layer's activation A [K, h, w] and the gradient G = d logits[c] / dA [K, h, w]:
+//   gradcam    (grad_cam.cpp)     ReLU(Σ_k α_k A_k), α_k = mean_p G_k,p                    (Selvaraju et al.)
+//   gradcampp  (grad_cam_pp.cpp)  ReLU(Σ_k w_k A_k), w_k = Σ_p ReLU(G) · a, a = G² / (2G² + Σ_p A_k · G³ + 1e-7)
+//                                 (0 where G = 0)                                          (Chattopadhay et al.)
+//   hirescam   (hires_cam.cpp)    ReLU(Σ_k G_k ⊙ A_k)                                       (Draelos & Carin)
+//   xgradcam   (xgrad_cam.cpp)    ReLU(Σ_k w_k A_k), w_k = Σ_p G·A / (Σ_p A_k + 1e-7)       (Fu et al.)
+//   layercam   (layer_cam.cpp)    ReLU(Σ_k ReLU(G_k) ⊙ A_k)                                 (Jiang et al.)
+//   eigencam   (eigen_cam.cpp)    ReLU of the projection of the centred [h·w, K] activations on their first
+//                                 principal direction (no gradient). The SVD's sign is arbitrary; we pick
+//                                 the sign whose projection correlates positively with Σ_k A_k.
+// Result: row-major [h·w] at layer resolution (before upsampling); empty when A / G are inconsistent.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "explain/onnx/onnx_classifier.h"
+
+namespace attnlab {
+
+using LayerMethodFn = std::vector<float> (*)(const LayerTensors& L);
+
+std::vector<float> onnx_grad_cam(const LayerTensors& L);
+std::vector<float> onnx_grad_cam_pp(const LayerTensors& L);
+std::vector<float> onnx_hires_cam(const LayerTensors& L);
+std::vector<float> onnx_xgrad_cam(const LayerTensors& L);
+std::vector<float> onnx_layer_cam(const LayerTensors& L);
+std::vector<float> onnx_eigen_cam(const LayerTensors& L);
+
+// name -> method (nullptr if unknown); needs_gradient false only for eigencam.
+LayerMethodFn find_layer_method(const std::string& name, bool* needs_gradient = nullptr);
+std::vector<std::string> layer_method_names();
+
+inline bool layer_tensors_ok(const LayerTensors& L) {
+  const size_t n = static_cast<size_t>(L.k) * L.h * L.w;
+  return L.k > 0 && L.h > 0 && L.w > 0 && L.activation.size() == n && L.gradient.size() == n;
+}
+
+}  // namespace attnlab

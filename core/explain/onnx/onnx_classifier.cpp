@@ -1,0 +1,167 @@
+// ONNX image classifier wrapper (see onnx_classifier.h).
+#include "explain/onnx/onnx_classifier.h"
+
+#include <map>
+
+#include "onnx/reader.h"
+
+namespace attnlab {
+
+using namespace attnlab::onnx;
+
+nlohmann::json OnnxClassifier::summarize(const Model& m) {
+  using nlohmann::json;
+  auto vi_json = [](const ValueInfo& v) {
+    json dims = json::array();
+    for (size_t k = 0; k < v.dims.size(); ++k) {
+      if (v.dims[k] >= 0) dims.push_back(v.dims[k]);
+      else dims.push_back(v.dim_names[k].empty() ? json("?") : json(v.dim_names[k]));
+    }
+    return json{{"name", v.name}, {"type", v.dtype < 0 ? "non-tensor" : data_type_name(v.dtype)}, {"shape", dims}};
+  };
+  json inputs = json::array(), outputs = json::array();
+  for (const auto& v : m.inputs) inputs.push_back(vi_json(v));
+  for (const auto& v : m.outputs) outputs.push_back(vi_json(v));
+  std::map<std::string, int> counts;
+  for (const auto& n : m.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
+  int64_t params = 0;
+  for (const auto& t : m.initializers) params += t.numel();
+  json opsets = json::object();
+  for (const auto& kv : m.opsets) opsets[kv.first.empty() ? "ai.onnx" : kv.first] = kv.second;
+  return json{{"ir_version", m.ir_version}, {"opsets", opsets}, {"producer", m.producer_name + " " + m.producer_version},
+              {"inputs", inputs}, {"outputs", outputs}, {"nodes", m.nodes.size()}, {"operators", counts},
+              {"parameters", params}, {"initializers", m.initializers.size()}, {"unsupported", unsupported_operators(m)}};
+}
+
+bool OnnxClassifier::load(const uint8_t* bytes, size_t size, std::string* error) {
+  loaded_ = false;
+  auto m = std::make_unique<Model>();
+  if (!read_model(bytes, size, m.get(), error)) return false;
+  if (m->inputs.size() != 1) {
+    *error = "an image classifier needs exactly one graph input, this model has " + std::to_string(m->inputs.size());
+    return false;
+  }
+  const ValueInfo& in = m->inputs[0];
+  if (in.dtype != kFloat) {
+    *error = "input '" + in.name + "' has type " + std::string(data_type_name(in.dtype)) + ", an image input must be FLOAT";
+    return false;
+  }
+  if (in.has_shape && in.dims.size() != 4) {
+    *error = "input '" + in.name + "' has rank " + std::to_string(in.dims.size()) + ", an image input is [N, C, H, W]";
+    return false;
+  }
+  if (in.has_shape) {
+    if (in.dims[0] > 1) {
+      *error = "input batch " + std::to_string(in.dims[0]) + ": only batch 1 or a symbolic batch is supported";
+      return false;
+    }
+    if (in.dims[1] > 0) c_ = in.dims[1];
+    if (c_ != 1 && c_ != 3) {
+      *error = "input has " + std::to_string(c_) + " channels; image inputs have 1 or 3";
+      return false;
+    }
+    if (in.dims[2] > 0) h_ = in.dims[2];
+    if (in.dims[3] > 0) w_ = in.dims[3];
+  }
+  if (m->outputs.empty()) {
+    *error = "the model has no outputs";
+    return false;
+  }
+  if (!ex_.load(*m, error)) return false;
+  input_name_ = in.name;
+  logits_name_ = m->outputs.back().name;
+  for (const auto& o : m->outputs)  // prefer an output called like logits; else the last one
+    if (o.name.find("logit") != std::string::npos || o.name == "output") logits_name_ = o.name;
+  if (m->outputs.size() == 1) logits_name_ = m->outputs[0].name;
+  model_ = std::move(m);
+  loaded_ = true;
+  return true;
+}
+
+void OnnxClassifier::set_input_size(int size) {
+  const ValueInfo& in = model_->inputs[0];
+  if (!in.has_shape || in.dims[2] < 0) h_ = size;
+  if (!in.has_shape || in.dims[3] < 0) w_ = size;
+}
+
+std::vector<int64_t> OnnxClassifier::input_shape() const { return {1, c_, h_, w_}; }
+
+bool OnnxClassifier::forward(const float* input, size_t count, std::string* error) {
+  if (!loaded_) {
+    *error = "no model loaded";
+    return false;
+  }
+  const size_t want = static_cast<size_t>(c_ * h_ * w_);
+  if (!input || count != want) {
+    *error = "the input must have C·H·W = " + std::to_string(c_) + "·" + std::to_string(h_) + "·" + std::to_string(w_) +
+             " = " + std::to_string(want) + " values, got " + std::to_string(count);
+    return false;
+  }
+  Tensor<float> x = Tensor<float>::floats(input_shape());
+  std::copy(input, input + count, x.f.begin());
+  if (!ex_.forward({{input_name_, std::move(x)}}, error)) return false;
+  const Tensor<float>* y = ex_.value(logits_name_);
+  if (!y || !y->is_float() || y->numel() < 1 || (y->rank() >= 1 && y->shape[0] != 1 && y->rank() > 1)) {
+    *error = "output '" + logits_name_ + "' is not a [1, classes] float tensor";
+    return false;
+  }
+  logits_ = y->f;
+  return true;
+}
+
+bool OnnxClassifier::backward_class(int c, std::string* error) {
+  if (c < 0 || c >= num_classes()) {
+    *error = "class " + std::to_string(c) + " is out of range (the model has " + std::to_string(num_classes()) + " classes)";
+    return false;
+  }
+  Tensor<float> seed = Tensor<float>::floats(ex_.value(logits_name_)->shape);
+  seed.f[c] = 1.f;
+  return ex_.backward(logits_name_, seed, error);
+}
+
+bool OnnxClassifier::input_gradient(std::vector<float>* out, std::string* error) const {
+  const Tensor<float>* g = ex_.gradient(input_name_);
+  if (!g) {
+    *error = "no gradient reached the input (run backward_class first)";
+    return false;
+  }
+  *out = g->f;
+  return true;
+}
+
+std::vector<SpatialLayer> OnnxClassifier::spatial_layers() const {
+  std::vector<SpatialLayer> out;
+  for (const Node* n : ex_.runtime_nodes())
+    for (const auto& o : n->outputs) {
+      const Tensor<float>* v = o.empty() ? nullptr : ex_.value(o);
+      if (!v || !v->is_float() || v->rank() != 4 || v->shape[0] != 1 || v->shape[2] * v->shape[3] <= 1) continue;
+      out.push_back({o, n->op_type, static_cast<int>(v->shape[1]), static_cast<int>(v->shape[2]), static_cast<int>(v->shape[3])});
+    }
+  return out;
+}
+
+std::string OnnxClassifier::auto_layer() const {
+  const auto layers = spatial_layers();
+  return layers.empty() ? "" : layers.back().name;
+}
+
+bool OnnxClassifier::layer(const std::string& name, LayerTensors* out, std::string* error) const {
+  const Tensor<float>* a = ex_.value(name);
+  if (!a) {
+    *error = "no tensor named '" + name + "' (see onnx-info / the layer list)";
+    return false;
+  }
+  if (!a->is_float() || a->rank() != 4 || a->shape[0] != 1) {
+    *error = "layer '" + name + "' has shape " + shape_str(a->shape) + "; a CAM layer is [1, K, h, w]";
+    return false;
+  }
+  const Tensor<float>* g = ex_.gradient(name);
+  out->k = static_cast<int>(a->shape[1]);
+  out->h = static_cast<int>(a->shape[2]);
+  out->w = static_cast<int>(a->shape[3]);
+  out->activation = a->f;
+  out->gradient = g ? g->f : std::vector<float>(a->f.size(), 0.f);  // no gradient: the logits do not depend on it
+  return true;
+}
+
+}  // namespace attnlab

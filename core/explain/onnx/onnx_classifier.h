@@ -1,0 +1,75 @@
+// An ONNX image classifier for the explanation methods: owns the parsed Model and a float Executor, checks
+// that the model is an image classifier (one float input of rank 4 [N or 1, C, H, W]; the first graph output
+// is the logits [1, classes]), runs forward / backward on caller-owned buffers, and lists the spatial layers.
+// Designed for a future wasm binding: no exceptions, every failure is a message, inputs are (pointer, count)
+// and results are copied into caller-owned std::vectors.
+//
+//   OnnxClassifier clf;
+//   clf.load(bytes, size, &err);                 // reader + executor + image-classifier checks
+//   clf.input_shape();                           // [1, C, H, W] (a symbolic batch becomes 1; symbolic H/W: set_input_size)
+//   clf.forward(x, n, &err); clf.logits();       // x: [1, C, H, W] row-major
+//   clf.backward_class(c, &err);                 // d logits[c] / d every value
+//   clf.spatial_layers();                        // float values [1, K, h, w] with h·w > 1, in execution order
+//   clf.layer(name, &A, &G, &err);               // activation and its gradient at a layer
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "onnx/executor.h"
+#include "onnx/model.h"
+
+namespace attnlab {
+
+struct SpatialLayer {
+  std::string name;  // the ONNX tensor name
+  std::string op;    // the operator that produced it
+  int channels = 0, height = 0, width = 0;
+};
+
+struct LayerTensors {
+  std::vector<float> activation, gradient;  // [K, h, w] each
+  int k = 0, h = 0, w = 0;
+};
+
+class OnnxClassifier {
+ public:
+  bool load(const uint8_t* bytes, size_t size, std::string* error);
+  // For models with a symbolic spatial input size: fixes H = W = size (default: the model's, or 224).
+  void set_input_size(int size);
+  bool loaded() const { return loaded_; }
+
+  // The graph summary: inputs, outputs, operator counts, parameter count, unsupported operators (works even
+  // when load() failed because of unsupported operators: call summarize() on the bytes instead).
+  static nlohmann::json summarize(const onnx::Model& m);
+  const onnx::Model& model() const { return *model_; }
+
+  std::vector<int64_t> input_shape() const;  // [1, C, H, W]
+  const std::string& input_name() const { return input_name_; }
+  const std::string& logits_name() const { return logits_name_; }
+
+  bool forward(const float* input, size_t count, std::string* error);
+  const std::vector<float>& logits() const { return logits_; }
+  int num_classes() const { return static_cast<int>(logits_.size()); }
+  bool backward_class(int class_index, std::string* error);
+  // d logits[class] / d input after backward_class, [C·H·W].
+  bool input_gradient(std::vector<float>* out, std::string* error) const;
+
+  std::vector<SpatialLayer> spatial_layers() const;  // after forward
+  // The last layer that still has spatial extent (h·w > 1) and from which the logits depend; "" if none.
+  std::string auto_layer() const;
+  bool layer(const std::string& name, LayerTensors* out, std::string* error) const;  // after backward_class
+
+ private:
+  std::unique_ptr<onnx::Model> model_;
+  onnx::Executor<float> ex_;
+  bool loaded_ = false;
+  std::string input_name_, logits_name_;
+  int64_t c_ = 3, h_ = 224, w_ = 224;
+  std::vector<float> logits_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,322 @@
+// ONNX graph executor: validation, constant folding, forward, reverse-mode backward (see executor.h).
+#include "onnx/executor.h"
+
+#include <algorithm>
+#include <set>
+
+namespace attnlab::onnx {
+
+std::vector<std::string> unsupported_operators(const Model& m) {
+  std::vector<std::string> order;
+  std::map<std::string, int> count;
+  for (const Node& n : m.nodes) {
+    const std::string key = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
+    const bool ok = n.domain.empty() && find_op<float>(n.op_type) != nullptr;
+    if (ok) continue;
+    if (!count.count(key)) order.push_back(key);
+    ++count[key];
+  }
+  std::vector<std::string> out;
+  for (const auto& k : order) out.push_back(k + " (" + std::to_string(count[k]) + ")");
+  return out;
+}
+
+template <class T>
+int Executor<T>::id_of(const std::string& name) const {
+  auto it = ids_.find(name);
+  return it == ids_.end() ? -1 : it->second;
+}
+
+template <class T>
+bool Executor<T>::is_constant(const std::string& name) const {
+  const int id = id_of(name);
+  return id >= 0 && constant_[id];
+}
+
+template <class T>
+const Tensor<T>* Executor<T>::value(const std::string& name) const {
+  const int id = id_of(name);
+  return id >= 0 && defined_[id] ? &values_[id] : nullptr;
+}
+
+template <class T>
+const Tensor<T>* Executor<T>::gradient(const std::string& name) const {
+  const int id = id_of(name);
+  return id >= 0 && has_grad_[id] ? &grads_[id] : nullptr;
+}
+
+template <class T>
+bool Executor<T>::load(const Model& model, std::string* error) {
+  *this = Executor<T>();
+  error->clear();
+  auto opset_it = model.opsets.find("");
+  const int64_t opset = opset_it == model.opsets.end() ? 0 : opset_it->second;
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    *error = "opset " + std::to_string(opset) + " of the default domain is outside the supported range " +
+             std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset);
+    return false;
+  }
+  const auto missing = unsupported_operators(model);
+  if (!missing.empty()) {
+    *error = "unsupported operators: ";
+    for (size_t k = 0; k < missing.size(); ++k) *error += (k ? ", " : "") + missing[k];
+    return false;
+  }
+  for (const Node& n : model.nodes) {
+    const OpEntry<T>* op = find_op<T>(n.op_type);
+    if (n.opset < op->min_opset) {
+      *error = "node '" + n.name + "' (" + n.op_type + "): opset " + std::to_string(n.opset) +
+               " is older than the implemented versions (from opset " + std::to_string(op->min_opset) + ")";
+      return false;
+    }
+  }
+  auto define = [&](const std::string& name, const char* what) -> bool {
+    if (name.empty()) return true;
+    if (ids_.count(name)) {
+      *error = std::string("value '") + name + "' is defined twice (" + what + ")";
+      return false;
+    }
+    const int id = static_cast<int>(ids_.size());
+    ids_[name] = id;
+    return true;
+  };
+  for (const auto& t : model.initializers)
+    if (!define(t.name, "initializer")) return false;
+  for (const auto& vi : model.inputs) {
+    if (vi.dtype == -1) {
+      *error = "input '" + vi.name + "' is not a tensor";
+      return false;
+    }
+    if (!define(vi.name, "graph input")) return false;
+  }
+  for (const Node& n : model.nodes)
+    for (const auto& o : n.outputs)
+      if (!define(o, "node output")) return false;
+  const size_t nv = ids_.size();
+  values_.assign(nv, Tensor<T>());
+  defined_.assign(nv, 0);
+  constant_.assign(nv, 0);
+  requires_grad_.assign(nv, 0);
+  grads_.assign(nv, Tensor<T>());
+  has_grad_.assign(nv, 0);
+  for (const auto& t : model.initializers) {
+    const int id = ids_[t.name];
+    values_[id] = tensor_from_data<T>(t);
+    defined_[id] = constant_[id] = 1;
+  }
+  // Undefined inputs, then a topological order (Kahn); what is left over lies on a cycle.
+  std::vector<char> available(nv, 0);
+  for (const auto& t : model.initializers) available[ids_[t.name]] = 1;
+  for (const auto& vi : model.inputs) available[ids_[vi.name]] = 1;
+  for (const Node& n : model.nodes)
+    for (const auto& in : n.inputs)
+      if (!in.empty() && !ids_.count(in)) {
+        *error = "node '" + n.name + "' (" + n.op_type + ") reads '" + in + "', which nothing defines";
+        return false;
+      }
+  std::vector<int> pending(model.nodes.size(), 0);
+  std::vector<std::vector<int>> users(nv);
+  std::vector<int> ready;
+  for (size_t k = 0; k < model.nodes.size(); ++k) {
+    for (const auto& in : model.nodes[k].inputs) {
+      if (in.empty()) continue;
+      const int id = ids_[in];
+      if (!available[id]) {
+        ++pending[k];
+        users[id].push_back(static_cast<int>(k));
+      }
+    }
+    if (pending[k] == 0) ready.push_back(static_cast<int>(k));
+  }
+  for (size_t q = 0; q < ready.size(); ++q) {
+    const Node& n = model.nodes[ready[q]];
+    all_nodes_.push_back(&n);
+    for (const auto& o : n.outputs) {
+      if (o.empty()) continue;
+      for (int u : users[ids_[o]])
+        if (--pending[u] == 0) ready.push_back(u);
+    }
+  }
+  if (all_nodes_.size() != model.nodes.size()) {
+    for (size_t k = 0; k < model.nodes.size(); ++k)
+      if (pending[k] > 0) {
+        *error = "the graph has a cycle through node '" + model.nodes[k].name + "' (" + model.nodes[k].op_type + ")";
+        return false;
+      }
+  }
+  for (const auto& o : model.outputs)
+    if (!ids_.count(o.name)) {
+      *error = "graph output '" + o.name + "' is not produced by any node";
+      return false;
+    }
+  model_ = &model;
+  // Constant folding.
+  for (const Node* n : all_nodes_) {
+    bool all_const = true;
+    for (const auto& in : n->inputs)
+      if (!in.empty() && !constant_[ids_[in]]) all_const = false;
+    if (!all_const) {
+      run_.push_back(n);
+      continue;
+    }
+    if (!run_node(*n, error, true)) {
+      model_ = nullptr;
+      return false;
+    }
+    for (const auto& o : n->outputs)
+      if (!o.empty()) constant_[ids_[o]] = 1;
+  }
+  return true;
+}
+
+template <class T>
+bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
+  const OpEntry<T>* op = find_op<T>(n.op_type);
+  std::vector<const Tensor<T>*> in;
+  bool rg = false;
+  for (const auto& name : n.inputs) {
+    if (name.empty()) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const int id = ids_[name];
+    if (!defined_[id]) {
+      *error = "node '" + n.name + "' (" + n.op_type + "): input '" + name + "' has no value";
+      return false;
+    }
+    in.push_back(&values_[id]);
+    rg = rg || requires_grad_[id];
+  }
+  std::vector<Tensor<T>> out(n.outputs.size());
+  const std::string e = op->forward(n, in, out);
+  if (!e.empty()) {
+    *error = "node '" + n.name + "' (" + n.op_type + "): " + e;
+    return false;
+  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    if (n.outputs[k].empty()) continue;
+    const int id = ids_[n.outputs[k]];
+    values_[id] = std::move(out[k]);
+    defined_[id] = 1;
+    requires_grad_[id] = !folding && rg && op->backward != nullptr && values_[id].is_float();
+  }
+  return true;
+}
+
+template <class T>
+bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error) {
+  error->clear();
+  if (!model_) {
+    *error = "no model loaded";
+    return false;
+  }
+  std::fill(has_grad_.begin(), has_grad_.end(), 0);
+  for (size_t id = 0; id < defined_.size(); ++id)
+    if (!constant_[id]) {
+      defined_[id] = 0;
+      requires_grad_[id] = 0;
+    }
+  for (const auto& vi : model_->inputs) {
+    auto it = inputs.find(vi.name);
+    if (it == inputs.end()) {
+      *error = "graph input '" + vi.name + "' was not given";
+      return false;
+    }
+    const Tensor<T>& t = it->second;
+    if (vi.has_shape) {
+      bool ok = t.shape.size() == vi.dims.size();
+      for (size_t k = 0; ok && k < vi.dims.size(); ++k) ok = vi.dims[k] < 0 || vi.dims[k] == t.shape[k];
+      if (!ok) {
+        std::string want = "[";
+        for (size_t k = 0; k < vi.dims.size(); ++k)
+          want += (k ? "," : "") + (vi.dims[k] < 0 ? (vi.dim_names[k].empty() ? std::string("?") : vi.dim_names[k]) : std::to_string(vi.dims[k]));
+        *error = "input '" + vi.name + "' has shape " + shape_str(t.shape) + ", the model expects " + want + "]";
+        return false;
+      }
+    }
+    if (static_cast<int64_t>(t.is_float() ? t.f.size() : t.i.size()) != t.numel()) {
+      *error = "input '" + vi.name + "': " + std::to_string(t.is_float() ? t.f.size() : t.i.size()) +
+               " values for shape " + shape_str(t.shape);
+      return false;
+    }
+    const int id = ids_[vi.name];
+    values_[id] = t;
+    defined_[id] = 1;
+    requires_grad_[id] = t.is_float();
+  }
+  for (const Node* n : run_)
+    if (!run_node(*n, error, false)) return false;
+  return true;
+}
+
+template <class T>
+bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std::string* error) {
+  error->clear();
+  const int oid = id_of(output);
+  if (oid < 0 || !defined_[oid]) {
+    *error = "backward: '" + output + "' has no value (run forward first)";
+    return false;
+  }
+  if (!values_[oid].is_float() || seed.shape != values_[oid].shape || static_cast<int64_t>(seed.f.size()) != seed.numel()) {
+    *error = "backward: the seed must be a float tensor of shape " + shape_str(values_[oid].shape);
+    return false;
+  }
+  std::fill(has_grad_.begin(), has_grad_.end(), 0);
+  for (auto& g : grads_) g = Tensor<T>();
+  if (!requires_grad_[oid]) return true;  // the output does not depend on any input
+  grads_[oid] = seed;
+  has_grad_[oid] = 1;
+  for (auto it = run_.rbegin(); it != run_.rend(); ++it) {
+    const Node& n = **it;
+    std::vector<const Tensor<T>*> dout;
+    bool any = false;
+    for (const auto& o : n.outputs) {
+      const int id = o.empty() ? -1 : ids_[o];
+      const bool g = id >= 0 && has_grad_[id];
+      dout.push_back(g ? &grads_[id] : nullptr);
+      any = any || g;
+    }
+    if (!any) continue;
+    const OpEntry<T>* op = find_op<T>(n.op_type);
+    std::vector<const Tensor<T>*> in;
+    std::vector<bool> need;
+    bool any_need = false;
+    for (const auto& name : n.inputs) {
+      const int id = name.empty() ? -1 : ids_[name];
+      in.push_back(id >= 0 ? &values_[id] : nullptr);
+      need.push_back(id >= 0 && requires_grad_[id]);
+      any_need = any_need || need.back();
+    }
+    if (!any_need) continue;
+    std::vector<const Tensor<T>*> outs;
+    for (const auto& o : n.outputs) outs.push_back(o.empty() ? nullptr : &values_[ids_[o]]);
+    std::vector<Tensor<T>> din(n.inputs.size());
+    const std::string e = op->backward(n, in, outs, dout, need, din);
+    if (!e.empty()) {
+      *error = "backward of node '" + n.name + "' (" + n.op_type + "): " + e;
+      return false;
+    }
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (!need[k]) continue;
+      const int id = ids_[n.inputs[k]];
+      if (din[k].f.size() != values_[id].f.size()) {
+        *error = "backward of node '" + n.name + "' (" + n.op_type + "): gradient of input " + std::to_string(k) + " has the wrong size";
+        return false;
+      }
+      if (!has_grad_[id]) {
+        grads_[id] = std::move(din[k]);
+        grads_[id].shape = values_[id].shape;
+        has_grad_[id] = 1;
+      } else {
+        auto& g = grads_[id].f;
+        for (size_t q = 0; q < g.size(); ++q) g[q] += din[k].f[q];
+      }
+    }
+  }
+  return true;
+}
+
+template class Executor<float>;
+template class Executor<double>;
+
+}  // namespace attnlab::onnx

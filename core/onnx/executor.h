@@ -1,0 +1,74 @@
+// ONNX graph executor with reverse-mode backward, for T = float (the product) and T = double (gradient
+// checks). Usage (no exceptions; every failure is a message):
+//
+//   Model m; read_model(bytes, n, &m, &err);
+//   Executor<float> ex; ex.load(m, &err);            // validates the graph, folds constant subgraphs
+//   ex.forward({{"image", x}}, &err);                  // keeps every value
+//   ex.value("logits");                                // any tensor of the graph, by name
+//   ex.backward("logits", seed, &err);                 // dL/dlogits = seed (same shape)
+//   ex.gradient("image"); ex.gradient("layer3_out");   // gradient of every value that depends on an input
+//
+// load() checks: the default-domain opset in [kMinOpset, kMaxOpset] and not below an operator's oldest
+// implemented version (OpEntry::min_opset), every operator supported (else a
+// message listing the missing ones and their counts), every node input defined (by an initializer, a graph
+// input or an earlier node), no value defined twice, no cycle. Nodes whose inputs are all constant
+// (initializers, Constant, DequantizeLinear of weights, shape arithmetic on constants) are evaluated once at
+// load and their outputs kept as constants. Shape-only chains that start from a runtime tensor (Shape →
+// Gather → Concat → Reshape) run in forward on int64 tensors; they cost microseconds.
+// Gradients flow through float values only: a value requires a gradient when it depends on a graph input
+// through operators that have a backward; integer outputs (Shape, Equal, …) stop the gradient.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx/model.h"
+#include "onnx/op.h"
+#include "onnx/tensor.h"
+
+namespace attnlab::onnx {
+
+constexpr int kMinOpset = 1;
+constexpr int kMaxOpset = 18;
+
+// Operators of the model (default domain) that the executor does not implement, with their node counts,
+// as "Name (count)" in order of first appearance; other domains are listed as "domain.Name (count)".
+std::vector<std::string> unsupported_operators(const Model& m);
+
+template <class T>
+class Executor {
+ public:
+  // The model must outlive the executor (nodes are referenced, not copied). To change weights (negative
+  // controls, weight randomisation), edit a copy of the Model and load that.
+  bool load(const Model& model, std::string* error);
+  bool loaded() const { return model_ != nullptr; }
+  const Model& model() const { return *model_; }
+
+  bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error);
+  const Tensor<T>* value(const std::string& name) const;
+  bool has_value(const std::string& name) const { return value(name) != nullptr; }
+
+  // Reverse mode from one output (any float value of the graph) with dL/d(output) = seed.
+  bool backward(const std::string& output, const Tensor<T>& seed, std::string* error);
+  const Tensor<T>* gradient(const std::string& name) const;  // null if no gradient reached it
+
+  // The nodes that run in forward (constant-folded ones excluded), in execution order.
+  const std::vector<const Node*>& runtime_nodes() const { return run_; }
+  // Whether a value is a constant (initializer or folded).
+  bool is_constant(const std::string& name) const;
+
+ private:
+  int id_of(const std::string& name) const;
+  bool run_node(const Node& n, std::string* error, bool folding);
+
+  const Model* model_ = nullptr;
+  std::map<std::string, int> ids_;
+  std::vector<Tensor<T>> values_;
+  std::vector<char> defined_, constant_, requires_grad_;
+  std::vector<Tensor<T>> grads_;
+  std::vector<char> has_grad_;
+  std::vector<const Node*> run_;
+  std::vector<const Node*> all_nodes_;  // topological order
+};
+
+}  // namespace attnlab::onnx

@@ -1,0 +1,81 @@
+// Shared pieces of the operator files: the registry type, each family's registration function, and
+// broadcasting loops (numpy semantics).
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx/op.h"
+
+namespace attnlab::onnx {
+
+template <class T>
+using OpRegistry = std::map<std::string, OpEntry<T>>;
+
+template <class T> void register_unary_ops(OpRegistry<T>& r);      // unary.cpp
+template <class T> void register_binary_ops(OpRegistry<T>& r);     // binary.cpp
+template <class T> void register_conv_ops(OpRegistry<T>& r);       // conv.cpp
+template <class T> void register_pool_ops(OpRegistry<T>& r);       // pool.cpp
+template <class T> void register_gemm_ops(OpRegistry<T>& r);       // gemm.cpp
+template <class T> void register_softmax_ops(OpRegistry<T>& r);    // softmax.cpp
+template <class T> void register_batchnorm_ops(OpRegistry<T>& r);  // batchnorm.cpp
+template <class T> void register_shape_ops(OpRegistry<T>& r);      // shape_ops.cpp
+template <class T> void register_layout_ops(OpRegistry<T>& r);     // layout_ops.cpp
+template <class T> void register_reduce_ops(OpRegistry<T>& r);     // reduce.cpp
+template <class T> void register_quantize_ops(OpRegistry<T>& r);   // quantize.cpp
+
+// Calls f(k, ia, ib) for every output index k of `out`, with ia / ib the offsets into inputs whose
+// broadcast strides (aligned to out's rank, 0 where broadcast) are sa / sb.
+template <class F>
+void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
+  const int r = static_cast<int>(out.size());
+  const int64_t n = shape_numel(out);
+  if (n == 0) return;
+  if (r == 0) {
+    f(int64_t(0), int64_t(0), int64_t(0));
+    return;
+  }
+  const int64_t inner = out[r - 1], ia_step = sa[r - 1], ib_step = sb[r - 1];
+  std::vector<int64_t> idx(r, 0);
+  int64_t base_a = 0, base_b = 0;
+  for (int64_t k = 0; k < n; k += inner) {
+    int64_t ia = base_a, ib = base_b;
+    for (int64_t j = 0; j < inner; ++j, ia += ia_step, ib += ib_step) f(k + j, ia, ib);
+    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer axes
+      ++idx[d];
+      base_a += sa[d];
+      base_b += sb[d];
+      if (idx[d] < out[d]) break;
+      base_a -= sa[d] * out[d];
+      base_b -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class F>
+void broadcast_loop3(const Shape& out, const Shape& sa, const Shape& sb, const Shape& sc, F&& f) {
+  const int r = static_cast<int>(out.size());
+  const int64_t n = shape_numel(out);
+  if (n == 0) return;
+  if (r == 0) {
+    f(int64_t(0), int64_t(0), int64_t(0), int64_t(0));
+    return;
+  }
+  std::vector<int64_t> idx(r, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t ia = 0, ib = 0, ic = 0;
+    for (int d = 0; d < r; ++d) {
+      ia += idx[d] * sa[d];
+      ib += idx[d] * sb[d];
+      ic += idx[d] * sc[d];
+    }
+    f(k, ia, ib, ic);
+    for (int d = r - 1; d >= 0; --d) {
+      if (++idx[d] < out[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace attnlab::onnx

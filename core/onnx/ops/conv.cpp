@@ -1,0 +1,205 @@
+// Conv (opset 1–18), 1-D and 2-D: X [N, C, (H,) W], W [M, C/group, (kh,) kw], optional B [M] →
+// Y [N, M, (Ho,) Wo]; group (incl. depthwise, any multiplier), strides, pads, dilations, auto_pad.
+// Forward: per image and group, im2col [C/g·kh·kw, Ho·Wo] then one GEMM W_g · col (Eigen); a 1×1 stride-1
+// unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop.
+// Backward: dX = col2im(W_gᵀ · dY_g); dW_g = Σ_n dY_g · colᵀ; dB = Σ dY (each only when needed).
+#include <Eigen/Core>
+
+#include "onnx/ops/common.h"
+#include "onnx/ops/window.h"
+
+namespace attnlab::onnx {
+namespace {
+
+template <class T>
+using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct ConvDims {
+  int64_t N, C, M, G, Cg, Mg;
+  Window2d g;
+  bool pointwise, depthwise;
+};
+
+template <class T>
+std::string conv_dims(const Node& n, const std::vector<const Tensor<T>*>& in, ConvDims* d) {
+  if (auto e = check_inputs(n, in, 2); !e.empty()) return e;
+  const Tensor<T>&x = *in[0], &w = *in[1];
+  if (x.rank() != 3 && x.rank() != 4) return "only 1-D and 2-D convolutions are supported (input " + shape_str(x.shape) + ")";
+  if (w.rank() != x.rank()) return "weight " + shape_str(w.shape) + " does not match input " + shape_str(x.shape);
+  const int sp = x.rank() - 2;
+  d->N = x.shape[0];
+  d->C = x.shape[1];
+  d->M = w.shape[0];
+  d->G = n.attr_int("group", 1);
+  if (d->G < 1 || d->C % d->G || d->M % d->G) return "group " + std::to_string(d->G) + " does not divide C and M";
+  d->Cg = d->C / d->G;
+  d->Mg = d->M / d->G;
+  if (w.shape[1] != d->Cg) return "weight " + shape_str(w.shape) + " expects " + std::to_string(w.shape[1] * d->G) + " input channels, got " + std::to_string(d->C);
+  const auto ks = n.attr_ints("kernel_shape", {});
+  if (!ks.empty() && (static_cast<int>(ks.size()) != sp || !std::equal(ks.begin(), ks.end(), w.shape.begin() + 2)))
+    return "kernel_shape does not match the weight";
+  if (auto e = window_geometry(n, sp, x.shape.data() + 2, w.shape.data() + 2, false, &d->g); !e.empty()) return e;
+  if (in.size() > 2 && in[2] && (!in[2]->is_float() || in[2]->numel() != d->M)) return "bias must have M values";
+  const Window2d& g = d->g;
+  if (auto e = check_output_size({d->N, d->M, g.Ho, g.Wo}); !e.empty()) return e;
+  if (auto e = check_output_size({g.Ho, g.Wo, d->Cg, g.kh, g.kw}); !e.empty()) return e;  // im2col buffer
+  d->pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.pb == 0 && g.pr == 0;
+  d->depthwise = d->Cg == 1 && !d->pointwise;
+  return "";
+}
+
+// col [Cg·kh·kw, Ho·Wo] from x [Cg, H, W].
+template <class T>
+void im2col(const T* x, int64_t Cg, const Window2d& g, T* col) {
+  const int64_t P = g.Ho * g.Wo;
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        T* row = col + ((c * g.kh + i) * g.kw + j) * P;
+        const T* xc = x + c * g.H * g.W;
+        for (int64_t oy = 0; oy < g.Ho; ++oy) {
+          const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+          T* r = row + oy * g.Wo;
+          if (iy < 0 || iy >= g.H) {
+            std::fill(r, r + g.Wo, T(0));
+            continue;
+          }
+          const T* xr = xc + iy * g.W;
+          for (int64_t ox = 0; ox < g.Wo; ++ox) {
+            const int64_t ix = ox * g.sw - g.pl + j * g.dw;
+            r[ox] = (ix >= 0 && ix < g.W) ? xr[ix] : T(0);
+          }
+        }
+      }
+}
+template <class T>
+void col2im(const T* col, int64_t Cg, const Window2d& g, T* dx) {
+  const int64_t P = g.Ho * g.Wo;
+  for (int64_t c = 0; c < Cg; ++c)
+    for (int64_t i = 0; i < g.kh; ++i)
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const T* row = col + ((c * g.kh + i) * g.kw + j) * P;
+        T* xc = dx + c * g.H * g.W;
+        for (int64_t oy = 0; oy < g.Ho; ++oy) {
+          const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+          if (iy < 0 || iy >= g.H) continue;
+          for (int64_t ox = 0; ox < g.Wo; ++ox) {
+            const int64_t ix = ox * g.sw - g.pl + j * g.dw;
+            if (ix >= 0 && ix < g.W) xc[iy * g.W + ix] += row[oy * g.Wo + ox];
+          }
+        }
+      }
+}
+
+// Depthwise: output channel m reads input channel m / Mg.
+template <class T>
+void depthwise_fwd(const T* x, const T* w, const Window2d& g, T* y) {
+  for (int64_t oy = 0; oy < g.Ho; ++oy)
+    for (int64_t ox = 0; ox < g.Wo; ++ox) {
+      T acc = 0;
+      for (int64_t i = 0; i < g.kh; ++i) {
+        const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+        if (iy < 0 || iy >= g.H) continue;
+        for (int64_t j = 0; j < g.kw; ++j) {
+          const int64_t ix = ox * g.sw - g.pl + j * g.dw;
+          if (ix >= 0 && ix < g.W) acc += x[iy * g.W + ix] * w[i * g.kw + j];
+        }
+      }
+      y[oy * g.Wo + ox] = acc;
+    }
+}
+
+template <class T>
+std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  ConvDims d;
+  if (auto e = conv_dims(n, in, &d); !e.empty()) return e;
+  const Window2d& g = d.g;
+  const Tensor<T>&x = *in[0], &w = *in[1];
+  const T* bias = in.size() > 2 && in[2] ? in[2]->f.data() : nullptr;
+  Shape os = {d.N, d.M};
+  if (g.spatial == 2) os.push_back(g.Ho);
+  os.push_back(g.Wo);
+  out[0] = Tensor<T>::floats(os);
+  const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
+  std::vector<T> col(d.pointwise || d.depthwise ? 0 : static_cast<size_t>(Kc * P));
+  for (int64_t b = 0; b < d.N; ++b)
+    for (int64_t grp = 0; grp < d.G; ++grp) {
+      const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
+      T* yg = out[0].f.data() + (b * d.M + grp * d.Mg) * P;
+      const T* wg = w.f.data() + grp * d.Mg * Kc;
+      if (d.depthwise) {
+        for (int64_t m = 0; m < d.Mg; ++m) depthwise_fwd(xg, wg + m * Kc, g, yg + m * P);
+      } else {
+        const T* colp = xg;
+        if (!d.pointwise) {
+          im2col(xg, d.Cg, g, col.data());
+          colp = col.data();
+        }
+        Eigen::Map<RowMat<T>> Y(yg, d.Mg, P);
+        Y.noalias() = Eigen::Map<const RowMat<T>>(wg, d.Mg, Kc) * Eigen::Map<const RowMat<T>>(colp, Kc, P);
+      }
+      if (bias)
+        for (int64_t m = 0; m < d.Mg; ++m) {
+          const T bv = bias[grp * d.Mg + m];
+          T* ym = yg + m * P;
+          for (int64_t p = 0; p < P; ++p) ym[p] += bv;
+        }
+    }
+  return "";
+}
+
+template <class T>
+std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                     const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  ConvDims d;
+  if (auto e = conv_dims(n, in, &d); !e.empty()) return e;
+  const Window2d& g = d.g;
+  const Tensor<T>&x = *in[0], &w = *in[1];
+  const T* dy = dout[0]->f.data();
+  const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
+  const bool need_w = need.size() > 1 && need[1], need_b = need.size() > 2 && need[2];
+  if (need[0]) din[0] = Tensor<T>::floats(x.shape);
+  if (need_w) din[1] = Tensor<T>::floats(w.shape);
+  if (need_b) din[2] = Tensor<T>::floats(in[2]->shape);
+  std::vector<T> col(static_cast<size_t>(Kc * P));
+  for (int64_t b = 0; b < d.N; ++b)
+    for (int64_t grp = 0; grp < d.G; ++grp) {
+      const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
+      const T* dyg = dy + (b * d.M + grp * d.Mg) * P;
+      const T* wg = w.f.data() + grp * d.Mg * Kc;
+      Eigen::Map<const RowMat<T>> dY(dyg, d.Mg, P), Wg(wg, d.Mg, Kc);
+      if (need[0]) {
+        T* dxg = din[0].f.data() + (b * d.C + grp * d.Cg) * HW;
+        if (d.pointwise) {
+          Eigen::Map<RowMat<T>>(dxg, d.Cg, P).noalias() += Wg.transpose() * dY;
+        } else {
+          Eigen::Map<RowMat<T>>(col.data(), Kc, P).noalias() = Wg.transpose() * dY;
+          col2im(col.data(), d.Cg, g, dxg);
+        }
+      }
+      if (need_w) {
+        const T* colp = xg;
+        if (!d.pointwise) {
+          im2col(xg, d.Cg, g, col.data());
+          colp = col.data();
+        }
+        Eigen::Map<RowMat<T>>(din[1].f.data() + grp * d.Mg * Kc, d.Mg, Kc).noalias() +=
+            dY * Eigen::Map<const RowMat<T>>(colp, Kc, P).transpose();
+      }
+      if (need_b)
+        for (int64_t m = 0; m < d.Mg; ++m)
+          for (int64_t p = 0; p < P; ++p) din[2].f[grp * d.Mg + m] += dyg[m * P + p];
+    }
+  return "";
+}
+
+}  // namespace
+
+template <class T>
+void register_conv_ops(OpRegistry<T>& r) {
+  r["Conv"] = {&conv_fwd<T>, &conv_bwd<T>, 1};
+}
+template void register_conv_ops<float>(OpRegistry<float>&);
+template void register_conv_ops<double>(OpRegistry<double>&);
+
+}  // namespace attnlab::onnx

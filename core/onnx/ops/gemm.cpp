@@ -1,0 +1,149 @@
+// Matrix products (Eigen GEMM on row-major maps):
+//   Gemm    Y [M, N] = alpha · op(A) · op(B) + beta · C; op = transpose when transA / transB; C optional,
+//           broadcast to [M, N]. dA = alpha · dY · op(B)ᵀ (transposed back), dB likewise, dC = beta · Σ dY.
+//   MatMul  numpy matmul: rank-1 operands are promoted ([K] → [1, K] / [K, 1]) and the added axis removed;
+//           leading (batch) axes broadcast. dA = dY · Bᵀ, dB = Aᵀ · dY, summed over broadcast batches.
+#include <Eigen/Core>
+
+#include "onnx/ops/common.h"
+
+namespace attnlab::onnx {
+namespace {
+
+template <class T>
+using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using CMap = Eigen::Map<const RowMat<T>>;
+template <class T>
+using MMap = Eigen::Map<RowMat<T>>;
+
+template <class T>
+std::string gemm_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 2); !e.empty()) return e;
+  const Tensor<T>&a = *in[0], &b = *in[1];
+  if (a.rank() != 2 || b.rank() != 2) return "A and B must be matrices, got " + shape_str(a.shape) + " and " + shape_str(b.shape);
+  const bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
+  const T alpha = T(n.attr_float("alpha", 1.f)), beta = T(n.attr_float("beta", 1.f));
+  const int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
+  const int64_t Kb = tb ? b.shape[1] : b.shape[0], N = tb ? b.shape[0] : b.shape[1];
+  if (K != Kb) return "inner dimensions differ: " + shape_str(a.shape) + " and " + shape_str(b.shape);
+  out[0] = Tensor<T>::floats({M, N});
+  MMap<T> Y(out[0].f.data(), M, N);
+  CMap<T> A(a.f.data(), a.shape[0], a.shape[1]), B(b.f.data(), b.shape[0], b.shape[1]);
+  if (!ta && !tb) Y.noalias() = A * B;
+  else if (!ta && tb) Y.noalias() = A * B.transpose();
+  else if (ta && !tb) Y.noalias() = A.transpose() * B;
+  else Y.noalias() = A.transpose() * B.transpose();
+  if (alpha != T(1)) Y *= alpha;
+  if (in.size() > 2 && in[2]) {
+    const Tensor<T>& c = *in[2];
+    Shape bs;
+    if (!c.is_float() || !broadcast_shapes(c.shape, {M, N}, &bs) || bs != Shape{M, N})
+      return "C " + shape_str(c.shape) + " does not broadcast to [" + std::to_string(M) + "," + std::to_string(N) + "]";
+    const Shape sc = broadcast_strides(c.shape, {M, N}), zero(2, 0);
+    broadcast_loop2(Shape{M, N}, sc, zero, [&](int64_t k, int64_t ic, int64_t) { out[0].f[k] += beta * c.f[ic]; });
+  }
+  return "";
+}
+
+template <class T>
+std::string gemm_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
+                     const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  const Tensor<T>&a = *in[0], &b = *in[1];
+  const bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
+  const T alpha = T(n.attr_float("alpha", 1.f)), beta = T(n.attr_float("beta", 1.f));
+  const int64_t M = out[0]->shape[0], N = out[0]->shape[1];
+  CMap<T> dY(dout[0]->f.data(), M, N), A(a.f.data(), a.shape[0], a.shape[1]), B(b.f.data(), b.shape[0], b.shape[1]);
+  if (need[0]) {  // d op(A) = alpha dY op(B)^T
+    din[0] = Tensor<T>::floats(a.shape);
+    MMap<T> dA(din[0].f.data(), a.shape[0], a.shape[1]);
+    if (!ta) dA.noalias() = tb ? RowMat<T>(dY * B) : RowMat<T>(dY * B.transpose());
+    else dA.noalias() = tb ? RowMat<T>(B.transpose() * dY.transpose()) : RowMat<T>(B * dY.transpose());
+    dA *= alpha;
+  }
+  if (need[1]) {  // d op(B) = alpha op(A)^T dY
+    din[1] = Tensor<T>::floats(b.shape);
+    MMap<T> dB(din[1].f.data(), b.shape[0], b.shape[1]);
+    if (!tb) dB.noalias() = ta ? RowMat<T>(A * dY) : RowMat<T>(A.transpose() * dY);
+    else dB.noalias() = ta ? RowMat<T>(dY.transpose() * A.transpose()) : RowMat<T>(dY.transpose() * A);
+    dB *= alpha;
+  }
+  if (need.size() > 2 && need[2]) {
+    const Tensor<T>& c = *in[2];
+    din[2] = Tensor<T>::floats(c.shape);
+    const Shape sc = broadcast_strides(c.shape, {M, N}), zero(2, 0);
+    broadcast_loop2(Shape{M, N}, sc, zero, [&](int64_t k, int64_t ic, int64_t) { din[2].f[ic] += beta * dout[0]->f[k]; });
+  }
+  return "";
+}
+
+struct MatMulDims {
+  Shape a2, b2, batch, out;  // a2/b2: promoted shapes
+  int64_t M, K, N;
+  Shape sa, sb;              // batch strides in matrices
+  int64_t nbatch;
+};
+
+template <class T>
+std::string matmul_dims(const Tensor<T>& a, const Tensor<T>& b, MatMulDims* d) {
+  if (a.rank() < 1 || b.rank() < 1) return "MatMul of a scalar";
+  d->a2 = a.shape;
+  d->b2 = b.shape;
+  if (a.rank() == 1) d->a2.insert(d->a2.begin(), 1);
+  if (b.rank() == 1) d->b2.push_back(1);
+  d->M = d->a2[d->a2.size() - 2];
+  d->K = d->a2.back();
+  d->N = d->b2.back();
+  if (d->b2[d->b2.size() - 2] != d->K) return "inner dimensions differ: " + shape_str(a.shape) + " and " + shape_str(b.shape);
+  const Shape ba(d->a2.begin(), d->a2.end() - 2), bb(d->b2.begin(), d->b2.end() - 2);
+  if (!broadcast_shapes(ba, bb, &d->batch)) return "batch axes of " + shape_str(a.shape) + " and " + shape_str(b.shape) + " do not broadcast";
+  d->sa = broadcast_strides(ba, d->batch);
+  d->sb = broadcast_strides(bb, d->batch);
+  d->nbatch = shape_numel(d->batch);
+  d->out = d->batch;
+  if (a.rank() > 1) d->out.push_back(d->M);
+  if (b.rank() > 1) d->out.push_back(d->N);
+  return "";
+}
+
+template <class T>
+std::string matmul_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 2); !e.empty()) return e;
+  MatMulDims d;
+  if (auto e = matmul_dims(*in[0], *in[1], &d); !e.empty()) return e;
+  out[0] = Tensor<T>::floats(d.out);
+  const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
+  broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
+    MMap<T>(out[0].f.data() + k * om, d.M, d.N).noalias() =
+        CMap<T>(in[0]->f.data() + ia * am, d.M, d.K) * CMap<T>(in[1]->f.data() + ib * bm, d.K, d.N);
+  });
+  return "";
+}
+
+template <class T>
+std::string matmul_bwd(const Node&, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                       const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  MatMulDims d;
+  if (auto e = matmul_dims(*in[0], *in[1], &d); !e.empty()) return e;
+  const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
+  if (need[0]) din[0] = Tensor<T>::floats(in[0]->shape);
+  if (need[1]) din[1] = Tensor<T>::floats(in[1]->shape);
+  broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
+    CMap<T> dY(dout[0]->f.data() + k * om, d.M, d.N);
+    if (need[0]) MMap<T>(din[0].f.data() + ia * am, d.M, d.K).noalias() += dY * CMap<T>(in[1]->f.data() + ib * bm, d.K, d.N).transpose();
+    if (need[1]) MMap<T>(din[1].f.data() + ib * bm, d.K, d.N).noalias() += CMap<T>(in[0]->f.data() + ia * am, d.M, d.K).transpose() * dY;
+  });
+  return "";
+}
+
+}  // namespace
+
+template <class T>
+void register_gemm_ops(OpRegistry<T>& r) {
+  r["Gemm"] = {&gemm_fwd<T>, &gemm_bwd<T>, 6};
+  r["MatMul"] = {&matmul_fwd<T>, &matmul_bwd<T>, 1};
+}
+template void register_gemm_ops<float>(OpRegistry<float>&);
+template void register_gemm_ops<double>(OpRegistry<double>&);
+
+}  // namespace attnlab::onnx

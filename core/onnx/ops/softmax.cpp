@@ -1,0 +1,88 @@
+// Softmax and LogSoftmax. Opset ≥ 13: along one axis (default −1). Opset < 13: over the input coerced to
+// 2-D at `axis` (default 1), i.e. over all axes from `axis` on. Max-subtracted for stability.
+// Backward: softmax dx = y ⊙ (dy − Σ dy·y); log-softmax dx = dy − softmax · Σ dy.
+#include <cmath>
+
+#include "onnx/ops/common.h"
+
+namespace attnlab::onnx {
+namespace {
+
+struct Split3 {
+  int64_t outer = 1, dim = 1, inner = 1;
+};
+
+template <class T>
+std::string split_of(const Node& n, const Tensor<T>& x, Split3* s) {
+  const int r = x.rank();
+  if (r == 0) return "Softmax of a scalar";
+  int64_t axis;
+  if (!norm_axis(n.attr_int("axis", n.opset >= 13 ? -1 : 1), r, &axis)) return "axis out of range for " + shape_str(x.shape);
+  for (int k = 0; k < axis; ++k) s->outer *= x.shape[k];
+  if (n.opset >= 13) {
+    s->dim = x.shape[axis];
+    for (int k = static_cast<int>(axis) + 1; k < r; ++k) s->inner *= x.shape[k];
+  } else {
+    for (int k = static_cast<int>(axis); k < r; ++k) s->dim *= x.shape[k];
+  }
+  return "";
+}
+
+template <class T>
+std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 1); !e.empty()) return e;
+  const Tensor<T>& x = *in[0];
+  Split3 s;
+  if (auto e = split_of(n, x, &s); !e.empty()) return e;
+  const bool log = n.op_type == "LogSoftmax";
+  out[0] = Tensor<T>::floats(x.shape);
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t i = 0; i < s.inner; ++i) {
+      const T* xp = x.f.data() + o * s.dim * s.inner + i;
+      T* yp = out[0].f.data() + o * s.dim * s.inner + i;
+      T m = xp[0];
+      for (int64_t d = 1; d < s.dim; ++d) m = std::max(m, xp[d * s.inner]);
+      T sum = 0;
+      for (int64_t d = 0; d < s.dim; ++d) sum += std::exp(xp[d * s.inner] - m);
+      const T ls = std::log(sum);
+      for (int64_t d = 0; d < s.dim; ++d)
+        yp[d * s.inner] = log ? xp[d * s.inner] - m - ls : std::exp(xp[d * s.inner] - m) / sum;
+    }
+  return "";
+}
+
+template <class T>
+std::string softmax_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
+                        const std::vector<const Tensor<T>*>& dout, const std::vector<bool>&, std::vector<Tensor<T>>& din) {
+  const Tensor<T>& x = *in[0];
+  Split3 s;
+  if (auto e = split_of(n, x, &s); !e.empty()) return e;
+  const bool log = n.op_type == "LogSoftmax";
+  din[0] = Tensor<T>::floats(x.shape);
+  for (int64_t o = 0; o < s.outer; ++o)
+    for (int64_t i = 0; i < s.inner; ++i) {
+      const int64_t base = o * s.dim * s.inner + i;
+      const T* y = out[0]->f.data() + base;
+      const T* g = dout[0]->f.data() + base;
+      T* dx = din[0].f.data() + base;
+      T acc = 0;
+      for (int64_t d = 0; d < s.dim; ++d) acc += log ? g[d * s.inner] : g[d * s.inner] * y[d * s.inner];
+      for (int64_t d = 0; d < s.dim; ++d) {
+        const int64_t q = d * s.inner;
+        dx[q] = log ? g[q] - std::exp(y[q]) * acc : y[q] * (g[q] - acc);
+      }
+    }
+  return "";
+}
+
+}  // namespace
+
+template <class T>
+void register_softmax_ops(OpRegistry<T>& r) {
+  r["Softmax"] = {&softmax_fwd<T>, &softmax_bwd<T>, 1};
+  r["LogSoftmax"] = {&softmax_fwd<T>, &softmax_bwd<T>, 1};
+}
+template void register_softmax_ops<float>(OpRegistry<float>&);
+template void register_softmax_ops<double>(OpRegistry<double>&);
+
+}  // namespace attnlab::onnx

@@ -1,0 +1,167 @@
+// Element-wise unary operators, y[k] = f(x[k]), dx[k] = dy[k] · f'(x[k]) (float tensors, any shape):
+//   Relu            max(0, x)                      f' = 1 for x > 0 (0 at 0, as PyTorch)
+//   LeakyRelu       x > 0 ? x : alpha·x (0.01)     f' = 1 or alpha (alpha at 0)
+//   Sigmoid         1 / (1 + e^-x)                 f' = y (1 − y)
+//   HardSigmoid     max(0, min(1, alpha·x + beta)) (0.2, 0.5); f' = alpha strictly inside (0, 1)
+//   HardSwish       x · HardSigmoid(x; 1/6, 1/2)   f' = 0 (x < −3), x/3 + 1/2 (−3 ≤ x ≤ 3), 1 (x > 3) (PyTorch)
+//   Tanh            tanh x                         f' = 1 − y²
+//   Erf             erf x                          f' = 2/√π · e^(−x²)
+//   Sqrt            √x                             f' = 1 / (2y)
+//   Exp, Neg, Abs   (Abs' = sign x, 0 at 0)
+//   Identity, Dropout (inference only: y = x; the optional mask output is all true; training_mode = true
+//                   is refused)  f' = 1; Identity also passes integer tensors.
+//   Clip            min(max(x, lo), hi), lo/hi from attributes (opset < 11) or optional inputs 1, 2;
+//                   f' = 1 for lo ≤ x ≤ hi (PyTorch clamp); d lo = Σ dy over x < lo, d hi = Σ dy over x > hi.
+#include <cmath>
+
+#include "onnx/ops/common.h"
+
+namespace attnlab::onnx {
+namespace {
+
+struct P {
+  double a = 0, b = 0;
+};
+
+#define UNARY_OP(NAME, PARAMS, F, DF)                                    \
+  struct NAME {                                                          \
+    static P params(const Node& n) { (void)n; P p; PARAMS; return p; }   \
+    template <class T> static T f(T x, const P& p) { (void)p; return F; } \
+    template <class T> static T df(T x, T y, const P& p) { (void)p; (void)x; (void)y; return DF; } \
+  };
+
+UNARY_OP(Relu, , x > T(0) ? x : T(0), x > T(0) ? T(1) : T(0))
+UNARY_OP(LeakyRelu, p.a = n.attr_float("alpha", 0.01f), x > T(0) ? x : T(p.a) * x, x > T(0) ? T(1) : T(p.a))
+UNARY_OP(Sigmoid, , x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)), y * (T(1) - y))
+UNARY_OP(HardSigmoid, (p.a = n.attr_float("alpha", 0.2f), p.b = n.attr_float("beta", 0.5f)),
+         std::max(T(0), std::min(T(1), T(p.a) * x + T(p.b))),
+         (T(p.a) * x + T(p.b) > T(0) && T(p.a) * x + T(p.b) < T(1)) ? T(p.a) : T(0))
+UNARY_OP(HardSwish, , x * std::max(T(0), std::min(T(1), x / T(6) + T(0.5))),
+         x < T(-3) ? T(0) : x <= T(3) ? x / T(3) + T(0.5) : T(1))
+UNARY_OP(Tanh, , std::tanh(x), T(1) - y * y)
+UNARY_OP(Erf, , std::erf(x), T(1.1283791670955126) * std::exp(-x * x))
+UNARY_OP(Sqrt, , std::sqrt(x), T(0.5) / y)
+UNARY_OP(Exp, , std::exp(x), y)
+UNARY_OP(Neg, , -x, T(-1))
+UNARY_OP(Abs, , std::abs(x), x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0))
+#undef UNARY_OP
+
+template <class Op, class T>
+std::string unary_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 1); !e.empty()) return e;
+  const P p = Op::params(n);
+  const Tensor<T>& x = *in[0];
+  out[0] = Tensor<T>::floats(x.shape);
+  for (size_t k = 0; k < x.f.size(); ++k) out[0].f[k] = Op::f(x.f[k], p);
+  return "";
+}
+template <class Op, class T>
+std::string unary_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
+                      const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  const P p = Op::params(n);
+  const Tensor<T>& x = *in[0];
+  din[0] = Tensor<T>::floats(x.shape);
+  if (!need[0] || !dout[0]) return "";
+  const auto& y = out[0]->f;
+  const auto& g = dout[0]->f;
+  for (size_t k = 0; k < x.f.size(); ++k) din[0].f[k] = g[k] * Op::df(x.f[k], y[k], p);
+  return "";
+}
+
+template <class T>
+std::string identity_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 1, false); !e.empty()) return e;
+  if (n.op_type == "Dropout") {
+    if (in.size() > 2 && in[2] && in[2]->numel() == 1 && in[2]->at(0) != 0)
+      return "training_mode = true is not supported (inference only)";
+    if (n.opset < 7 && n.attr_int("is_test", 0) == 0) return "training mode (is_test = 0) is not supported";
+  }
+  out[0] = *in[0];
+  if (out.size() > 1) {  // Dropout's mask: nothing dropped
+    out[1] = Tensor<T>::ints(in[0]->shape, kBool);
+    std::fill(out[1].i.begin(), out[1].i.end(), 1);
+  }
+  return "";
+}
+template <class T>
+std::string identity_bwd(const Node&, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                         const std::vector<const Tensor<T>*>& dout, const std::vector<bool>&, std::vector<Tensor<T>>& din) {
+  din[0] = dout[0] ? *dout[0] : Tensor<T>::floats(in[0]->shape);
+  return "";
+}
+
+template <class T>
+void clip_bounds(const Node& n, const std::vector<const Tensor<T>*>& in, T* lo, T* hi) {
+  *lo = -std::numeric_limits<T>::infinity();
+  *hi = std::numeric_limits<T>::infinity();
+  if (n.opset < 11) {
+    if (n.attr("min")) *lo = T(n.attr_float("min", 0));
+    if (n.attr("max")) *hi = T(n.attr_float("max", 0));
+    return;
+  }
+  if (in.size() > 1 && in[1] && in[1]->numel() == 1) *lo = static_cast<T>(in[1]->at(0));
+  if (in.size() > 2 && in[2] && in[2]->numel() == 1) *hi = static_cast<T>(in[2]->at(0));
+}
+template <class T>
+std::string clip_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 1, false); !e.empty()) return e;
+  for (size_t k = 1; k < in.size() && k < 3; ++k)
+    if (in[k] && in[k]->numel() != 1) return "min and max must be scalars";
+  T lo, hi;
+  clip_bounds(n, in, &lo, &hi);
+  const Tensor<T>& x = *in[0];
+  out[0] = x;
+  if (x.is_float()) {
+    for (auto& v : out[0].f) v = std::min(std::max(v, lo), hi);
+  } else {
+    for (auto& v : out[0].i) v = static_cast<int64_t>(std::min(std::max(static_cast<T>(v), lo), hi));
+  }
+  return "";
+}
+template <class T>
+std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                     const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  T lo, hi;
+  clip_bounds(n, in, &lo, &hi);
+  const Tensor<T>& x = *in[0];
+  din[0] = Tensor<T>::floats(x.shape);
+  T dlo = 0, dhi = 0;
+  for (size_t k = 0; k < x.f.size(); ++k) {
+    const T g = dout[0] ? dout[0]->f[k] : T(0);
+    if (x.f[k] < lo) dlo += g;
+    else if (x.f[k] > hi) dhi += g;
+    else din[0].f[k] = g;
+  }
+  if (need.size() > 1 && need[1]) din[1] = Tensor<T>::floats(in[1]->shape, dlo);
+  if (need.size() > 2 && need[2]) din[2] = Tensor<T>::floats(in[2]->shape, dhi);
+  return "";
+}
+
+template <class Op, class T>
+OpEntry<T> entry() {
+  return {&unary_fwd<Op, T>, &unary_bwd<Op, T>, 1};
+}
+
+}  // namespace
+
+template <class T>
+void register_unary_ops(OpRegistry<T>& r) {
+  r["Relu"] = entry<Relu, T>();
+  r["LeakyRelu"] = entry<LeakyRelu, T>();
+  r["Sigmoid"] = entry<Sigmoid, T>();
+  r["HardSigmoid"] = entry<HardSigmoid, T>();
+  r["HardSwish"] = entry<HardSwish, T>();
+  r["Tanh"] = entry<Tanh, T>();
+  r["Erf"] = entry<Erf, T>();
+  r["Sqrt"] = entry<Sqrt, T>();
+  r["Exp"] = entry<Exp, T>();
+  r["Neg"] = entry<Neg, T>();
+  r["Abs"] = entry<Abs, T>();
+  r["Identity"] = {&identity_fwd<T>, &identity_bwd<T>, 1};
+  r["Dropout"] = {&identity_fwd<T>, &identity_bwd<T>, 6};
+  r["Clip"] = {&clip_fwd<T>, &clip_bwd<T>, 6};
+}
+template void register_unary_ops<float>(OpRegistry<float>&);
+template void register_unary_ops<double>(OpRegistry<double>&);
+
+}  // namespace attnlab::onnx

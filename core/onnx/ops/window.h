@@ -1,0 +1,25 @@
+// Sliding-window geometry shared by Conv and the pools: 1-D and 2-D spatial inputs (a 1-D input is treated
+// as H = 1), kernel_shape, strides, dilations, pads [begin..., end...] or auto_pad (NOTSET, VALID,
+// SAME_UPPER, SAME_LOWER), ceil_mode for pools.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "onnx/model.h"
+
+namespace attnlab::onnx {
+
+struct Window2d {
+  int64_t H = 1, W = 1;            // input
+  int64_t kh = 1, kw = 1;          // kernel
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t pt = 0, pl = 0, pb = 0, pr = 0;  // pads top, left, bottom, right
+  int64_t Ho = 1, Wo = 1;          // output
+  int spatial = 2;                 // 1 or 2
+};
+
+// Fills g from the node's attributes for an input of `spatial` dims (1 or 2) of sizes in[0..spatial) and a
+// kernel of sizes k[0..spatial). ceil_mode: pools only. Returns "" or a message.
+std::string window_geometry(const Node& n, int spatial, const int64_t* in, const int64_t* k, bool allow_ceil, Window2d* g);
+
+}  // namespace attnlab::onnx

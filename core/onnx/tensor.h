@@ -1,0 +1,85 @@
+// The executor's runtime tensor: a shape, an ONNX element type and its values — floating types in `f`
+// (as T: float for the product, double for gradient checks), integer and bool types in `i` (int64).
+// Row-major (C order), like ONNX. Helpers for shapes, strides and numpy-style broadcasting.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "onnx/model.h"
+
+namespace attnlab::onnx {
+
+using Shape = std::vector<int64_t>;
+
+inline int64_t shape_numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+inline std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t k = 0; k < s.size(); ++k) out += (k ? "," : "") + std::to_string(s[k]);
+  return out + "]";
+}
+inline Shape strides_of(const Shape& s) {
+  Shape st(s.size(), 1);
+  for (int k = static_cast<int>(s.size()) - 2; k >= 0; --k) st[k] = st[k + 1] * s[k + 1];
+  return st;
+}
+
+template <class T>
+struct Tensor {
+  Shape shape;
+  int dtype = kFloat;
+  std::vector<T> f;
+  std::vector<int64_t> i;
+
+  bool is_float() const { return is_float_type(dtype); }
+  int64_t numel() const { return shape_numel(shape); }
+  int rank() const { return static_cast<int>(shape.size()); }
+  static Tensor floats(Shape s, T fill = T(0)) {
+    Tensor t;
+    t.shape = std::move(s);
+    t.dtype = kFloat;
+    t.f.assign(static_cast<size_t>(shape_numel(t.shape)), fill);
+    return t;
+  }
+  static Tensor ints(Shape s, int dtype = kInt64) {
+    Tensor t;
+    t.shape = std::move(s);
+    t.dtype = dtype;
+    t.i.assign(static_cast<size_t>(shape_numel(t.shape)), 0);
+    return t;
+  }
+  // Value k as double, whatever the storage.
+  double at(size_t k) const { return is_float() ? static_cast<double>(f[k]) : static_cast<double>(i[k]); }
+};
+
+template <class T>
+Tensor<T> tensor_from_data(const TensorData& d) {
+  Tensor<T> t;
+  t.shape = d.dims;
+  t.dtype = d.dtype;
+  if (d.dtype == kDouble) t.f.assign(d.d.begin(), d.d.end());
+  else if (is_float_type(d.dtype)) t.f.assign(d.f.begin(), d.f.end());
+  else t.i = d.i;
+  if (is_float_type(d.dtype)) t.dtype = kFloat;  // all float types compute as T
+  return t;
+}
+
+// numpy broadcasting of two shapes; false if incompatible.
+bool broadcast_shapes(const Shape& a, const Shape& b, Shape* out);
+
+// For an output shape and an input shape broadcast into it: the input's stride per output axis (0 where
+// broadcast), aligned to the output's rank.
+Shape broadcast_strides(const Shape& in, const Shape& out);
+
+// Normalises an axis in [-rank, rank) to [0, rank); false if out of range.
+inline bool norm_axis(int64_t axis, int rank, int64_t* out) {
+  if (axis < -rank || axis >= rank) return false;
+  *out = axis < 0 ? axis + rank : axis;
+  return true;
+}
+
+}  // namespace attnlab::onnx

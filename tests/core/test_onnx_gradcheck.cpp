@@ -1,0 +1,314 @@
+// Every differentiable ONNX operator of the executor, gradient-checked in double against central finite
+// differences (tests/core/gradcheck.h): a one-node graph (or two, for multi-output Split), loss = Σ w ⊙ y
+// with random w, analytic gradient from Executor<double>::backward w.r.t. every float input.
+#include <gtest/gtest.h>
+
+#include "gradcheck.h"
+#include "onnx/executor.h"
+
+using namespace attnlab;
+using namespace attnlab::onnx;
+using attnlab::test::expect_gradient;
+
+namespace {
+
+Attribute ai(const std::string& n, int64_t v) { Attribute a; a.name = n; a.type = Attribute::kInt; a.i = v; return a; }
+Attribute af(const std::string& n, float v) { Attribute a; a.name = n; a.type = Attribute::kFloat; a.f = v; return a; }
+Attribute as(const std::string& n, const std::string& v) { Attribute a; a.name = n; a.type = Attribute::kString; a.s = v; return a; }
+Attribute ais(const std::string& n, std::vector<int64_t> v) { Attribute a; a.name = n; a.type = Attribute::kInts; a.ints = std::move(v); return a; }
+
+TensorData ints(const std::string& name, std::vector<int64_t> v, int dtype = kInt64, Shape dims = {-1}) {
+  TensorData t;
+  t.name = name;
+  t.dtype = dtype;
+  t.dims = dims == Shape{-1} ? Shape{static_cast<int64_t>(v.size())} : dims;
+  t.i = std::move(v);
+  return t;
+}
+TensorData floats(const std::string& name, std::vector<float> v, Shape dims) {
+  TensorData t;
+  t.name = name;
+  t.dtype = kFloat;
+  t.dims = std::move(dims);
+  t.f = std::move(v);
+  return t;
+}
+
+struct Case {
+  std::string op;
+  std::vector<std::string> inputs;           // names: "x0".. are float graph inputs, others initializers
+  std::vector<Shape> shapes;                 // of the float graph inputs, in order
+  std::vector<Attribute> attrs;
+  std::vector<TensorData> inits;
+  int opset = 13;
+  int outputs = 1;
+  double scale = 1.0, offset = 0.0;          // inputs = offset + scale · N(0, 1)
+  bool positive = false;                     // inputs = 0.5 + |·| (Sqrt, Pow base)
+};
+
+void check(const Case& c, uint64_t seed = 1) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = c.opset;
+  Node n;
+  n.name = c.op + "_node";
+  n.op_type = c.op;
+  n.inputs = c.inputs;
+  n.attributes = c.attrs;
+  n.opset = c.opset;
+  for (int k = 0; k < c.outputs; ++k) n.outputs.push_back("y" + std::to_string(k));
+  m.nodes.push_back(n);
+  std::string out_name = "y0";
+  if (c.outputs > 1) {  // merge the outputs (reversed) so the loss sees all of them
+    Node cat;
+    cat.name = "merge";
+    cat.op_type = "Concat";
+    cat.opset = c.opset;
+    for (int k = c.outputs - 1; k >= 0; --k) cat.inputs.push_back("y" + std::to_string(k));
+    cat.outputs = {"merged"};
+    cat.attributes = {ai("axis", 0)};
+    for (const auto& a : c.attrs)
+      if (a.name == "axis") cat.attributes = {a};
+    m.nodes.push_back(cat);
+    out_name = "merged";
+  }
+  m.initializers = c.inits;
+  for (size_t k = 0; k < c.shapes.size(); ++k) {
+    ValueInfo vi;
+    vi.name = "x" + std::to_string(k);
+    vi.dtype = kFloat;
+    m.inputs.push_back(vi);
+  }
+  ValueInfo vo;
+  vo.name = out_name;
+  m.outputs.push_back(vo);
+  Executor<double> ex;
+  std::string err;
+  ASSERT_TRUE(ex.load(m, &err)) << c.op << ": " << err;
+  Rng rng(seed);
+  std::vector<Mat<double>> params;
+  for (const auto& s : c.shapes) {
+    Mat<double> p(shape_numel(s), 1);
+    for (Eigen::Index q = 0; q < p.size(); ++q) {
+      const double v = c.scale * rng.normal();
+      p(q) = c.positive ? 0.5 + std::abs(v) : c.offset + v;
+    }
+    params.push_back(p);
+  }
+  auto inputs = [&]() {
+    std::map<std::string, Tensor<double>> in;
+    for (size_t k = 0; k < c.shapes.size(); ++k) {
+      Tensor<double> t = Tensor<double>::floats(c.shapes[k]);
+      for (size_t q = 0; q < t.f.size(); ++q) t.f[q] = params[k](q);
+      in["x" + std::to_string(k)] = t;
+    }
+    return in;
+  };
+  ASSERT_TRUE(ex.forward(inputs(), &err)) << c.op << ": " << err;
+  Tensor<double> w = Tensor<double>::floats(ex.value(out_name)->shape);
+  for (auto& v : w.f) v = rng.normal();
+  ASSERT_TRUE(ex.backward(out_name, w, &err)) << c.op << ": " << err;
+  std::vector<Mat<double>> analytic;
+  for (size_t k = 0; k < c.shapes.size(); ++k) {
+    const Tensor<double>* g = ex.gradient("x" + std::to_string(k));
+    ASSERT_NE(g, nullptr) << c.op << " input " << k;
+    analytic.push_back(Eigen::Map<const Mat<double>>(g->f.data(), g->f.size(), 1));
+  }
+  Executor<double> ex2;
+  ASSERT_TRUE(ex2.load(m, &err));
+  auto loss = [&]() {
+    std::string e;
+    EXPECT_TRUE(ex2.forward(inputs(), &e)) << e;
+    const auto& y = ex2.value(out_name)->f;
+    double s = 0;
+    for (size_t q = 0; q < y.size(); ++q) s += w.f[q] * y[q];
+    return s;
+  };
+  for (size_t k = 0; k < c.shapes.size(); ++k)
+    expect_gradient(c.op + " d/dx" + std::to_string(k), params[k], analytic[k], loss, 1e-6, 1e-6);
+}
+
+Case unary(const std::string& op, std::vector<Attribute> attrs = {}, double scale = 1.0) {
+  Case c{op, {"x0"}, {{2, 3, 4}}, std::move(attrs)};
+  c.scale = scale;
+  return c;
+}
+
+}  // namespace
+
+TEST(OnnxGradcheck, Unary) {
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Erf", "Exp", "Neg", "Abs", "Identity", "Dropout"}) check(unary(op));
+  check(unary("LeakyRelu", {af("alpha", 0.1f)}));
+  check(unary("HardSigmoid", {af("alpha", 0.3f), af("beta", 0.4f)}, 2.0));
+  check(unary("HardSwish", {}, 4.0));
+  Case s = unary("Sqrt");
+  s.positive = true;
+  check(s);
+}
+
+TEST(OnnxGradcheck, Clip) {
+  Case c{"Clip", {"x0", "lo", "hi"}, {{3, 5}}, {}, {floats("lo", {-0.5f}, {}), floats("hi", {0.7f}, {})}};
+  check(c);
+  Case old{"Clip", {"x0"}, {{3, 5}}, {af("min", -0.3f), af("max", 0.4f)}};
+  old.opset = 9;
+  check(old);
+}
+
+TEST(OnnxGradcheck, BroadcastBinary) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+    check({op, {"x0", "x1"}, {{2, 3, 4}, {3, 1}}});
+    check({op, {"x0", "x1"}, {{1, 4}, {3, 1}}});
+    check({op, {"x0", "x1"}, {{2, 3}, {2, 3}}});
+  }
+  Case p{"Pow", {"x0", "x1"}, {{2, 3}, {3}}};
+  p.positive = true;
+  check(p);
+  Case pi{"Pow", {"x0", "e"}, {{2, 3}}, {}, {ints("e", {2}, kInt64, {})}};
+  check(pi);
+}
+
+TEST(OnnxGradcheck, Where) {
+  check({"Where", {"c", "x0", "x1"}, {{2, 3}, {3}}, {}, {ints("c", {1, 0, 1, 0, 0, 1}, kBool, {2, 3})}});
+}
+
+TEST(OnnxGradcheck, Conv) {
+  // plain 3x3 with bias, stride 2, pads, dilation
+  check({"Conv", {"x0", "x1", "x2"}, {{1, 2, 6, 7}, {3, 2, 3, 3}, {3}}, {ais("strides", {2, 1}), ais("pads", {1, 0, 1, 2})}});
+  check({"Conv", {"x0", "x1"}, {{2, 2, 7, 7}, {2, 2, 3, 2}}, {ais("dilations", {2, 1})}});
+  // groups, depthwise with multiplier, pointwise, auto_pad, 1-D
+  check({"Conv", {"x0", "x1", "x2"}, {{1, 4, 5, 5}, {6, 2, 3, 3}, {6}}, {ai("group", 2)}});
+  check({"Conv", {"x0", "x1"}, {{1, 3, 5, 6}, {6, 1, 3, 3}}, {ai("group", 3), ais("pads", {1, 1, 1, 1}), ais("strides", {2, 2})}});
+  check({"Conv", {"x0", "x1", "x2"}, {{2, 3, 4, 4}, {5, 3, 1, 1}, {5}}, {}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 5, 6}, {2, 2, 3, 3}}, {as("auto_pad", "SAME_UPPER"), ais("strides", {2, 2})}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 5, 6}, {2, 2, 2, 2}}, {as("auto_pad", "SAME_LOWER")}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 9}, {3, 2, 3}}, {ais("strides", {2}), ais("pads", {1, 1})}});
+}
+
+TEST(OnnxGradcheck, GemmMatMul) {
+  check({"Gemm", {"x0", "x1", "x2"}, {{3, 4}, {4, 5}, {5}}, {af("alpha", 0.7f), af("beta", 1.3f)}});
+  check({"Gemm", {"x0", "x1", "x2"}, {{4, 3}, {5, 4}, {3, 1}}, {ai("transA", 1), ai("transB", 1)}});
+  check({"Gemm", {"x0", "x1"}, {{4, 3}, {4, 5}}, {ai("transA", 1)}});
+  check({"Gemm", {"x0", "x1"}, {{3, 4}, {5, 4}}, {ai("transB", 1)}});
+  check({"MatMul", {"x0", "x1"}, {{2, 3, 4}, {4, 5}}});
+  check({"MatMul", {"x0", "x1"}, {{2, 1, 3, 4}, {3, 4, 2}}});
+  check({"MatMul", {"x0", "x1"}, {{4}, {2, 4, 3}}});
+  check({"MatMul", {"x0", "x1"}, {{2, 3, 4}, {4}}});
+}
+
+TEST(OnnxGradcheck, Softmax) {
+  check(unary("Softmax", {ai("axis", 1)}));
+  check(unary("Softmax"));
+  check(unary("LogSoftmax", {ai("axis", 0)}));
+  Case old = unary("Softmax", {ai("axis", 1)});
+  old.opset = 11;  // coerced to 2-D
+  check(old);
+}
+
+TEST(OnnxGradcheck, BatchNormalization) {
+  Case c{"BatchNormalization", {"x0", "x1", "x2", "x3", "x4"}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, {af("epsilon", 1e-3f)}};
+  c.positive = true;  // var > 0
+  check(c);
+}
+
+TEST(OnnxGradcheck, Pools) {
+  check({"MaxPool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {2, 3}), ais("strides", {2, 2}), ais("pads", {1, 0, 0, 1})}});
+  check({"MaxPool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
+  check({"MaxPool", {"x0"}, {{1, 1, 6, 6}}, {ais("kernel_shape", {2, 2}), ais("dilations", {2, 2})}});
+  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ais("pads", {1, 1, 1, 1})}});
+  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}},
+         {ais("kernel_shape", {3, 3}), ais("pads", {1, 1, 1, 1}), ai("count_include_pad", 1)}});
+  check({"AveragePool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {2, 2}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
+  check({"AveragePool", {"x0"}, {{1, 2, 9}}, {ais("kernel_shape", {3}), as("auto_pad", "SAME_UPPER"), ais("strides", {2})}});
+  check(Case{"GlobalAveragePool", {"x0"}, {{2, 3, 3, 4}}});
+  check(Case{"GlobalMaxPool", {"x0"}, {{2, 3, 3, 4}}});
+}
+
+TEST(OnnxGradcheck, ShapeOps) {
+  check({"Flatten", {"x0"}, {{2, 3, 4}}, {ai("axis", 2)}});
+  check({"Reshape", {"x0", "s"}, {{2, 3, 4}}, {}, {ints("s", {4, 0, -1})}});
+  check({"Squeeze", {"x0", "a"}, {{2, 1, 3, 1}}, {}, {ints("a", {1, -1})}});
+  check({"Unsqueeze", {"x0", "a"}, {{2, 3}}, {}, {ints("a", {0, 3})}});
+  Case old{"Unsqueeze", {"x0"}, {{2, 3}}, {ais("axes", {1})}};
+  old.opset = 11;
+  check(old);
+  check({"Expand", {"x0", "s"}, {{3, 1}}, {}, {ints("s", {2, 3, 4})}});
+  check({"Cast", {"x0"}, {{2, 3}}, {ai("to", kFloat)}});
+}
+
+TEST(OnnxGradcheck, LayoutOps) {
+  check({"Transpose", {"x0"}, {{2, 3, 4}}, {ais("perm", {2, 0, 1})}});
+  check({"Slice", {"x0", "st", "en", "ax", "sp"}, {{4, 5, 6}}, {},
+         {ints("st", {1, -1}), ints("en", {4, 0}), ints("ax", {0, 2}), ints("sp", {2, -2})}});
+  check({"Gather", {"x0", "i"}, {{4, 3}}, {ai("axis", 0)}, {ints("i", {3, 0, -1, 3}, kInt64, {2, 2})}});
+  check({"Gather", {"x0", "i"}, {{2, 5}}, {ai("axis", 1)}, {ints("i", {4, 1}, kInt64, {2})}});
+  for (const char* mode : {"constant", "reflect", "edge"})
+    check({"Pad", {"x0", "p", "v"}, {{2, 3, 4}}, {as("mode", mode)},
+           {ints("p", {0, 1, 2, 1, 2, 0}), floats("v", {0.5f}, {})}});
+  check({"Concat", {"x0", "x1", "x2"}, {{2, 3}, {2, 1}, {2, 4}}, {ai("axis", 1)}});
+  Case sp{"Split", {"x0", "s"}, {{2, 6}}, {ai("axis", 1)}, {ints("s", {2, 4})}};
+  sp.outputs = 2;
+  check(sp);
+  Case eq{"Split", {"x0"}, {{6, 2}}, {ai("axis", 0)}};
+  eq.outputs = 3;
+  check(eq);
+}
+
+TEST(OnnxGradcheck, Reduce) {
+  Case rm{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {1, 2}), ai("keepdims", 0)}};
+  check(rm);
+  check(Case{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {-1})}});
+  check(Case{"ReduceSum", {"x0", "a"}, {{2, 3, 4}}, {}, {ints("a", {0})}});
+  check(Case{"ReduceSum", {"x0"}, {{2, 3}}, {ai("keepdims", 0)}});
+}
+
+// A gradient that flows through two branches (a residual connection) and stops at integer shape ops.
+TEST(OnnxGradcheck, GraphAccumulatesAndStopsAtShapes) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 13;
+  auto node = [&](const std::string& op, std::vector<std::string> in, std::vector<std::string> out, std::vector<Attribute> at = {}) {
+    Node n;
+    n.name = out[0];
+    n.op_type = op;
+    n.inputs = std::move(in);
+    n.outputs = std::move(out);
+    n.attributes = std::move(at);
+    n.opset = 13;
+    m.nodes.push_back(n);
+  };
+  node("Tanh", {"x0"}, {"t"});
+  node("Mul", {"t", "x0"}, {"u"});
+  node("Add", {"u", "t"}, {"v"});
+  node("Shape", {"v"}, {"s"});
+  node("Reshape", {"v", "s"}, {"y"});
+  ValueInfo vi;
+  vi.name = "x0";
+  vi.dtype = kFloat;
+  m.inputs.push_back(vi);
+  vi.name = "y";
+  m.outputs.push_back(vi);
+  Executor<double> ex;
+  std::string err;
+  ASSERT_TRUE(ex.load(m, &err)) << err;
+  Rng rng(3);
+  Mat<double> p = test::random_mat(6, 1, rng, 1.0);
+  Tensor<double> w = Tensor<double>::floats({2, 3});
+  for (auto& v : w.f) v = rng.normal();
+  auto run = [&](Executor<double>& e) {
+    Tensor<double> x = Tensor<double>::floats({2, 3});
+    for (int q = 0; q < 6; ++q) x.f[q] = p(q);
+    std::string er;
+    EXPECT_TRUE(e.forward({{"x0", x}}, &er)) << er;
+  };
+  run(ex);
+  ASSERT_TRUE(ex.backward("y", w, &err)) << err;
+  EXPECT_EQ(ex.gradient("s"), nullptr);  // integer: no gradient
+  ASSERT_NE(ex.gradient("t"), nullptr);  // intermediate tensors have gradients
+  Mat<double> analytic = Eigen::Map<const Mat<double>>(ex.gradient("x0")->f.data(), 6, 1);
+  expect_gradient("graph", p, analytic, [&]() {
+    run(ex);
+    double s = 0;
+    for (int q = 0; q < 6; ++q) s += w.f[q] * ex.value("y")->f[q];
+    return s;
+  });
+}
