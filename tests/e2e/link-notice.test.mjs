@@ -17,6 +17,7 @@ const OUT = path.join(REPO, 'tests', 'e2e', 'out');
 const TIMEOUT = 120_000;
 const SKIP = fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.wasm')) ? false : 'needs web/gen (bash scripts/build-wasm.sh)';
 const BAD = 'n=1e23&target=99999&epochs=100000';
+// the debate run uses kendall (fast) on 3 sentences
 
 async function expectNotice(page) {
   const notice = page.locator('#link-notice');
@@ -48,7 +49,7 @@ else describe('link notices', { timeout: 5 * 60_000 }, () => {
   });
 
   test('debate: the notice names n, target and epochs; the view runs with n = 200; Dismiss hides it', { timeout: TIMEOUT }, async () => {
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=debate&${BAD}`);
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=debate&experiment=kendall&${BAD}`);
     const notice = await expectNotice(page);
     await page.waitForFunction(() => document.querySelectorAll('#debate-experiment option').length > 3 &&
       !document.getElementById('debate-n').disabled, null, { timeout: TIMEOUT });
@@ -62,6 +63,8 @@ else describe('link notices', { timeout: 5 * 60_000 }, () => {
       null, { timeout: TIMEOUT });
     assert.equal(await page.locator('#view-debate').getAttribute('data-status'), 'done', await page.locator('#debate-message').textContent());
     assert.equal(await page.locator('#debate-result').getAttribute('data-rows'), '3');
+    // the Kendall headline τ carries its n
+    assert.match(await page.textContent('.headline-item[data-label="τ attention–gradient (mean ± std)"] .headline-note'), /^n = \d+ sentences with a defined τ/);
     // the link the page writes now holds the used values, not the refused ones
     assert.doesNotMatch(await page.evaluate(() => location.hash), /1e23|99999|100000/);
     await page.click('#link-notice .link-notice-close');
@@ -74,6 +77,7 @@ else describe('link notices', { timeout: 5 * 60_000 }, () => {
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=train&${BAD}`);
     await expectNotice(page);
     await page.waitForFunction(() => document.getElementById('view-train').dataset.status !== 'loading', null, { timeout: TIMEOUT });
+    assert.notEqual(await page.locator('#view-train').getAttribute('data-status'), 'error', await page.locator('#app-message').textContent());
     assert.equal(await page.inputValue('#train-epochs'), '30');
     // a pasted link with good values only: the notice goes away
     await page.evaluate(() => { location.hash = '#view=train&epochs=3'; });
