@@ -31,16 +31,32 @@ function showAppError(text) {
 window.addEventListener('error', (e) => showAppError(`Unexpected error: ${e.message}`));
 window.addEventListener('unhandledrejection', (e) => showAppError(`Unexpected error: ${e.reason?.message ?? e.reason}`));
 
-// Values of the link that could not be used as given (clamped, cut, refused) are said in #link-notice.
-const linkNotice = document.createElement('p');
+// Values of the link that could not be used as given (clamped, cut, refused) are said in #link-notice: one
+// small notice line under the header, on every view, until the user dismisses it (or a link with no such value
+// is opened). Its text is in #link-notice-text, one sentence per value (state.js noticeText).
+const linkNotice = document.createElement('div');
 linkNotice.id = 'link-notice';
-linkNotice.className = 'message';
+linkNotice.className = 'message notice link-notice';
 linkNotice.setAttribute('role', 'status');
 linkNotice.hidden = true;
+const linkNoticeText = document.createElement('span');
+linkNoticeText.id = 'link-notice-text';
+const linkNoticeClose = document.createElement('button');
+linkNoticeClose.type = 'button';
+linkNoticeClose.className = 'small link-notice-close';
+linkNoticeClose.textContent = 'Dismiss';
+linkNoticeClose.setAttribute('aria-label', 'Dismiss the notice about the link');
+linkNoticeClose.addEventListener('click', () => {
+  linkNotice.hidden = true;
+});
+linkNotice.append(linkNoticeText, linkNoticeClose);
 appMessage.after(linkNotice);
 function readUrl() {
   const { state: s, notices } = parseWithNotices(location.hash);
-  linkNotice.textContent = notices.map(noticeText).join(' ');
+  linkNoticeText.textContent = notices.length
+    ? `This link asked for values the page cannot use as given: ${notices.map(noticeText).join(' ')}`
+    : '';
+  linkNotice.dataset.fields = notices.map((n) => n.field).join(' ');
   linkNotice.hidden = notices.length === 0;
   return s;
 }

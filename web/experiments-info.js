@@ -3,15 +3,18 @@
 // numbers of its summary. Pure data + pure functions; no DOM, works in Node.
 //
 // Contract:
-//   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?}] }
+//   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?, note?}] }
 //     kind: 'num' (a plain number) | 'pct' (a fraction shown as %) | 'mean±std' (value = [mean, std]);
-//     ref: the paper's number for comparison, when there is one. headline() reads the summary defensively:
+//     ref: the paper's number for comparison, when there is one; note: visible text under the value (a τ's n and
+//     what n/a means: tauNote(nUsed, nUndefined, { short })). headline() reads the summary defensively:
 //     a missing or non-numeric field gives value NaN (shown as "n/a"), never an exception.
 //   LIVE_EXPERIMENTS — the experiments shown as live panels under a typed sentence, in order.
 //   infoFor(name, description) → EXPERIMENT_INFO[name], or a generic entry for an experiment the page does
 //     not know yet (title = name, the core's one-line description, no headline numbers).
 //   pick(obj, path) → the number at path (array of keys), or NaN.
 //   JSD_MAX = ln 2 (the Jensen-Shannon divergence bound with natural logarithms).
+
+import { int } from './analysis/format.js';
 
 export const JSD_MAX = Math.LN2;
 
@@ -65,12 +68,15 @@ export const EXPERIMENT_INFO = Object.freeze({
     live: 'Rank agreement between attention and the gradient / leave-one-out importance of the tokens.',
     dataset: 'For each sentence, Kendall τ between the attention weights and (a) gradient importance, (b) leave-one-out importance.',
     figure: 'Histograms of τ per sentence, by class. τ = 1: the same ranking; near 0: unrelated.',
-    headline: (s) => [
-      { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40' },
-      { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34' },
-      { label: 'significant τ (p < 0.05), gradient', value: pick(s, ['fraction_significant', 'gradient']), kind: 'pct' },
-      { label: 'significant τ (p < 0.05), leave-one-out', value: pick(s, ['fraction_significant', 'loo']), kind: 'pct' },
-    ],
+    headline: (s) => {
+      const note = (k, short = false) => tauNote(pick(s, ['n_used']), pick(s, ['n_undefined', k]), { short });
+      return [
+        { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40', note: note('gradient') },
+        { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34', note: note('loo') },
+        { label: 'significant τ (p < 0.05), gradient', value: pick(s, ['fraction_significant', 'gradient']), kind: 'pct', note: note('gradient', true) },
+        { label: 'significant τ (p < 0.05), leave-one-out', value: pick(s, ['fraction_significant', 'loo']), kind: 'pct', note: note('loo', true) },
+      ];
+    },
   },
   permutation: {
     title: 'Permuted attention',
@@ -148,6 +154,20 @@ export const EXPERIMENT_INFO = Object.freeze({
     ],
   },
 });
+
+// What a headline τ is computed over: n = the sentences whose τ is defined, and what "n/a" means (visible text).
+// nUsed = sentences the experiment ran on (summary n_used), nUndefined = those whose τ is undefined.
+export const TAU_NA_REASON = 'n/a means the attention or the importance is the same for every token (e.g. a uniform-attention ' +
+  'model) or the sentence has one token, so there is no order to compare.';
+export function tauNote(nUsed, nUndefined, { short = false } = {}) {
+  if (!Number.isFinite(nUsed)) return '';
+  const und = Number.isFinite(nUndefined) ? nUndefined : 0;
+  const defined = Math.max(0, nUsed - und);
+  if (short) return `of n = ${int(defined)} sentences with a defined τ`;
+  if (nUsed > 0 && defined === 0) return `n = 0: τ is n/a for all ${int(nUsed)} sentences. ${TAU_NA_REASON}`;
+  const base = `n = ${int(defined)} sentences with a defined τ`;
+  return und > 0 ? `${base} (n/a for ${int(und)} of ${int(nUsed)}). ${TAU_NA_REASON}` : `${base}.`;
+}
 
 export function infoFor(name, description = '') {
   return EXPERIMENT_INFO[name] ?? {

@@ -6,7 +6,9 @@
 //     in Node) to 1e-4; the 224² input the page shows equals that preprocessing; top-5 has five rows.
 //   - dog_segmentation: the CAM's peak (data-peak-x/y of #image-canvas) lies on the dog in the Oxford-IIIT
 //     trimap (label 0 = pet), looked up here through the preprocessing geometry (shorter side → 256, centre
-//     224 crop, nearest neighbour), and the page's pointing game agrees (when the core has it).
+//     224 crop, nearest neighbour), and the page's pointing game agrees (when the core has it); the readout says the
+//     peak in words, the chance level beside the pointing game equals a brute-force count from the mask file, and
+//     the tiles' colour bars follow the chosen colormap.
 //   - bad input: a text file, a corrupt PNG → a readable message, the previous photo stays; tiny (10×10),
 //     transparent and huge (8000×8000) PNGs are classified with a note; an EXIF-rotated JPEG (orientation 6)
 //     is decoded upright at the capped size; the gallery still works afterwards.
@@ -208,6 +210,47 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     assert.equal(label, 0, `the CAM peak (${x}, ${y}) maps to mask pixel (${sx}, ${sy}) with label ${label}, not the pet`);
     if (peak.pointing) assert.equal(peak.pointing, 'hit');
     assert.ok(await page.isVisible('.image-mask-canvas'), 'the mask is shown');
+    // The readout in words, and the pointing game's chance level: the share of the 224² crop within 15 px of
+    // the pet, counted here by brute force from the mask file through the same geometry.
+    const info = await page.textContent('#image-map-info');
+    assert.ok(info.includes(`hottest point at x = ${x}, y = ${y} of the 224 × 224 crop the network sees`), info);
+    if (peak.pointing) {
+      const on = new Uint8Array(224 * 224);
+      for (let yy = 0; yy < 224; yy++) {
+        for (let xx = 0; xx < 224; xx++) {
+          const mx = Math.floor((xx + ox + 0.5) / scale);
+          const my = Math.floor((yy + oy + 0.5) / scale);
+          on[yy * 224 + xx] = mask.data[4 * (my * mask.width + mx)] === 0 ? 1 : 0;
+        }
+      }
+      let near = 0;
+      let area = 0;
+      for (let yy = 0; yy < 224; yy++) {
+        for (let xx = 0; xx < 224; xx++) {
+          area += on[yy * 224 + xx];
+          let hit = false;
+          for (let dy = -15; dy <= 15 && !hit; dy++) {
+            for (let dx = -15; dx <= 15 && !hit; dx++) {
+              const u = xx + dx, w = yy + dy;
+              hit = dx * dx + dy * dy <= 225 && u >= 0 && u < 224 && w >= 0 && w < 224 && on[w * 224 + u] === 1;
+            }
+          }
+          if (hit) near++;
+        }
+      }
+      const chance = await page.evaluate(() => ({ ...document.querySelector('#image-map-info .point-chance').dataset }));
+      assert.ok(Math.abs(Number(chance.chance) - near / 224 ** 2) < 0.002, `chance ${chance.chance} vs brute force ${near / 224 ** 2}`);
+      assert.ok(Math.abs(Number(chance.maskShare) - area / 224 ** 2) < 0.002, `mask share ${chance.maskShare} vs ${area / 224 ** 2}`);
+      assert.match(info, /Chance level: a map whose hottest point falls on a random pixel hits \d+\.\d % of the time/);
+      assert.match(info, /Centre-point baseline \(hottest point always at x = 112, y = 112\): (hit|miss)/);
+      assert.match(await page.textContent('#image-grid .image-tile[data-method="cam"] .image-tile-sub'), /pointing: hit \(chance \d+ %\)/);
+    }
+    // every ready tile's colour bar is drawn in the chosen colormap (inferno starts at #000004)
+    await page.selectOption('#image-colormap', 'inferno');
+    await page.waitForFunction(() => {
+      const strips = [...document.querySelectorAll('#image-grid .image-tile .colorbar-strip')];
+      return strips.length > 0 && strips.every((st) => st.style.background.includes('rgb(0, 0, 4)'));
+    }, null, { timeout: TIMEOUT });
     await page.screenshot({ path: path.join(OUT, 'image-dog.png'), fullPage: true });
     assert.deepEqual(page.errors, []);
     await page.close();

@@ -6,7 +6,7 @@ import {
   usedRows, classOf, kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans,
   randomizationMeans,
 } from '../../web/analysis/figure-data.js';
-import { EXPERIMENT_INFO, LIVE_EXPERIMENTS, infoFor, pick, RANKINGS } from '../../web/experiments-info.js';
+import { EXPERIMENT_INFO, LIVE_EXPERIMENTS, infoFor, pick, RANKINGS, tauNote } from '../../web/experiments-info.js';
 
 test('usedRows drops skipped / error / non-object rows; classOf prefers the gold label', () => {
   const rows = [{ index: 0 }, { skipped: 'single token' }, { error: 'x' }, null, 3];
@@ -96,6 +96,14 @@ test('experiment info: every live experiment has a title, paper and explanation;
   const k = EXPERIMENT_INFO.kendall.headline({ tau_gradient_mean: 0.3, tau_gradient_std: 0.2, fraction_significant: { gradient: 0.4 } });
   assert.deepEqual(k[0].value, [0.3, 0.2]);
   assert.equal(k[2].value, 0.4);
+  assert.equal(k[0].note, '', 'no n in the summary: no note');
+  // the headline τ carries its n (sentences with a defined τ) and what n/a means
+  const kn = EXPERIMENT_INFO.kendall.headline({ tau_gradient_mean: 0.3, tau_gradient_std: 0.2, n_used: 20, n_undefined: { gradient: 0, loo: 3 } });
+  assert.equal(kn[0].note, 'n = 20 sentences with a defined τ.');
+  assert.match(kn[1].note, /^n = 17 sentences with a defined τ \(n\/a for 3 of 20\)\. n\/a means .*no order to compare\.$/);
+  assert.equal(kn[3].note, 'of n = 17 sentences with a defined τ');
+  assert.match(tauNote(12, 12), /^n = 0: τ is n\/a for all 12 sentences\. n\/a means .*uniform-attention/);
+  assert.equal(tauNote(NaN, 0), '');
   const e = EXPERIMENT_INFO.eraser.headline({ measures: {
     attention: { aopc_comprehensiveness_mean: 0.3, aopc_sufficiency_mean: 0.2 },
     gradient: { aopc_comprehensiveness_mean: 0.1, aopc_sufficiency_mean: 0.05 },

@@ -3,13 +3,13 @@
 // Drawing only.
 //
 // Contract:
-//   renderEraseStrip(container, steps, { targetLabel, opacity })
+//   renderEraseStrip(container, steps, { targetLabel, opacity, colormap })
 //     steps: [{step, display (RGBA 224²), nextMap (RGBA | undefined), top1: {label, prob}, target}]
 //     Tiles are .image-tile[data-step=k]; a tile whose top-1 differs from step 0's gets class "flipped".
 import { el, pct } from './dom.js';
 import { makeTile } from './image-canvas.js';
 
-export function renderEraseStrip(container, steps, { targetLabel = '', opacity = 0.45 } = {}) {
+export function renderEraseStrip(container, steps, { targetLabel = '', opacity = 0.45, colormap = 'viridis' } = {}) {
   const strip = el('div', 'image-strip');
   const first = steps[0]?.top1?.index;
   for (const s of steps) {
@@ -19,6 +19,7 @@ export function renderEraseStrip(container, steps, { targetLabel = '', opacity =
       photoRgba: s.display,
       mapRgba: s.nextMap ?? null,
       opacity,
+      colormap,
       attrs: { 'data-step': s.step },
     });
     if (s.top1.index !== first) tile.classList.add('flipped');

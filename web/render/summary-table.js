@@ -3,8 +3,9 @@
 //
 // Contract:
 //   renderHeadline(container, items)  items from EXPERIMENT_INFO[name].headline(summary):
-//     [{label, value, kind: 'num' | 'pct' | 'mean±std', ref?}] → a <dl class="headline"> with one
-//     .headline-item[data-label] per item (its value in .headline-value, exact number in data-value).
+//     [{label, value, kind: 'num' | 'pct' | 'mean±std', ref?, note?}] → a <dl class="headline"> with one
+//     .headline-item[data-label] per item (its value in .headline-value, exact number in data-value; the note, when
+//     given, in .headline-note).
 //   renderAllNumbers(container, summary) → a two-column table (the key in words with its unit, value) of every
 //     leaf of the summary (arrays of records walked as key.0.…, arrays of numbers shown joined). Each <tr> has
 //     data-key = the dotted key (shown in a tooltip and small under the words); each value cell data-value =
@@ -19,7 +20,7 @@ function show(item) {
   if (item.kind === 'pct') return pct(item.value);
   if (item.kind === 'mean±std') {
     const [m, s] = Array.isArray(item.value) ? item.value : [NaN, NaN];
-    return `${fmt(m, 3)} ± ${fmt(s, 3)}`;
+    return Number.isFinite(m) ? `${fmt(m, 3)} ± ${fmt(s, 3)}` : 'n/a';
   }
   return fmt(item.value, 4);
 }
@@ -32,6 +33,7 @@ export function renderHeadline(container, items) {
     dd.dataset.value = JSON.stringify(item.value);
     box.append(el('dt', null, item.label), dd);
     if (item.ref) box.append(el('dd', 'headline-ref', `paper: ${item.ref}`));
+    if (item.note) box.append(el('dd', 'headline-note', item.note));
     dl.append(box);
   }
   container.replaceChildren(...(items?.length ? [dl] : []));

@@ -18,7 +18,9 @@
 //   section.dataset: status 'loading' | 'ready' | 'busy' | 'error'; backend, ep (what ORT reports), modelCache
 //   ('hit' when the model bytes came from the Cache API, else 'miss'), photo,
 //   top1 (label), top1Index; the main canvas #image-canvas carries data-method, data-class, data-peak-x,
-import { el, fmt } from '../render/dom.js';
+import { el } from '../render/dom.js';
+import { percent } from '../analysis/format.js';
+import { maskFromRgba, pointingChance, peakText } from '../analysis/image-readout.js';
 import { drawRgba, makeTile, downloadCanvasPng } from '../render/image-canvas.js';
 import { renderTop5 } from '../render/image-top5.js';
 import { ImageClient } from '../runtime/image-client.js';
@@ -228,13 +230,36 @@ export function mountImageView(section, { store }) {
     canvas.dataset.peakX = String(r.peak.x);
     canvas.dataset.peakY = String(r.peak.y);
     canvas.dataset.pointing = r.pointing ? (r.pointing.hit ? 'hit' : 'miss') : '';
-    mapInfo.append(el('span', null, `Explaining “${v.labelOf(v.classIndex)}” with ${METHOD[method].label}. Peak at (${r.peak.x}, ${r.peak.y}).`));
+    mapInfo.append(el('span', 'image-peak', `Explaining “${v.labelOf(v.classIndex)}” with ${METHOD[method].label}: ${peakText(r.peak)}.`));
     if (r.pointing) {
       const obj = v.photo.entry?.object ?? 'the object';
+      const tol = r.pointing.tolerance;
+      const ch = v.chanceOf(tol);
       mapInfo.append(el('br'), el('span', r.pointing.hit ? 'point-hit' : 'point-miss',
-        `Pointing game: ${r.pointing.hit ? 'hit ✓' : 'miss ✗'} — the peak is ${r.pointing.hit ? '' : 'not '}on ${obj} (mask, ${r.pointing.tolerance} px tolerance). ` +
-          `Energy in the mask: ${fmt(r.pointing.energy, 3)}.`));
+        `Pointing game: ${r.pointing.hit ? 'hit ✓' : 'miss ✗'} — the hottest point is ${r.pointing.hit ? '' : 'not '}on ${obj} (within ${tol} px of its mask).`));
+      if (ch) {
+        const chance = el('span', 'point-chance',
+          ` Chance level: a map whose hottest point falls on a random pixel hits ${percent(ch.chance, 1)} of the time ` +
+            `(the share of the crop within ${tol} px of the mask, counted from the mask; the mask itself covers ${percent(ch.maskShare, 1)}). ` +
+            `Centre-point baseline (hottest point always at x = ${ch.centre.x}, y = ${ch.centre.y}): ${ch.centre.hit ? 'hit' : 'miss'}.`);
+        chance.dataset.chance = String(ch.chance);
+        chance.dataset.maskShare = String(ch.maskShare);
+        chance.dataset.centreHit = String(ch.centre.hit);
+        mapInfo.append(chance);
+      }
+      mapInfo.append(el('br'), el('span', 'point-energy',
+        `Energy in the mask: ${percent(r.pointing.energy, 1)} of the map’s total lies on ${obj}` +
+          (ch ? ` (a flat map would put ${percent(ch.maskShare, 1)} there, the mask’s share of the crop).` : '.')));
     }
+  }
+
+  // The pointing game's chance level for this photo's mask (analysis/image-readout.js), once per photo and tolerance.
+  function chanceOf(tolerance) {
+    const p = v.photo;
+    if (!p?.res.maskDisplay) return null;
+    p.chance ??= new Map();
+    if (!p.chance.has(tolerance)) p.chance.set(tolerance, pointingChance(maskFromRgba(p.res.maskDisplay, 224), 224, 224, tolerance));
+    return p.chance.get(tolerance);
   }
 
   async function renderGrid() {
@@ -254,11 +279,12 @@ export function mountImageView(section, { store }) {
       const running = v.job?.method === m.key;
       const tile = makeTile({
         title: m.label,
-        sub: r ? (r.pointing ? `pointing: ${r.pointing.hit ? 'hit' : 'miss'}` : `peak (${r.peak.x}, ${r.peak.y})`)
+        sub: r ? (r.pointing ? `pointing: ${r.pointing.hit ? 'hit' : 'miss'}${v.chanceOf(r.pointing.tolerance) ? ` (chance ${percent(v.chanceOf(r.pointing.tolerance).chance, 0)})` : ''}` : `hottest at x ${r.peak.x}, y ${r.peak.y}`)
           : running ? 'running…' : `${v.passesOf(m.key).toLocaleString('en')} passes`,
         photoRgba: p.res.display,
         mapRgba: r?.rgba ?? null,
         opacity: v.st.opacity / 100,
+        colormap: v.st.colormap,
         state: r ? 'ready' : running ? 'running' : 'pending',
         action: r ? 'PNG' : running ? null : 'Compute',
         onAction: r ? () => downloadCanvasPng(tile.canvas, `${p.key}-${m.key}.png`) : () => v.computeSlow(m.key),
@@ -341,7 +367,7 @@ export function mountImageView(section, { store }) {
     }
     v.renderAll();
   }
-  Object.assign(v, { showMessage, showNotice, setStatus, wantedBackend, ensureLoaded, renderMain, renderGrid, recolor, selectClass, renderAll, apply });
+  Object.assign(v, { showMessage, showNotice, setStatus, wantedBackend, ensureLoaded, renderMain, chanceOf, renderGrid, recolor, selectClass, renderAll, apply });
   installControls(v);
   installPhotoInput(v);
   installMapCache(v);

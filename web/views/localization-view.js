@@ -18,6 +18,7 @@ import { renderLocCharts, renderLocMetrics, renderEraseTable } from '../render/l
 import { renderProbes, renderEraseStrip } from '../render/loc-maps.js';
 import { renderToyChart } from '../render/loc-toy.js';
 import { growingFits } from '../analysis/least-squares-toy.js';
+import { valTestNote } from '../analysis/val-test.js';
 import { CnnClient } from '../runtime/cnn-client.js';
 import { sha256Hex } from '../runtime/model-cache.js';
 import { CATALOGUE } from '../catalogue.js';
@@ -82,11 +83,22 @@ export function mountLocalizationView(section, { store, client = null }) {
   }
   const drawCharts = () => renderLocCharts(ui.charts, history, { epochs: epochsAsked, width: widthOf(ui.charts, 800) });
 
-  async function evaluate(note) {
+  // `val` = {accuracy, size, confounder} of the last validation on the weights being scored (none after Cancel).
+  async function evaluate(note, val = null) {
     setStatus('evaluating');
     ui.status.textContent = `${note} Scoring the maps on 1,000 test images…`;
     const m = await getClient().metrics(1000);
     renderLocMetrics(ui.metrics, m);
+    const why = val ? valTestNote({
+      val: val.accuracy, valSize: val.size, test: m.decorrelated?.accuracy, testSize: m.decorrelated?.n ?? 1000,
+      confounder: val.confounder ?? 0, confounded: m.confounded?.accuracy ?? NaN,
+    }) : '';
+    if (why) {
+      const p = el('p', 'chart-caption loc-val-test', why);
+      p.dataset.val = String(val.accuracy);
+      p.dataset.test = String(m.decorrelated.accuracy);
+      ui.metrics.append(p);
+    }
     ui.results.hidden = false;
     ui.status.textContent = `${note} Test accuracy ${(m.decorrelated.accuracy * 100).toFixed(1)} % on 1,000 de-correlated images.`;
   }
@@ -147,7 +159,9 @@ export function mountLocalizationView(section, { store, client = null }) {
         if (r.epochsDone > 0) await evaluate(`Cancelled after ${r.epochsDone} epoch(s).`);
         setStatus('cancelled');
       } else {
-        await evaluate(`Trained ${r.epochsDone} epochs in ${secs} s (${Math.round(r.imagesPerSecond)} images/s).`);
+        const last = history.epochs.at(-1);
+        await evaluate(`Trained ${r.epochsDone} epochs in ${secs} s (${Math.round(r.imagesPerSecond)} images/s).`,
+          last ? { accuracy: last.val_accuracy, size: options.valSize, confounder: options.confounder } : null);
         setStatus('ready');
       }
       ui.modelInfo.textContent = `Model: ${options.head.toUpperCase()} head, CBAM ${options.cbam}, confounder p = ${options.confounder}, seed ${options.seed}, ${options.imageSize}×${options.imageSize}.`;
@@ -245,7 +259,10 @@ export function mountLocalizationView(section, { store, client = null }) {
         `confounder p = ${t.confounder ?? 0}, ${r.config.image_size}×${r.config.image_size}` +
         `${Array.isArray(r.config.widths) ? `, widths ${r.config.widths.join('/')}` : ''}` +
         `${t.options?.optimizer ? `, ${t.options.optimizer}` : ''} (the Recipe menu is for training a new model).`;
-      await evaluate('Model loaded.');
+      const lastEpoch = Array.isArray(t.per_epoch) ? t.per_epoch.at(-1) : null;
+      const lastWeights = !t.selection || t.selection === 'last epoch'; // else the last validation is not these weights'
+      await evaluate('Model loaded.', lastEpoch && lastWeights
+        ? { accuracy: lastEpoch.val_accuracy, size: t.val_size, confounder: t.confounder ?? 0 } : null);
       setStatus('ready');
     } catch (e) {
       setStatus('error');

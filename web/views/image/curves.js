@@ -1,7 +1,8 @@
 // curves.js — the Image view's deletion / insertion curves (RISE protocol, CURVE_STEPS steps) and the
 // explanation-as-mask drop, for the selected method's map, as one job. Part of views/image-view.js
 // (installCurves(v) adds drawCurves, runCurves to v).
-import { el, pct, fmt } from '../../render/dom.js';
+import { el } from '../../render/dom.js';
+import { maskDropText } from '../../analysis/image-readout.js';
 import { widthOf } from '../../render/plot-lib.js';
 import { renderCurves } from '../../render/image-curves.js';
 import { METHOD, CURVE_STEPS } from './methods.js';
@@ -16,10 +17,9 @@ export function installCurves(v) {
     for (const [key, r] of v.extra) {
       const [cls, method] = key.split('|');
       if (Number(cls) !== v.classIndex) continue;
-      const drop = Math.max(0, r.original - r.masked) / Math.max(r.original, 1e-12);
-      lines.push(`${METHOD[method].label}: photo × map → p = ${fmt(r.masked, 3)} (photo: ${fmt(r.original, 3)}; drop ${pct(drop)}${r.masked > r.original ? ', an increase' : ''})`);
+      lines.push(`${METHOD[method].label}: ${maskDropText(r.original, r.masked)}`);
     }
-    if (lines.length) curvesEl.append(el('p', 'chart-caption', `Explanation map as a mask (Score-CAM's average drop / increase): ${lines.join(' · ')}.`));
+    if (lines.length) curvesEl.append(el('p', 'chart-caption', `The photo faded towards grey by the map (the highlighted region kept, the rest faded in proportion to its low map value; Score-CAM’s “average drop / increase in confidence”): ${lines.join(' · ')}.`));
   }
 
   async function runCurves() {

@@ -1,6 +1,7 @@
 // sanity.js — the Image view's sanity check (Adebayo et al. 2018): the map with the classifier re-drawn at
 // random, side by side, with Spearman ρ. Part of views/image-view.js (installSanity(v) adds runSanity to v).
-import { el, fmt } from '../../render/dom.js';
+import { el } from '../../render/dom.js';
+import { spearmanText } from '../../analysis/image-readout.js';
 import { makeTile } from '../../render/image-canvas.js';
 import { METHOD, FEATURE } from './methods.js';
 
@@ -17,13 +18,18 @@ export function installSanity(v) {
       if (p !== v.photo) return;
       const row = el('div', 'image-strip');
       row.append(
-        makeTile({ title: `${METHOD[method].label}, trained classifier`, photoRgba: p.res.display, mapRgba: r.original.rgba, opacity: v.st.opacity / 100 }),
-        makeTile({ title: `${METHOD[method].label}, randomised classifier`, sub: `its top-1: ${r.randomTop1.label}`, photoRgba: p.res.display, mapRgba: r.randomized.rgba, opacity: v.st.opacity / 100 }),
+        makeTile({ title: `${METHOD[method].label}, trained classifier`, photoRgba: p.res.display, mapRgba: r.original.rgba, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
+        makeTile({ title: `${METHOD[method].label}, randomised classifier`, sub: `its top-1: ${r.randomTop1.label}`, photoRgba: p.res.display, mapRgba: r.randomized.rgba, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
       );
-      const verdict = Math.abs(r.spearman) > 0.5
+      const n = r.original.map01?.length ?? NaN;
+      const rho = spearmanText(r.spearman, n);
+      const verdict = rho.na ? rho.reason : Math.abs(r.spearman) > 0.5
         ? 'High: the map barely depends on what the classifier learned — a warning sign (Adebayo et al. 2018).'
         : 'Low: the map changes when the classifier is randomised, as a faithful map should.';
-      sanityEl.replaceChildren(row, el('p', 'sanity-rho', `Spearman ρ between the two maps: ${fmt(r.spearman, 3)}. ${verdict}`));
+      sanityEl.replaceChildren(row, el('p', 'sanity-rho', `Spearman ρ between the two maps: ${rho.text}. ${verdict}`),
+        el('p', 'chart-caption', `n is the number of pixels compared (the two ${Math.round(Math.sqrt(n)) || 224} × ${Math.round(Math.sqrt(n)) || 224} maps); ` +
+          'they are upsampled from the network’s coarse feature grid, so neighbouring pixels are far from independent and no p-value is given.'));
+      sanityEl.dataset.n = String(n);
       sanityEl.dataset.spearman = String(r.spearman);
       if (method !== v.st.method) sanityEl.append(el('p', 'chart-caption', `${METHOD[v.st.method].label} is a perturbation method; the check uses CAM.`));
     } catch (e) {
