@@ -148,6 +148,14 @@
     }
   }
   function TextSession() { this._lab = null; }
+  // An AdversaryTrainer holds its base's TextLab (the old trainer copied the base at construction, so it
+  // trained on after the session was deleted): a held lab is deleted when its last holder lets it go.
+  function releaseLab(lab, holder) {
+    if (!lab) return;
+    if (holder) lab._holders--;
+    else lab._orphan = true;
+    if (lab._orphan && !lab._holders) lab.delete();
+  }
   function need(s) {
     if (!s._lab) throw new Error('no model loaded');
     return s._lab;
@@ -156,7 +164,7 @@
     var self = this;
     return compatError(function () {
       var lab = new M.TextLab(config, weights);
-      if (self._lab) self._lab.delete();
+      releaseLab(self._lab, false);
       self._lab = lab;
       self._tsv = null;
     });
@@ -199,12 +207,16 @@
     });
   };
   TextSession.prototype.delete = function () {
-    if (this._lab) this._lab.delete();
+    releaseLab(this._lab, false);
     this._lab = null;
   };
   M.TextSession = TextSession;
   function compatTrainer(make) {
-    function T(base) { this._t = null; this._base = base; }
+    function T(base) {
+      this._t = null;
+      this._base = base && base._lab ? { _lab: base._lab } : base; // held from here on (see releaseLab)
+      if (base && base._lab) base._lab._holders = (base._lab._holders || 0) + 1;
+    }
     T.prototype.start = function (trainTsv, devTsv, optionsJson) {
       var self = this;
       return compatError(function () {
@@ -230,6 +242,8 @@
     T.prototype.delete = function () {
       if (this._t) this._t.delete();
       this._t = null;
+      if (this._base && this._base._lab) releaseLab(this._base._lab, true);
+      this._base = null;
     };
     return T;
   }

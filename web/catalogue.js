@@ -2,240 +2,213 @@
 // `build/attnlab catalogue`). Do not edit: tests/js/catalogue.test.mjs fails when it differs from the core and
 // rewrites it with ATTNLAB_WRITE_CATALOGUE=1 node --test tests/js/catalogue.test.mjs.
 export const CATALOGUE = Object.freeze({
- "format": "attnlab-catalogue-v1",
- "text": {
-  "explain": [
-   {
-    "name": "max_tokens",
-    "type": "int",
-    "default": 200,
-    "description": "",
-    "min": 1,
-    "max": 100000
-   },
-   {
-    "name": "ig_steps",
-    "type": "int",
-    "default": 50,
-    "description": "",
-    "min": 0,
-    "max": 10000
-   }
-  ],
-  "methods": [],
-  "class_names": [
-   "negative",
-   "positive"
-  ],
-  "training": [],
-  "adversary": []
- },
- "experiments": [],
- "image": {
-  "methods": [
-   {
-    "name": "cam",
-    "label": "CAM",
-    "kind": "map",
-    "description": "Class activation map (Zhou et al. 2016): the classifier weights of the class times the last feature maps.",
-    "passes": "0",
-    "params": [],
-    "passes_default": 0
-   },
-   {
-    "name": "gradcam",
-    "label": "Grad-CAM",
-    "kind": "map",
-    "description": "Grad-CAM: feature maps weighted by the mean gradient of the class score. With a GAP + linear head it equals CAM up to a positive scale.",
-    "passes": "0",
-    "params": [],
-    "passes_default": 0
-   },
-   {
-    "name": "gradcampp",
-    "label": "Grad-CAM++",
-    "kind": "map",
-    "description": "Grad-CAM++: higher-order weighting of positive gradients.",
-    "passes": "0",
-    "params": [],
-    "passes_default": 0
-   },
-   {
-    "name": "scorecam",
-    "label": "Score-CAM",
-    "kind": "plan",
-    "description": "Score-CAM: one masked forward pass per feature channel; weights = the class probability of each masked photo.",
-    "passes": "K (one per feature channel)",
-    "params": [],
-    "passes_default": 1280
-   },
-   {
-    "name": "rise",
-    "label": "RISE",
-    "kind": "plan",
-    "description": "RISE: N random cells×cells masks, upsampled; the map is the probability-weighted mean of the masks.",
-    "passes": "n",
-    "params": [
-     {
-      "name": "n",
-      "type": "int",
-      "default": 1000,
-      "description": "number of random masks",
-      "min": 50,
-      "max": 8000
-     },
-     {
-      "name": "cells",
-      "type": "int",
-      "default": 7,
-      "description": "mask grid cells per side",
-      "min": 1,
-      "max": 224
-     },
-     {
-      "name": "p",
-      "type": "number",
-      "default": 0.5,
-      "description": "probability that a cell is kept",
-      "min": 0.01,
-      "max": 1
-     },
-     {
-      "name": "seed",
-      "type": "int",
-      "default": 1,
-      "description": "seed of the masks",
-      "min": 0,
-      "max": 2147483647
-     }
-    ],
-    "passes_default": 1000
-   },
-   {
-    "name": "occlusion",
-    "label": "Occlusion",
-    "kind": "plan",
-    "description": "Occlusion: a grey window-px square slides with the stride; the map is the mean drop in probability.",
-    "passes": "1 + ((224 − window) / stride + 1)²",
-    "params": [
-     {
-      "name": "window",
-      "type": "int",
-      "default": 32,
-      "description": "square side in pixels",
-      "min": 1,
-      "max": 224
-     },
-     {
-      "name": "stride",
-      "type": "int",
-      "default": 16,
-      "description": "step in pixels",
-      "min": 1,
-      "max": 224
-     }
-    ],
-    "passes_default": 170
-   },
-   {
-    "name": "random",
-    "label": "Random",
-    "kind": "map",
-    "description": "A random map (seeded) — the baseline every method must beat.",
-    "passes": "0",
-    "params": [],
-    "passes_default": 0
-   },
-   {
-    "name": "deletion",
-    "label": "Deletion curve",
-    "kind": "metric",
-    "description": "",
-    "passes": "steps + 1",
-    "params": [
-     {
-      "name": "steps",
-      "type": "int",
-      "default": 50,
-      "description": "points of the curve after the first",
-      "min": 1,
-      "max": 50176
-     }
-    ],
-    "passes_default": 51
-   },
-   {
-    "name": "insertion",
-    "label": "Insertion curve",
-    "kind": "metric",
-    "description": "",
-    "passes": "steps + 1",
-    "params": [
-     {
-      "name": "steps",
-      "type": "int",
-      "default": 50,
-      "description": "points of the curve after the first",
-      "min": 1,
-      "max": 50176
-     }
-    ],
-    "passes_default": 51
-   },
-   {
-    "name": "explanationMask",
-    "label": "Explanation as a mask",
-    "kind": "metric",
-    "description": "",
-    "passes": "2",
-    "params": [],
-    "passes_default": 2
-   }
-  ],
-  "feature_methods": [
-   "cam",
-   "gradcam",
-   "gradcampp",
-   "random"
-  ],
-  "colormaps": [
-   "viridis",
-   "inferno",
-   "gray",
-   "jet"
-  ],
-  "erase_fills": [
-   "mean",
-   "blur",
-   "grey"
-  ],
-  "default_channels": 1280
- },
  "cnn": {
-  "options": [],
+  "class_names": [
+   "circle",
+   "square",
+   "triangle",
+   "cross",
+   "ring"
+  ],
+  "default_recipe": "page",
+  "options": [
+   {
+    "default": "gap",
+    "description": "pooling head",
+    "name": "head",
+    "type": "string",
+    "values": [
+     "gap",
+     "gmp",
+     "lse"
+    ]
+   },
+   {
+    "default": 5,
+    "description": "log-sum-exp sharpness r",
+    "max": 1000,
+    "min": 0.001,
+    "name": "lseR",
+    "type": "number"
+   },
+   {
+    "default": "none",
+    "description": "CBAM placement: none, all, stageN or a comma list",
+    "name": "cbam",
+    "type": "string"
+   },
+   {
+    "default": 0,
+    "description": "P(background kind == class) in training",
+    "max": 1,
+    "min": 0,
+    "name": "confounder",
+    "type": "number"
+   },
+   {
+    "default": 1,
+    "description": "initial weights, data and batch order",
+    "max": 2147483647,
+    "min": 0,
+    "name": "seed",
+    "type": "number"
+   },
+   {
+    "default": 8,
+    "description": "training epochs",
+    "max": 200,
+    "min": 1,
+    "name": "epochs",
+    "type": "int"
+   },
+   {
+    "default": 64,
+    "description": "image side in pixels",
+    "max": 128,
+    "min": 16,
+    "name": "imageSize",
+    "type": "int"
+   },
+   {
+    "default": 5,
+    "description": "number of shape classes",
+    "max": 5,
+    "min": 2,
+    "name": "classes",
+    "type": "int"
+   },
+   {
+    "default": 4,
+    "description": "CBAM channel reduction",
+    "max": 64,
+    "min": 1,
+    "name": "cbamReduction",
+    "type": "int"
+   },
+   {
+    "default": [
+     16,
+     32,
+     64
+    ],
+    "description": "channels per stage (pooling after every stage but the last)",
+    "max": 256,
+    "min": 1,
+    "name": "widths",
+    "type": "int_list"
+   },
+   {
+    "default": [
+     true,
+     true,
+     false
+    ],
+    "description": "2×2 max pool after each stage",
+    "name": "pool",
+    "type": "bool_list"
+   },
+   {
+    "default": 8000,
+    "description": "training images per epoch",
+    "max": 1000000,
+    "min": 1,
+    "name": "trainSize",
+    "type": "int"
+   },
+   {
+    "default": 500,
+    "description": "validation images",
+    "max": 100000,
+    "min": 1,
+    "name": "valSize",
+    "type": "int"
+   },
+   {
+    "default": 32,
+    "description": "batch size",
+    "max": 1024,
+    "min": 1,
+    "name": "batchSize",
+    "type": "int"
+   },
+   {
+    "default": "sgd",
+    "description": "optimizer",
+    "name": "optimizer",
+    "type": "string",
+    "values": [
+     "sgd",
+     "adam"
+    ]
+   },
+   {
+    "default": 0.05,
+    "description": "learning rate",
+    "max": 10,
+    "min": 0,
+    "name": "lr",
+    "type": "number"
+   },
+   {
+    "default": 0.9,
+    "description": "SGD momentum",
+    "max": 1,
+    "min": 0,
+    "name": "momentum",
+    "type": "number"
+   },
+   {
+    "default": 0.0005,
+    "description": "weight decay",
+    "max": 1,
+    "min": 0,
+    "name": "weightDecay",
+    "type": "number"
+   },
+   {
+    "default": 0.1,
+    "description": "background texture contrast",
+    "max": 1,
+    "min": 0,
+    "name": "textureContrast",
+    "type": "number"
+   },
+   {
+    "default": 6,
+    "description": "probe images whose maps are shown",
+    "max": 16,
+    "min": 1,
+    "name": "probes",
+    "type": "int"
+   },
+   {
+    "default": 500,
+    "description": "images of metrics()",
+    "max": 100000,
+    "min": 1,
+    "name": "testSize",
+    "type": "int"
+   }
+  ],
   "recipes": {
    "full": {
-    "label": "full (64×64, 16/32/64, 8,000 images per epoch, SGD — the CLI default; slow here)",
     "imageSize": 64,
-    "widths": [
-     16,
-     32,
-     64
-    ],
+    "label": "full (64×64, 16/32/64, 8,000 images per epoch, SGD — the CLI default; slow here)",
+    "lr": 0.05,
+    "optimizer": "sgd",
     "trainSize": 8000,
     "valSize": 500,
-    "optimizer": "sgd",
-    "lr": 0.05
-   },
-   "page": {
-    "label": "page (32×32, 4 stages 8/16/32/64, 8×8 maps, 4,000 images per epoch, Adam)",
-    "imageSize": 32,
     "widths": [
-     8,
      16,
      32,
      64
-    ],
+    ]
+   },
+   "page": {
+    "imageSize": 32,
+    "label": "page (32×32, 4 stages 8/16/32/64, 8×8 maps, 4,000 images per epoch, Adam)",
+    "lr": 0.003,
+    "optimizer": "adam",
     "pool": [
      true,
      true,
@@ -244,30 +217,614 @@ export const CATALOGUE = Object.freeze({
     ],
     "trainSize": 4000,
     "valSize": 500,
-    "optimizer": "adam",
-    "lr": 0.003
+    "widths": [
+     8,
+     16,
+     32,
+     64
+    ]
    },
    "tiny": {
-    "label": "tiny (32×32, 8/16/32, 256 images per epoch — a quick look)",
     "imageSize": 32,
+    "label": "tiny (32×32, 8/16/32, 256 images per epoch — a quick look)",
+    "lr": 0.003,
+    "optimizer": "adam",
+    "trainSize": 256,
+    "valSize": 100,
     "widths": [
      8,
      16,
      32
-    ],
-    "trainSize": 256,
-    "valSize": 100,
-    "optimizer": "adam",
-    "lr": 0.003
+    ]
    }
+  }
+ },
+ "experiments": [
+  {
+   "description": "Kendall tau between attention and gradient / leave-one-out importance, per instance (Jain & Wallace 4.1)",
+   "name": "kendall",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
   },
-  "default_recipe": "page",
+  {
+   "description": "Output change when the attention weights are randomly permuted (Jain & Wallace)",
+   "name": "permutation",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 2,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": 100,
+     "description": "random permutations of the attention",
+     "max": 10000,
+     "min": 1,
+     "name": "permutations",
+     "type": "int"
+    }
+   ],
+   "per_instance": true
+  },
+  {
+   "description": "Jain & Wallace adversarial attention: max JSD from the model's attention with the output within eps",
+   "name": "adversarial",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 2,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": 5,
+     "description": "adversarial attention distributions searched together (K)",
+     "max": 50,
+     "min": 1,
+     "name": "candidates",
+     "type": "int"
+    },
+    {
+     "default": 500,
+     "description": "Adam steps of the search",
+     "max": 100000,
+     "min": 1,
+     "name": "steps",
+     "type": "int"
+    },
+    {
+     "default": 0.01,
+     "description": "Adam learning rate of the search",
+     "max": 10,
+     "min": 0.000001,
+     "name": "lr",
+     "type": "number"
+    },
+    {
+     "default": 0.01,
+     "description": "largest allowed output change (TVD)",
+     "max": 1,
+     "min": 0,
+     "name": "epsilon",
+     "type": "number"
+    }
+   ],
+   "per_instance": true
+  },
+  {
+   "description": "Erase the highest attention weight vs a random one: JS divergence and decision flips (Serrano & Smith 4)",
+   "name": "erase-max",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 2,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
+  },
+  {
+   "description": "Fraction of attention weights erased, by ranking, until the decision flips (Serrano & Smith 5)",
+   "name": "erase-until-flip",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 2,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
+  },
+  {
+   "description": "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top 1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC (DeYoung et al. 2020)",
+   "name": "eraser",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": 50,
+     "description": "integrated-gradients steps",
+     "max": 10000,
+     "min": 1,
+     "name": "ig_steps",
+     "type": "int"
+    }
+   ],
+   "per_instance": true
+  },
+  {
+   "description": "Cascading randomisation sanity check: rank correlation (Spearman, Kendall) of each importance measure between the model and copies with decoder, attention, encoder, embedding re-initialised in turn (Adebayo et al. 2018)",
+   "name": "randomization",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": 20,
+     "description": "integrated-gradients steps",
+     "max": 10000,
+     "min": 1,
+     "name": "ig_steps",
+     "type": "int"
+    }
+   ],
+   "per_instance": true
+  },
+  {
+   "description": "Wiegreffe & Pinter: attention JSD between seeds of one recipe vs the adversary's JSD",
+   "name": "seeds",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": true
+   },
+   "params": [
+    {
+     "default": 1,
+     "description": "also run the adversarial search on the base model (1) or not (0)",
+     "max": 1,
+     "min": 0,
+     "name": "adversarial",
+     "type": "int"
+    },
+    {
+     "default": 500,
+     "description": "Adam steps of that search",
+     "max": 100000,
+     "min": 1,
+     "name": "steps",
+     "type": "int"
+    }
+   ],
+   "per_instance": true
+  },
+  {
+   "description": "Wiegreffe & Pinter model-consistent adversaries for a sweep of lambda: TVD / JSD to the base, accuracy",
+   "name": "adversarial-training",
+   "needs": {
+    "learned_attention": true,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": null,
+     "description": "the adversaries' training TSV (required)",
+     "name": "train",
+     "type": "string"
+    },
+    {
+     "default": [
+      0,
+      0.1,
+      0.5,
+      1,
+      2,
+      5
+     ],
+     "description": "lambda values of the sweep",
+     "max": 1000000,
+     "min": 0,
+     "name": "lambdas",
+     "type": "number_list"
+    },
+    {
+     "default": 8,
+     "description": "training epochs per adversary",
+     "max": 1000,
+     "min": 1,
+     "name": "epochs",
+     "type": "int"
+    }
+   ],
+   "per_instance": false
+  },
+  {
+   "description": "Wiegreffe & Pinter diagnostic: an MLP encoder with learned, uniform or the base model's imposed attention",
+   "name": "diagnostic",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": null,
+     "description": "training TSV (required)",
+     "name": "train",
+     "type": "string"
+    },
+    {
+     "default": null,
+     "description": "dev TSV (required)",
+     "name": "dev",
+     "type": "string"
+    },
+    {
+     "default": 8,
+     "description": "training epochs per variant",
+     "max": 1000,
+     "min": 1,
+     "name": "epochs",
+     "type": "int"
+    }
+   ],
+   "per_instance": false
+  }
+ ],
+ "format": "attnlab-catalogue-v1",
+ "image": {
+  "colormaps": [
+   "viridis",
+   "inferno",
+   "gray",
+   "jet"
+  ],
+  "default_channels": 1280,
+  "erase_fills": [
+   "mean",
+   "blur",
+   "grey"
+  ],
+  "feature_methods": [
+   "cam",
+   "gradcam",
+   "gradcampp",
+   "random"
+  ],
+  "methods": [
+   {
+    "description": "Class activation map (Zhou et al. 2016): the classifier weights of the class times the last feature maps.",
+    "kind": "map",
+    "label": "CAM",
+    "name": "cam",
+    "params": [],
+    "passes": "0",
+    "passes_default": 0
+   },
+   {
+    "description": "Grad-CAM: feature maps weighted by the mean gradient of the class score. With a GAP + linear head it equals CAM up to a positive scale.",
+    "kind": "map",
+    "label": "Grad-CAM",
+    "name": "gradcam",
+    "params": [],
+    "passes": "0",
+    "passes_default": 0
+   },
+   {
+    "description": "Grad-CAM++: higher-order weighting of positive gradients.",
+    "kind": "map",
+    "label": "Grad-CAM++",
+    "name": "gradcampp",
+    "params": [],
+    "passes": "0",
+    "passes_default": 0
+   },
+   {
+    "description": "Score-CAM: one masked forward pass per feature channel; weights = the class probability of each masked photo.",
+    "kind": "plan",
+    "label": "Score-CAM",
+    "name": "scorecam",
+    "params": [],
+    "passes": "K (one per feature channel)",
+    "passes_default": 1280
+   },
+   {
+    "description": "RISE: N random cells×cells masks, upsampled; the map is the probability-weighted mean of the masks.",
+    "kind": "plan",
+    "label": "RISE",
+    "name": "rise",
+    "params": [
+     {
+      "default": 1000,
+      "description": "number of random masks",
+      "max": 8000,
+      "min": 50,
+      "name": "n",
+      "type": "int"
+     },
+     {
+      "default": 7,
+      "description": "mask grid cells per side",
+      "max": 224,
+      "min": 1,
+      "name": "cells",
+      "type": "int"
+     },
+     {
+      "default": 0.5,
+      "description": "probability that a cell is kept",
+      "max": 1,
+      "min": 0.01,
+      "name": "p",
+      "type": "number"
+     },
+     {
+      "default": 1,
+      "description": "seed of the masks",
+      "max": 2147483647,
+      "min": 0,
+      "name": "seed",
+      "type": "int"
+     }
+    ],
+    "passes": "n",
+    "passes_default": 1000
+   },
+   {
+    "description": "Occlusion: a grey window-px square slides with the stride; the map is the mean drop in probability.",
+    "kind": "plan",
+    "label": "Occlusion",
+    "name": "occlusion",
+    "params": [
+     {
+      "default": 32,
+      "description": "square side in pixels",
+      "max": 224,
+      "min": 1,
+      "name": "window",
+      "type": "int"
+     },
+     {
+      "default": 16,
+      "description": "step in pixels",
+      "max": 224,
+      "min": 1,
+      "name": "stride",
+      "type": "int"
+     }
+    ],
+    "passes": "1 + ((224 − window) / stride + 1)²",
+    "passes_default": 170
+   },
+   {
+    "description": "A random map (seeded) — the baseline every method must beat.",
+    "kind": "map",
+    "label": "Random",
+    "name": "random",
+    "params": [],
+    "passes": "0",
+    "passes_default": 0
+   },
+   {
+    "description": "Deletion (RISE protocol): the most salient pixels first set to grey; probability against the fraction removed.",
+    "kind": "metric",
+    "label": "Deletion curve",
+    "name": "deletion",
+    "params": [
+     {
+      "default": 50,
+      "description": "points of the curve after the first",
+      "max": 50176,
+      "min": 1,
+      "name": "steps",
+      "type": "int"
+     }
+    ],
+    "passes": "steps + 1",
+    "passes_default": 51
+   },
+   {
+    "description": "Insertion: the most salient pixels first restored from a blurred photo; probability against the fraction.",
+    "kind": "metric",
+    "label": "Insertion curve",
+    "name": "insertion",
+    "params": [
+     {
+      "default": 50,
+      "description": "points of the curve after the first",
+      "max": 50176,
+      "min": 1,
+      "name": "steps",
+      "type": "int"
+     }
+    ],
+    "passes": "steps + 1",
+    "passes_default": 51
+   },
+   {
+    "description": "The photo masked by the normalised map: drop / increase in confidence (Score-CAM's average drop).",
+    "kind": "metric",
+    "label": "Explanation as a mask",
+    "name": "explanationMask",
+    "params": [],
+    "passes": "2",
+    "passes_default": 2
+   }
+  ]
+ },
+ "text": {
+  "adversary": [
+   {
+    "default": 1,
+    "description": "weight of -KL(attention || base attention)",
+    "max": 1000000,
+    "min": 0,
+    "name": "lambda",
+    "type": "number"
+   },
+   {
+    "default": 1,
+    "description": "initial weights and batch order",
+    "max": 2147483647,
+    "min": 0,
+    "name": "seed",
+    "type": "int"
+   },
+   {
+    "default": 8,
+    "description": "training epochs (the last finished epoch is kept)",
+    "max": 1000,
+    "min": 1,
+    "name": "epochs",
+    "type": "int"
+   },
+   {
+    "default": 32,
+    "description": "batch size",
+    "max": 4096,
+    "min": 1,
+    "name": "batch_size",
+    "type": "int"
+   },
+   {
+    "default": 0.001,
+    "description": "Adam learning rate",
+    "max": 1,
+    "min": 0.000001,
+    "name": "lr",
+    "type": "number"
+   },
+   {
+    "default": "",
+    "description": "the base model's name (recorded in the config)",
+    "name": "base",
+    "type": "string"
+   }
+  ],
   "class_names": [
-   "circle",
-   "square",
-   "triangle",
-   "cross",
-   "ring"
+   "negative",
+   "positive"
+  ],
+  "explain": [
+   {
+    "default": 200,
+    "description": "the text is cut to its first N tokens",
+    "max": 100000,
+    "min": 1,
+    "name": "max_tokens",
+    "type": "int"
+   },
+   {
+    "default": 50,
+    "description": "integrated-gradients steps (0: none)",
+    "max": 10000,
+    "min": 0,
+    "name": "ig_steps",
+    "type": "int"
+   }
+  ],
+  "methods": [
+   {
+    "description": "the model's attention weights alpha_t (uniform models: 1/T by construction)",
+    "label": "attention",
+    "name": "attention",
+    "signed": false
+   },
+   {
+    "description": "Jain & Wallace: |sum_e x_te d p(predicted) / d x_te| with attention held constant, normalised to sum 1",
+    "label": "gradient",
+    "name": "gradient",
+    "signed": false
+   },
+   {
+    "description": "|p(predicted) - p(predicted) without the token|",
+    "label": "leave-one-out",
+    "name": "leave_one_out",
+    "signed": false
+   },
+   {
+    "description": "integrated gradients from the all-zero embedding baseline (Kendall tau uses |value|)",
+    "label": "integrated gradients",
+    "name": "integrated_gradients",
+    "signed": true
+   }
+  ],
+  "training": [
+   {
+    "default": "tanh",
+    "description": "attention of the classifier",
+    "name": "attention",
+    "type": "string",
+    "values": [
+     "uniform",
+     "tanh",
+     "dot"
+    ]
+   },
+   {
+    "default": 1,
+    "description": "initial weights and batch order",
+    "max": 2147483647,
+    "min": 0,
+    "name": "seed",
+    "type": "int"
+   },
+   {
+    "default": 8,
+    "description": "training epochs (the best dev epoch is kept)",
+    "max": 1000,
+    "min": 1,
+    "name": "epochs",
+    "type": "int"
+   },
+   {
+    "default": 128,
+    "description": "embedding size E",
+    "max": 1024,
+    "min": 1,
+    "name": "embedding_dim",
+    "type": "int"
+   },
+   {
+    "default": 128,
+    "description": "BiLSTM hidden size H per direction",
+    "max": 1024,
+    "min": 1,
+    "name": "hidden_dim",
+    "type": "int"
+   },
+   {
+    "default": 1,
+    "description": "keep words seen at least this often",
+    "max": 1000000,
+    "min": 1,
+    "name": "min_count",
+    "type": "int"
+   },
+   {
+    "default": 32,
+    "description": "batch size",
+    "max": 4096,
+    "min": 1,
+    "name": "batch_size",
+    "type": "int"
+   },
+   {
+    "default": 0.001,
+    "description": "Adam learning rate",
+    "max": 1,
+    "min": 0.000001,
+    "name": "lr",
+    "type": "number"
+   }
   ]
  }
 });

@@ -11,7 +11,8 @@
 //   - ImageLab.renderMap in one call equals the old multi-call pipeline (map → upsampleMap → normalizeMap →
 //     overlayMap) byte for byte, a changed opacity / class does not (negative control), recolor reuses the kept
 //     map, lab.plan equals the planX functions, setMask gives pointingGame / energyInMask; and the Embind bytes
-//     of one map before / after are printed.
+//     of one map before / after are printed;
+//   - TextTraining (options from the catalogue's specs) gives the best epoch and dev metrics of `attnlab train-text`.
 // Skips when web/gen (or, for the CLI comparisons, build/attnlab or models/text/sst2-tanh) is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -246,5 +247,30 @@ test('wasm api: ImageLab renders a finished overlay in one call, equal to the ol
     rnd.delete();
   } finally {
     lab.delete();
+  }
+});
+
+test('wasm api: TextTraining gives the dev metrics of `attnlab train-text` (same data, seed, recipe)', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
+  const M = await loadCore();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-train-'));
+  const lines = fs.readFileSync(SST_TEST, 'utf8').split('\n').filter((l) => l.trim());
+  const trainTsv = lines.slice(0, 96).join('\n') + '\n', devTsv = lines.slice(96, 136).join('\n') + '\n';
+  fs.writeFileSync(path.join(dir, 'train.tsv'), trainTsv);
+  fs.writeFileSync(path.join(dir, 'dev.tsv'), devTsv);
+  const r = spawnSync(CLI, ['train-text', '--train', path.join(dir, 'train.tsv'), '--dev', path.join(dir, 'dev.tsv'), '--out', path.join(dir, 'm'),
+    '--attention', 'dot', '--seed', '3', '--epochs', '2', '--embedding-dim', '16', '--hidden-dim', '8', '--min-count', '1', '--storage', 'f32'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const native = lastJsonLine(r.stdout);
+  const t = new M.TextTraining(trainTsv, devTsv, { attention: 'dot', seed: 3, epochs: 2, embedding_dim: 16, hidden_dim: 8 });
+  try {
+    let p;
+    do p = t.step(50); while (!p.done);
+    const config = JSON.parse(t.configJson());
+    assert.equal(config.training.best_epoch, native.best_epoch);
+    assert.equal(config.metrics.dev.accuracy, native.metrics.dev.accuracy);
+    assert.equal(config.metrics.dev.f1, native.metrics.dev.f1);
+    assert.ok(t.weights() instanceof Uint8Array);
+  } finally {
+    t.delete();
   }
 });

@@ -5,13 +5,14 @@
 //   client.load({ override, threads }, onProgress)      → Promise<{backend, ep, reason, numThreads, batch, model, classes}>
 //   client.classify({ blob } | { rgba, width, height }, { mask: {blob, positiveLabel} }?)
 //                                             → Promise<classify result> (labs/image.js)
-//   client.map({ imageId, method, classIndex, seed, colormap })        → Promise<map result>
-//   client.runPlan(kind, { imageId, classIndex, params, colormap }, onProgress)
+//   client.map({ imageId, method, classIndex, seed, colormap })        → Promise<{key, rgba, peak, pointing?}>
+//   client.runPlan(kind, { imageId, classIndex, params, colormap, map }, onProgress)
 //                                             → { id, promise, cancel() }; promise resolves with the plan's
-//                                               result or {cancelled: true}
+//                                               result or {cancelled: true}; a metric plan (deletion |
+//                                               insertion | explanationMask) names the map by its key (map)
 //   client.erase({ imageId, classIndex, method, steps, threshold, fill, colormap }, onProgress) → { id, promise, cancel() }
 //   client.sanity({ imageId, method, classIndex, seed, colormap })      → Promise
-//   client.colorize(map01, colormap)          → Promise<{rgba}>
+//   client.recolor({ imageId, keys, colormap }) → Promise<{maps: {key: rgba}}> (the maps the worker holds)
 //   client.terminate()
 // onProgress({stage, loaded, total, cached}). Errors reject with an Error carrying the worker's message. If the
 // worker dies or aborts, every open request is rejected with a readable message and the next call starts a
@@ -40,8 +41,8 @@ export class ImageClient {
     return this.channel.request('image.map', { imageId, method, classIndex, seed, colormap });
   }
 
-  runPlan(kind, { imageId, classIndex, params = {}, colormap = 'viridis' }, onProgress = null) {
-    return this.channel.send('image.plan', { kind, imageId, classIndex, params, colormap }, onProgress);
+  runPlan(kind, { imageId, classIndex, params = {}, colormap = 'viridis', map = null }, onProgress = null) {
+    return this.channel.send('image.plan', { kind, imageId, classIndex, params, colormap, ...(map ? { map } : {}) }, onProgress);
   }
 
   erase({ imageId, classIndex, method, steps, threshold, fill, colormap = 'viridis' }, onProgress = null) {
@@ -52,8 +53,8 @@ export class ImageClient {
     return this.channel.request('image.sanity', { imageId, method, classIndex, seed, colormap });
   }
 
-  colorize(map01, colormap) {
-    return this.channel.request('image.colorize', { map01, colormap });
+  recolor({ imageId, keys, colormap = 'viridis' }) {
+    return this.channel.request('image.recolor', { imageId, keys, colormap });
   }
 
   terminate() {

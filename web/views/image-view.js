@@ -302,13 +302,15 @@ export function mountImageView(section, { store }) {
     gridEl.replaceChildren(...tiles);
   }
 
+  // A new colour map: the worker recolours the maps it holds (one request; the maps do not cross back).
   async function recolor() {
     if (!v.photo) return;
     const p = v.photo;
-    for (const [key, r] of v.maps) {
-      const { rgba } = await v.client.colorize(r.map01, v.st.colormap);
+    const entries = [...v.maps.entries()];
+    if (entries.length) {
+      const { maps } = await v.client.recolor({ imageId: p.res.imageId, keys: entries.map(([, r]) => r.key), colormap: v.st.colormap });
       if (p !== v.photo) return;
-      v.maps.set(key, { ...r, rgba });
+      for (const [key, r] of entries) if (maps[r.key]) v.maps.set(key, { ...r, rgba: maps[r.key] });
     }
     v.redrawMain();
     v.renderGrid();

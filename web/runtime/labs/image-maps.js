@@ -1,54 +1,72 @@
-// image-maps.js — the Image lab's maps from the photo the worker holds: the feature-map methods (CAM,
-// Grad-CAM, Grad-CAM++, random; ImageLab.map on the kept features), a finished map result (normalised map,
-// colour, peak, pointing game), recolouring and the sanity check. No DOM.
+// image-maps.js — the Image lab's maps of the photo the worker holds. The core's ImageLab keeps the photo
+// (224² input + features, setPhoto) and every map made from it; a map is made in one call (renderMap: map →
+// upsample → normalise → colour, with the pointing game when the photo has a mask) and crosses to the page once,
+// as its colour image; the curves and recolouring name a kept map instead of sending it back. No DOM.
+//
+// Map keys: a feature map (cam | gradcam | gradcampp | random) is `method|class|seed`; a plan's map (scorecam |
+// rise | occlusion) `method|class|params` (image-plans.js). The ImageLab keeps a feature map under its method
+// name (the latest class and seed); photo.current.kept maps an ImageLab name to the key it holds now.
 //
 // Contract:
-//   FEATURE_METHODS, PLAN_MAPS (the methods the perturbation plans give)
-//   featureMap(L, lab, method, cur, classIndex, seed) → Float32Array [224²] (upsampled, not normalised)
-//   mapResult(L, map224, colormap) → {map01 [224²], rgba (colormap), peak: {x, y}, pointing?}
-//   handlers: map {imageId, method, classIndex, seed, colormap} → a map result;
-//     colorize {map01, colormap} → {rgba}; sanity {imageId, method, classIndex, seed, colormap} → {method,
-//     original, randomized, spearman, randomTop1} (the classifier re-drawn: ImageLab.randomized(seed)).
-import { argmax, S } from '../image/decode.js';
-import { ready, need, checkClass, photo } from './image-model.js';
+//   FEATURE_METHODS, PLAN_MAPS, POINTING_TOLERANCE (px)
+//   featureKey(method, classIndex, seed); ensureKept(L, key) → the ImageLab name holding that map (a feature
+//     map is re-made when the kept one is of another class or seed; a plan map must have been made)
+//   pageResult(key, r) → {key, rgba, peak, pointing?} (what crosses to the page)
+//   handlers: image.map {imageId, method, classIndex, seed, colormap} → a page result;
+//     image.recolor {imageId, keys, colormap} → {maps: {key: rgba}} (nothing recomputed but stale feature maps);
+//     image.sanity {imageId, method, classIndex, seed, colormap} → {method, original, randomized, spearman,
+//     randomTop1} (the classifier re-drawn: ImageLab.randomized(seed), Adebayo et al. 2018).
+import { argmax } from '../image/decode.js';
+import { ready, need, checkClass } from './image-model.js';
 
 export const FEATURE_METHODS = Object.freeze(['cam', 'gradcam', 'gradcampp', 'random']);
 export const PLAN_MAPS = Object.freeze(['scorecam', 'rise', 'occlusion']);
-const POINTING_TOLERANCE = 15;
+export const POINTING_TOLERANCE = 15;
 
-export function mapResult(L, map224, colormap) {
-  const map01 = L.core.normalizeMap(map224);
-  const rgba = L.core.colorizeMap(map01, S, S, colormap);
-  const p = argmax(map01);
-  const res = { map01, rgba: new Uint8ClampedArray(rgba.buffer ?? rgba), peak: { x: p % S, y: Math.floor(p / S) } };
-  const cur = photo.current;
-  if (cur?.mask224 && typeof L.core.pointingGame === 'function') {
-    res.pointing = {
-      hit: Boolean(L.core.pointingGame(map01, cur.mask224, cur.positiveLabel, POINTING_TOLERANCE)),
-      energy: L.core.energyInMask(map01, cur.mask224, cur.positiveLabel),
-      positiveLabel: cur.positiveLabel,
-      tolerance: POINTING_TOLERANCE,
-    };
-  }
-  return res;
+export const featureKey = (method, classIndex, seed) => `${method}|${classIndex}|${seed >>> 0}`;
+
+export function pageResult(key, r) {
+  const out = { key, rgba: r.rgba, peak: r.peak };
+  if (r.pointing) out.pointing = { ...r.pointing, tolerance: POINTING_TOLERANCE };
+  return out;
 }
 
-export function featureMap(L, lab, method, cur, classIndex, seed) {
+function renderFeature(L, cur, method, c, seed, colormap) {
   if (!FEATURE_METHODS.includes(method)) throw new Error(`Unknown feature-map method "${method}".`);
-  const raw = lab.map(method, cur.features, cur.fh, cur.fw, classIndex, seed >>> 0);
-  return L.core.upsampleMap(raw, cur.fh, cur.fw, S, S);
+  const r = L.lab.renderMap(method, c, seed >>> 0, colormap, 1);
+  const key = featureKey(method, c, seed);
+  cur.kept.set(method, key);
+  return { key, r };
+}
+
+export function ensureKept(L, cur, key, colormap = 'viridis') {
+  const [method, c, seed] = key.split('|');
+  if (FEATURE_METHODS.includes(method)) {
+    if (cur.kept.get(method) !== key) renderFeature(L, cur, method, Number(c), Number(seed), colormap);
+    return method;
+  }
+  if (cur.kept.get(key) !== key) throw new Error(`The ${method} map is no longer held by the worker; compute it again.`);
+  return key;
 }
 
 async function map(msg) {
   const L = await ready();
   const cur = need(msg.imageId);
   const c = checkClass(L, msg.classIndex);
-  return mapResult(L, featureMap(L, L.lab, msg.method, cur, c, msg.seed ?? 1), msg.colormap ?? 'viridis');
+  const { key, r } = renderFeature(L, cur, msg.method, c, msg.seed ?? 1, msg.colormap ?? 'viridis');
+  return pageResult(key, r);
 }
 
-async function colorize(msg) {
+async function recolor(msg) {
   const L = await ready();
-  return { rgba: new Uint8ClampedArray(L.core.colorizeMap(msg.map01, S, S, msg.colormap ?? 'viridis')) };
+  const cur = need(msg.imageId);
+  const colormap = msg.colormap ?? 'viridis';
+  const maps = {};
+  for (const key of msg.keys ?? []) {
+    const name = ensureKept(L, cur, key, colormap);
+    maps[key] = L.lab.recolor(name, colormap, 1);
+  }
+  return { maps };
 }
 
 async function sanity(msg) {
@@ -57,17 +75,17 @@ async function sanity(msg) {
   const c = checkClass(L, msg.classIndex);
   const method = FEATURE_METHODS.includes(msg.method) ? msg.method : 'cam';
   const colormap = msg.colormap ?? 'viridis';
-  const rand = L.lab.randomized((msg.seed ?? 1) >>> 0);
+  const rand = L.lab.randomized((msg.seed ?? 1) >>> 0); // a copy of the classifier, redrawn; it keeps the photo too
   try {
-    const a = featureMap(L, L.lab, method, cur, c, 1);
-    const b = featureMap(L, rand, method, cur, c, 1);
+    const a = renderFeature(L, cur, method, c, 1, colormap);
+    const b = rand.renderMap(method, c, 1, colormap, 1);
     const logits = rand.logits(cur.features, 1, cur.fh, cur.fw);
     const t = argmax(logits);
     return {
       method,
-      original: mapResult(L, a, colormap),
-      randomized: mapResult(L, b, colormap),
-      spearman: L.core.spearmanMaps(a, b),
+      original: pageResult(a.key, a.r),
+      randomized: pageResult(`${a.key}|randomized`, b),
+      spearman: L.core.spearmanMaps(a.r.map01, b.map01),
       randomTop1: { index: t, label: L.labels[t] },
     };
   } finally {
@@ -75,4 +93,4 @@ async function sanity(msg) {
   }
 }
 
-export const mapHandlers = { 'image.map': map, 'image.colorize': colorize, 'image.sanity': sanity };
+export const mapHandlers = { 'image.map': map, 'image.recolor': recolor, 'image.sanity': sanity };

@@ -4,11 +4,12 @@
 // No DOM.
 //
 // Contract (handlers):
-//   image.plan {kind, imageId, classIndex, params, colormap}
-//     kind scorecam | rise | occlusion → a map result (image-maps.js); deletion | insertion | explanationMask →
-//     the plan's resultJson parsed ({x, y, auc} / {original, masked, drop, increase}). params: rise {n, cells,
-//     p, seed}; occlusion {window, stride}; deletion / insertion {saliency: Float32Array 224², steps};
-//     explanationMask {saliency}. Progress {stage:'plan', loaded, total} after every batch (batch size
+//   image.plan {kind, imageId, classIndex, params, colormap, map?}
+//     kind scorecam | rise | occlusion → a page result (image-maps.js; the map is kept in the ImageLab under its
+//     key `kind|class|params`); deletion | insertion | explanationMask → the plan's resultJson parsed ({x, y, auc}
+//     / {original, masked, drop, increase}) of the kept map `map` (a key of an earlier result: the saliency never
+//     crosses back). params: rise {n, cells, p, seed}; occlusion {window, stride}; deletion / insertion {steps};
+//     defaults from the core's catalogue. Progress {stage:'plan', loaded, total} after every batch (batch size
 //     batchSizeFor(backend)). Cancelled → {cancelled: true}.
 //   image.erase {imageId, classIndex, method, steps, threshold, fill, colormap}
 //     → {steps:[{step, display, mapRgba, top1, target, nextMap?}], method, threshold, fill}: step 0 is the photo;
@@ -17,31 +18,28 @@
 import { runPlanLoop } from '../plan-runner.js';
 import { argmax, planarToRgba, S } from '../image/decode.js';
 import { ready, need, checkClass, forward } from './image-model.js';
-import { FEATURE_METHODS, PLAN_MAPS, featureMap, mapResult } from './image-maps.js';
+import { FEATURE_METHODS, PLAN_MAPS, ensureKept, pageResult } from './image-maps.js';
 
-function makePlan(L, cur, kind, c, p) {
-  const core = L.core;
-  switch (kind) {
-    case 'scorecam': return core.planScoreCam(cur.input, cur.features, cur.fh, cur.fw, c);
-    case 'rise': return core.planRise(cur.input, c, p.n ?? 2000, p.cells ?? 7, p.p ?? 0.5, (p.seed ?? 1) >>> 0);
-    case 'occlusion': return core.planOcclusion(cur.input, c, p.window ?? 32, p.stride ?? 16);
-    case 'deletion': return core.planDeletion(cur.input, p.saliency, c, p.steps ?? 28);
-    case 'insertion': return core.planInsertion(cur.input, p.saliency, c, p.steps ?? 28);
-    case 'explanationMask': return core.planExplanationMask(cur.input, p.saliency, c);
-    default: throw new Error(`Unknown plan "${kind}".`);
-  }
+const METRIC_PLANS = Object.freeze(['deletion', 'insertion', 'explanationMask']);
+
+// The map of method for class c on one (erased) image, upsampled to 224² (not normalised).
+function featureMap(L, method, state, c) {
+  const raw = L.lab.map(method, state.features, state.fh, state.fw, c, 1);
+  return L.core.upsampleMap(raw, state.fh, state.fw, S, S);
 }
 
 async function plan(msg, ctx) {
   const L = await ready();
+  const params = { ...(msg.params ?? {}) };
+  const key = `${msg.kind}|${msg.classIndex}|${JSON.stringify(params)}`;
   const p = await ctx.step(() => {
-    const cur0 = need(msg.imageId);
-    const c0 = checkClass(L, msg.classIndex);
-    const params = msg.params ?? {};
-    if (['deletion', 'insertion', 'explanationMask'].includes(msg.kind) && !(params.saliency?.length === S * S)) {
-      throw new Error(`The ${msg.kind} plan needs a 224×224 saliency map.`);
+    const cur = need(msg.imageId);
+    const c = checkClass(L, msg.classIndex);
+    if (METRIC_PLANS.includes(msg.kind)) {
+      if (typeof msg.map !== 'string') throw new Error(`The ${msg.kind} plan needs the key of a map.`);
+      params.map = ensureKept(L, cur, msg.map, msg.colormap ?? 'viridis');
     }
-    return makePlan(L, cur0, msg.kind, c0, params);
+    return L.lab.plan(msg.kind, c, params);
   });
   try {
     const finished = await runPlanLoop(p, {
@@ -54,7 +52,11 @@ async function plan(msg, ctx) {
     if (!finished) return { cancelled: true };
     return await ctx.step(() => {
       if (!p.done()) throw new Error(`The ${msg.kind} plan did not finish.`);
-      if (PLAN_MAPS.includes(msg.kind)) return mapResult(L, p.result(), msg.colormap ?? 'viridis');
+      if (PLAN_MAPS.includes(msg.kind)) {
+        const r = L.lab.putMap(key, p.result(), msg.colormap ?? 'viridis', 1);
+        need(msg.imageId).kept.set(key, key);
+        return pageResult(key, r);
+      }
       return JSON.parse(p.resultJson());
     });
   } finally {
@@ -82,7 +84,7 @@ async function erase(msg, ctx) {
     await ctx.yield();
     if (ctx.cancelled()) return { cancelled: true, steps };
     const next = await ctx.step(async () => {
-      const map01 = L.core.normalizeMap(featureMap(L, L.lab, method, state, c, 1));
+      const map01 = L.core.normalizeMap(featureMap(L, method, state, c));
       const mapRgba = new Uint8ClampedArray(L.core.colorizeMap(map01, S, S, msg.colormap ?? 'viridis'));
       const input = L.core.eraseRegion(state.input, map01, threshold, fill);
       const { features, logits, fh, fw } = await forward(L, input, 1);

@@ -7,11 +7,11 @@
 //   image.classify {blob | rgba,width,height, mask?: {blob, positiveLabel}}
 //     → {imageId, top5:[{index,label,prob}], display: RGBA 224×224 (what the model sees), width, height (the
 //        decoded photo), notes:[…], hasMask, maskDisplay?, headCheck (max |core head logits − ORT logits|), ep, ms}
-//     The photo becomes the worker's current photo: its 224² input and features stay here and later requests
-//     name it by imageId (a newer photo replaces it).
+//     The photo becomes the worker's current photo: its 224² input and features stay here (ImageLab.setPhoto,
+//     and its mask: setMask) and later requests name it by imageId (a newer photo replaces it).
 import { decodeBlob, describePixels, planarToRgba, S } from '../image/decode.js';
 import { load, ready, forward, top, photo, newImageId } from './image-model.js';
-import { mapHandlers } from './image-maps.js';
+import { mapHandlers, POINTING_TOLERANCE } from './image-maps.js';
 import { planHandlers } from './image-plans.js';
 
 async function loadHandler(msg, ctx) {
@@ -64,7 +64,10 @@ async function classify(msg) {
     }
   }
   const imageId = newImageId();
-  photo.current = { imageId, input, features, fh, fw, probs, mask224, positiveLabel };
+  photo.current = { imageId, input, features, fh, fw, probs, mask224, positiveLabel, kept: new Map() };
+  // the ImageLab keeps the photo: every map of it is made there and crosses once (image-maps.js)
+  L.lab.setPhoto(input, features, fh, fw);
+  L.lab.setMask(mask224, positiveLabel, POINTING_TOLERANCE);
   return {
     imageId,
     top5: top(L, probs),

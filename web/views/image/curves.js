@@ -44,7 +44,8 @@ export function installCurves(v) {
     try {
       const out = {};
       for (const kind of ['deletion', 'insertion', 'explanationMask']) {
-        const h = v.client.runPlan(kind, { ...base, params: { saliency: r.map01, steps: CURVE_STEPS } },
+        const params = kind === 'explanationMask' ? {} : { steps: CURVE_STEPS };
+        const h = v.client.runPlan(kind, { ...base, params, map: r.key }, // the worker holds the map (r.key)
           (m) => v.jobProgress(m, `${METHOD[method].label} ${kind === 'explanationMask' ? 'masked photo' : kind}: network passes`));
         handles.push(h);
         if (v.job?.cancelled) h.cancel();
