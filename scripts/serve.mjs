@@ -1,8 +1,8 @@
 // serve.mjs — the static file server for the attnlab page (plain node:http, no dependencies).
 //
 // Contract:
-//   startServer({ port = 8080, host = '127.0.0.1', root = <repo root>, headersTimeout = 10 s, requestTimeout = 30 s })
-//     → Promise<{ server, port, url, close() }>
+//   startServer({ port = 8080, host = '127.0.0.1', root = <repo root>, headersTimeout = 10 s, requestTimeout = 30 s,
+//                 csp = CSP (another policy: tests' negative controls only) }) → Promise<{ server, port, url, close() }>
 //   Serves only these trees of `root`:
 //     /web/…         → web/
 //     /models/…      → models/
@@ -108,7 +108,7 @@ export function resolvePath(root, urlPath) {
 function send(res, status, body, headers = {}) {
   const text = typeof body === 'string' ? body : '';
   res.writeHead(status, {
-    ...SECURITY_HEADERS,
+    ...(res.securityHeaders ?? SECURITY_HEADERS),
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     ...headers,
@@ -159,7 +159,7 @@ async function handle(root, req, res) {
 
   const etag = `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
   const headers = {
-    ...SECURITY_HEADERS,
+    ...(res.securityHeaders ?? SECURITY_HEADERS),
     'Content-Type': mimeType(file),
     'Cache-Control': 'no-cache',
     ETag: etag,
@@ -176,8 +176,9 @@ async function handle(root, req, res) {
   stream.pipe(res);
 }
 
-export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT, headersTimeout = 10_000, requestTimeout = 30_000 } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT, headersTimeout = 10_000, requestTimeout = 30_000, csp = CSP } = {}) {
   const absRoot = path.resolve(root);
+  const securityHeaders = { ...SECURITY_HEADERS, 'Content-Security-Policy': csp };
   const limits = {
     maxHeaderSize: 16 * 1024,
     headersTimeout,
@@ -185,6 +186,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_RO
     connectionsCheckingInterval: Math.min(1000, headersTimeout),
   };
   const server = http.createServer(limits, (req, res) => {
+    res.securityHeaders = securityHeaders;
     handle(absRoot, req, res).catch((err) => {  // a bug, not bad input (bad input gets 4xx above)
       if (!res.headersSent) send(res, 500, 'Internal error\n');
       else res.destroy();

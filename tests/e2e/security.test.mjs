@@ -8,7 +8,8 @@
 //     errors): Text (an explanation + live panels), Debate (a 2-sentence run with its figure), Train (start,
 //     one progress step, cancel), Images (the wasm backend: ORT with its threads + the core; a classified
 //     photo and its CAM), Localization (the tiny recipe: training steps drawn, then cancel);
-//   - every request of the page, its workers included, goes to its own origin (or data: / blob:).
+//   - every request of the page, its workers included, goes to its own origin (or data: / blob:);
+//   - negative control: served without 'wasm-unsafe-eval', the Text tab fails and Chromium reports the CSP.
 // ~2–3 min on the shared 2-core machine (mostly the image model and the training steps).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -139,9 +140,27 @@ describe('security: CSP, isolation headers, same-origin requests', { skip: SKIP 
     await page.close();
   });
 
+  test('negative control: without \'wasm-unsafe-eval\' the same checks fail', { timeout: TIMEOUT }, async () => {
+    const strict = await startServer({ port: 0, csp: CSP.replace(" 'wasm-unsafe-eval'", '') });
+    try {
+      const page = await ctx.newPage();
+      const seen = [];
+      page.on('console', (m) => seen.push(m.text()));
+      await page.goto(`${strict.url}/web/#view=text&text=fine`);
+      await page.waitForFunction(() => ['ready', 'error', 'empty'].includes(document.querySelector('#view-text')?.dataset.status), null, { timeout: TIMEOUT });
+      assert.equal(await status(page, '#view-text'), 'error', 'the core loaded although wasm compilation is forbidden');
+      assert.ok(seen.some((t) => /Content Security Policy|WebAssembly/i.test(t)), `no CSP report in the console: ${seen.join(' | ')}`);
+      await page.close();
+    } finally {
+      await strict.close();
+    }
+  });
+
   test('no request left the page\'s own origin', () => {
     assert.ok(requests.length > 20, `only ${requests.length} requests recorded`);
-    const foreign = requests.filter((u) => !u.startsWith(`${server.url}/`) && !/^(data|blob):/.test(u));
+    const foreign = requests.filter((u) => !/^http:\/\/127\.0\.0\.1:\d+\//.test(u) && !/^(data|blob):/.test(u));
+    assert.ok(requests.some((u) => u.includes('/vendor/ort/')) && requests.some((u) => u.includes('attnlab_core.wasm')),
+      'the ORT bundle and the core were requested');
     assert.deepEqual(foreign, []);
   });
 });

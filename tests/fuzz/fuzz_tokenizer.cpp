@@ -1,7 +1,9 @@
 // libFuzzer target: core/text tokenizer + vocabulary on any bytes. Checks: no crash / UB; tokens are
-// non-empty, space-free and valid UTF-8-agnostic strings; the tokenizer is idempotent on its own output
-// joined by spaces (already-tokenised text is a fixed point); a vocabulary built from the tokens maps every
-// token to an id in range, and the words list (one per line) passes check_words or gives a message.
+// non-empty and space-free; a vocabulary built from the tokens maps every token to an id in range, and the
+// words list (one per line) passes check_words or gives a message.
+// Not checked: that the tokenizer is a fixed point on its own output. Its contract promises that only for
+// SST lines, and the fuzzer found (in seconds) that it is not in general: "$9.n't" → "9." "n't", and
+// "9." → "9" "." (tests/fixtures/reliability/fuzz/tokenizer/not-idempotent-9n-t, docs/RELIABILITY.md).
 #include <algorithm>
 #include <vector>
 
@@ -15,12 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > fuzz::kMaxInput) return -1;
   const std::string text(reinterpret_cast<const char*>(data), size);
   const std::vector<std::string> tokens = tokenize(text);
-  std::string joined;
-  for (const auto& t : tokens) {
-    fuzz::require(!t.empty() && t.find(' ') == std::string::npos);
-    joined += (joined.empty() ? "" : " ") + t;
-  }
-  fuzz::require(tokenize(joined) == tokens);
+  for (const auto& t : tokens) fuzz::require(!t.empty() && t.find(' ') == std::string::npos);
 
   const Vocab v = Vocab::build({tokens}, 1, 0);
   for (int id : v.ids(tokens)) fuzz::require(id >= 0 && id < v.size() && id != Vocab::kPad);
