@@ -30,21 +30,22 @@ bash scripts/setup.sh; rc=$?
 record "setup" $rc
 ((rc == 0)) || finish
 
+# ccache, where installed, makes rebuilds of unchanged sources cheap (a fresh machine builds without it).
+LAUNCHER=()
+command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+
 step "native build"
 JOBS="${ATTNLAB_JOBS:-2}"
-{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j"$JOBS"; }; rc=$?
+{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" && cmake --build build -j"$JOBS"; }; rc=$?
 record "native build" $rc
 
 if ((rc == 0)); then
   step "ctest"
-  ctest --test-dir build --output-on-failure; rc=$?
+  ctest --test-dir build -j"$JOBS" --output-on-failure; rc=$?
   record "ctest" $rc
 else
   SUMMARY+=("  skip  ctest (native build failed)")
 fi
-
-LAUNCHER=()
-command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
   step "native build, ASan + UBSan (build-asan)"
@@ -55,7 +56,7 @@ if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
     step "ctest, ASan + UBSan"
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      ctest --test-dir build-asan --output-on-failure; rc=$?
+      ctest --test-dir build-asan -j"$JOBS" --output-on-failure; rc=$?
     record "ctest, ASan + UBSan" $rc
   else
     SUMMARY+=("  skip  ctest, ASan + UBSan (build failed)")
