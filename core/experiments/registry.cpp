@@ -7,7 +7,8 @@ const std::vector<Experiment>& experiment_registry() {
   static const std::vector<Experiment> all = {
       kendall_experiment(),          permutation_experiment(), adversarial_experiment(),
       erase_max_experiment(),        erase_until_flip_experiment(), eraser_experiment(),
-      randomization_experiment(),    seeds_experiment(),
+      randomization_experiment(),    seeds_experiment(),       self_attention_correlation_experiment(),
+      head_ablation_experiment(),
   };
   return all;
 }
