@@ -19,10 +19,10 @@ train_one() {  # name layers attention epochs
 models=${*:-sst2-transformer sst2-transformer-uniform sst2-transformer-1layer sst2-transformer-4layer}
 for m in $models; do
   case $m in
-    sst2-transformer) train_one "$m" 2 dot 4 ;;
-    sst2-transformer-uniform) train_one "$m" 2 uniform 4 ;;
-    sst2-transformer-1layer) train_one "$m" 1 dot 4 ;;
-    sst2-transformer-4layer) train_one "$m" 4 dot 4 ;;
+    sst2-transformer) train_one "$m" 2 dot 2 ;;
+    sst2-transformer-uniform) train_one "$m" 2 uniform 2 ;;
+    sst2-transformer-1layer) train_one "$m" 1 dot 2 ;;
+    sst2-transformer-4layer) train_one "$m" 4 dot 2 ;;
     *) echo "unknown model $m" >&2; exit 1 ;;
   esac
 done
