@@ -3,7 +3,9 @@
 //     the same checkpoint: on the first 100 sentences of ../shared/data/sst2/test.tsv, max |Δprobability|,
 //     max |Δattention| (the last layer's head-averaged [CLS] row) and max |Δ| over every layer's and head's
 //     attention probabilities (attention_layers vs the attention_layerL outputs) must be ≤ 1e-5 against
-//     TextSession.explain(text, 1000, 0). Negative control: one query weight of the last layer + 1 must be seen.
+//     TextSession.explain(text, 1000, 0) (the native CLI's explain-text --ig-steps 0 when web/gen is not built, so the
+//     ONNX check runs on a native-only checkout too). Negative control: one query weight of the last layer + 1 must
+//     be seen.
 // (2) the native CLI: 10 sentences through `build/attnlab explain-text` and TextSession.explain(text, 200, 20):
 //     every field (incl. rollout, flow, relevance, grad_attention, attention_norm) within 1e-5 (IG 1e-4).
 // Model: models/text/sst2-transformer (ATTNLAB_TEXT_MODELS overrides the folder). Skips only when the model,
@@ -19,6 +21,13 @@ import fs from 'node:fs';
 ort.env.wasm.numThreads = 1;
 const TOL = 1e-5;
 const NAME = process.env.ATTNLAB_TRANSFORMER_MODEL || 'sst2-transformer';
+
+function nativeExplain(dir, text) {
+  const res = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text, '--max-tokens', '1000', '--ig-steps', '0'],
+    { encoding: 'utf8' });
+  assert.equal(res.status, 0, res.stderr);
+  return res.stdout.trim().split('\n').at(-1);
+}
 
 function coreResults(core, index, sentences) {
   const out = [];
@@ -49,10 +58,12 @@ async function compare(results, session, layers) {
 test(`ONNX Runtime Web (exported transformer) vs wasm core: ${NAME}`, async (t) => {
   const dir = modelDir(NAME);
   if (!hasModel(dir)) { t.skip(`${dir} missing`); return; }
-  if (!hasWasm()) { t.skip('web/gen/attnlab_core.{mjs,wasm} missing — build the wasm target first'); return; }
+  const wasm = hasWasm() && process.env.ATTNLAB_TRANSFORMER_CORE !== 'native';  // env: force the native side
+  if (!wasm && !fs.existsSync(CLI)) { t.skip('neither web/gen nor build/attnlab is built'); return; }
   const ckpt = readTransformerCheckpoint(dir);
-  const core = await openSession(dir);
-  t.after(() => core.delete());
+  const core = wasm ? await openSession(dir) : { explain: (text) => nativeExplain(dir, text) };
+  if (wasm) t.after(() => core.delete());
+  console.log(`transformer onnx-parity: core side = ${wasm ? 'wasm TextSession' : 'native CLI'}`);
   const session = await ort.InferenceSession.create(buildTransformerModel(ckpt));
   t.after(() => session.release());
   const L = ckpt.config.layers;
