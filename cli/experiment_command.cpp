@@ -165,6 +165,9 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
 
 int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
   if (cmd.name == "adversarial-training" || cmd.name == "diagnostic") {
+    if (load_model(cmd.model_dir).config.encoder == EncoderKind::Transformer)
+      fail(cmd.name + " is defined for the BiLSTM's single attention distribution (W&P); it has no transformer "
+           "analogue here (docs/RESULTS.md, transformer section)");
     ExperimentOptions options;
     options.params = parse_params(cmd.params);
     return cmd.name == "diagnostic" ? run_diagnostic(cmd, options, command_line)

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
   // train-text
-  auto* train = app.add_subcommand("train-text", "train a BiLSTM + attention text classifier");
+  auto* train = app.add_subcommand("train-text", "train a text classifier (BiLSTM + attention, or a transformer encoder)");
   std::string train_path, dev_path, test_path, out_dir, attention = "tanh", vocab_path, storage = "f16";
   int train_max_tokens = 0;
   int epochs = 8, batch_size = 32, embedding_dim = 128, hidden_dim = 128, min_count = 1, limit = 0, num_classes = 2;
@@ -90,6 +90,19 @@ int main(int argc, char** argv) {
   train->add_option("--min-count", min_count, "keep words seen at least this often")->check(CLI::Range(1, 1000000));
   train->add_option("--limit", limit, "use only the first N training examples (0 = all)")->check(CLI::NonNegativeNumber);
   train->add_option("--storage", storage, "f16 | f32 weights on disk")->check(CLI::IsMember({"f16", "f32"}));
+  // transformer encoder (docs/DESIGN.md "Transformer encoder"); --embedding-dim is d
+  std::string encoder = "bilstm", optimizer = "adam";
+  int layers = 2, heads = 4, ffn_dim = 256, max_len = 128;
+  double warmup = 0.1, dropout = 0.1;
+  train->add_option("--encoder", encoder, "bilstm | transformer")->check(CLI::IsMember({"bilstm", "transformer"}));
+  train->add_option("--layers", layers, "transformer blocks")->check(CLI::Range(1, 64));
+  train->add_option("--heads", heads, "attention heads (must divide --embedding-dim)")->check(CLI::Range(1, 64));
+  train->add_option("--ffn-dim", ffn_dim, "transformer feed-forward width")->check(CLI::Range(1, 65536));
+  train->add_option("--max-len", max_len, "transformer: longest input in tokens (longer ones are cut)")->check(CLI::Range(1, 100000));
+  train->add_option("--optimizer", optimizer, "adam (amsgrad, L2 decay) | adamw (decoupled decay, warm-up + linear decay)")
+      ->check(CLI::IsMember({"adam", "adamw"}));
+  train->add_option("--warmup", warmup, "adamw: warm-up fraction of all steps")->check(CLI::Range(0.0, 1.0));
+  train->add_option("--dropout", dropout, "transformer: dropout rate in training")->check(CLI::Range(0.0, 0.9));
 
   // eval-text
   auto* eval = app.add_subcommand("eval-text", "accuracy and F1 of a text model on a TSV");
@@ -148,6 +161,18 @@ int main(int argc, char** argv) {
     model.config.embedding_dim = embedding_dim;
     model.config.hidden_dim = hidden_dim;
     model.config.num_classes = num_classes;
+    if (encoder == "transformer") {
+      if (embedding_dim % heads != 0) fail("--heads (" + std::to_string(heads) + ") must divide --embedding-dim (" +
+                                           std::to_string(embedding_dim) + ")");
+      if (attention == "tanh") fail("a transformer's --attention is dot (scaled dot-product) or uniform");
+      model.config.encoder = EncoderKind::Transformer;
+      model.config.hidden_dim = embedding_dim;
+      model.config.layers = layers;
+      model.config.heads = heads;
+      model.config.ffn_dim = ffn_dim;
+      model.config.max_len = max_len;
+      if (model.max_tokens <= 0 || model.max_tokens > max_len) model.max_tokens = max_len;
+    }
     if (num_classes == 2) model.class_names = {"negative", "positive"};
     else for (int c = 0; c < num_classes; ++c) model.class_names.push_back("class " + std::to_string(c));
     const auto train_set = cli::encode_examples(model.vocab, train_raw, num_classes, train_path);
@@ -160,6 +185,13 @@ int main(int argc, char** argv) {
     options.seed = seed;
     options.adam.lr = lr;
     options.adam.weight_decay = weight_decay;
+    if (optimizer == "adamw") {
+      options.use_adamw = true;
+      options.adamw_options.lr = lr;
+      options.adamw_options.weight_decay = weight_decay;
+      options.warmup_fraction = warmup;
+    }
+    if (encoder == "transformer") options.dropout = dropout;
     std::cerr << "train-text: " << train_set.size() << " train / " << dev_set.size() << " dev examples, vocab "
               << model.vocab.size() << ", attention " << attention << ", seed " << seed << "\n";
     const auto t0 = std::chrono::steady_clock::now();
@@ -196,7 +228,12 @@ int main(int argc, char** argv) {
                                                       : dev_path},
                          {"max_vocab", max_vocab}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
                          {"train_examples", train_set.size()}, {"min_count", min_count}, {"epochs", epochs},
-                         {"batch_size", batch_size}, {"optimizer", "adam amsgrad"}, {"lr", lr},
+                         {"batch_size", batch_size},
+                         {"optimizer", optimizer == "adamw" ? "adamw, linear warm-up " + std::to_string(warmup) +
+                                                                  " of the steps, then linear decay to 0"
+                                                            : "adam amsgrad"},
+                         {"lr", lr}, {"encoder", encoder},
+                         {"dropout", encoder == "transformer" ? dropout : 0.0},
                          {"weight_decay", weight_decay}, {"loss", "class-balanced cross-entropy (sum over batch)"},
                          {"selection", "best dev accuracy"}, {"best_epoch", result.best_epoch},
                          {"seed", seed}, {"storage", storage}, {"seconds", seconds},

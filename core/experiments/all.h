@@ -12,5 +12,7 @@ Experiment erase_until_flip_experiment();   // erase_until_flip.cpp  (S&S rankin
 Experiment eraser_experiment();             // eraser.cpp            (ERASER faithfulness)
 Experiment randomization_experiment();      // randomization.cpp     (Adebayo cascading randomisation)
 Experiment seeds_experiment();              // seeds.cpp             (W&P 3.2 seed variance vs the adversary)
+Experiment self_attention_correlation_experiment();  // self_attention_correlation.cpp (Abnar & Zuidema Table 1)
+Experiment head_ablation_experiment();      // head_ablation.cpp     (Michel et al. single-head ablation)
 
 }  // namespace attnlab

@@ -114,7 +114,7 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
   TextCache<float> batch;
   if (!seqs.empty()) text_forward_ids(cfg, model.params, TextBatch::from_sequences(seqs), batch);
   const double p_full = class_probability(cfg, full.logits, 0, c);
-  const double p_empty = class_probability(cfg, model.params.decoder.b, 0, c);
+  const double p_empty = class_probability(cfg, empty_input_logits(cfg, model.params), 0, c);
   const auto prob = [&](int s) {
     if (s == -1) return p_empty;
     if (s == -2) return p_full;

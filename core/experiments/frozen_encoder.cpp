@@ -11,7 +11,10 @@ FrozenEncoder freeze_encoder(const TextModel& model, const std::vector<int>& ids
   TextCache<float> cache;
   text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
   FrozenEncoder fe;
-  fe.h = cache.encoder.out.cast<double>();
+  if (model.config.encoder == EncoderKind::Transformer)
+    fe.transformer = std::make_shared<const TransformerFrozen>(freeze_transformer(model.config, model.params, cache));
+  else
+    fe.h = cache.encoder.out.cast<double>();
   for (size_t t = 0; t < ids.size(); ++t) fe.alpha.push_back(cache.attention.alpha(static_cast<Eigen::Index>(t), 0));
   fe.probs = output_with_attention(model, fe, fe.alpha);
   fe.predicted = argmax(fe.probs);
@@ -19,6 +22,7 @@ FrozenEncoder freeze_encoder(const TextModel& model, const std::vector<int>& ids
 }
 
 static Mat<double> logits_for(const TextModel& model, const FrozenEncoder& fe, const std::vector<double>& alpha) {
+  if (fe.transformer) return transformer_frozen_logits(*fe.transformer, alpha);
   const Eigen::Map<const Eigen::VectorXd> a(alpha.data(), static_cast<Eigen::Index>(alpha.size()));
   const Eigen::VectorXd context = fe.h * a;
   return model.params.decoder.w.cast<double>() * context + model.params.decoder.b.cast<double>();
@@ -42,6 +46,7 @@ std::vector<double> d_output_d_attention(const TextModel& model, const FrozenEnc
     const Mat<double> p = softmax_columns(logits);
     for (Eigen::Index k = 0; k < logits.rows(); ++k) d_logits(k) = p(cls, 0) * ((k == cls ? 1.0 : 0.0) - p(k, 0));
   }
+  if (fe.transformer) return transformer_frozen_grad(*fe.transformer, alpha, d_logits);
   const Eigen::VectorXd d_context = model.params.decoder.w.cast<double>().transpose() * d_logits;
   const Eigen::VectorXd g = fe.h.transpose() * d_context;
   return std::vector<double>(g.data(), g.data() + g.size());

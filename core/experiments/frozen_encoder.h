@@ -2,14 +2,19 @@
 // weights) only change the context sum_t alpha_t h_t, so the output for any alpha is one decoder
 // evaluation. All in double (cheap at this size) so experiment numbers are not float-noise.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "model/text_checkpoint.h"
+#include "model/transformer_frozen.h"
 
 namespace attnlab {
 
 struct FrozenEncoder {
-  Mat<double> h;              // [2H x T] encoder states
+  Mat<double> h;              // [2H x T] encoder states (bilstm, mlp)
+  // transformer: the last layer's [CLS] path (model/transformer_frozen.h); "attention" = its head-averaged
+  // [CLS] row over the tokens, imposed in every head as [c_h, (1 - c_h)·alpha].
+  std::shared_ptr<const TransformerFrozen> transformer;
   std::vector<double> alpha;  // the model's own attention (sums to 1)
   std::vector<double> probs;  // the model's class probabilities
   int predicted = 0;

@@ -53,8 +53,17 @@ std::shared_ptr<const std::vector<TextModel>> randomised_copies(const TextModel&
   current.params.decoder = fresh.decoder;
   copies->push_back(current);
   current.params.attention = fresh.attention;
+  // transformer: "attention" = every block's Q, K, V, output projections; "encoder" = the rest of the encoder
+  // ([CLS], positions, LayerNorms, FFNs).
+  for (size_t l = 0; l < current.params.transformer.layers.size(); ++l)
+    current.params.transformer.layers[l].attn = fresh.transformer.layers[l].attn;
   copies->push_back(current);
   current.params.encoder = fresh.encoder;
+  if (!current.params.transformer.layers.empty()) {
+    auto attn = current.params.transformer.layers;
+    current.params.transformer = fresh.transformer;
+    for (size_t l = 0; l < attn.size(); ++l) current.params.transformer.layers[l].attn = attn[l].attn;
+  }
   copies->push_back(current);
   current.params.embedding = fresh.embedding;
   copies->push_back(current);

@@ -43,6 +43,8 @@ const std::vector<Experiment>& experiment_registry() {
            {int_param("adversarial", 1, 0, 1, "also run the adversarial search on the base model (1) or not (0)"),
             int_param("steps", 500, 1, 100000, "Adam steps of that search")},
            1, true),
+      with(self_attention_correlation_experiment(), {}, 2),
+      with(head_ablation_experiment(), {}, 1),
   };
   return all;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/importance.h"
+#include "explain/self_attention_maps.h"
 #include "text/tokenizer.h"
 
 namespace attnlab {
@@ -14,7 +15,7 @@ namespace {
 std::vector<double> probabilities_of(const TextModel& model, const std::vector<int>& ids) {
   Mat<float> logits;
   if (ids.empty()) {
-    logits = model.params.decoder.b;
+    logits = empty_input_logits(model.config, model.params);
   } else {
     TextCache<float> cache;
     text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
@@ -27,6 +28,8 @@ std::vector<double> probabilities_of(const TextModel& model, const std::vector<i
 }  // namespace
 
 PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens) {
+  if (model.config.encoder == EncoderKind::Transformer && (max_tokens <= 0 || max_tokens > model.config.max_len))
+    max_tokens = model.config.max_len;  // the position table's length
   PreparedText p;
   p.tokens = tokenize(text);
   p.num_tokens_total = static_cast<int>(p.tokens.size());
@@ -77,6 +80,16 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     e.ig_target = e.probabilities[e.predicted_class] -
                   class_probabilities(model.config, baseline.logits)(e.predicted_class, 0);
   }
+  if (model.config.encoder == EncoderKind::Transformer) {
+    const SelfAttentionMaps maps = self_attention_maps(in, true);  // one forward + one backward for all of them
+    e.self_attention = true;
+    e.attention_layers = maps.A;
+    e.rollout = rollout_from_maps(maps, HeadFusion::Mean);
+    e.flow = flow_from_maps(maps, HeadFusion::Mean);
+    e.relevance = relevance_from_maps(maps);
+    e.grad_attention = grad_attention_from_maps(maps);
+    e.attention_norm = attention_norm_from_maps(maps);
+  }
   e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
   e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});
   e.kendall.push_back({"gradient_leave_one_out", kendall_tau(e.gradient, e.leave_one_out)});
@@ -110,6 +123,28 @@ std::string explanation_json(const TokenExplanation& e) {
   j["integrated_gradients"] = arr(e.integrated_gradients);
   if (!e.integrated_gradients.empty())
     j["integrated_gradients_completeness"] = {{"sum", num(e.ig_sum)}, {"target", num(e.ig_target)}};
+  if (e.self_attention) {
+    json layers = json::array();
+    for (const auto& heads : e.attention_layers) {
+      json hl = json::array();
+      for (const Mat<double>& a : heads) {
+        json rows = json::array();
+        for (Eigen::Index i = 0; i < a.rows(); ++i) {
+          json row = json::array();
+          for (Eigen::Index j = 0; j < a.cols(); ++j) row.push_back(num(a(i, j)));
+          rows.push_back(row);
+        }
+        hl.push_back(rows);
+      }
+      layers.push_back(hl);
+    }
+    j["attention_layers"] = layers;
+    j["rollout"] = arr(e.rollout);
+    j["flow"] = arr(e.flow);
+    j["relevance"] = arr(e.relevance);
+    j["grad_attention"] = arr(e.grad_attention);
+    j["attention_norm"] = arr(e.attention_norm);
+  }
   json k = json::object();
   for (const auto& pair : e.kendall) k[pair.name] = {{"tau", num(pair.result.tau)}, {"p", num(pair.result.p)}};
   j["kendall"] = k;

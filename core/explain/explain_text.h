@@ -45,6 +45,11 @@ struct TokenExplanation {
     KendallResult result;
   };
   std::vector<Pair> kendall;
+  // Transformer models only (empty otherwise): every layer's and head's attention over all positions
+  // ([layer][head], [T+1 x T+1], [CLS] first), and the self-attention importances (one value per token).
+  bool self_attention = false;
+  std::vector<std::vector<Mat<double>>> attention_layers;
+  std::vector<double> rollout, flow, relevance, grad_attention, attention_norm;
 };
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options);

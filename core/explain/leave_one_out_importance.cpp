@@ -12,7 +12,7 @@ std::vector<double> leave_one_out_importance(const ExplainInput& in) {
   const double p = class_probability(*in.cfg, full.logits, 0, in.target);
   std::vector<double> out(n);
   if (n == 1) {
-    const Mat<float> logits = in.params->decoder.b;  // empty input: zero context
+    const Mat<float> logits = empty_input_logits(*in.cfg, *in.params);  // empty input (zero context / [CLS] alone)
     out[0] = std::abs(p - class_probability(*in.cfg, logits, 0, in.target));
     return out;
   }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/config_fields.h"
+#include "model/transformer_config.h"
 
 namespace attnlab {
 
@@ -103,8 +104,9 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
   if (enc != j.end()) {
     if (enc->is_string() && enc->get<std::string>() == "bilstm") m.config.encoder = EncoderKind::BiLstm;
     else if (enc->is_string() && enc->get<std::string>() == "mlp") m.config.encoder = EncoderKind::Mlp;
+    else if (enc->is_string() && enc->get<std::string>() == "transformer") m.config.encoder = EncoderKind::Transformer;
     else {
-      *error = "config.json: 'encoder' must be \"bilstm\" or \"mlp\"";
+      *error = "config.json: 'encoder' must be \"bilstm\", \"mlp\" or \"transformer\"";
       return false;
     }
   }
@@ -141,6 +143,9 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
     }
     m.max_tokens = static_cast<int>(v);
   }
+  if (m.config.encoder == EncoderKind::Transformer &&
+      !read_transformer_config(j, &m.config, &m.max_tokens, error))
+    return false;
   auto names = j.find("class_names");  // optional (absent: "class 0", "class 1", ...)
   if (names != j.end()) {
     bool ok = names->is_array() && static_cast<int>(names->size()) == m.config.num_classes;
@@ -218,6 +223,7 @@ std::string text_model_config_json(const TextModel& m) {
   j["format"] = "attnlab-text-v1";
   j["attention"] = attention_name(m.config.attention);
   if (m.config.encoder == EncoderKind::Mlp) j["encoder"] = "mlp";  // bilstm stays implicit (older readers)
+  if (m.config.encoder == EncoderKind::Transformer) write_transformer_config(m.config, &j);
   j["embedding_dim"] = m.config.embedding_dim;
   j["hidden_dim"] = m.config.hidden_dim;
   j["num_classes"] = m.config.num_classes;

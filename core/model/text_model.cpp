@@ -14,6 +14,14 @@ void TextParams<T>::resize(const TextConfig& c) {
   embedding = Mat<T>::Zero(E, c.vocab_size);
   encoder = {};
   mlp = {};
+  transformer = {};
+  attention = {};
+  if (c.encoder == EncoderKind::Transformer) {
+    transformer.resize(c);
+    decoder.w = Mat<T>::Zero(c.outputs(), E);
+    decoder.b = Mat<T>::Zero(c.outputs(), 1);
+    return;
+  }
   if (c.encoder == EncoderKind::BiLstm) {
     encoder.fwd.resize(E, H);
     encoder.bwd.resize(E, H);
@@ -45,6 +53,13 @@ void TextParams<T>::init(const TextConfig& c, Rng& rng) {
   for (Eigen::Index j = 0; j < embedding.cols(); ++j)
     for (Eigen::Index i = 0; i < embedding.rows(); ++i) embedding(i, j) = T(rng.normal());
   embedding.col(0).setZero();  // <pad>
+  if (c.encoder == EncoderKind::Transformer) {
+    transformer.init(c, rng);
+    const double kd = 1.0 / std::sqrt(double(c.embedding_dim));
+    fill_uniform(decoder.w, kd, rng);
+    fill_uniform(decoder.b, kd, rng);
+    return;
+  }
   if (c.encoder == EncoderKind::BiLstm) {
     const double k_lstm = 1.0 / std::sqrt(double(c.hidden_dim));
     for (LstmParams<T>* l : {&encoder.fwd, &encoder.bwd}) {
@@ -73,7 +88,9 @@ void TextParams<T>::init(const TextConfig& c, Rng& rng) {
 template <class T>
 std::vector<std::pair<std::string, Mat<T>*>> TextParams<T>::named() {
   std::vector<std::pair<std::string, Mat<T>*>> out = {{"embedding.weight", &embedding}};
-  if (mlp.w.size()) {
+  if (transformer.cls.size()) {
+    for (auto& nm : transformer.named()) out.push_back(nm);
+  } else if (mlp.w.size()) {
     out.push_back({"encoder.mlp.weight", &mlp.w});
     out.push_back({"encoder.mlp.bias", &mlp.b});
   } else {
@@ -117,6 +134,7 @@ TextParams<U> TextParams<T>::cast() const {
   TextParams<U> out;
   out.embedding = embedding.template cast<U>();
   out.mlp = {mlp.w.template cast<U>(), mlp.b.template cast<U>()};
+  out.transformer = transformer.template cast<U>();
   out.encoder.fwd = {encoder.fwd.w_ih.template cast<U>(), encoder.fwd.w_hh.template cast<U>(),
                      encoder.fwd.bias.template cast<U>()};
   out.encoder.bwd = {encoder.bwd.w_ih.template cast<U>(), encoder.bwd.w_hh.template cast<U>(),
@@ -146,6 +164,13 @@ void text_forward(const TextConfig& cfg, const TextParams<T>& p, const Mat<T>& x
   c.lengths = lengths;
   c.steps = B > 0 ? static_cast<int>(x.cols() / B) : 0;
   c.x = x;
+  if (cfg.encoder == EncoderKind::Transformer) {
+    transformer_forward(cfg, p.transformer, p.decoder, x, lengths, c.transformer, c.logits, alpha_override, c.run);
+    c.attention.alpha = c.transformer.alpha;
+    c.attention.imposed = alpha_override != nullptr;
+    if (alpha_override) c.attention.alpha = *alpha_override;
+    return;
+  }
   if (cfg.encoder == EncoderKind::BiLstm) {
     bilstm_forward(p.encoder, x, lengths, c.steps, c.encoder);
   } else {
@@ -168,6 +193,15 @@ template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& c, const Mat<T>& d_logits,
                    BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha,
                    const Mat<T>* d_alpha_extra) {
+  if (cfg.encoder == EncoderKind::Transformer) {  // d_alpha_extra (a loss on the attention) is not supported
+    (void)d_alpha_extra;
+    TransformerBackwardOptions to;
+    to.detach_attention = opts.detach_attention;
+    transformer_backward<T>(cfg, p.transformer, p.decoder, c.transformer, d_logits, to,
+                         grads ? &grads->transformer : nullptr, grads ? &grads->decoder : nullptr, d_x, nullptr,
+                         d_alpha);
+    return;
+  }
   Mat<T> d_context;
   linear_backward(p.decoder, c.attention.context, d_logits, grads ? &grads->decoder : nullptr, &d_context);
   Mat<T> d_h = Mat<T>::Zero(c.encoder.out.rows(), c.encoder.out.cols());
@@ -179,6 +213,15 @@ void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCach
     const Mat<T> d_pre = (d_h.array() * (T(1) - c.encoder.out.array().square())).matrix();
     linear_backward(p.mlp, c.x, d_pre, grads ? &grads->mlp : nullptr, d_x);
   }
+}
+
+template <class T>
+Mat<T> empty_input_logits(const TextConfig& cfg, const TextParams<T>& p) {
+  if (cfg.encoder != EncoderKind::Transformer) return p.decoder.b;
+  TextCache<T> cache;
+  const Mat<T> none = Mat<T>::Zero(cfg.embedding_dim, 0);
+  text_forward<T>(cfg, p, none, {0}, cache);
+  return cache.logits;
 }
 
 template <class T>
@@ -202,7 +245,8 @@ Mat<T> class_probabilities(const TextConfig& cfg, const Mat<T>& logits) {
                                     const Mat<T>*);                                                         \
   template void text_backward<T>(const TextConfig&, const TextParams<T>&, const TextCache<T>&, const Mat<T>&, \
                                  BackwardOptions, TextParams<T>*, Mat<T>*, Mat<T>*, const Mat<T>*);         \
-  template Mat<T> class_probabilities<T>(const TextConfig&, const Mat<T>&);
+  template Mat<T> class_probabilities<T>(const TextConfig&, const Mat<T>&);                               \
+  template Mat<T> empty_input_logits<T>(const TextConfig&, const TextParams<T>&);
 ATTNLAB_INSTANTIATE(float)
 ATTNLAB_INSTANTIATE(double)
 #undef ATTNLAB_INSTANTIATE

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/transformer.h"
 #include "nn/attention.h"
 #include "nn/bilstm.h"
 #include "nn/linear.h"
@@ -16,7 +17,10 @@ namespace attnlab {
 
 // bilstm: the BiLSTM of the papers. mlp: Wiegreffe & Pinter's non-contextual diagnostic encoder,
 // h_t = tanh(W x_t + b) per token (2H wide, so attention and decoder are unchanged).
-enum class EncoderKind { BiLstm, Mlp };
+// transformer: [CLS] + pre-LN self-attention blocks (model/transformer.h); the decoder reads [CLS] (d wide);
+// attention "dot" = learned scaled dot-product, "uniform" = every row frozen uniform; "attention" (alpha) of
+// the interface = the last layer's head-averaged [CLS] row over the tokens, renormalised (docs/DESIGN.md).
+enum class EncoderKind { BiLstm, Mlp, Transformer };
 
 struct TextConfig {
   EncoderKind encoder = EncoderKind::BiLstm;
@@ -25,7 +29,11 @@ struct TextConfig {
   int embedding_dim = 128;
   int hidden_dim = 128;
   int num_classes = 2;
+  // transformer only (embedding_dim = d; hidden_dim unused):
+  int layers = 2, heads = 4, ffn_dim = 256, max_len = 128;
   int outputs() const { return num_classes == 2 ? 1 : num_classes; }
+  // Width of the vector the decoder reads (2H, or d for the transformer).
+  int decoder_input() const { return encoder == EncoderKind::Transformer ? embedding_dim : 2 * hidden_dim; }
 };
 
 template <class T>
@@ -33,6 +41,7 @@ struct TextParams {
   Mat<T> embedding;  // [E x V]
   BiLstmParams<T> encoder;  // bilstm encoder (empty for mlp)
   LinearParams<T> mlp;      // mlp encoder: w [2H x E], b [2H x 1] (empty for bilstm)
+  TransformerParams<T> transformer;  // transformer encoder (empty otherwise)
   AttentionParams<T> attention;
   LinearParams<T> decoder;  // w [C' x 2H], b [C' x 1], C' = outputs()
 
@@ -64,7 +73,9 @@ struct TextCache {
   int steps = 0;
   Mat<T> x;  // [E x T*B] embedded input
   BiLstmCache<T> encoder;  // for mlp only encoder.out ([2H x T*B]) is used
-  AttentionCache<T> attention;
+  AttentionCache<T> attention;  // transformer: only alpha (see TransformerCache::alpha) and imposed
+  TransformerCache<T> transformer;
+  TransformerRun run;  // transformer training: dropout rate and seed, set by the caller before the forward
   Mat<T> logits;  // [C' x B]
 };
 
@@ -90,6 +101,11 @@ template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& cache, const Mat<T>& d_logits,
                    BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha = nullptr,
                    const Mat<T>* d_alpha_extra = nullptr);
+
+// Logits [C' x 1] of the empty input (no tokens): the decoder bias on a zero context (bilstm, mlp), the
+// [CLS]-only forward (transformer).
+template <class T>
+Mat<T> empty_input_logits(const TextConfig& cfg, const TextParams<T>& p);
 
 // Class probabilities [C x B] from logits (binary: [1-p; p]).
 template <class T>

@@ -43,8 +43,9 @@ int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
                               const std::vector<float>& class_weights, TextParams<float>& grads,
-                              const Mat<float>* alpha_override) {
+                              const Mat<float>* alpha_override, TransformerRun run) {
   TextCache<float> cache;
+  cache.run = run;
   text_forward_ids(cfg, params, batch, cache, alpha_override);
   Mat<float> d_logits, d_x;
   const float loss = cfg.outputs() == 1
@@ -108,7 +109,7 @@ std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>&
   // Token-less examples: decoder on a zero context.
   for (size_t i = 0; i < data.size(); ++i)
     if (data[i].ids.empty()) {
-      Mat<float> logits = params.decoder.b;
+      Mat<float> logits = empty_input_logits(cfg, params);
       pred[i] = argmax_class(cfg, logits, 0);
     }
   return pred;
@@ -121,7 +122,7 @@ TextTrainingRun::TextTrainingRun(const TextConfig& cfg, TextParams<float> initia
       train_(std::move(train)),
       dev_(std::move(dev)),
       params_(std::move(initial)),
-      adam_(o.adam, params_.list()),
+      adam_(o.use_adamw ? AdamOptions{} : o.adam, o.use_adamw ? std::vector<Mat<float>*>{} : params_.list()),
       rng_(o.seed * 0x9E3779B97F4A7C15ULL + 17) {
   std::vector<double> counts(cfg_.num_classes, 0.0);
   for (const auto& ex : train_) counts[ex.label] += 1;
@@ -131,6 +132,17 @@ TextTrainingRun::TextTrainingRun(const TextConfig& cfg, TextParams<float> initia
       class_weights_.push_back(counts[c] > 0 ? float(train_.size() / (cfg_.num_classes * counts[c])) : 1.f);
   grads_.resize(cfg_);
   best_ = params_;
+  if (o_.use_adamw) {
+    long nonempty = 0;
+    for (const auto& ex : train_) nonempty += !ex.ids.empty();
+    AdamWOptions ao = o_.adamw_options;
+    ao.total = static_cast<long>(o_.epochs) * ((nonempty + o_.batch_size - 1) / o_.batch_size);
+    ao.warmup = static_cast<long>(o_.warmup_fraction * double(ao.total));
+    std::vector<bool> decay;
+    for (auto& [name, m] : params_.named())
+      decay.push_back(m->rows() > 1 && m->cols() > 1 && name.find(".ln") == std::string::npos);
+    adamw_ = std::make_unique<AdamW<float>>(ao, params_.list(), decay);
+  }
   for (const auto& ex : dev_) dev_gold_.push_back(ex.label);
 }
 
@@ -149,13 +161,19 @@ TrainProgress TextTrainingRun::step(int max_batches) {
     labels.clear();
     for (int i : batches_[next_batch_]) labels.push_back(train_[i].label);
     grads_.set_zero();
+    TransformerRun run;
+    run.dropout = o_.dropout;
+    run.seed = o_.seed * 1000003ULL + static_cast<uint64_t>(++step_count_);
     if (o_.impose_attention) {
       const Mat<float> alpha = o_.impose_attention(batch);
-      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, &alpha);
+      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, &alpha,
+                                           run);
     } else {
-      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_);
+      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, nullptr,
+                                           run);
     }
-    adam_.step(params_.list(), grads_.list());
+    if (adamw_) adamw_->step(params_.list(), grads_.list());
+    else adam_.step(params_.list(), grads_.list());
     seen_ += static_cast<long>(labels.size());
   }
   pr.epoch = epoch_;

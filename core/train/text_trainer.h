@@ -8,6 +8,8 @@
 
 #include "model/text_model.h"
 #include "nn/adam.h"
+#include "nn/adamw.h"
+#include <memory>
 
 namespace attnlab {
 
@@ -34,6 +36,13 @@ struct TrainOptions {
   AdamOptions adam{1e-3, 0.9, 0.999, 1e-8, 1e-5, true};
   bool balance_classes = true;
   AttentionImposer impose_attention;  // used in training and in the dev evaluation
+  // AdamW (decoupled decay on weight matrices) with linear warm-up over warmup_fraction of all steps and
+  // linear decay to 0 (the transformer recipe) instead of Adam; lr / betas / eps / decay from adamw_options
+  // (warmup / total are computed from the data).
+  bool use_adamw = false;
+  AdamWOptions adamw_options;
+  double warmup_fraction = 0.1;
+  double dropout = 0.0;  // transformer only: dropout rate in training (seeded from seed and the step)
 };
 
 struct TrainProgress {
@@ -74,6 +83,8 @@ class TextTrainingRun {
   std::vector<int> dev_gold_;
   TextParams<float> params_, best_, grads_;
   Adam<float> adam_;
+  std::unique_ptr<AdamW<float>> adamw_;
+  long step_count_ = 0;
   Rng rng_;
   float pos_weight_ = 1.f;
   std::vector<float> class_weights_;
@@ -98,7 +109,7 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
                               const std::vector<float>& class_weights, TextParams<float>& grads,
-                              const Mat<float>* alpha_override = nullptr);
+                              const Mat<float>* alpha_override = nullptr, TransformerRun run = {});
 
 // Predicted class per example (batched forward).
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,

@@ -30,18 +30,22 @@ for (const name of fs.readdirSync(root).sort()) {
   const dir = path.join(root, name);
   if (!fs.statSync(dir).isDirectory() || !fs.existsSync(path.join(dir, 'config.json'))) continue;
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
-  const dataset = name.slice(0, name.lastIndexOf('-'));
+  const dataset = name.split('-')[0];  // sst2-tanh, sst2-transformer-uniform -> sst2
   const info = DATASET_INFO[dataset];
   if (!info) throw new Error(`${name}: unknown data set prefix '${dataset}'`);
   const files = { config: 'config.json', weights: 'model.safetensors' };
   const data = { train: dataFile(config.training.train), vocab_from: dataFile(config.training.vocab_from) };
   data.dev = fs.existsSync(path.resolve(repo, config.training.dev)) ? dataFile(config.training.dev) : { held_out: config.training.dev };
   data.test = dataFile(path.join(path.dirname(config.training.train), 'test.tsv'));
+  const transformer = config.encoder === 'transformer';
   models.push({
     name,
     attention: config.attention,
+    ...(transformer ? { encoder: 'transformer' } : {}),
     dataset,
-    description: `${info.label} BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention`,
+    description: transformer
+      ? `${info.label} transformer (${config.layers} layer${config.layers > 1 ? 's' : ''} × ${config.heads} heads, d = ${config.embedding_dim}, FFN ${config.ffn_dim}, ${config.attention === 'uniform' ? 'uniform (frozen) attention' : 'scaled dot-product attention'})`
+      : `${info.label} BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention`,
     path: `${name}/`,
     files,
     bytes: Object.fromEntries(Object.entries(files).map(([k, f]) => [k, fs.statSync(path.join(dir, f)).size])),
@@ -55,7 +59,7 @@ for (const name of fs.readdirSync(root).sort()) {
       best_epoch: config.training.best_epoch,
       training_data: info.training,
       data,
-      recipe: info.recipe,
+      recipe: transformer ? 'bash models/tools/train-transformer-models.sh' : info.recipe,
     },
   });
 }
