@@ -12,6 +12,7 @@
 #include "explain/explain_text.h"
 #include "experiment_command.h"
 #include "files.h"
+#include "han_command.h"
 #include "model/text_checkpoint.h"
 #include "text/dataset.h"
 #include "train/text_trainer.h"
@@ -99,11 +100,15 @@ int main(int argc, char** argv) {
   CLI::App* experiment_app = cli::add_experiment_command(app, experiment);
 
   const std::function<int()> run_cnn = cli::add_cnn_commands(app, command_line);
+  const std::function<int()> run_han = cli::add_han_commands(app, command_line);  // train-han
+  const std::function<int()> run_global_view = cli::add_global_view_command(app);
 
   CLI11_PARSE(app, argc, argv);
 
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
   if (const int rc = run_cnn(); rc >= 0) return rc;
+  if (const int rc = run_han(); rc >= 0) return rc;
+  if (const int rc = run_global_view(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);
@@ -193,6 +198,7 @@ int main(int argc, char** argv) {
   }
 
   if (*eval) {
+    if (cli::is_han_dir(model_dir)) return cli::han_eval_command(model_dir, data_path);  // "attnlab-han-v1"
     const TextModel model = load_model(model_dir);
     const auto data = cli::encode_examples(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
     std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
@@ -200,6 +206,7 @@ int main(int argc, char** argv) {
   }
 
   if (*explain) {
+    if (cli::is_han_dir(model_dir)) return cli::han_explain_command(model_dir, text, ig_steps);  // "attnlab-han-v1"
     const TextModel model = load_model(model_dir);
     ExplainOptions options;
     options.max_tokens = max_tokens;
