@@ -5,6 +5,7 @@
 
 #include "experiments/experiment.h"
 #include "files.h"
+#include "han_command.h"
 #include "train/adversary_trainer.h"
 
 namespace attnlab::cli {
@@ -164,6 +165,7 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
 }  // namespace
 
 int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
+  if (is_han_dir(cmd.model_dir)) return run_han_experiment_command(cmd, command_line);  // "attnlab-han-v1"
   if (cmd.name == "adversarial-training" || cmd.name == "diagnostic") {
     if (load_model(cmd.model_dir).config.encoder == EncoderKind::Transformer)
       fail(cmd.name + " is defined for the BiLSTM's single attention distribution (W&P); it has no transformer "

@@ -14,6 +14,7 @@
 #include "explain/explain_text.h"
 #include "experiment_command.h"
 #include "files.h"
+#include "han_command.h"
 #include "model/text_checkpoint.h"
 #include "text/dataset.h"
 #include "train/text_trainer.h"
@@ -127,6 +128,8 @@ int main(int argc, char** argv) {
 
   const std::function<int()> run_cnn = cli::add_cnn_commands(app, command_line);
   const std::function<int()> run_onnx = cli::add_onnx_commands(app);
+  const std::function<int()> run_han = cli::add_han_commands(app, command_line);  // train-han
+  const std::function<int()> run_global_view = cli::add_global_view_command(app);
 
   CLI11_PARSE(app, argc, argv);
 
@@ -137,6 +140,8 @@ int main(int argc, char** argv) {
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
   if (const int rc = run_cnn(); rc >= 0) return rc;
   if (const int rc = run_onnx(); rc >= 0) return rc;
+  if (const int rc = run_han(); rc >= 0) return rc;
+  if (const int rc = run_global_view(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);
@@ -254,6 +259,7 @@ int main(int argc, char** argv) {
   }
 
   if (*eval) {
+    if (cli::is_han_dir(model_dir)) return cli::han_eval_command(model_dir, data_path);  // "attnlab-han-v1"
     const TextModel model = load_model(model_dir);
     const auto data = cli::encode_examples(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
     std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
@@ -261,6 +267,7 @@ int main(int argc, char** argv) {
   }
 
   if (*explain) {
+    if (cli::is_han_dir(model_dir)) return cli::han_explain_command(model_dir, text, ig_steps);  // "attnlab-han-v1"
     const TextModel model = load_model(model_dir);
     ExplainOptions options;
     options.max_tokens = max_tokens;

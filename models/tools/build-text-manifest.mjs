@@ -26,10 +26,17 @@ const dataFile = (file) => {
 };
 
 const models = [];
+// HAN document models ("format": "attnlab-han-v1", folders NAME-han*) are listed apart, under `documents`, so
+// that the page's text pickers (which load `models` into a TextSession) only see flat models.
+const documents = [];
 for (const name of fs.readdirSync(root).sort()) {
   const dir = path.join(root, name);
   if (!fs.statSync(dir).isDirectory() || !fs.existsSync(path.join(dir, 'config.json'))) continue;
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
+  if (config.format === 'attnlab-han-v1') {
+    documents.push(hanEntry(name, dir, config));
+    continue;
+  }
   const dataset = name.split('-')[0];  // sst2-tanh, sst2-transformer-uniform -> sst2
   const info = DATASET_INFO[dataset];
   if (!info) throw new Error(`${name}: unknown data set prefix '${dataset}'`);
@@ -101,6 +108,44 @@ for (const d of DATASETS) {
     source: `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
   });
 }
-const manifest = { format: 'attnlab-models-v1', models, datasets };
+function hanEntry(name, dir, config) {
+  const dataset = name.slice(0, name.indexOf('-han'));
+  const info = DATASET_INFO[dataset];
+  if (!info) throw new Error(`${name}: unknown data set prefix '${dataset}'`);
+  const files = { config: 'config.json', weights: 'model.safetensors' };
+  const data = { train: dataFile(config.training.train) };
+  data.dev = fs.existsSync(path.resolve(repo, config.training.dev)) ? dataFile(config.training.dev) : { held_out: config.training.dev };
+  data.test = dataFile(path.join(path.dirname(config.training.train), 'test.tsv'));
+  const log = `${name}.train.log`;
+  return {
+    name,
+    kind: 'han',
+    format: config.format,
+    word_attention: config.word_attention,
+    sentence_attention: config.sentence_attention,
+    dataset,
+    description: `${info.label} HAN (word / sentence BiGRU ${config.word_hidden_dim} / ${config.sentence_hidden_dim} per direction, ` +
+      `embeddings ${config.embedding_dim}) + ${config.word_attention} / ${config.sentence_attention} attention`,
+    path: `${name}/`,
+    files,
+    bytes: Object.fromEntries(Object.entries(files).map(([k, f]) => [k, fs.statSync(path.join(dir, f)).size])),
+    sha256: Object.fromEntries(Object.entries(files).map(([k, f]) => [k, sha256(path.join(dir, f))])),
+    vocab_size: config.vocab.length,
+    limits: { max_sentences: config.max_sentences, max_sentence_tokens: config.max_sentence_tokens, max_tokens: config.max_tokens },
+    metrics: config.metrics,
+    training_log: fs.existsSync(path.join(root, log)) ? { path: log, sha256: sha256(path.join(root, log)) } : null,
+    provenance: {
+      command: config.provenance.command,
+      seed: config.training.seed,
+      epochs: config.training.epochs,
+      best_epoch: config.training.best_epoch,
+      seconds: config.training.seconds,
+      training_data: info.training,
+      data,
+      recipe: 'bash models/tools/train-han-models.sh',
+    },
+  };
+}
+const manifest = { format: 'attnlab-models-v1', models, datasets, documents };
 fs.writeFileSync(path.join(root, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
-console.log(`wrote ${path.join(root, 'manifest.json')} with ${models.length} models`);
+console.log(`wrote ${path.join(root, 'manifest.json')} with ${models.length} models and ${documents.length} document models`);

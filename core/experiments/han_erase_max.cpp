@@ -1,0 +1,88 @@
+// Serrano & Smith 2019 §4 on HAN: erase the single highest attention weight vs a random other one,
+// renormalise within the same softmax, and compare the output distributions with the original (JS
+// divergence) and the decisions (flip). level "sentence": beta_i with the sentence encoder states frozen;
+// level "word": the word with the largest effective weight beta_i * alpha_it, erased from its sentence's
+// alpha (renormalised there; a one-word sentence gives a zero sentence vector), the sentence level re-run.
+// Row: {level, num_units, top: {index, weight, jsd, flipped}, random: {...}, jsd_difference (top - random)};
+// fewer than 2 units: {"skipped"}. Summary: {level, flip_rate_top, flip_rate_random, jsd_top_mean,
+// jsd_random_mean, jsd_difference_mean, fraction_top_larger (jsd_top > jsd_random), n_used, n_skipped}.
+#include <cmath>
+
+#include "experiments/frozen_encoder.h"
+#include "experiments/han_experiment.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions& o, Rng& rng) {
+  json row = json::object();
+  const std::string level = han_level(o);
+  if (level.empty()) return {{"skipped", "param level must be \"sentence\" or \"word\""}};
+  if (inst.doc.empty()) return {{"skipped", "no tokens"}};
+  const HanFrozen f = han_freeze(model, inst.doc);
+  std::vector<double> weight;
+  if (level == "sentence") weight = f.beta;
+  else
+    for (size_t i = 0; i < f.alpha.size(); ++i)
+      for (double a : f.alpha[i]) weight.push_back(f.beta[i] * a);
+  const int n = static_cast<int>(weight.size());
+  if (n < 2) return {{"skipped", level == "sentence" ? "single sentence" : "single word"}};
+  const int top = han_order_by(weight)[0];
+  int rnd = static_cast<int>(rng.below(static_cast<uint64_t>(n - 1)));
+  if (rnd >= top) ++rnd;
+  auto erase = [&](int unit) {
+    std::vector<double> p;
+    if (level == "sentence") p = han_output_with_sentence_attention(model, f, erase_and_renormalise(f.beta, {unit}));
+    else p = han_outputs_with_word_attention(model, inst.doc, {han_erase_words(f.alpha, {unit})})[0];
+    return json{{"index", unit}, {"weight", weight[unit]}, {"jsd", jensen_shannon(f.probs, p)},
+                {"flipped", argmax(p) != f.predicted}};
+  };
+  row["level"] = level;
+  row["num_units"] = n;
+  row["top"] = erase(top);
+  row["random"] = erase(rnd);
+  row["jsd_difference"] = row["top"]["jsd"].get<double>() - row["random"]["jsd"].get<double>();
+  row["predicted"] = f.predicted;
+  return row;
+}
+
+json summarize(const HanModel&, const std::vector<json>& rows, const ExperimentOptions& o) {
+  std::vector<double> jt, jr, diff;
+  int ft = 0, fr = 0, larger = 0, skipped = 0;
+  for (const json& r : rows) {
+    if (r.contains("skipped")) {
+      ++skipped;
+      continue;
+    }
+    jt.push_back(r["top"]["jsd"].get<double>());
+    jr.push_back(r["random"]["jsd"].get<double>());
+    diff.push_back(jt.back() - jr.back());
+    ft += r["top"]["flipped"].get<bool>();
+    fr += r["random"]["flipped"].get<bool>();
+    larger += jt.back() > jr.back();
+  }
+  const double n = static_cast<double>(jt.size());
+  const double nan = std::nan("");
+  return {{"level", han_level(o)},
+          {"flip_rate_top", n ? ft / n : nan},
+          {"flip_rate_random", n ? fr / n : nan},
+          {"jsd_top_mean", mean_of(jt)},
+          {"jsd_random_mean", mean_of(jr)},
+          {"jsd_difference_mean", mean_of(diff)},
+          {"jsd_difference_median", median_of(diff)},
+          {"fraction_top_larger", n ? larger / n : nan},
+          {"n_used", jt.size()},
+          {"n_skipped", skipped}};
+}
+
+}  // namespace
+
+HanExperiment han_erase_max_experiment() {
+  return {"erase-max",
+          "HAN: erase the top attention weight vs a random one, JSD and flips (Serrano & Smith 4); level=sentence|word",
+          run, summarize};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,70 @@
+// The debate experiments on HAN documents (Serrano & Smith 2019 ran theirs on HAN as well as flat models):
+// a registry of its own, because the text registry (experiment.h) runs on the flat TextModel. Same shape:
+// one experiment per file (han_*.cpp), run on one instance -> a JSON row, summarise rows -> a JSON object;
+// each instance gets the random stream instance_rng(seed, index). Names match the flat experiments
+// (`kendall`, `erase-max`, `erase-until-flip`), so `attnlab experiment NAME --model HAN_DIR` dispatches here.
+// Parameter `level` = "sentence" (default) | "word" for the erasure experiments.
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment.h"  // ExperimentOptions, instance_rng, mean_of, ...
+#include "model/han_checkpoint.h"
+
+namespace attnlab {
+
+struct HanInstance {
+  int index = 0;
+  int label = -1;
+  HanDocument doc;
+};
+
+struct HanExperiment {
+  std::string name, description;
+  std::function<nlohmann::json(const HanModel&, const HanInstance&, const ExperimentOptions&, Rng&)> run;
+  std::function<nlohmann::json(const HanModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)> summarize;
+};
+
+const std::vector<HanExperiment>& han_experiment_registry();
+const HanExperiment* find_han_experiment(const std::string& name);
+
+// {"experiment", "n", "summary", "rows"}; rows get "index" and "label". progress(done, total) may cancel.
+nlohmann::json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
+                                  const ExperimentOptions& options,
+                                  const std::function<bool(int, int)>& progress = nullptr);
+
+HanExperiment han_kendall_experiment();
+HanExperiment han_erase_max_experiment();
+HanExperiment han_erase_until_flip_experiment();
+
+// ---- shared by the HAN experiments (han_frozen.cpp) ----
+// One document's forward with what the interventions need. The sentence encoder states are frozen for
+// sentence-level interventions (the output for any beta is one classifier evaluation); word-level
+// interventions re-run the sentence level on the new sentence vectors (batched).
+struct HanFrozen {
+  std::vector<double> probs;
+  int predicted = 0;
+  Mat<double> h;                          // [2Hs x S] sentence encoder states
+  std::vector<double> beta;               // sentence attention
+  std::vector<std::vector<double>> alpha; // word attention per sentence
+  std::vector<double> d_beta;             // d p_pred / d beta_i
+  std::vector<std::vector<double>> d_alpha;  // d p_pred / d alpha_it (sentence level live)
+  int num_words() const;
+};
+HanFrozen han_freeze(const HanModel& model, const HanDocument& doc);
+std::vector<double> han_output_with_sentence_attention(const HanModel& model, const HanFrozen& f,
+                                                       const std::vector<double>& beta);
+// Class probabilities for each variant of the word attention (each: per sentence, per token), one batch.
+std::vector<std::vector<double>> han_outputs_with_word_attention(
+    const HanModel& model, const HanDocument& doc, const std::vector<std::vector<std::vector<double>>>& variants);
+// Word attention with the listed flat word positions erased, each sentence renormalised (all erased: zeros).
+std::vector<std::vector<double>> han_erase_words(const std::vector<std::vector<double>>& alpha,
+                                                 const std::vector<int>& flat_positions);
+// "sentence" or "word" from options.params["level"] (default sentence); "" when invalid.
+std::string han_level(const ExperimentOptions& options);
+// Positions by descending score (ties and NaN by position).
+std::vector<int> han_order_by(const std::vector<double>& score);
+
+}  // namespace attnlab

@@ -1,0 +1,149 @@
+// Helpers shared by the HAN experiments (han_experiment.h): the registry runner, the frozen document and
+// the attention interventions. Double precision for the interventions (cheap at this size).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "experiments/frozen_encoder.h"  // erase_and_renormalise, jensen_shannon, argmax
+#include "experiments/han_experiment.h"
+#include "explain/han/han_importance.h"
+
+namespace attnlab {
+
+using nlohmann::json;
+
+const std::vector<HanExperiment>& han_experiment_registry() {
+  static const std::vector<HanExperiment> all = {han_kendall_experiment(), han_erase_max_experiment(),
+                                                 han_erase_until_flip_experiment()};
+  return all;
+}
+
+const HanExperiment* find_han_experiment(const std::string& name) {
+  for (const HanExperiment& e : han_experiment_registry())
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
+                        const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
+  std::vector<json> rows;
+  bool cancelled = false;
+  for (size_t i = 0; i < data.size(); ++i) {
+    Rng rng = instance_rng(options.seed, data[i].index);
+    json row = e.run(model, data[i], options, rng);
+    row["index"] = data[i].index;
+    if (data[i].label >= 0) row["label"] = data[i].label;
+    rows.push_back(std::move(row));
+    if (progress && !progress(static_cast<int>(i + 1), static_cast<int>(data.size()))) {
+      cancelled = true;
+      break;
+    }
+  }
+  json summary = e.summarize(model, rows, options);
+  summary["n"] = rows.size();
+  if (cancelled) summary["cancelled"] = true;
+  return {{"experiment", e.name}, {"n", rows.size()}, {"summary", summary}, {"rows", rows}};
+}
+
+int HanFrozen::num_words() const {
+  int n = 0;
+  for (const auto& a : alpha) n += static_cast<int>(a.size());
+  return n;
+}
+
+HanFrozen han_freeze(const HanModel& model, const HanDocument& doc) {
+  HanFrozen f;
+  const HanParams<double> p = model.params.cast<double>();
+  HanCache<double> c;
+  han_forward(model.config, p, {doc}, c);
+  const Mat<double> pr = han_class_probabilities(model.config, c.logits);
+  for (Eigen::Index k = 0; k < pr.rows(); ++k) f.probs.push_back(pr(k, 0));
+  f.predicted = argmax(f.probs);
+  const int S = c.S;
+  f.h = c.sentence_encoder.out.leftCols(S);  // D = 1: column i = sentence i
+  for (int i = 0; i < S; ++i) {
+    f.beta.push_back(c.sentence_attention.alpha(i, 0));
+    const auto a = han_word_alpha(c, i);
+    f.alpha.emplace_back(a.begin(), a.end());
+  }
+  // d p_pred / d logits, then the attention gradients (attention as inputs: its own values imposed).
+  Mat<double> d_logits(model.config.outputs(), 1);
+  if (model.config.outputs() == 1) {
+    const double p1 = pr(1, 0);
+    d_logits(0, 0) = (f.predicted == 1 ? 1.0 : -1.0) * p1 * (1 - p1);
+  } else {
+    for (Eigen::Index k = 0; k < d_logits.rows(); ++k)
+      d_logits(k, 0) = pr(f.predicted, 0) * ((k == f.predicted ? 1.0 : 0.0) - pr(k, 0));
+  }
+  HanGradients<double> g;
+  han_backward<double>(model.config, p, c, d_logits, {}, nullptr, &g);
+  for (int i = 0; i < S; ++i) {
+    f.d_beta.push_back(g.d_sentence_alpha(i, 0));
+    f.d_alpha.push_back(g.d_word_alpha[i]);
+  }
+  return f;
+}
+
+std::vector<double> han_output_with_sentence_attention(const HanModel& model, const HanFrozen& f,
+                                                       const std::vector<double>& beta) {
+  Vec<double> v = Vec<double>::Zero(f.h.rows());
+  for (size_t i = 0; i < beta.size(); ++i) v += beta[i] * f.h.col(static_cast<Eigen::Index>(i));
+  const Mat<double> logits = model.params.classifier.w.cast<double>() * v + model.params.classifier.b.cast<double>();
+  const Mat<double> pr = han_class_probabilities(model.config, logits);
+  std::vector<double> out;
+  for (Eigen::Index k = 0; k < pr.rows(); ++k) out.push_back(pr(k, 0));
+  return out;
+}
+
+std::vector<std::vector<double>> han_outputs_with_word_attention(
+    const HanModel& model, const HanDocument& doc, const std::vector<std::vector<std::vector<double>>>& variants) {
+  std::vector<std::vector<double>> out;
+  if (variants.empty()) return out;
+  const std::vector<HanDocument> docs(variants.size(), doc);
+  std::vector<std::vector<float>> wa;
+  for (const auto& v : variants)
+    for (const auto& s : v) wa.emplace_back(s.begin(), s.end());
+  HanOverrides<float> ov;
+  ov.word_alpha = &wa;
+  HanCache<float> c;
+  han_forward(model.config, model.params, docs, c, ov);
+  const Mat<float> pr = han_class_probabilities(model.config, c.logits);
+  for (Eigen::Index d = 0; d < pr.cols(); ++d) {
+    std::vector<double> p;
+    for (Eigen::Index k = 0; k < pr.rows(); ++k) p.push_back(pr(k, d));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::vector<std::vector<double>> han_erase_words(const std::vector<std::vector<double>>& alpha,
+                                                 const std::vector<int>& flat) {
+  std::vector<std::vector<int>> per(alpha.size());
+  std::vector<int> first(alpha.size(), 0);
+  for (size_t i = 1; i < alpha.size(); ++i) first[i] = first[i - 1] + static_cast<int>(alpha[i - 1].size());
+  for (int pos : flat) {
+    size_t i = std::upper_bound(first.begin(), first.end(), pos) - first.begin() - 1;
+    per[i].push_back(pos - first[i]);
+  }
+  std::vector<std::vector<double>> out;
+  for (size_t i = 0; i < alpha.size(); ++i) out.push_back(per[i].empty() ? alpha[i] : erase_and_renormalise(alpha[i], per[i]));
+  return out;
+}
+
+std::string han_level(const ExperimentOptions& o) {
+  auto it = o.params.find("level");
+  if (it == o.params.end()) return "sentence";
+  if (it->is_string() && (it->get<std::string>() == "sentence" || it->get<std::string>() == "word")) return it->get<std::string>();
+  return "";
+}
+
+std::vector<int> han_order_by(const std::vector<double>& score) {
+  std::vector<int> order(score.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto key = [&](int i) { return std::isnan(score[i]) ? -std::numeric_limits<double>::infinity() : score[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
+  return order;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,80 @@
+// Jain & Wallace 2019 §4.1 on HAN, at both levels: Kendall tau between attention and (a) gradient importance,
+// (b) leave-one-out importance, per document (core/explain/han). Sentence level: beta vs the sentence
+// importances; word level: all words of the document, attention as beta_i * alpha_it.
+// Row: {sentence: {gradient: {tau, p}, leave_one_out: {tau, p}}, word: {...}, num_sentences, num_words,
+// predicted}. Summary per level and measure: {mean, std, fraction_significant (p < 0.05), n (finite tau),
+// per_class: {c: {mean, n}}} (class = gold label when known, else predicted).
+#include <cmath>
+#include <map>
+
+#include "experiments/han_experiment.h"
+#include "explain/han/explain_han.h"
+#include "metrics/kendall.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+json tau_json(const KendallResult& k) {
+  return {{"tau", std::isfinite(k.tau) ? json(k.tau) : json(nullptr)}, {"p", std::isfinite(k.p) ? json(k.p) : json(nullptr)}};
+}
+
+json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions&, Rng&) {
+  if (inst.doc.empty()) return {{"skipped", "no tokens"}};
+  HanExplainInput in;
+  in.cfg = &model.config;
+  in.params = &model.params;
+  in.doc = inst.doc;
+  HanCache<float> c;
+  han_forward(model.config, model.params, {inst.doc}, c);
+  const Mat<float> pr = han_class_probabilities(model.config, c.logits);
+  Eigen::Index pred;
+  pr.col(0).maxCoeff(&pred);
+  in.target = static_cast<int>(pred);
+  const HanImportance a = han_attention_importance(in), g = han_gradient_importance(in), l = han_leave_one_out_importance(in);
+  const std::vector<double> wa = han_effective_word_attention(a);
+  json row;
+  row["sentence"] = {{"gradient", tau_json(kendall_tau(a.sentence, g.sentence))},
+                     {"leave_one_out", tau_json(kendall_tau(a.sentence, l.sentence))}};
+  row["word"] = {{"gradient", tau_json(kendall_tau(wa, han_flat_words(g)))},
+                 {"leave_one_out", tau_json(kendall_tau(wa, han_flat_words(l)))}};
+  row["num_sentences"] = inst.doc.size();
+  row["num_words"] = wa.size();
+  row["predicted"] = in.target;
+  return row;
+}
+
+json summarize(const HanModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+  json out;
+  for (const char* level : {"sentence", "word"})
+    for (const char* m : {"gradient", "leave_one_out"}) {
+      std::vector<double> taus;
+      std::map<std::string, std::vector<double>> per_class;
+      int sig = 0;
+      for (const json& r : rows) {
+        if (r.contains("skipped")) continue;
+        const json& k = r[level][m];
+        if (!k["tau"].is_number()) continue;
+        taus.push_back(k["tau"].get<double>());
+        sig += k["p"].is_number() && k["p"].get<double>() < 0.05;
+        const int cls = r.contains("label") ? r["label"].get<int>() : r["predicted"].get<int>();
+        per_class[std::to_string(cls)].push_back(taus.back());
+      }
+      json pc = json::object();
+      for (const auto& [cls, v] : per_class) pc[cls] = {{"mean", mean_of(v)}, {"n", v.size()}};
+      out[level][m] = {{"mean", mean_of(taus)}, {"std", std_of(taus)},
+                       {"fraction_significant", taus.empty() ? std::nan("") : double(sig) / taus.size()},
+                       {"n", taus.size()}, {"per_class", pc}};
+    }
+  return out;
+}
+
+}  // namespace
+
+HanExperiment han_kendall_experiment() {
+  return {"kendall", "HAN: Kendall tau of attention vs gradient and leave-one-out at both levels (Jain & Wallace 4.1)",
+          run, summarize};
+}
+
+}  // namespace attnlab

@@ -1,0 +1,130 @@
+#include "explain/han/explain_han.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace attnlab {
+
+using nlohmann::json;
+
+std::vector<double> han_flat_words(const HanImportance& imp) {
+  std::vector<double> out;
+  for (const auto& w : imp.word) out.insert(out.end(), w.begin(), w.end());
+  return out;
+}
+
+std::vector<double> han_effective_word_attention(const HanImportance& a) {
+  std::vector<double> out;
+  for (size_t i = 0; i < a.word.size(); ++i)
+    for (double v : a.word[i]) out.push_back(v * (i < a.sentence.size() ? a.sentence[i] : 0.0));
+  return out;
+}
+
+std::vector<double> predict_han(const HanModel& model, const std::string& text) {
+  const HanInput in = han_encode(model, text);
+  HanCache<float> c;
+  han_forward(model.config, model.params, {in.ids}, c);
+  const Mat<float> p = han_class_probabilities(model.config, c.logits);
+  std::vector<double> out;
+  for (Eigen::Index k = 0; k < p.rows(); ++k) out.push_back(p(k, 0));
+  return out;
+}
+
+HanExplanation explain_han(const HanModel& model, const std::string& text, const HanExplainOptions& options) {
+  HanExplanation e;
+  if (model.params.embedding.cols() != model.config.vocab_size || model.config.vocab_size < 2) {
+    e.error = "no model loaded";
+    return e;
+  }
+  e.input = han_encode(model, text);
+  e.probabilities = predict_han(model, text);
+  int best = 0;
+  for (size_t k = 1; k < e.probabilities.size(); ++k)
+    if (e.probabilities[k] > e.probabilities[best]) best = static_cast<int>(k);
+  e.predicted_class = best;
+  e.probability = model.config.num_classes == 2 ? e.probabilities[1] : e.probabilities[best];
+  if (e.input.ids.empty()) return e;
+  HanExplainInput in;
+  in.cfg = &model.config;
+  in.params = &model.params;
+  in.doc = e.input.ids;
+  in.target = e.predicted_class;
+  in.ig_steps = options.ig_steps;
+  e.attention = han_attention_importance(in);
+  e.gradient = han_gradient_importance(in);
+  e.leave_one_out = han_leave_one_out_importance(in);
+  if (options.ig_steps > 0) e.integrated_gradients = han_integrated_gradients_importance(in);
+  auto absv = [](std::vector<double> v) {
+    for (double& x : v) x = std::abs(x);
+    return v;
+  };
+  const std::vector<double> wa = han_effective_word_attention(e.attention);
+  e.kendall.push_back({"sentence", "attention_gradient", kendall_tau(e.attention.sentence, e.gradient.sentence)});
+  e.kendall.push_back({"sentence", "attention_leave_one_out", kendall_tau(e.attention.sentence, e.leave_one_out.sentence)});
+  e.kendall.push_back({"sentence", "gradient_leave_one_out", kendall_tau(e.gradient.sentence, e.leave_one_out.sentence)});
+  e.kendall.push_back({"word", "attention_gradient", kendall_tau(wa, han_flat_words(e.gradient))});
+  e.kendall.push_back({"word", "attention_leave_one_out", kendall_tau(wa, han_flat_words(e.leave_one_out))});
+  e.kendall.push_back({"word", "gradient_leave_one_out", kendall_tau(han_flat_words(e.gradient), han_flat_words(e.leave_one_out))});
+  if (options.ig_steps > 0) {
+    e.kendall.push_back({"sentence", "attention_integrated_gradients",
+                         kendall_tau(e.attention.sentence, absv(e.integrated_gradients.sentence))});
+    e.kendall.push_back({"word", "attention_integrated_gradients",
+                         kendall_tau(wa, absv(han_flat_words(e.integrated_gradients)))});
+  }
+  return e;
+}
+
+namespace {
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json nums(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(num(x));
+  return a;
+}
+json nested(const std::vector<std::vector<double>>& v) {
+  json a = json::array();
+  for (const auto& w : v) a.push_back(nums(w));
+  return a;
+}
+
+}  // namespace
+
+std::string han_explanation_json(const HanExplanation& e) {
+  json j;
+  j["model_kind"] = "han";
+  j["sentences"] = e.input.split.sentences;
+  json unk = json::array();
+  for (const auto& u : e.input.unknown) {
+    json row = json::array();
+    for (bool b : u) row.push_back(b);
+    unk.push_back(row);
+  }
+  j["unknown"] = unk;
+  j["truncated"] = e.input.split.truncated;
+  j["num_sentences_total"] = e.input.split.num_sentences_total;
+  j["num_tokens_total"] = e.input.split.num_tokens_total;
+  j["notes"] = e.input.split.notes;
+  j["probability"] = num(e.probability);
+  j["probabilities"] = nums(e.probabilities);
+  j["predicted_class"] = e.predicted_class;
+  j["sentence_attention"] = nums(e.attention.sentence);
+  j["word_attention"] = nested(e.attention.word);
+  j["sentence_gradient"] = nums(e.gradient.sentence);
+  j["word_gradient"] = nested(e.gradient.word);
+  j["sentence_leave_one_out"] = nums(e.leave_one_out.sentence);
+  j["word_leave_one_out"] = nested(e.leave_one_out.word);
+  j["sentence_integrated_gradients"] = nums(e.integrated_gradients.sentence);
+  j["word_integrated_gradients"] = nested(e.integrated_gradients.word);
+  j["integrated_gradients_completeness"] = {
+      {"word", {{"sum", num(e.integrated_gradients.word_sum)}, {"target", num(e.integrated_gradients.word_target)}}},
+      {"sentence",
+       {{"sum", num(e.integrated_gradients.sentence_sum)}, {"target", num(e.integrated_gradients.sentence_target)}}}};
+  json k = {{"sentence", json::object()}, {"word", json::object()}};
+  for (const auto& p : e.kendall) k[p.level][p.name] = {{"tau", num(p.result.tau)}, {"p", num(p.result.p)}, {"n", p.result.n}};
+  j["kendall"] = k;
+  j["error"] = e.error;
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace attnlab

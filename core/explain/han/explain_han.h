@@ -1,0 +1,47 @@
+// Everything `attnlab explain-text` shows for a HAN model and one text (and what a page binding returns, as
+// the same JSON): the sentences (tokens, unknown flags, the splitter's notes and cuts), the prediction, every
+// importance at both levels (han_importance.h) and Kendall tau between them per level. Word-level tau is
+// over all words of the document with the word attention weighted by its sentence's weight (beta_i alpha_it:
+// the word's share of the document vector); integrated gradients enter tau as |value|.
+// No exceptions: a model-less call or bad ids give "error"; a text without tokens gives empty lists.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "explain/han/han_importance.h"
+#include "metrics/kendall.h"
+#include "model/han_checkpoint.h"
+
+namespace attnlab {
+
+struct HanExplainOptions {
+  int ig_steps = 50;
+};
+
+struct HanExplanation {
+  HanInput input;
+  std::vector<double> probabilities;
+  double probability = 0;  // binary: p(positive); multi-class: p(predicted)
+  int predicted_class = 0;
+  HanImportance attention, gradient, leave_one_out, integrated_gradients;
+  struct Pair {
+    std::string level, name;
+    KendallResult result;
+  };
+  std::vector<Pair> kendall;
+  std::string error;
+};
+
+HanExplanation explain_han(const HanModel& model, const std::string& text, const HanExplainOptions& options = {});
+
+// Class probabilities of one text.
+std::vector<double> predict_han(const HanModel& model, const std::string& text);
+
+// The JSON object of docs/DESIGN.md "HAN explain" (NaN as null, invalid UTF-8 replaced).
+std::string han_explanation_json(const HanExplanation& e);
+
+// Flattened words of a document-level importance, and the effective word attention beta_i * alpha_it.
+std::vector<double> han_flat_words(const HanImportance& imp);
+std::vector<double> han_effective_word_attention(const HanImportance& attention);
+
+}  // namespace attnlab

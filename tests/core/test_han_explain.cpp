@@ -1,0 +1,307 @@
+// HAN importances (core/explain/han), the HAN experiments (core/experiments/han_*) and the global view
+// (core/explain/global_view) on small models: closed forms (leave-one-out = the re-run document, frozen
+// interventions = the full forward), integrated-gradients completeness at both levels, the JSON contract of
+// explain_han, bad input (no boundary, 10,000 sentences, one-token sentences, empty lines, markup), and the
+// global view test: a model trained on synthetic data where one known word decides the label ranks it first.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/frozen_encoder.h"
+#include "experiments/han_experiment.h"
+#include "explain/global_view.h"
+#include "explain/han/explain_han.h"
+#include "train/han_trainer.h"
+
+namespace attnlab {
+namespace {
+
+HanModel small_model(AttentionKind word = AttentionKind::Tanh, AttentionKind sentence = AttentionKind::Tanh) {
+  HanModel m;
+  m.vocab = Vocab({"<pad>", "<unk>", "the", "film", "is", "good", "bad", "not", ".", "plot", "great", "dull"});
+  m.config.vocab_size = m.vocab.size();
+  m.config.embedding_dim = 6;
+  m.config.word_hidden = 4;
+  m.config.sentence_hidden = 3;
+  m.config.word_attention = word;
+  m.config.sentence_attention = sentence;
+  m.class_names = {"negative", "positive"};
+  Rng rng(11);
+  m.params.init(m.config, rng);
+  for (Mat<float>* p : m.params.list()) *p *= 2.0f;  // sharper than the init, so attention varies
+  return m;
+}
+
+HanExplainInput input_of(const HanModel& m, const HanDocument& doc, int target = 1, int steps = 50) {
+  HanExplainInput in;
+  in.cfg = &m.config;
+  in.params = &m.params;
+  in.doc = doc;
+  in.target = target;
+  in.ig_steps = steps;
+  return in;
+}
+
+const HanDocument kDoc = {{2, 3, 4, 5, 8}, {7, 6}, {9, 4, 11, 8}, {10}};
+
+double p_of(const HanModel& m, const HanDocument& doc, int target) {
+  HanCache<float> c;
+  han_forward(m.config, m.params, {doc}, c);
+  return han_probability(m.config, c.logits, 0, target);
+}
+
+TEST(HanExplain, LeaveOneOutIsTheRerunDocument) {
+  const HanModel m = small_model();
+  const HanImportance l = han_leave_one_out_importance(input_of(m, kDoc));
+  ASSERT_EQ(l.sentence.size(), 4u);
+  const double p0 = p_of(m, kDoc, 1);
+  HanDocument without1 = {kDoc[0], kDoc[2], kDoc[3]};
+  EXPECT_NEAR(l.sentence[1], std::abs(p0 - p_of(m, without1, 1)), 1e-6);
+  HanDocument w = kDoc;
+  w[2].erase(w[2].begin() + 1);
+  EXPECT_NEAR(l.word[2][1], std::abs(p0 - p_of(m, w, 1)), 1e-6);
+  HanDocument one = {kDoc[0], kDoc[1], kDoc[2]};  // the one-word sentence: dropping its word drops it
+  EXPECT_NEAR(l.word[3][0], std::abs(p0 - p_of(m, one, 1)), 1e-6);
+  EXPECT_NEAR(l.word[3][0], l.sentence[3], 1e-7);
+}
+
+TEST(HanExplain, AttentionAndGradientShapes) {
+  const HanModel m = small_model();
+  const HanImportance a = han_attention_importance(input_of(m, kDoc));
+  double s = 0;
+  for (double v : a.sentence) s += v;
+  EXPECT_NEAR(s, 1.0, 1e-6);
+  for (const auto& w : a.word) {
+    double ws = 0;
+    for (double v : w) ws += v;
+    EXPECT_NEAR(ws, 1.0, 1e-6);
+  }
+  const HanImportance g = han_gradient_importance(input_of(m, kDoc));
+  double gs = 0, gw = 0;
+  for (double v : g.sentence) gs += v;
+  for (double v : han_flat_words(g)) {
+    EXPECT_GE(v, 0.0);
+    gw += v;
+  }
+  EXPECT_NEAR(gs, 1.0, 1e-6);
+  EXPECT_NEAR(gw, 1.0, 1e-6);
+  // Uniform variants: attention is 1/n by construction.
+  const HanModel u = small_model(AttentionKind::Uniform, AttentionKind::Uniform);
+  const HanImportance au = han_attention_importance(input_of(u, kDoc));
+  EXPECT_NEAR(au.sentence[0], 0.25, 1e-7);
+  EXPECT_NEAR(au.word[1][0], 0.5, 1e-7);
+}
+
+TEST(HanExplain, IntegratedGradientsCompleteness) {
+  const HanModel m = small_model();
+  for (int target : {0, 1}) {
+    const HanImportance ig = han_integrated_gradients_importance(input_of(m, kDoc, target, 300));
+    ASSERT_EQ(ig.word.size(), 4u);
+    EXPECT_GT(std::abs(ig.word_target), 1e-3);
+    EXPECT_NEAR(ig.word_sum, ig.word_target, 0.01 * std::abs(ig.word_target) + 1e-4);
+    EXPECT_NEAR(ig.sentence_sum, ig.sentence_target, 0.01 * std::abs(ig.sentence_target) + 1e-4);
+    // word_target = p(x) - p(all word embeddings zero)
+    std::vector<float> zero = {0.f};
+    HanOverrides<float> ov;
+    ov.input_scale = &zero;
+    HanCache<float> c0;
+    han_forward(m.config, m.params, {kDoc}, c0, ov);
+    EXPECT_NEAR(ig.word_target, p_of(m, kDoc, target) - han_probability(m.config, c0.logits, 0, target), 1e-6);
+  }
+}
+
+TEST(HanExplain, JsonContractAndBadInput) {
+  HanModel m = small_model();
+  m.split.max_sentences = 50;
+  m.split.max_sentence_tokens = 20;
+  nlohmann::json j = nlohmann::json::parse(han_explanation_json(explain_han(m, "The film is good. Not bad.<br />The plot is dull.")));
+  for (const char* key : {"probability", "sentences", "sentence_attention", "word_attention", "sentence_gradient",
+                          "sentence_leave_one_out", "word_gradient", "word_leave_one_out", "sentence_integrated_gradients",
+                          "word_integrated_gradients", "kendall", "notes", "unknown"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["sentences"].size(), 3u);
+  EXPECT_EQ(j["sentences"][0], nlohmann::json({"the", "film", "is", "good", "."}));
+  EXPECT_EQ(j["word_attention"][2].size(), j["sentences"][2].size());
+  EXPECT_EQ(j["sentence_leave_one_out"].size(), 3u);
+  EXPECT_TRUE(j["kendall"]["sentence"].contains("attention_gradient"));
+  EXPECT_EQ(j["error"], "");
+  // Empty text, empty lines, markup only: empty lists, no error.
+  for (const char* text : {"", "\n\n  \n", "<br /><br />"}) {
+    j = nlohmann::json::parse(han_explanation_json(explain_han(m, text)));
+    EXPECT_EQ(j["sentences"].size(), 0u) << text;
+    EXPECT_EQ(j["word_attention"].size(), 0u);
+    EXPECT_EQ(j["error"], "");
+    EXPECT_TRUE(j["probability"].is_number());
+  }
+  // One token; no boundary (cut into pieces, stated); 10,000 sentences (cut, stated).
+  j = nlohmann::json::parse(han_explanation_json(explain_han(m, "good")));
+  ASSERT_EQ(j["sentences"].size(), 1u);
+  EXPECT_EQ(j["word_attention"][0][0], 1.0);
+  std::string run, many;
+  for (int i = 0; i < 70; ++i) run += "the film is good ";
+  j = nlohmann::json::parse(han_explanation_json(explain_han(m, run)));
+  EXPECT_EQ(j["sentences"].size(), 14u);  // 280 tokens in pieces of 20
+  EXPECT_EQ(j["notes"][0], "no sentence boundary found");
+  for (int i = 0; i < 10000; ++i) many += "The plot is dull. ";
+  j = nlohmann::json::parse(han_explanation_json(explain_han(m, many, {5})));
+  EXPECT_EQ(j["sentences"].size(), 50u);
+  EXPECT_EQ(j["num_sentences_total"], 10000);
+  EXPECT_TRUE(j["truncated"].get<bool>());
+  // No model.
+  EXPECT_NE(explain_han(HanModel{}, "x").error, "");
+}
+
+TEST(HanExperiments, FrozenInterventionsMatchTheFullForward) {
+  const HanModel m = small_model();
+  const HanFrozen f = han_freeze(m, kDoc);
+  const std::vector<double> same = han_output_with_sentence_attention(m, f, f.beta);
+  EXPECT_NEAR(same[1], f.probs[1], 1e-6);
+  const auto w = han_outputs_with_word_attention(m, kDoc, {f.alpha, han_erase_words(f.alpha, {0, 1})});
+  EXPECT_NEAR(w[0][1], f.probs[1], 1e-5);
+  // Erasing words 0, 1 (both in sentence 0) renormalises sentence 0 only.
+  const auto e = han_erase_words(f.alpha, {0, 1, 9});
+  EXPECT_EQ(e[0][0], 0.0);
+  EXPECT_NEAR(e[0][2] + e[0][3] + e[0][4], 1.0, 1e-12);
+  EXPECT_EQ(e[1], f.alpha[1]);
+  EXPECT_NEAR(e[2][2], 0.0, 0.0);  // flat 9 = sentence 2 (starts at 7), word 2
+  // Sentence-level gradient d p_pred / d beta against a finite difference of the frozen output.
+  for (size_t i = 0; i < f.beta.size(); ++i) {
+    std::vector<double> bp = f.beta, bm = f.beta;
+    bp[i] += 1e-6;
+    bm[i] -= 1e-6;
+    const double num = (han_output_with_sentence_attention(m, f, bp)[f.predicted] -
+                        han_output_with_sentence_attention(m, f, bm)[f.predicted]) / 2e-6;
+    EXPECT_NEAR(f.d_beta[i], num, 1e-6);
+  }
+}
+
+TEST(HanExperiments, RowsAndSummaries) {
+  const HanModel m = small_model();
+  std::vector<HanInstance> data = {{0, 1, kDoc}, {1, 0, {{5, 6, 7}, {2, 3}}}, {2, 1, {{4}}}, {3, 0, {}}};
+  ExperimentOptions o;
+  for (const char* level : {"sentence", "word"}) {
+    o.params = {{"level", level}};
+    for (const HanExperiment& e : han_experiment_registry()) {
+      const nlohmann::json r = run_han_experiment(e, m, data, o);
+      ASSERT_EQ(r["rows"].size(), 4u) << e.name;
+      EXPECT_TRUE(r["rows"][3].contains("skipped")) << e.name;  // the empty document
+      if (e.name == "erase-until-flip") {
+        for (const char* rk : {"attention", "gradient", "attention_x_gradient", "random"}) {
+          const double fr = r["rows"][0][rk]["fraction"];
+          EXPECT_GT(fr, 0.0);
+          EXPECT_LE(fr, 1.0);
+        }
+        EXPECT_EQ(r["summary"]["level"], level);
+      }
+      if (e.name == "erase-max") {
+        EXPECT_GE(r["rows"][0]["top"]["jsd"].get<double>(), 0.0);
+        EXPECT_LE(r["rows"][0]["top"]["jsd"].get<double>(), std::log(2.0) + 1e-12);
+        EXPECT_NE(r["rows"][0]["top"]["index"], r["rows"][0]["random"]["index"]);
+      }
+    }
+  }
+  o.params = {{"level", "paragraph"}};
+  EXPECT_TRUE(run_han_experiment(*find_han_experiment("erase-max"), m, data, o)["rows"][0].contains("skipped"));
+}
+
+// ---- global view ----
+
+// Synthetic data: random filler words; the label is 1 exactly when the word "magic" occurs.
+std::vector<std::vector<std::string>> synthetic(int n, Rng& rng, std::vector<int>* labels) {
+  const std::vector<std::string> filler = {"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"};
+  std::vector<std::vector<std::string>> out;
+  for (int k = 0; k < n; ++k) {
+    std::vector<std::string> s;
+    const int len = 6 + static_cast<int>(rng.below(10));
+    for (int t = 0; t < len; ++t) s.push_back(filler[rng.below(filler.size())]);
+    const int label = k % 2;
+    if (label) s[rng.below(s.size())] = "magic";
+    out.push_back(s);
+    labels->push_back(label);
+  }
+  return out;
+}
+
+TEST(GlobalView, TheDecisiveWordRanksFirstFlatModel) {
+  Rng rng(21);
+  std::vector<int> labels;
+  const auto texts = synthetic(1000, rng, &labels);
+  TextModel m;
+  m.vocab = Vocab::build(texts, 1);
+  m.config.vocab_size = m.vocab.size();
+  m.config.embedding_dim = 8;
+  m.config.hidden_dim = 8;
+  m.class_names = {"negative", "positive"};
+  Rng init(3);
+  m.params.init(m.config, init);
+  std::vector<EncodedExample> train, dev;
+  for (size_t k = 0; k < texts.size(); ++k) (k % 5 == 4 ? dev : train).push_back({labels[k], m.vocab.ids(texts[k])});
+  TrainOptions o;
+  o.epochs = 5;
+  o.adam.lr = 0.01;
+  train_text_model(m.config, m.params, train, dev, o);
+  std::vector<std::vector<int>> ids;
+  for (const auto& ex : train) ids.push_back(ex.ids);
+  const GlobalView v = global_view_text(m, ids);
+  ASSERT_EQ(v.error, "");
+  ASSERT_EQ(v.items.size(), 11u);  // 10 fillers + magic
+  ASSERT_EQ(v.items[0].text, "magic");
+  EXPECT_EQ(v.items[0].count, 500 * 4 / 5);
+  EXPECT_EQ(v.items[0].predicted_class, 1);
+  // The score is linear on the PCA plane: score_at_mean + x q1 + y q2 for points in the plane.
+  const nlohmann::json j = nlohmann::json::parse(global_view_json(v, 3, m.class_names));
+  EXPECT_EQ(j["words"][0]["text"], "magic");
+  EXPECT_EQ(j["words"].size(), 6u);
+  ASSERT_FALSE(j["per_class"]["positive"]["top"].empty());
+  EXPECT_EQ(j["per_class"]["positive"]["top"][0]["text"], "magic");
+  // Dot attention has no query of this form.
+  TextModel dot = m;
+  dot.config.attention = AttentionKind::Dot;
+  EXPECT_NE(global_view_text(dot, ids).error, "");
+}
+
+TEST(GlobalView, TheDecisiveWordRanksFirstHan) {
+  Rng rng(22);
+  std::vector<int> labels;
+  const auto sents = synthetic(3000, rng, &labels);
+  HanModel m;
+  m.vocab = Vocab::build(sents, 1);
+  m.config.vocab_size = m.vocab.size();
+  m.config.embedding_dim = 8;
+  m.config.word_hidden = 6;
+  m.config.sentence_hidden = 4;
+  m.class_names = {"negative", "positive"};
+  Rng init(5);
+  m.params.init(m.config, init);
+  // Documents of three sentences; a positive document has one sentence with "magic" (at a random place).
+  std::vector<std::vector<int>> pos, neg;
+  for (size_t k = 0; k < sents.size(); ++k) (labels[k] ? pos : neg).push_back(m.vocab.ids(sents[k]));
+  std::vector<HanExample> train, dev;
+  size_t ip = 0, in = 0;
+  for (int d = 0; ip < pos.size() && in + 3 <= neg.size(); ++d) {
+    HanExample ex;
+    ex.label = d % 2;
+    for (int i = 0; i < 3; ++i) ex.doc.push_back(neg[in++]);
+    if (ex.label) ex.doc[rng.below(3)] = pos[ip++];
+    (d % 5 == 4 ? dev : train).push_back(ex);
+  }
+  ASSERT_GT(train.size(), 300u);
+  TrainOptions o;
+  o.epochs = 5;
+  o.adam.lr = 0.01;
+  train_han_model(m.config, m.params, train, dev, o);
+  std::vector<HanDocument> docs;
+  for (const auto& ex : train) docs.push_back(ex.doc);
+  const GlobalView v = global_view_han(m, docs, "word");
+  ASSERT_EQ(v.error, "");
+  ASSERT_EQ(v.items[0].text, "magic");
+  const GlobalView s = global_view_han(m, docs, "sentence");
+  ASSERT_EQ(s.error, "");
+  EXPECT_NE(s.items[0].text.find("magic"), std::string::npos) << s.items[0].text;
+  HanModel u = m;
+  u.config.word_attention = AttentionKind::Uniform;
+  EXPECT_NE(global_view_han(u, docs, "word").error, "");
+}
+
+}  // namespace
+}  // namespace attnlab
