@@ -31,8 +31,9 @@ record "setup" $rc
 ((rc == 0)) || finish
 
 # ccache, where installed, makes rebuilds of unchanged sources cheap (a fresh machine builds without it).
+# CCACHE_BASEDIR makes the cache independent of where the checkout lives (paths below it are hashed relative).
 LAUNCHER=()
-command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); export CCACHE_BASEDIR="$ROOT"; fi
 
 step "native build"
 JOBS="${ATTNLAB_JOBS:-2}"
