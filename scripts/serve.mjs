@@ -58,13 +58,14 @@ const MIME = {
 // No inline script, no eval: scripts, workers and wasm only from this origin; 'wasm-unsafe-eval' is what
 // WebAssembly.compile / instantiate need (Emscripten's glue is built with -sDYNAMIC_EXECUTION=0, ORT Web's
 // bundles use no eval). Styles: the page's stylesheet plus the inline <style> that Observable Plot puts in
-// each chart ('unsafe-inline' for styles only). Images: data: (the favicon) and blob: (PNG export).
+// each chart ('unsafe-inline' for styles only). Images: data: (the favicon) and blob: (PNG export). connect-src
+// blob: lets the page read back the CSV / JSON / report blobs it made itself (blob: URLs never leave the origin).
 export const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
-  "connect-src 'self'",
+  "connect-src 'self' blob:",
   "worker-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",

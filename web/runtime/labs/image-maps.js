@@ -15,7 +15,7 @@
 //   handlers: image.map {imageId, method, classIndex, seed, colormap} → a page result;
 //     image.recolor {imageId, keys, colormap} → {maps: {key: rgba}} (nothing recomputed but stale feature maps);
 //     image.sanity {imageId, method, classIndex, seed, colormap} → {method, original, randomized, spearman,
-//     randomTop1} (the classifier re-drawn: ImageLab.randomized(seed), Adebayo et al. 2018).
+//     n, randomTop1} (the classifier re-drawn: ImageLab.randomized(seed), Adebayo et al. 2018).
 import { argmax } from '../image/decode.js';
 import { ready, need, checkClass } from './image-model.js';
 
@@ -86,6 +86,7 @@ async function sanity(msg) {
       original: pageResult(a.key, a.r),
       randomized: pageResult(`${a.key}|randomized`, b),
       spearman: L.core.spearmanMaps(a.r.map01, b.map01),
+      n: a.r.map01.length, // pixels compared (the maps themselves stay in the worker)
       randomTop1: { index: t, label: L.labels[t] },
     };
   } finally {

@@ -21,7 +21,7 @@ export function installSanity(v) {
         makeTile({ title: `${METHOD[method].label}, trained classifier`, photoRgba: p.res.display, mapRgba: r.original.rgba, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
         makeTile({ title: `${METHOD[method].label}, randomised classifier`, sub: `its top-1: ${r.randomTop1.label}`, photoRgba: p.res.display, mapRgba: r.randomized.rgba, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
       );
-      const n = r.original.map01?.length ?? NaN;
+      const n = r.n ?? NaN;
       const rho = spearmanText(r.spearman, n);
       const verdict = rho.na ? rho.reason : Math.abs(r.spearman) > 0.5
         ? 'High: the map barely depends on what the classifier learned — a warning sign (Adebayo et al. 2018).'
