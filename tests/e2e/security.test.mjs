@@ -67,7 +67,7 @@ describe('security: CSP, isolation headers, same-origin requests', { skip: SKIP 
     page.waitForFunction(([sel, w]) => w.includes(document.querySelector(sel)?.dataset.status), [id, wanted], { timeout: TIMEOUT });
 
   test('headers on the page, a worker, the wasm and a model', async () => {
-    for (const p of ['/web/', '/web/runtime/core-worker.js', '/web/runtime/image-worker.js', '/web/gen/attnlab_core.wasm',
+    for (const p of ['/web/', '/web/runtime/host/worker.js', '/web/gen/attnlab_core.wasm',
       '/models/text/manifest.json', '/vendor/ort/ort.wasm.min.mjs']) {
       const r = await fetch(`${server.url}${p}`, { method: 'HEAD' });
       assert.equal(r.status, 200, p);

@@ -163,7 +163,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     // Test metrics next to the shipped models'.
     const models = await page.$$eval('.compare-table tbody tr', (trs) => trs.map((tr) => tr.dataset.model));
     assert.deepEqual(models[0], NAME);
-    assert.deepEqual(models.slice(1).sort(), ['sst2-dot', 'sst2-tanh', 'sst2-uniform']);
+    assert.deepEqual(models.slice(1).sort(), ['sst2-dot', 'sst2-tanh', 'sst2-transformer', 'sst2-uniform']);
     const trained = page.locator(`.compare-table tr[data-model="${NAME}"]`);
     close(await num(trained.locator('[data-metric="dev_accuracy"]')), cli.metrics.dev.accuracy, 1e-9, 'dev accuracy in the table');
     const testAcc = await num(trained.locator('[data-metric="test_accuracy"]'));

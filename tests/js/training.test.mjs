@@ -117,6 +117,7 @@ test('adversaryBases: shipped SST-2 models with learned attention, in manifest o
     { name: 'sst2-dot', dataset: 'sst2', attention: 'dot' },
     { name: 'sst2-tanh', dataset: 'sst2', attention: 'tanh' },
     { name: 'sst2-uniform', dataset: 'sst2', attention: 'uniform' },
+    { name: 'sst2-transformer', dataset: 'sst2', attention: 'dot', encoder: 'transformer' },
     { name: 'trained-tanh-seed1', dataset: 'sst2', attention: 'tanh', trained: true },
     null,
   ];

@@ -30,8 +30,9 @@
 //                           CLI's sweep 0 … 5, and two small ones: with KL up to ~14 a sentence against TVD ≤ 1,
 //                           any λ ≥ 0.1 already drives the attention to the JSD bound — docs/RESULTS.md).
 //   parseLambda(text)     → a finite number in [0, 1e6], or null.
-//   adversaryBases(models) → names of the models an adversary can be trained against here: SST-2 models with
-//                           learned attention (not uniform), shipped (not trained in the page), in manifest order.
+//   adversaryBases(models) → names of the models an adversary can be trained against here: SST-2 BiLSTM models
+//                           with learned attention (not uniform, not a transformer: W&P's adversary replaces one
+//                           attention distribution), shipped (not trained in the page), in manifest order.
 //   adversaryName(base, lambda, seed, taken) → 'trained-adversary-BASE-lambdaL-seedS' ('-2', … when taken).
 //   addProgress(h, p) also records, when p.dev has them, dev_tvd / dev_jsd / dev_kl (the adversary's mean
 //                           TVD of outputs and JSD / KL of attention to the base's, on dev).
@@ -162,7 +163,8 @@ export function parseLambda(text) {
 
 export function adversaryBases(models = []) {
   return models
-    .filter((m) => m && !m.trained && (m.dataset ?? 'sst2') === 'sst2' && m.attention && m.attention !== 'uniform')
+    .filter((m) => m && !m.trained && (m.dataset ?? 'sst2') === 'sst2' && m.attention && m.attention !== 'uniform' &&
+      (m.encoder ?? 'bilstm') !== 'transformer')
     .map((m) => m.name);
 }
 
