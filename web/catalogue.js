@@ -406,6 +406,28 @@ export const CATALOGUE = Object.freeze({
    "per_instance": true
   },
   {
+   "description": "Spearman of raw attention / rollout / flow (per layer) with blank-out and input gradients (Abnar & Zuidema)",
+   "name": "attention-flow",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 2,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
+  },
+  {
+   "description": "Accuracy with each attention head switched off, and a pruning curve (Michel et al.)",
+   "name": "head-ablation",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
+  },
+  {
    "description": "Wiegreffe & Pinter model-consistent adversaries for a sweep of lambda: TVD / JSD to the base, accuracy",
    "name": "adversarial-training",
    "needs": {
