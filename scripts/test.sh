@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# test.sh — `npm test`: setup, native build, CTest (GoogleTest), the same GoogleTest suite built with
-# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, -O1; by default its outside-input suites, see ASAN_FILTER), a short libFuzzer run of every target in
-# tests/fuzz/ (build-fuzz/, clang 14; ATTNLAB_FUZZ_SECONDS each, default 30) plus their committed crash
-# inputs, then the Node test runner over tests/node, tests/js and tests/e2e (those that exist). Every part
+# test.sh — `npm test`: setup, native build, CTest (GoogleTest); one AddressSanitizer +
+# UndefinedBehaviorSanitizer build (build-fuzz/, clang 14, -O1) of the readers of outside bytes, which runs
+# their GoogleTest suites and a short libFuzzer run of every target in tests/fuzz/ (ATTNLAB_FUZZ_SECONDS
+# each, default 30) plus their committed crash inputs; then the Node test runner over tests/node, tests/js
+# and tests/e2e (those that exist). ATTNLAB_ASAN_ALL=1 adds the whole GoogleTest suite under ASan + UBSan. Every part
 # runs even when an earlier test part fails; the script exits non-zero if any part failed and ends with a
 # one-line-per-part summary (with each part's seconds). A failed setup or build stops dependent parts.
 # ATTNLAB_SANITIZE=0 / ATTNLAB_FUZZ_SECONDS=0 skip the sanitizer / fuzz parts (local runs only).
@@ -33,10 +34,14 @@ record "setup" $rc
 # ccache, where installed, makes rebuilds of unchanged sources cheap (a fresh machine builds without it).
 # CCACHE_BASEDIR makes the cache independent of where the checkout lives (paths below it are hashed relative).
 LAUNCHER=()
-if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); export CCACHE_BASEDIR="$ROOT"; fi
+# The sloppiness lets ccache cache the translation units that use the precompiled headers (CMakeLists.txt).
+if command -v ccache >/dev/null; then
+  LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="$ROOT" CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
+fi
 
 step "native build"
-JOBS="${ATTNLAB_JOBS:-2}"
+JOBS="${ATTNLAB_JOBS:-$(nproc)}"
 { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" && cmake --build build -j"$JOBS"; }; rc=$?
 record "native build" $rc
 
@@ -48,39 +53,44 @@ else
   SUMMARY+=("  skip  ctest (native build failed)")
 fi
 
-# Under ASan + UBSan, by default the suites of the readers of outside bytes (safetensors, checkpoints, TSV
-# limits, tokenizer, vocabulary), which have run sanitizer-clean; ATTNLAB_ASAN_ALL=1 runs the whole suite (not yet
-# run clean on the transformer / HAN / ONNX code merged this round — docs/RELIABILITY.md).
-ASAN_FILTER=(-R '^(Safetensors|SafetensorsAudit|Checkpoint|CheckpointLimits|CnnCheckpoint|DatasetLimits|Tokenizer|Vocab|VocabMaxWords)\.')
-[[ "${ATTNLAB_ASAN_ALL:-0}" != 0 ]] && ASAN_FILTER=()
-if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
-  step "native build, ASan + UBSan (build-asan)"
-  { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_SANITIZE=ON \
-      "${LAUNCHER[@]}" >/dev/null && cmake --build build-asan -j"$JOBS" --target attnlab_tests; }; rc=$?
-  record "native build, ASan + UBSan" $rc
-  if ((rc == 0)); then
-    step "ctest, ASan + UBSan"
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      ctest --test-dir build-asan -j"$JOBS" --output-on-failure "${ASAN_FILTER[@]}"; rc=$?
-    record "ctest, ASan + UBSan" $rc
+# One sanitized build (build-fuzz/, clang 14, ASan + UBSan): the readers of outside bytes (safetensors,
+# checkpoints, TSV, tokenizer, vocabulary, ONNX) with their libFuzzer targets and their GoogleTest suites
+# (attnlab_input_tests), so CI compiles the sanitized core once. ATTNLAB_ASAN_ALL=1 also builds and runs
+# the whole GoogleTest suite under ASan + UBSan (build-asan/, gcc; docs/RELIABILITY.md).
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-30}"
+if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
+  step "sanitized build (build-fuzz, clang 14: libFuzzer targets + outside-input suites)"
+  { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
+      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
+  record "sanitized build (build-fuzz)" $rc
+  if ((rc != 0)); then
+    SUMMARY+=("  skip  ctest, ASan + UBSan and fuzz (build failed)")
   else
-    SUMMARY+=("  skip  ctest, ASan + UBSan (build failed)")
+    if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
+      step "ctest, ASan + UBSan (outside-input suites, build-fuzz)"
+      env "${SAN_ENV[@]}" ctest --test-dir build-fuzz -j"$JOBS" --output-on-failure; rc=$?
+      record "ctest, ASan + UBSan (outside-input suites)" $rc
+    fi
+    if [[ "$FUZZ_SECONDS" != 0 ]]; then
+      step "fuzz: committed crash inputs, then ${FUZZ_SECONDS} s per target"
+      bash tests/fuzz/run.sh build-fuzz "$FUZZ_SECONDS"; rc=$?
+      record "fuzz (${FUZZ_SECONDS} s per target)" $rc
+    fi
   fi
 fi
 
-FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-30}"
-if [[ "$FUZZ_SECONDS" != 0 ]]; then
-  step "libFuzzer build (build-fuzz, clang 14)"
-  { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
-      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
-  record "libFuzzer build" $rc
+if [[ "${ATTNLAB_ASAN_ALL:-0}" != 0 ]]; then
+  step "native build, ASan + UBSan, whole suite (build-asan)"
+  { cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_SANITIZE=ON \
+      "${LAUNCHER[@]}" >/dev/null && cmake --build build-asan -j"$JOBS" --target attnlab_tests; }; rc=$?
+  record "native build, ASan + UBSan (whole suite)" $rc
   if ((rc == 0)); then
-    step "fuzz: committed crash inputs, then ${FUZZ_SECONDS} s per target"
-    bash tests/fuzz/run.sh build-fuzz "$FUZZ_SECONDS"; rc=$?
-    record "fuzz (${FUZZ_SECONDS} s per target)" $rc
+    step "ctest, ASan + UBSan, whole suite"
+    env "${SAN_ENV[@]}" ctest --test-dir build-asan -j"$JOBS" --output-on-failure; rc=$?
+    record "ctest, ASan + UBSan (whole suite)" $rc
   else
-    SUMMARY+=("  skip  fuzz (build failed)")
+    SUMMARY+=("  skip  ctest, ASan + UBSan whole suite (build failed)")
   fi
 fi
 

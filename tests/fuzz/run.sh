@@ -10,7 +10,7 @@ BUILD="${1:?build dir}"
 SECONDS_EACH="${2:-30}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 declare -A DICT=([fuzz_safetensors]=safetensors [fuzz_text_checkpoint]=checkpoint [fuzz_cnn_checkpoint]=checkpoint
-                 [fuzz_tokenizer]=text [fuzz_tsv]=text)
+                 [fuzz_tokenizer]=text [fuzz_tsv]=text [fuzz_onnx]=onnx)
 failed=0
 for bin in "$BUILD"/fuzz_*; do
   [[ -x "$bin" && -f "$bin" ]] || continue

@@ -1,10 +1,7 @@
 // libFuzzer target for the ONNX reader and executor load (core/onnx/reader.h, executor.h): any bytes must
-// give a Model or a message, never a crash, a hang or an allocation past the reader's limits.
-// Build (clang, outside CMake):
-//   clang++ -std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -Icore -I/usr/include/eigen3 -Ibuild/include \
-//     tests/fuzz/onnx_reader_fuzz.cpp core/onnx/*.cpp core/onnx/ops/*.cpp core/io/safetensors.cpp -o /tmp/onnx_reader_fuzz
-//   /tmp/onnx_reader_fuzz -max_len=65536 -rss_limit_mb=1024 /usr/share/libonnx-testdata/data/node/*/model.onnx
-// (the conformance models make a good seed corpus; pass a folder of copies to keep new inputs).
+// give a Model or a message, never a crash, a hang or an allocation past the reader's limits. Built by
+// CMake with -DATTNLAB_FUZZ=ON (build-fuzz/), run by tests/fuzz/run.sh from tests/fuzz/corpus/onnx/ (small
+// models of the ONNX project's conformance cases, Debian libonnx-testdata) with tests/fuzz/dict/onnx.dict.
 #include <cstddef>
 #include <cstdint>
 #include <string>
