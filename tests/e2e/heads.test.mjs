@@ -59,9 +59,9 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
   // The drawn lines: [{head, from, to, weight}].
   const lines = (page) => page.$$eval('.hv-svg line', (ls) => ls.map((l) => ({
     head: Number(l.dataset.head), from: Number(l.dataset.from), to: Number(l.dataset.to), weight: Number(l.dataset.weight),
-    opacity: Number(l.getAttribute('stroke-opacity')),
+    opacity: Number(l.getAttribute('stroke-opacity')), scale: Number(l.ownerSVGElement.dataset.opacityScale),
   })));
-  const hash = (page) => page.evaluate(() => new URLSearchParams(location.hash.slice(1)));
+  const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
 
   function assertLayerHead(got, layer, head) {
     const A = expected.attention_layers[layer][head];
@@ -72,7 +72,7 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     for (const l of got) {
       assert.equal(l.head, head);
       d = Math.max(d, Math.abs(l.weight - A[l.from][l.to]));
-      assert.ok(Math.abs(l.opacity - Math.min(1, l.weight)) < 1e-3, 'stroke opacity = weight');
+      assert.ok(l.scale >= 1 && Math.abs(l.opacity - Math.min(1, l.weight * l.scale)) < 1e-3, 'stroke opacity ∝ weight');
     }
     assert.ok(d <= 1e-5, `layer ${layer + 1} head ${head + 1}: max |Δweight| vs the CLI = ${d}`);
   }
@@ -89,7 +89,7 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
 
     // hover a query token: only its n lines stay visible
     await page.locator('.hv-tok[data-side=from][data-index="2"]').hover();
-    const visible = await page.$$eval('.hv-svg line', (ls) => ls.filter((l) => getComputedStyle(l).display !== 'none').map((l) => Number(l.dataset.from)));
+    const visible = await page.$$eval('.hv-svg line', (ls) => ls.filter((l) => getComputedStyle(l.parentNode).display !== 'none' && getComputedStyle(l).display !== 'none').map((l) => Number(l.dataset.from)));
     assert.equal(visible.length, expected.tokens.length + 1);
     assert.ok(visible.every((f) => f === 2));
     assert.match(await page.locator('.hv-readout').textContent(), /attends most to/);

@@ -1,6 +1,7 @@
 // heads.js — the head view (BertViz-style) of one transformer layer: the n = T + 1 positions ([CLS] first) in two
 // columns, a line from each query token (left, "attends from") to each key token (right, "attends to") per shown
-// head, in the head's colour, stroke opacity = the attention weight. Drawing only: the view owns the state.
+// head, in the head's colour, stroke opacity ∝ the attention weight (÷ the largest weight shown in the layer, so that
+// one is opaque; svg data-opacity-scale holds the factor). Drawing only: the view owns the state.
 //
 // Contract:
 //   HEAD_COLORS, headColor(h)   — one colour per head (Tableau 10, cycled; heads ≥ 10 get dashed lines)
@@ -70,6 +71,11 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   }
   svg.append(shades);
 
+  // opacity ∝ weight, scaled so that the largest weight of the shown heads in this layer is drawn opaque
+  let maxW = 0;
+  for (const h of heads) for (let k = 0; k < n * n; k++) maxW = Math.max(maxW, weights[h * n * n + k]);
+  const scale = maxW > 0 ? 1 / maxW : 0;
+  svg.dataset.opacityScale = String(scale);
   const lines = svgEl('g', { class: 'hv-lines' });
   const rows = [];
   for (let i = 0; i < n; i++) {
@@ -80,7 +86,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
       for (let j = 0; j < n; j++) {
         const a = w(h, i, j);
         const line = svgEl('line', {
-          x1: x1 + 2, y1: y(i), x2: x2 - 2, y2: y(j), stroke: color, 'stroke-opacity': Math.min(1, Math.max(0, a)).toFixed(4),
+          x1: x1 + 2, y1: y(i), x2: x2 - 2, y2: y(j), stroke: color, 'stroke-opacity': Math.min(1, Math.max(0, a * scale)).toFixed(4),
           'data-head': h, 'data-from': i, 'data-to': j, 'data-weight': a,
         });
         if (dash) line.setAttribute('stroke-dasharray', dash);
