@@ -57,8 +57,8 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     if (got !== wanted) assert.fail(`heads panel: expected ${wanted}, got ${got} (${await page.locator('#heads-panel').textContent()})`);
   };
   // The drawn lines: [{head, from, to, weight}].
-  const lines = (page) => page.$$eval('.hv-svg line', (ls) => ls.map((l) => ({
-    head: Number(l.dataset.head), from: Number(l.dataset.from), to: Number(l.dataset.to), weight: Number(l.dataset.weight),
+  const lines = (page) => page.$$eval('.hv-lines path', (ls) => ls.map((l) => ({
+    head: Number(l.parentNode.dataset.head), from: Number(l.closest('.hv-from').dataset.from), to: Number(l.dataset.to), weight: Number(l.dataset.weight),
     opacity: Number(l.getAttribute('stroke-opacity')), scale: Number(l.ownerSVGElement.dataset.opacityScale),
   })));
   const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
@@ -89,7 +89,8 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
 
     // hover a query token: only its n lines stay visible
     await page.locator('.hv-tok[data-side=from][data-index="2"]').hover();
-    const visible = await page.$$eval('.hv-svg line', (ls) => ls.filter((l) => getComputedStyle(l.parentNode).display !== 'none' && getComputedStyle(l).display !== 'none').map((l) => Number(l.dataset.from)));
+    assert.equal(await page.$eval('.hv-lines', (g) => getComputedStyle(g).display), 'none');
+    const visible = await page.$$eval('.hv-hl path', (ls) => ls.map((l) => Number(l.dataset.from)));
     assert.equal(visible.length, expected.tokens.length + 1);
     assert.ok(visible.every((f) => f === 2));
     assert.match(await page.locator('.hv-readout').textContent(), /attends most to/);

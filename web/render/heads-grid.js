@@ -39,7 +39,7 @@ function clsTable(maps, layer, labels, names) {
   const { n, mean, rollout, flow } = maps;
   const T = n - 1;
   const table = el('table', 'mv-cls-table');
-  table.append(el('caption', '', `Layer ${layer + 1}: what [CLS] reads from each token`));
+  table.append(el('caption', '', `Layer ${layer + 1}: what [CLS] reads`));
   const head = el('tr');
   head.append(el('th', '', ''));
   for (let t = 1; t <= T; t++) head.append(el('th', 'mv-cls-tok', labels[t], { scope: 'col', dir: 'auto' }));

@@ -10,10 +10,12 @@
 //     weights  Float32Array [H·n·n] of the layer (row-major: head, query, key); rows sum to 1
 //     heads    the shown heads (0-based indices)
 //     Replaces the container's children with: an <svg class="hv-svg"> holding one <g class="hv-from"
-//     data-from=i> per query with exactly n·|heads| <line>s (data-head, data-from, data-to, data-weight), the
+//     data-from=i> per query holding one <g data-head=h> per shown head with exactly n <path>s (one line each;
+//     data-to, data-weight), the
 //     token labels (<g class="hv-tok" data-side="from|to" data-index=i>, focusable), and a readout
-//     (.hv-readout, aria-live) under it. Hover or keyboard focus on a query token shows its row only (and shades
-//     the keys by its weights); on a key token, its column (who attends to it). Keyboard: one tab stop per column
+//     (.hv-readout, aria-live) under it. Hover or keyboard focus on a query token shows its row only (svg.hv-focus hides
+//     .hv-lines; .hv-hl gets the row's n·|heads| paths with data-head, data-from, data-to, data-weight) and shades the
+//     keys by its weights; on a key token, its column (who attends to it). Keyboard: one tab stop per column
 //     (roving tabindex), ↑/↓ (Home/End) move, ←/→ switch column, Enter / Space pins the token (so it stays
 //     highlighted while the pointer moves on), Escape clears. Returns { svg, focus(side, index) }.
 // All text goes in through textContent; no markup from data.
@@ -77,26 +79,35 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   const scale = maxW > 0 ? 1 / maxW : 0;
   svg.dataset.opacityScale = String(scale);
   const lines = svgEl('g', { class: 'hv-lines' });
-  const rows = [];
   for (let i = 0; i < n; i++) {
     const g = svgEl('g', { class: 'hv-from', 'data-from': i });
     for (const h of heads) {
-      const color = headColor(h);
-      const dash = h >= HEAD_COLORS.length ? '4 3' : null;
+      // one group per (query, head) carries the colour; each line is a path with its weight (few attributes:
+      // 4 heads × 65² lines are drawn at once)
+      const hg = svgEl('g', { 'data-head': h, stroke: headColor(h) });
+      if (h >= HEAD_COLORS.length) hg.setAttribute('stroke-dasharray', '4 3');
       for (let j = 0; j < n; j++) {
         const a = w(h, i, j);
-        const line = svgEl('line', {
-          x1: x1 + 2, y1: y(i), x2: x2 - 2, y2: y(j), stroke: color, 'stroke-opacity': Math.min(1, Math.max(0, a * scale)).toFixed(4),
-          'data-head': h, 'data-from': i, 'data-to': j, 'data-weight': a,
-        });
-        if (dash) line.setAttribute('stroke-dasharray', dash);
-        g.append(line);
+        hg.append(svgEl('path', {
+          d: `M${x1 + 2} ${y(i)}L${x2 - 2} ${y(j)}`, 'stroke-opacity': Math.min(1, Math.max(0, a * scale)).toFixed(4),
+          'data-to': j, 'data-weight': a,
+        }));
       }
+      g.append(hg);
     }
-    rows.push(g);
     lines.append(g);
   }
   svg.append(lines);
+  // hover / focus: the full set is hidden (one style change) and the focused row's or column's n·|heads| lines are
+  // drawn here, so a hover touches a few hundred elements, not 4 · 65²
+  const highlight = svgEl('g', { class: 'hv-hl' });
+  svg.append(highlight);
+  const path = (h, i, j) => svgEl('path', {
+    d: `M${x1 + 2} ${y(i)}L${x2 - 2} ${y(j)}`, stroke: headColor(h),
+    'stroke-opacity': Math.min(1, Math.max(0, w(h, i, j) * scale)).toFixed(4),
+    'data-head': h, 'data-from': i, 'data-to': j, 'data-weight': w(h, i, j),
+    ...(h >= HEAD_COLORS.length ? { 'stroke-dasharray': '4 3' } : {}),
+  });
 
   const toks = { from: [], to: [] };
   for (const side of ['from', 'to']) {
@@ -134,10 +145,8 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
 
   function show(target) {
     active = target;
-    svg.classList.toggle('hv-focus-from', target?.side === 'from');
-    svg.classList.toggle('hv-focus-to', target?.side === 'to');
-    for (const g of rows) g.classList.remove('on');
-    for (const l of svg.querySelectorAll('line.on')) l.classList.remove('on');
+    svg.classList.toggle('hv-focus', Boolean(target));
+    highlight.replaceChildren();
     for (const side of ['from', 'to']) for (const g of toks[side]) g.classList.remove('active');
     for (const r of [...shadeRects, ...fromShades]) r.setAttribute('fill-opacity', 0);
     if (!target) {
@@ -147,8 +156,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
     const { side, index } = target;
     toks[side][index].classList.add('active');
     const others = side === 'from' ? shadeRects : fromShades;
-    if (side === 'from') rows[index].classList.add('on');
-    else for (const l of svg.querySelectorAll(`line[data-to="${index}"]`)) l.classList.add('on');
+    for (const h of heads) for (let j = 0; j < n; j++) highlight.append(side === 'from' ? path(h, index, j) : path(h, j, index));
     const vals = [];
     for (let j = 0; j < n; j++) {
       const v = meanOver(index, j, side);
