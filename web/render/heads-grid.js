@@ -7,7 +7,7 @@
 //     maps     the `attention` result (TextLab.attentionMaps): layers L, heads H, n, data [L·H·n·n],
 //              mean [L·n·n], rollout [L·n·n], flow [L·T]
 //     names    {raw, rollout, flow}: {label, description} for the extra maps (the catalogue's when it has them)
-//     Replaces the children with a .mv-grid (role=grid): a header row, one row per layer; the head cells are
+//     Replaces the children with a .mv-grid: a header row, one row per layer; the head cells are
 //     <button class="mv-thumb" data-layer data-head aria-pressed> holding a <canvas> (n × n pixels, scaled up
 //     by CSS); the selected layer's shown heads are pressed. A click (or Enter / Space on the focused button)
 //     calls onOpen(layer, head). The averaged and rollout cells are figures (.mv-extra, data-kind). Colour =
@@ -71,29 +71,30 @@ function clsTable(maps, layer, labels, names) {
 
 export function renderModelView(container, { maps, labels, selected, names, onOpen }) {
   const { layers: L, heads: H, n, data, mean, rollout } = maps;
-  const grid = el('div', 'mv-grid', undefined, { role: 'grid', 'aria-label': `Attention maps: ${L} layers × ${H} heads` });
+  const grid = el('div', 'mv-grid', undefined, { role: 'group', 'aria-label': `Attention maps: ${L} layers × ${H} heads` });
   grid.style.setProperty('--mv-cols', String(H + 2));
-  const header = el('div', 'mv-row mv-header', undefined, { role: 'row' });
-  header.append(el('span', 'mv-corner', '', { role: 'columnheader' }));
+  const header = el('div', 'mv-row mv-header');
+  header.append(el('span', 'mv-corner', ''));
   for (let h = 0; h < H; h++) {
-    const c = el('span', 'mv-colhead', `Head ${h + 1}`, { role: 'columnheader' });
+    const c = el('span', 'mv-colhead', `Head ${h + 1}`, { 'aria-hidden': 'true' });
     c.style.setProperty('--head-color', headColor(h));
     header.append(c);
   }
-  header.append(el('span', 'mv-colhead mv-colhead-extra', names.raw.short, { role: 'columnheader', title: names.raw.description }));
-  header.append(el('span', 'mv-colhead mv-colhead-extra', names.rollout.short, { role: 'columnheader', title: names.rollout.description }));
+  header.append(el('span', 'mv-colhead mv-colhead-extra', names.raw.short, { 'aria-hidden': 'true', title: names.raw.description }));
+  header.append(el('span', 'mv-colhead mv-colhead-extra', names.rollout.short, { 'aria-hidden': 'true', title: names.rollout.description }));
   grid.append(header);
   for (let l = 0; l < L; l++) {
-    const row = el('div', 'mv-row', undefined, { role: 'row', 'data-layer': l });
-    row.append(el('span', 'mv-rowhead', `Layer ${l + 1}`, { role: 'rowheader' }));
+    const row = el('div', 'mv-row', undefined, { 'data-layer': l });
+    row.append(el('span', 'mv-rowhead', `Layer ${l + 1}`, { 'aria-hidden': 'true' }));
     for (let h = 0; h < H; h++) {
       const { canvas, max } = drawMap(data, (l * H + h) * n * n, n);
       const on = selected.layer === l && selected.heads.includes(h);
       const b = el('button', `mv-thumb${on ? ' selected' : ''}`, undefined, {
         type: 'button', 'data-layer': l, 'data-head': h, 'aria-pressed': on,
         'aria-label': `Layer ${l + 1}, head ${h + 1}: open in the head view`, title: `Layer ${l + 1}, head ${h + 1} (largest weight ${fmt(max, 3)})`,
-        role: 'gridcell',
       });
+      canvas.setAttribute('aria-hidden', 'true');
+      canvas.setAttribute('aria-label', ''); // named by its button (page-tools names unnamed canvases)
       b.style.setProperty('--head-color', headColor(h));
       b.append(canvas);
       b.addEventListener('click', () => onOpen(l, h));
@@ -102,7 +103,7 @@ export function renderModelView(container, { maps, labels, selected, names, onOp
     for (const [kind, values] of [['raw', mean], ['rollout', rollout]]) {
       const { canvas, max } = drawMap(values, l * n * n, n);
       const f = el('figure', 'mv-extra', undefined, {
-        'data-kind': kind, 'data-layer': l, role: 'gridcell',
+        'data-kind': kind, 'data-layer': l,
         title: `${names[kind].label}, layer ${l + 1} (largest weight ${fmt(max, 3)})`,
       });
       canvas.setAttribute('role', 'img');
@@ -113,7 +114,7 @@ export function renderModelView(container, { maps, labels, selected, names, onOp
     grid.append(row);
   }
   const legend = el('div', 'mv-legend');
-  legend.append(el('span', '', 'Each map: rows = queries (attends from), columns = keys (attends to), [CLS] first; colour = weight ÷ the map’s largest weight.'));
+  legend.append(el('span', '', `Each map: rows = queries (attends from), columns = keys (attends to), [CLS] first; colour = weight ÷ the map’s largest weight. ${names.raw.short} = the layer’s heads averaged; ${names.rollout.short} = rollout through the layer.`));
   legend.append(colorbar({ stops: SEQUENTIAL, ticks: [{ at: 0, text: '0' }, { at: 1, text: 'max' }], label: 'weight' }));
   const cls = el('div', 'mv-cls');
   for (let l = 0; l < L; l++) cls.append(clsTable(maps, l, labels, names));

@@ -28,7 +28,7 @@ const named = (key, fallback, short, description) => {
   return { label: m?.label ?? fallback, short, description: m?.description ?? description };
 };
 export const MAP_NAMES = Object.freeze({
-  raw: named('raw_attention', 'Raw attention', 'Heads averaged',
+  raw: named('raw_attention', 'Raw attention', 'Mean',
     'Raw attention: the layer’s attention probabilities averaged over its heads'),
   rollout: named('rollout', 'Rollout', 'Rollout',
     'Attention rollout (Abnar & Zuidema 2020): Ã = 0.5·A + 0.5·I (heads averaged, rows renormalised), multiplied through the layers up to this one'),
