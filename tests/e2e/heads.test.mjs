@@ -120,6 +120,10 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     const flowTop = await page.$$eval('.mv-cls-table', (ts) => Array.from(ts.at(-1).querySelectorAll('tr[data-kind=flow] td'), (c) => Number(c.dataset.value)));
     flowTop.forEach((v, i) => assert.ok(Math.abs(v - expected.flow[i]) < 1e-5, `flow[${i}] ${v} vs CLI ${expected.flow[i]}`));
     await page.screenshot({ path: path.join(OUT, 'heads-1280.png'), fullPage: true });
+    // the head view exports as vector SVG (page-tools' export bar on its .chart): every line a path
+    await page.locator('.hv-chart .export-svg').click();
+    const svg = await page.waitForFunction(() => window.__attnlabLastSvg, null, { timeout: 10_000 }).then((h) => h.jsonValue());
+    assert.equal((svg.match(/<path /g) ?? []).length, (expected.tokens.length + 1) ** 2);
 
     // a fresh page from the link restores layer 2, heads 2 and 4
     const link = `#model=${MODEL}&text=${encodeURIComponent(SENTENCE)}&hlayer=2&hheads=2,4`;

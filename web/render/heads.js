@@ -13,8 +13,8 @@
 //     data-from=i> per query holding one <g data-head=h> per shown head with exactly n <path>s (one line each;
 //     data-to, data-weight), the
 //     token labels (<g class="hv-tok" data-side="from|to" data-index=i>, focusable), and a readout
-//     (.hv-readout, aria-live) under it. Hover or keyboard focus on a query token shows its row only (svg.hv-focus hides
-//     .hv-lines; .hv-hl gets the row's n·|heads| paths with data-head, data-from, data-to, data-weight) and shades the
+//     (.hv-readout, aria-live) under it. Hover or keyboard focus on a query token shows its row only (svg.hv-focus; .hv-lines gets
+//     display=none; .hv-hl gets the row's n·|heads| paths with data-head, data-from, data-to, data-weight) and shades the
 //     keys by its weights; on a key token, its column (who attends to it). Keyboard: one tab stop per column
 //     (roving tabindex), ↑/↓ (Home/End) move, ←/→ switch column, Enter / Space pins the token (so it stays
 //     highlighted while the pointer moves on), Escape clears. Returns { svg, focus(side, index) }.
@@ -60,14 +60,14 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   const shadeRects = [];
   for (let j = 0; j < n; j++) {
     const r = svgEl('rect', { x: x2 + 2, y: y(j) - ROW_H / 2 + 2, width: colW - 4, height: ROW_H - 4, rx: 4,
-      class: 'hv-shade', 'fill-opacity': 0 });
+      class: 'hv-shade', fill: '#5b3fa0', 'fill-opacity': 0 });
     shadeRects.push(r);
     shades.append(r);
   }
   const fromShades = [];
   for (let i = 0; i < n; i++) {
     const r = svgEl('rect', { x: 2, y: y(i) - ROW_H / 2 + 2, width: colW - 4, height: ROW_H - 4, rx: 4,
-      class: 'hv-shade', 'fill-opacity': 0 });
+      class: 'hv-shade', fill: '#5b3fa0', 'fill-opacity': 0 });
     fromShades.push(r);
     shades.append(r);
   }
@@ -120,7 +120,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
       });
       const text = svgEl('text', side === 'from'
         ? { x: x1 - 8, y: y(i) + 4, 'text-anchor': 'end' } : { x: x2 + 8, y: y(i) + 4 }, short(label));
-      g.append(svgEl('rect', { x: side === 'from' ? 0 : x2, y: y(i) - ROW_H / 2, width: colW, height: ROW_H, class: 'hv-hit' }));
+      g.append(svgEl('rect', { x: side === 'from' ? 0 : x2, y: y(i) - ROW_H / 2, width: colW, height: ROW_H, class: 'hv-hit', fill: '#ffffff', 'fill-opacity': 0 }));
       g.append(text);
       if (label.length > MAX_CHARS) g.append(svgEl('title', {}, label));
       toks[side].push(g);
@@ -146,6 +146,8 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   function show(target) {
     active = target;
     svg.classList.toggle('hv-focus', Boolean(target));
+    if (target) lines.setAttribute('display', 'none'); // an attribute, so an SVG export shows what the page shows
+    else lines.removeAttribute('display');
     highlight.replaceChildren();
     for (const side of ['from', 'to']) for (const g of toks[side]) g.classList.remove('active');
     for (const r of [...shadeRects, ...fromShades]) r.setAttribute('fill-opacity', 0);
