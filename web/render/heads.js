@@ -10,14 +10,14 @@
 //     weights  Float32Array [H·n·n] of the layer (row-major: head, query, key); rows sum to 1
 //     heads    the shown heads (0-based indices)
 //     Replaces the container's children with: an <svg class="hv-svg"> holding one <g class="hv-from"
-//     data-from=i> per query holding one <g data-head=h> per shown head with exactly n <path>s (one line each;
-//     data-to, data-weight), the
-//     token labels (<g class="hv-tok" data-side="from|to" data-index=i>, focusable), and a readout
-//     (.hv-readout, aria-live) under it. Hover or keyboard focus on a query token shows its row only (svg.hv-focus; .hv-lines gets
-//     display=none; .hv-hl gets the row's n·|heads| paths with data-head, data-from, data-to, data-weight) and shades the
-//     keys by its weights; on a key token, its column (who attends to it). Keyboard: one tab stop per column
-//     (roving tabindex), ↑/↓ (Home/End) move, ←/→ switch column, Enter / Space pins the token (so it stays
-//     highlighted while the pointer moves on), Escape clears. Returns { svg, focus(side, index) }.
+//     data-from=i> per query, each with one <g data-head=h> per shown head of exactly n <path>s (one line each;
+//     data-to, data-weight), a highlight group (.hv-hl), the token labels (<g class="hv-tok" data-side="from|to"
+//     data-index=i>, focusable), and a readout (.hv-readout, aria-live) under it. Hover or keyboard focus on a
+//     query token shows its row only: .hv-lines gets display=none (an attribute, so an SVG export matches) and
+//     .hv-hl the row's n·|heads| paths (data-head, data-from, data-to, data-weight); the keys are shaded by its
+//     weights and the top three read out. On a key token: its column (who attends to it). Keyboard: one tab stop
+//     per column (roving tabindex), ↑/↓ (Home/End) move, ←/→ switch column, Enter / Space pins the token (it stays
+//     highlighted while the pointer moves on), Escape clears. Returns { svg, focus(side, index), active() }.
 // All text goes in through textContent; no markup from data.
 import { el, fmt } from './dom.js';
 
