@@ -81,7 +81,7 @@ export function mountHeadsView(panel, { client, store, maxTokens }) {
   const modelBody = el('div', 'mv-body');
   modelCard.append(modelBody);
 
-  const na = el('p', 'hint heads-na');
+  const na = el('p', 'heads-na');
   na.hidden = true;
   const message = el('p', 'message error heads-message', '', { role: 'alert' });
   message.hidden = true;
