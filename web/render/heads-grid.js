@@ -19,6 +19,16 @@ import { sequentialColor, SEQUENTIAL } from './colors.js';
 import { colorbar } from './colorbar.js';
 import { headColor } from './heads.js';
 
+// 256 colours of the sequential scale, computed once (a thumbnail has up to 65² pixels)
+let LUT = null;
+function lut() {
+  if (!LUT) {
+    LUT = new Uint8Array(256 * 3);
+    for (let k = 0; k < 256; k++) LUT.set(sequentialColor(k / 255).rgb, 3 * k);
+  }
+  return LUT;
+}
+
 function drawMap(values, offset, n) {
   const canvas = el('canvas', 'mv-canvas');
   canvas.width = n;
@@ -27,9 +37,13 @@ function drawMap(values, offset, n) {
   const img = ctx.createImageData(n, n);
   let max = 0;
   for (let k = 0; k < n * n; k++) max = Math.max(max, values[offset + k]);
+  const colors = lut();
   for (let k = 0; k < n * n; k++) {
-    const { rgb } = sequentialColor(max > 0 ? values[offset + k] / max : 0);
-    img.data.set([rgb[0], rgb[1], rgb[2], 255], 4 * k);
+    const c = 3 * Math.round(255 * Math.min(1, Math.max(0, max > 0 ? values[offset + k] / max : 0)));
+    img.data[4 * k] = colors[c];
+    img.data[4 * k + 1] = colors[c + 1];
+    img.data[4 * k + 2] = colors[c + 2];
+    img.data[4 * k + 3] = 255;
   }
   ctx.putImageData(img, 0, 0);
   return { canvas, max };
