@@ -88,6 +88,7 @@
     info: [], predict: [R], tokenizations: [], hasDataset: [R],
     explain: [R, explainDefault('max_tokens'), explainDefault('ig_steps')],
     experiment: [R, R, {}, 1, explainDefault('max_tokens')],
+    attentionMaps: [R, explainDefault('max_tokens')],
     loadDataset: [R, R],
     experimentRange: [R, R, R, R, {}, 1],
     runSummary: experimentArgs,

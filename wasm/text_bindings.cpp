@@ -13,6 +13,7 @@
 #include "boundary.h"
 #include "experiments/experiment.h"
 #include "explain/explain_text.h"
+#include "explain/self_attention_maps.h"
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
 #include "text/dataset.h"
@@ -69,6 +70,49 @@ class TextLab {
     options.max_tokens = max_tokens;
     options.ig_steps = ig_steps;
     return out_json_text(explanation_json(explain_prepared(model_, prepared(text, max_tokens), options)));
+  }
+
+  // Transformer models: every layer's and head's attention over the T+1 positions ([CLS] first) of one text,
+  // as fresh typed arrays (docs/DESIGN.md "Head view"): data [L, H, n, n] (row = query, rows sum to 1), mean
+  // [L, n, n] (heads averaged), rollout [L, n, n] (Abnar & Zuidema, mean fusion, through layer l), flow [L, T]
+  // (max flow from each token to [CLS] through layers 0..l). One forward; the same tokenization as explain.
+  val attention_maps(const std::string& text, int max_tokens) {
+    if (model_.config.encoder != EncoderKind::Transformer)
+      return error_val("attention maps need a transformer model: this one has one attention distribution over its "
+                       "tokens, no layers or heads of self-attention");
+    if (max_tokens < 0) return error_val("maxTokens must be >= 0, got " + std::to_string(max_tokens));
+    const PreparedText& p = prepared(text, max_tokens);
+    if (p.ids.empty()) return error_val("no tokens in the text");
+    ExplainInput in;
+    in.cfg = &model_.config;
+    in.params = &model_.params;
+    in.ids = p.ids;
+    const SelfAttentionMaps m = self_attention_maps(in, false);
+    const size_t L = m.layers, H = m.heads, n = m.n, T = n - 1;
+    std::vector<float> data(L * H * n * n), mean(L * n * n), rollout(L * n * n), flow(L * T);
+    std::vector<Mat<double>> fused;
+    for (size_t l = 0; l < L; ++l) {
+      for (size_t h = 0; h < H; ++h)
+        for (size_t i = 0; i < n; ++i)
+          for (size_t j = 0; j < n; ++j) data[((l * H + h) * n + i) * n + j] = static_cast<float>(m.A[l][h](i, j));
+      fused.push_back(fuse_heads(m.A[l], HeadFusion::Mean));
+      const Mat<double> r = attention_rollout(fused);
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) {
+          mean[(l * n + i) * n + j] = static_cast<float>(fused[l](i, j));
+          rollout[(l * n + i) * n + j] = static_cast<float>(r(i, j));
+        }
+      const std::vector<double> f = flow_from_maps(m, HeadFusion::Mean, static_cast<int>(l) + 1);
+      for (size_t t = 0; t < T; ++t) flow[l * T + t] = static_cast<float>(f[t]);
+    }
+    val out = out_json({{"tokens", p.tokens}, {"unknown", p.unknown}, {"truncated", p.truncated},
+                        {"num_tokens_total", p.num_tokens_total}, {"layers", L}, {"heads", H}, {"n", n},
+                        {"shape", {L, H, n, n}}});
+    out.set("data", out_array(data));
+    out.set("mean", out_array(mean));
+    out.set("rollout", out_array(rollout));
+    out.set("flow", out_array(flow));
+    return out;
   }
 
   // One experiment on one text (instance 0, no label): the row plus tokens / unknown.
@@ -395,6 +439,7 @@ EMSCRIPTEN_BINDINGS(attnlab_text) {
       .function("predict", &TextLab::predict)
       .function("explain", &TextLab::explain)
       .function("experiment", &TextLab::experiment)
+      .function("attentionMaps", &TextLab::attention_maps)
       .function("tokenizations", &TextLab::tokenizations)
       .function("loadDataset", &TextLab::load_dataset)
       .function("hasDataset", &TextLab::has_dataset)

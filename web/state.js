@@ -24,7 +24,7 @@
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
 // in SCHEMA). Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
-// (the pool size; 0 = one per core). Fields are added
+// (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Fields are added
 // here when a view needs them.
 
 import { CATALOGUE } from './catalogue.js';
@@ -79,6 +79,10 @@ export const SCHEMA = Object.freeze({
   locrecipe: { type: 'enum', values: RECIPE_NAMES, default: CATALOGUE.cnn.default_recipe },
   // Debate runs: pool workers (0 = one per core, navigator.hardwareConcurrency; runtime/pool.js).
   workers: { type: 'int', default: 0, min: 0, max: 16 },
+  // Text view, transformer models (views/heads-view.js): the head view's layer (1-based; above the model's
+  // count: its last layer, with a notice) and shown heads ('all', 'none' or 1-based heads such as '1,3').
+  hlayer: { type: 'int', default: 1, min: 1, max: 64 },
+  hheads: { type: 'string', default: 'all', maxLength: 40 },
 });
 
 export function defaults() {

@@ -10,6 +10,9 @@
 //   client.experiment({model, name, text, params, seed, maxTokens})
 //                                    → Promise<row | null>: the live (one-text) experiment row; superseded
 //                                      like explain, on its own lane.
+//   client.attention({model, text, maxTokens})
+//                                    → Promise<maps | null>: a transformer's attention tensors (labs/text.js
+//                                      `attention`); superseded like explain, on its own lane.
 //   client.datasetInfo({model, dataset}) → Promise<{total, class_names, …}>
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
@@ -71,6 +74,11 @@ export class CoreClient {
   explain({ model, text, maxTokens = 200, igSteps = 20 }) {
     this.reRegister();
     return this.channel.latest('explain', 'explain', { model, text, maxTokens, igSteps });
+  }
+
+  attention({ model, text, maxTokens = 200 }) {
+    this.reRegister();
+    return this.channel.latest('attention', 'attention', { model, text, maxTokens });
   }
 
   experiment({ model, name, text, params = {}, seed = 1, maxTokens = 200 }) {

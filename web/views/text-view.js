@@ -14,13 +14,15 @@
 //   section.dataset.status: 'loading' (models/core not ready) | 'pending' (a newer text is being explained)
 //   | 'ready' (the shown result is for the current text and model) | 'empty' (no text: a hint is shown)
 //   | 'error' (message shown in #text-message; the page keeps working).
-//   Below the token rows, the live experiment panels (views/live-panels.js) run on each shown result; they
+//   Below the token rows, for transformer models, the head and model views (views/heads-view.js; other models: one
+//   sentence on why not), then the live experiment panels (views/live-panels.js) run on each shown result; they
 //   have their own per-panel status and never change section.dataset.status.
 import { fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
+import { mountHeadsView } from './heads-view.js';
 import { classNamesFor } from '../analysis/display.js';
 
 // The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
@@ -61,6 +63,7 @@ export function mountTextView(section, { client, store }) {
   const predictionEl = $('#prediction');
   const rowsEl = $('#token-rows');
   const live = mountLivePanels($('#live-panels'), { client, store, maxTokens: MAX_TOKENS });
+  const heads = mountHeadsView($('#heads-panel'), { client, store, maxTokens: MAX_TOKENS });
 
   let models = null; // manifest.models once loaded
   let manifestError = ''; // set when the model list cannot be loaded: nothing can run
@@ -198,6 +201,7 @@ export function mountTextView(section, { client, store }) {
     const text = textarea.value;
     if (!text.trim()) {
       live.clear();
+      heads.clear();
       resultsEl.hidden = true;
       hintEl.hidden = false;
       resultNotice = '';
@@ -224,6 +228,7 @@ export function mountTextView(section, { client, store }) {
     } catch (e) {
       if (my !== seq) return;
       live.clear();
+      heads.clear();
       resultsEl.hidden = true;
       showMessage(`Could not explain this text with ${model}: ${e.message}`);
       setStatus('error');
@@ -238,6 +243,7 @@ export function mountTextView(section, { client, store }) {
     const n = result.tokens?.length ?? 0;
     if (n === 0) {
       live.clear();
+      heads.clear();
       resultsEl.hidden = true;
       hintEl.hidden = false;
       resultNotice = '';
@@ -254,6 +260,7 @@ export function mountTextView(section, { client, store }) {
     renderTokenRows(rowsEl, result);
     resultsEl.hidden = false;
     live.update(result, text);
+    heads.update(result, text);
     hintEl.hidden = true;
     const unk = (result.unknown ?? []).filter(Boolean).length;
     setStatus('ready', `${result.model} · ${n} token${n === 1 ? '' : 's'}${unk ? ` (${unk} unknown)` : ''} · ${Math.round(ms)} ms`);
@@ -272,6 +279,7 @@ export function mountTextView(section, { client, store }) {
   function apply(state) {
     if (textarea.value !== state.text) textarea.value = state.text;
     if (models) syncModel();
+    heads.apply(state);
     run();
   }
 

@@ -7,6 +7,7 @@
 // Contract:
 //   openTextModel(Module, what, configText, weights) → model:
 //     explain(text, maxTokens, igSteps) → object; experiment(name, text, params, seed, maxTokens) → row object
+//     attentionMaps(text, maxTokens) → {tokens, shape, data, mean, rollout, flow, …} (transformers; TextLab only)
 //     rows(name, data {name, tsv}, start, count, params, seed) → {rows, total}
 //     summary(name, rows, params, seed) → summary object
 //     tokenizations() → texts tokenized so far (NaN on an older core)
@@ -25,6 +26,7 @@ export function openTextModel(Module, what, configText, weights) {
     return {
       explain: (text, maxTokens, igSteps) => lab.explain(text, maxTokens, igSteps),
       experiment: (name, text, params, seed, maxTokens) => lab.experiment(name, text, params, seed, maxTokens),
+      attentionMaps: (text, maxTokens) => lab.attentionMaps(text, maxTokens),
       rows(name, data, start, count, params, seed) {
         if (!lab.hasDataset(data.name)) lab.loadDataset(data.name, data.tsv);
         return lab.experimentRange(name, data.name, start, count, params, seed);

@@ -9,6 +9,10 @@
 //   experiment {model, name, text, params, seed, maxTokens}
 //                                                → the experiment's row for this text (instance 0) + tokens,
 //                                                  unknown, model, class_names; may be {skipped: reason}
+//   attention {model, text, maxTokens}          → a transformer's attention tensors for the text (TextLab.attentionMaps:
+//                                                  tokens, unknown, truncated, layers, heads, n, shape [L, H, n, n],
+//                                                  data / mean / rollout Float32Array, flow [L·T]) + model; an Error
+//                                                  naming why for other models
 //   registerModel {name, entry, config, weights} → {name}: a model trained in an earlier worker of this page
 //                                                  becomes loadable by name here too
 // A shared model load reports {type:'progress', id: 0, model, stage, loaded, total} (ctx.event).
@@ -56,6 +60,17 @@ async function experiment(msg, ctx) {
   return row;
 }
 
+async function attention(msg, ctx) {
+  const { model, text, maxTokens = 200 } = msg;
+  const s = await session(msg, ctx);
+  if (typeof s.session.attentionMaps !== 'function') {
+    throw new Error('This build of the WebAssembly core has no attention maps; rebuild it (bash scripts/build-wasm.sh).');
+  }
+  const result = s.session.attentionMaps(String(text ?? ''), maxTokens);
+  result.model = model;
+  return result;
+}
+
 function registerModel({ name, entry, config, weights }) {
   if (typeof name !== 'string' || typeof config !== 'string' || !(weights instanceof Uint8Array)) {
     throw new Error('registerModel needs {name, entry, config (config.json text), weights (Uint8Array)}.');
@@ -71,6 +86,7 @@ export const textLab = {
     explain,
     experiments: () => experimentNames(),
     experiment,
+    attention,
     registerModel,
   },
 };
