@@ -13,6 +13,8 @@
 //   trainer.probes() → the first `probes` de-correlated test images (experiments/cnn_formation.h):
 //       {n, size, classes, labels, predicted, backgrounds, images Float32Array [n·3·S·S] (planar RGB in [0,1]),
 //       masks Uint8Array [n·S·S], cam {h, w, data Float32Array [n·h·w]} (true class, raw),
+//       logits, biases [n] (the true class's logit, eval mode, and its classifier bias: for a GAP head
+//       logit = mean(cam) + bias),
 //       spatial [{stage, h, w, data}] (stages with CBAM)}
 //   trainer.metrics(n?) → {decorrelated: {...}, confounded?: {...}} each {n, accuracy, loss, pointing_game,
 //       mask_iou, energy_in_mask, background_energy, mask_fraction, cbam_spatial?}
@@ -124,13 +126,16 @@ class CnnTrainer {
     const CnnProbeMaps pm = cnn_probe_maps(cfg, params(), x, label_list);
     std::vector<float> images(x.data(), x.data() + x.size()), cams;
     std::vector<uint8_t> masks;
-    val labels = val::array(), predicted = val::array(), backgrounds = val::array();
+    val labels = val::array(), predicted = val::array(), backgrounds = val::array(), logits = val::array(),
+        biases = val::array();
     for (size_t i = 0; i < pm.probes.size(); ++i) {
       const CnnProbeMap& p = pm.probes[i];
       masks.insert(masks.end(), mask_list[i].begin(), mask_list[i].end());
       cams.insert(cams.end(), p.cam.begin(), p.cam.end());
       labels.call<void>("push", p.label);
       predicted.call<void>("push", p.predicted);
+      logits.call<void>("push", p.logit);
+      biases.call<void>("push", p.bias);
       backgrounds.call<void>("push", data.example(idx[i]).background);
     }
     val cam = val::object();
@@ -157,6 +162,8 @@ class CnnTrainer {
     r.set("labels", labels);
     r.set("predicted", predicted);
     r.set("backgrounds", backgrounds);
+    r.set("logits", logits);
+    r.set("biases", biases);
     r.set("images", out_array(images));
     r.set("masks", out_array(masks));
     r.set("cam", cam);

@@ -18,6 +18,8 @@ CnnProbeMaps cnn_probe_maps(const CnnConfig& cfg, const CnnParams<float>& params
     Eigen::Index k;
     cache.logits.col(b).maxCoeff(&k);
     m.predicted = static_cast<int>(k);
+    m.logit = cache.logits(labels[b], b);
+    m.bias = params.fc.b(labels[b], 0);
     m.cam = cnn_cam(cfg, params, cache, static_cast<int>(b), labels[b]);
     for (int s = 0; s < cfg.stages(); ++s) m.cbam.push_back(cnn_spatial_attention(cfg, cache, s, static_cast<int>(b)));
     out.probes.push_back(std::move(m));

@@ -137,6 +137,21 @@ nlohmann::json cnn_eval_json(const CnnEvalResult& r, double confounder) {
                       {"mask_iou", r.mask_iou}, {"energy_in_mask", r.energy_in_mask},
                       {"mask_fraction", r.mask_fraction}, {"background_energy", r.background_energy},
                       {"background_class_rate", r.background_class_rate}, {"confounder", confounder}};
+  j["pointing"] = {{"standard_tolerance_px", r.pointing_standard_tolerance},
+                   {"hit", r.pointing_game},
+                   {"hit_standard_tolerance", r.pointing_game_standard},
+                   {"centre_baseline", r.pointing_centre_baseline},
+                   {"centre_baseline_standard_tolerance", r.pointing_centre_baseline_standard},
+                   {"feature_cell", r.pointing_feature_cell},
+                   {"centre_of_mass", r.pointing_centre_of_mass},
+                   {"miss_distance_px", r.pointing_miss_distance}};
+  nlohmann::json bc = nlohmann::json::array(), bs = nlohmann::json::array(), bz = nlohmann::json::array();
+  for (size_t k = 0; k < r.pointing_by_class.size(); ++k) {
+    bc.push_back(finite_or_null(r.pointing_by_class[k]));
+    bs.push_back(finite_or_null(r.pointing_by_class_standard[k]));
+    bz.push_back(finite_or_null(r.pointing_centre_by_class[k]));
+  }
+  j["pointing"]["by_class"] = {{"hit", bc}, {"hit_standard_tolerance", bs}, {"centre_baseline", bz}};
   nlohmann::json e = nlohmann::json::array(), p = nlohmann::json::array();
   bool any = false;
   for (size_t s = 0; s < r.cbam_energy_in_mask.size(); ++s) {

@@ -38,7 +38,9 @@ struct CnnTrainingDefaults {
 CnnTrainingDefaults cnn_training_defaults(const CnnModel& model);
 
 // Evaluation JSON: n, accuracy, loss, pointing_game, mask_iou, energy_in_mask, mask_fraction, background_energy,
-// background_class_rate, confounder, and cbam_spatial {energy_in_mask, pointing_game} (null where undefined) when
+// background_class_rate, confounder, pointing {standard_tolerance_px, hit, hit_standard_tolerance, centre_baseline,
+// centre_baseline_standard_tolerance, feature_cell, centre_of_mass, miss_distance_px, by_class {hit,
+// hit_standard_tolerance, centre_baseline}} (train/cnn_trainer.h), and cbam_spatial {energy_in_mask, pointing_game} (null where undefined) when
 // some stage has CBAM.
 nlohmann::json cnn_eval_json(const CnnEvalResult& r, double confounder);
 

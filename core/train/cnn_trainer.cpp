@@ -190,6 +190,11 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
   std::vector<int> labels;
   std::vector<std::vector<uint8_t>> masks;
   double correct = 0, loss = 0, pg = 0, eim = 0, iou = 0, bg = 0, area = 0, bgc = 0;
+  const double tol_std = standard_pointing_tolerance(S);
+  const MapPoint centre = centre_point(S, S);
+  double pg_std = 0, pc = 0, pc_std = 0, p_cell = 0, p_com = 0, miss_d = 0, misses = 0;
+  const int C = cfg.num_classes;
+  std::vector<double> cls_n(C, 0), cls_hit(C, 0), cls_std(C, 0), cls_centre(C, 0);
   for (int start = 0; start < n; start += o.batch_size) {
     std::vector<int> idx;
     for (int i = start; i < std::min(n, start + o.batch_size); ++i) idx.push_back(i);
@@ -202,7 +207,27 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
       const std::vector<float> cam = cnn_cam(cfg, params, cache, static_cast<int>(b), labels[b]);
       const std::vector<float> up = upsample_bilinear(cam.data(), fs.h, fs.w, S, S);
       const std::vector<uint8_t>& mask = masks[b];
-      pg += pointing_game(up, mask, S, S, 1, o.pointing_tolerance) ? 1 : 0;
+      const bool hit = pointing_game(up, mask, S, S, 1, o.pointing_tolerance);
+      const bool hit_std = pointing_game(up, mask, S, S, 1, tol_std);
+      const bool hit_centre = pointing_hit_at(mask, S, S, centre.y, centre.x, 1, 0.0);
+      pg += hit ? 1 : 0;
+      pg_std += hit_std ? 1 : 0;
+      pc += hit_centre ? 1 : 0;
+      if (labels[b] >= 0 && labels[b] < C) {
+        cls_n[labels[b]] += 1;
+        cls_hit[labels[b]] += hit;
+        cls_std[labels[b]] += hit_std;
+        cls_centre[labels[b]] += hit_centre;
+      }
+      if (!hit) {
+        const MapPoint mx = map_argmax(up, S, S);
+        const double dist = distance_to_label(mask, S, S, mx.y, mx.x, 1);
+        if (std::isfinite(dist)) miss_d += dist, misses += 1;
+      }
+      pc_std += pointing_hit_at(mask, S, S, centre.y, centre.x, 1, tol_std) ? 1 : 0;
+      p_cell += block_pointing_hit(cam, fs.h, fs.w, mask, S, 1) ? 1 : 0;
+      const MapPoint com = map_centre_of_mass(up, S, S);
+      p_com += pointing_hit_at(mask, S, S, com.y, com.x, 1, 0.0) ? 1 : 0;
       eim += energy_in_mask(up, mask, 1);
       iou += mask_iou(up, mask, 1, o.iou_threshold);
       double pos = 0, out = 0;
@@ -230,6 +255,19 @@ CnnEvalResult evaluate_cnn(const CnnConfig& cfg, const CnnParams<float>& params,
   r.accuracy = correct / n;
   r.loss = loss / n;
   r.pointing_game = pg / n;
+  r.pointing_standard_tolerance = tol_std;
+  r.pointing_game_standard = pg_std / n;
+  r.pointing_centre_baseline = pc / n;
+  r.pointing_centre_baseline_standard = pc_std / n;
+  r.pointing_feature_cell = p_cell / n;
+  r.pointing_centre_of_mass = p_com / n;
+  r.pointing_miss_distance = misses > 0 ? miss_d / misses : 0.0;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int k = 0; k < C; ++k) {
+    r.pointing_by_class.push_back(cls_n[k] > 0 ? cls_hit[k] / cls_n[k] : nan);
+    r.pointing_by_class_standard.push_back(cls_n[k] > 0 ? cls_std[k] / cls_n[k] : nan);
+    r.pointing_centre_by_class.push_back(cls_n[k] > 0 ? cls_centre[k] / cls_n[k] : nan);
+  }
   r.energy_in_mask = eim / n;
   r.mask_iou = iou / n;
   r.background_energy = bg / n;

@@ -104,6 +104,17 @@ struct CnnEvalResult {
   double accuracy = 0, loss = 0;
   // Class map of the true class, upsampled to the image, against the object mask (means over images):
   double pointing_game = 0, energy_in_mask = 0, mask_iou = 0;
+  // The pointing game read other ways (metrics/localization.h): at Zhang et al.'s standard tolerance (15 px at
+  // 224 px, scaled: pointing_standard_tolerance px); the centre-point baseline (a map whose maximum is always
+  // the image centre) at 0 px and at the standard tolerance; the argmax of the map at feature resolution (a hit
+  // when its cell's image block touches the object); the upsampled map's positive centre of mass (0 px).
+  double pointing_standard_tolerance = 0, pointing_game_standard = 0;
+  double pointing_centre_baseline = 0, pointing_centre_baseline_standard = 0;
+  double pointing_feature_cell = 0, pointing_centre_of_mass = 0;
+  double pointing_miss_distance = 0;  // mean distance (px) from the maximum to the object over the 0-px misses
+  // Per true class (NaN for a class without test images): the 0-px hit rate, at the standard tolerance, and
+  // the centre baseline's 0-px hit rate.
+  std::vector<double> pointing_by_class, pointing_by_class_standard, pointing_centre_by_class;
   double background_energy = 0;  // share of the map's positive energy outside the object
   double mask_fraction = 0;      // mean object area / image area (the chance level of energy_in_mask)
   // Share of images whose prediction is the class tied to their background kind in confounder mode

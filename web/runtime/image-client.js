@@ -12,6 +12,8 @@
 //                                               insertion | explanationMask) names the map by its key (map)
 //   client.erase({ imageId, classIndex, method, steps, threshold, fill, colormap }, onProgress) → { id, promise, cancel() }
 //   client.sanity({ imageId, method, classIndex, seed, colormap })      → Promise
+//   client.equivalence({ imageId, classIndex })  → Promise<{logit, camMean, bias, camPlusBias, gradcam, …}>
+//                                             (labs/image-maps.js: the CAM identity for this photo and class)
 //   client.recolor({ imageId, keys, colormap }) → Promise<{maps: {key: rgba}}> (the maps the worker holds)
 //   client.terminate()
 // onProgress({stage, loaded, total, cached}). Errors reject with an Error carrying the worker's message. If the
@@ -51,6 +53,10 @@ export class ImageClient {
 
   sanity({ imageId, method, classIndex, seed = 1, colormap = 'viridis' }) {
     return this.channel.request('image.sanity', { imageId, method, classIndex, seed, colormap });
+  }
+
+  equivalence({ imageId, classIndex }) {
+    return this.channel.request('image.equivalence', { imageId, classIndex });
   }
 
   recolor({ imageId, keys, colormap = 'viridis' }) {

@@ -33,6 +33,7 @@ import { installJobs } from './image/jobs.js';
 import { installCurves } from './image/curves.js';
 import { installErasing } from './image/erasing.js';
 import { installSanity } from './image/sanity.js';
+import { installEquivalence } from './image/equivalence.js';
 
 export { GALLERY, METHODS };
 
@@ -326,6 +327,7 @@ export function mountImageView(section, { store }) {
 
   function renderAll() {
     v.renderMain();
+    v.renderEquivalence();
     v.renderGrid();
     v.drawCurves();
     maskBox.replaceChildren();
@@ -377,6 +379,7 @@ export function mountImageView(section, { store }) {
   installCurves(v);
   installErasing(v);
   installSanity(v);
+  installEquivalence(v);
 
   return { apply, progress: () => {} };
 }

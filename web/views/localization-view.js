@@ -16,6 +16,7 @@ import { el, fmt } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderLocCharts, renderLocMetrics, renderEraseTable } from '../render/loc-charts.js';
 import { renderProbes, renderEraseStrip } from '../render/loc-maps.js';
+import { renderLocEquivalence } from './loc-equivalence.js';
 import { renderToyChart } from '../render/loc-toy.js';
 import { growingFits } from '../analysis/least-squares-toy.js';
 import { valTestNote } from '../analysis/val-test.js';
@@ -57,7 +58,7 @@ export function mountLocalizationView(section, { store, client = null }) {
     head: $('loc-head'), cbam: $('loc-cbam'), conf: $('loc-conf'), confOut: $('loc-conf-out'), epochs: $('loc-epochs'),
     seed: $('loc-seed'), recipe: $('loc-recipe'), train: $('loc-train'), cancel: $('loc-cancel'),
     progress: $('loc-progress'), status: $('loc-status'), message: $('loc-message'), charts: $('loc-charts'),
-    probes: $('loc-probes'), probesNote: $('loc-probes-note'), results: $('loc-results'), metrics: $('loc-metrics'),
+    probes: $('loc-probes'), probesNote: $('loc-probes-note'), equivalence: $('loc-equivalence'), results: $('loc-results'), metrics: $('loc-metrics'),
     eraseK: $('loc-erase-k'), eraseThr: $('loc-erase-thr'), eraseRun: $('loc-erase-run'), eraseTable: $('loc-erase-table'),
     eraseStrip: $('loc-erase-strip'), download: $('loc-download'), load: $('loc-load'), shipped: $('loc-shipped'), modelInfo: $('loc-model-info'),
     toySliders: $('loc-toy-sliders'), toyN: $('loc-toy-n'), toyNOut: $('loc-toy-n-out'), toyPlay: $('loc-toy-play'),
@@ -114,6 +115,7 @@ export function mountLocalizationView(section, { store, client = null }) {
     ui.eraseTable.replaceChildren();
     ui.eraseStrip.replaceChildren();
     ui.probes.replaceChildren();
+    ui.equivalence.replaceChildren();
     ui.probesNote.textContent = 'The probe images’ maps appear after the first epoch.';
     drawCharts();
     setBusy(true, true);
@@ -142,6 +144,7 @@ export function mountLocalizationView(section, { store, client = null }) {
         drawCharts();
         if (msg.probes) {
           renderProbes(ui.probes, msg.probes, { epoch: p.stats.epoch, classNames: CLASS_NAMES });
+          renderLocEquivalence(ui.equivalence, msg.probes, { head: options.head, classNames: CLASS_NAMES });
           ui.probesNote.textContent = `Six fixed test images after epoch ${p.stats.epoch} (validation accuracy ${(p.stats.val_accuracy * 100).toFixed(1)} %). ` +
             'Maps are min–max normalised per image; the white outline is the exact object mask.';
         }
@@ -253,6 +256,7 @@ export function mountLocalizationView(section, { store, client = null }) {
       // the previous run's charts are not this model's: clear them (a loaded model has no training curves here)
       ui.charts.replaceChildren(el('p', 'card-sub', 'A loaded model: its training curves are not in the page (see its config.json "training" section).'));
       renderProbes(ui.probes, r.probes, { classNames: r.config.class_names ?? CLASS_NAMES });
+      renderLocEquivalence(ui.equivalence, r.probes, { head: r.config.head, classNames: r.config.class_names ?? CLASS_NAMES });
       ui.probesNote.textContent = 'The loaded model’s maps of the six probe images.';
       const t = r.config.training ?? {};
       ui.modelInfo.textContent = `Loaded${shippedName ? ` models/cnn/${shippedName}` : ''}: ${r.config.head.toUpperCase()} head, CBAM ${r.config.cbam.map((c, i) => (c ? `stage${i + 1}` : '')).filter(Boolean).join(',') || 'none'}, ` +

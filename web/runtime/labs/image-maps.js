@@ -16,8 +16,13 @@
 //     image.recolor {imageId, keys, colormap} → {maps: {key: rgba}} (nothing recomputed but stale feature maps);
 //     image.sanity {imageId, method, classIndex, seed, colormap} → {method, original, randomized, spearman,
 //     n, randomTop1} (the classifier re-drawn: ImageLab.randomized(seed), Adebayo et al. 2018).
+//   image.equivalence {imageId, classIndex} → {classIndex, source, ...camEquivalence (analysis/cam-equivalence.js)}:
+//     the class score is ONNX Runtime's logit (the ONNX graph's own pooling + Gemm), the map the core's raw CAM
+//     at feature resolution (h·w) from ORT's features and the head file's weights, plus the head file's bias;
+//     and Grad-CAM's factor to ReLU(CAM). Two implementations meet here: a mismatch would show.
 import { argmax } from '../image/decode.js';
 import { ready, need, checkClass } from './image-model.js';
+import { camEquivalence } from '../../analysis/cam-equivalence.js';
 
 export const FEATURE_METHODS = Object.freeze(['cam', 'gradcam', 'gradcampp', 'random']);
 export const PLAN_MAPS = Object.freeze(['scorecam', 'rise', 'occlusion']);
@@ -94,4 +99,17 @@ async function sanity(msg) {
   }
 }
 
-export const mapHandlers = { 'image.map': map, 'image.recolor': recolor, 'image.sanity': sanity };
+async function equivalence(msg) {
+  const L = await ready();
+  const cur = need(msg.imageId);
+  const c = checkClass(L, msg.classIndex);
+  const raw = (method) => {
+    const m = L.lab.map(method, cur.features, cur.fh, cur.fw, c, 1);
+    if (!m || typeof m.length !== 'number') throw new Error(`The core gave no ${method} map.`);
+    return m;
+  };
+  const e = camEquivalence({ cam: raw('cam'), gradcam: raw('gradcam'), bias: L.bias[c], logit: cur.logits[c], hw: cur.fh * cur.fw });
+  return { classIndex: c, source: 'onnxruntime', h: cur.fh, w: cur.fw, ...e };
+}
+
+export const mapHandlers = { 'image.map': map, 'image.recolor': recolor, 'image.sanity': sanity, 'image.equivalence': equivalence };

@@ -3,13 +3,14 @@
 // Cache API); the network forward; and the one current photo. No DOM.
 //
 // Contract:
-//   load(msg, progress) → Promise<L>: {core, ort, session, ep, choice, lab, labels, C, K, batch, model}; loaded
+//   load(msg, progress) → Promise<L>: {core, ort, session, ep, choice, lab, labels, C, K, bias, batch, model}; loaded
 //     once per worker (a failed load is retried); progress(stage, loaded, total, cached) with stage 'core' |
 //     'ort' | 'onnx' | 'head' | 'labels' | 'session' | 'ready'. msg: {override: 'wasm'|'webgpu'|null, threads}.
 //   ready() → Promise<L> (Error when not loaded yet)
 //   forward(L, input [n·3·224·224], n, wantFeatures) → {features [n·K·h·w] | null, logits [n·C], fh, fw}
 //   top(L, probs, k) → [{index, label, prob}]
-//   photo: {current} — the photo being explained ({imageId, input, features, fh, fw, probs, mask224,
+//   (bias: the classifier head's bias [C], as read from the head file)
+//   photo: {current} — the photo being explained ({imageId, input, features, fh, fw, logits (ORT's), probs, mask224,
 //     positiveLabel}); need(imageId) → it, or an Error when another photo replaced it; newImageId().
 //   checkClass(L, c) → c, or an Error for an index out of range.
 import { chooseBackend, loadOrt, createSession, batchSizeFor } from '../ort-backend.js';
@@ -105,7 +106,7 @@ export async function loadModel(msg, progress) {
     throw new Error(`ONNX Runtime could not start the model on ${choice.backend}: ${errText(e)}`);
   }
   progress('ready', 1, 1);
-  return { core, ort, session, ep, choice, lab, labels, C, K, batch: batchSizeFor(choice.backend), model };
+  return { core, ort, session, ep, choice, lab, labels, C, K, bias: head.bias, batch: batchSizeFor(choice.backend), model };
 }
 
 export async function ready() {
