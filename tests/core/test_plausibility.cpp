@@ -2,8 +2,11 @@
 // hand-written tree, ERASER's token F1 / AUPRC / IOU F1 against hand-computed values (a perfect ranking gives
 // 1, a reversed one its closed value), a negative control (the same scores against a shuffled mask score
 // lower), and the `plausibility` experiment end to end on real SST-2 test sentences with the shipped
-// sst2-tanh model (skipped when the model or ../shared/data is missing).
+// sst2-tanh model (skipped when the model or ../shared/data is missing), and the CLI's tree lookup (default
+// path, --trees, the error without trees).
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <fstream>
@@ -269,6 +272,44 @@ TEST(Plausibility, EndToEndOnSst2TestSentences) {
   Instance bad = data[1];
   bad.rationale.pop_back();
   EXPECT_EQ(run_instance(*e, model, bad, options, nullptr)["skipped"], "human rationale does not match the tokens");
+}
+
+// `attnlab experiment plausibility`: finds <data dir>/trees/<name>.txt, matches sentences, refuses to run
+// without trees.
+TEST(Plausibility, CliFindsTheTreesOrSaysItNeedsThem) {
+  const std::string model = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh";
+  if (slurp(model + "/config.json").empty()) GTEST_SKIP() << "no shipped model";
+  char tmpl[] = "/tmp/attnlab-plaus-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  std::ofstream(dir + "/data.tsv") << "0\tthe plot is not good , awful in fact\n1\ta ( great ) \"film\" and/or drama\n"
+                                   << "1\tno tree for this one\n";
+  const auto run = [&](const std::string& args, std::string* out) {
+    const std::string log = dir + "/log.txt";
+    const int status = std::system(("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" '" +
+                                    std::string(ATTNLAB_CLI) + "' experiment plausibility --model '" + model +
+                                    "' --data '" + dir + "/data.tsv' " + args + " >'" + log + "' 2>&1").c_str());
+    *out = slurp(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  };
+  std::string out;
+  EXPECT_EQ(run("", &out), 1);
+  EXPECT_NE(out.find("plausibility needs human rationales"), std::string::npos) << out;
+  EXPECT_EQ(run("--trees '" + dir + "/missing.txt'", &out), 1);
+  EXPECT_NE(out.find("missing.txt"), std::string::npos) << out;
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "/trees'").c_str()), 0);
+  std::ofstream(dir + "/trees/data.txt")
+      << kTree << "\n(3 (2 A) (3 (2 -LRB-) (3 great) (2 -RRB-)) (2 ``) (2 film) (2 '') (2 and\\/or) (2 drama))\n";
+  ASSERT_EQ(run("", &out), 0) << out;
+  const size_t last = out.rfind('\n', out.size() - 2);  // the summary is the last line
+  const json s = json::parse(out.substr(last == std::string::npos ? 0 : last + 1), nullptr, false);
+  ASSERT_FALSE(s.is_discarded()) << out;
+  EXPECT_EQ(s["human_rationales"]["matched"], 2);
+  EXPECT_EQ(s["human_rationales"]["unmatched"], 1);
+  EXPECT_EQ(s["human_rationales"]["trees_read"], 2);
+  EXPECT_EQ(s["n_used"], 2);
+  EXPECT_EQ(s["skipped_reasons"]["no human rationale"], 1);
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 }  // namespace
