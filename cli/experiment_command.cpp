@@ -6,6 +6,7 @@
 #include "experiments/experiment.h"
 #include "files.h"
 #include "han_command.h"
+#include "sst_rationales.h"
 #include "train/adversary_trainer.h"
 
 namespace attnlab::cli {
@@ -19,11 +20,12 @@ CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   sub->add_option("name", cmd.name, "experiment")->required()->check(CLI::IsMember(names));
   sub->add_option("--model", cmd.model_dir, "model folder")->required();
   sub->add_option("--data", cmd.data_path, "label<TAB>text file")->required();
-  sub->add_option("--out", cmd.out_path, "JSON file for the per-instance rows and the summary")->required();
+  sub->add_option("--out", cmd.out_path, "JSON file for the per-instance rows and the summary (else: summary on stdout only)");
   sub->add_option("--limit", cmd.limit, "only the first N instances (0 = all)")->check(CLI::NonNegativeNumber);
   sub->add_option("--seed", cmd.seed, "seed of the per-instance random streams");
   sub->add_option("--param", cmd.params, "experiment parameter key=value (e.g. steps=500)");
   sub->add_option("--with-model", cmd.with_models, "another model folder to compare with (seeds)");
+  sub->add_option("--trees", cmd.trees_path, "SST PTB trees of --data for plausibility (default <data dir>/trees/<name>.txt)");
   return sub;
 }
 
@@ -170,6 +172,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
     if (load_model(cmd.model_dir).config.encoder == EncoderKind::Transformer)
       fail(cmd.name + " is defined for the BiLSTM's single attention distribution (W&P); it has no transformer "
            "analogue here (docs/RESULTS.md, transformer section)");
+    if (cmd.out_path.empty()) fail(cmd.name + " needs --out F.json");
     ExperimentOptions options;
     options.params = parse_params(cmd.params);
     return cmd.name == "diagnostic" ? run_diagnostic(cmd, options, command_line)
@@ -187,6 +190,14 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
       continue;
     }
     data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
+  }
+  nlohmann::json trees_report;
+  if (cmd.name == "plausibility" || !cmd.trees_path.empty()) {
+    const std::string trees = sst_trees_path(cmd.data_path, cmd.trees_path);
+    if (trees.empty())
+      fail("plausibility needs human rationales: SST trees for " + cmd.data_path + " (--trees PATH; the default " +
+           "<data dir>/trees/<data name>.txt does not exist)");
+    trees_report = attach_sst_rationales(trees, cmd.data_path, data);
   }
   std::vector<TextModel> others;
   others.reserve(cmd.with_models.size());
@@ -219,13 +230,14 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   if (!cmd.with_models.empty()) summary["with_models"] = cmd.with_models;
   summary["seconds"] = seconds;
   if (skipped_empty) summary["skipped_empty_lines"] = skipped_empty;
+  if (!trees_report.is_null()) summary["human_rationales"] = trees_report;
   result["summary"] = summary;
   result["command"] = command_line;
   std::string error;
   const auto dump = [](const nlohmann::json& j, int indent) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   };
-  if (!write_file(cmd.out_path, dump(result, -1) + "\n", &error)) fail(error);
+  if (!cmd.out_path.empty() && !write_file(cmd.out_path, dump(result, -1) + "\n", &error)) fail(error);
   std::cout << dump(summary, -1) << std::endl;
   return 0;
 }

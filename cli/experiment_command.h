@@ -1,7 +1,9 @@
 // `attnlab experiment NAME --model DIR --data F.tsv [--limit N] [--seed S] [--param k=v]... [--with-model DIR]...
-// --out F.json`:
+// [--trees T.txt] [--out F.json]`:
 // runs one debate experiment over a data set; the --out file holds the per-instance rows and the summary,
-// the last stdout line is the summary as one JSON object.
+// the last stdout line is the summary as one JSON object (without --out, only that line; --out is required by
+// the two training experiments). `plausibility` takes its human rationales from SST trees (--trees, by default
+// <data dir>/trees/<data name without .tsv>.txt; cli/sst_rationales.h).
 #pragma once
 #include <CLI/CLI.hpp>
 #include <string>
@@ -11,6 +13,7 @@ namespace attnlab::cli {
 
 struct ExperimentCommand {
   std::string name, model_dir, data_path, out_path;
+  std::string trees_path;  // SST PTB trees of --data (plausibility); "" = the default path
   int limit = 0;
   uint64_t seed = 1;
   std::vector<std::string> params;  // key=value

@@ -56,7 +56,7 @@ int run_han_experiment_command(const ExperimentCommand& cmd, const std::string& 
   result["command"] = command_line;
   const auto dump = [](const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); };
   std::string error;
-  if (!write_file(cmd.out_path, dump(result) + "\n", &error)) fail(error);
+  if (!cmd.out_path.empty() && !write_file(cmd.out_path, dump(result) + "\n", &error)) fail(error);
   std::cout << dump(summary) << std::endl;
   return 0;
 }

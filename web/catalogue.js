@@ -428,6 +428,26 @@ export const CATALOGUE = Object.freeze({
    "per_instance": true
   },
   {
+   "description": "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients and random (DeYoung et al. 2020)",
+   "name": "plausibility",
+   "needs": {
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": 50,
+     "description": "integrated-gradients steps",
+     "max": 10000,
+     "min": 1,
+     "name": "ig_steps",
+     "type": "int"
+    }
+   ],
+   "per_instance": true
+  },
+  {
    "description": "Wiegreffe & Pinter model-consistent adversaries for a sweep of lambda: TVD / JSD to the base, accuracy",
    "name": "adversarial-training",
    "needs": {

@@ -14,5 +14,6 @@ Experiment randomization_experiment();      // randomization.cpp     (Adebayo ca
 Experiment seeds_experiment();              // seeds.cpp             (W&P 3.2 seed variance vs the adversary)
 Experiment self_attention_correlation_experiment();  // self_attention_correlation.cpp (Abnar & Zuidema Table 1)
 Experiment head_ablation_experiment();      // head_ablation.cpp     (Michel et al. single-head ablation)
+Experiment plausibility_experiment();       // plausibility.cpp      (ERASER plausibility vs human rationales)
 
 }  // namespace attnlab

@@ -28,6 +28,7 @@
 #include "experiments/all.h"
 #include "experiments/frozen_encoder.h"
 #include "explain/importance.h"
+#include "metrics/ranking.h"
 
 namespace attnlab {
 namespace {
@@ -41,13 +42,7 @@ const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "inte
 int rationale_size(int percent, int T) { return std::min(T, std::max(1, (percent * T + 99) / 100)); }
 
 // Positions from most to least important by |score|; ties keep the earlier position first.
-std::vector<int> ranking(const std::vector<double>& score) {
-  std::vector<int> order(score.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return std::fabs(score[a]) > std::fabs(score[b]); });
-  return order;
-}
+std::vector<int> ranking(const std::vector<double>& score) { return ranking_by_magnitude(score); }
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 

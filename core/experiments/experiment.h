@@ -22,6 +22,7 @@ struct Instance {
   int label = -1;                   // gold label, -1 when unknown (live text)
   std::vector<std::string> tokens;  // as tokenised
   std::vector<int> ids;             // non-empty
+  std::vector<int> rationale;       // human rationale, one 0/1 per token; empty when unknown (plausibility)
 };
 
 struct ExperimentOptions {

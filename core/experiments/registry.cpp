@@ -45,6 +45,7 @@ const std::vector<Experiment>& experiment_registry() {
            1, true),
       with(self_attention_correlation_experiment(), {}, 2),
       with(head_ablation_experiment(), {}, 1),
+      with(plausibility_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1),
   };
   return all;
 }

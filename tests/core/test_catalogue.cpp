@@ -87,6 +87,7 @@ TEST(Catalogue, ExplainDefaultsAreTheCoreDefaults) {
 TEST(Catalogue, ExperimentDefaultsAreTheOnesTheCodeUses) {
   const TextModel model = tiny_model(AttentionKind::Tanh, 4.f);  // saturated: IG with few steps ranks differently
   Instance in{3, 1, {"w2", "w5", "w3", "w7", "w9", "w4", "w8", "w6"}, {2, 5, 3, 7, 9, 4, 8, 6}};
+  in.rationale = {0, 1, 0, 0, 1, 1, 0, 0};  // plausibility needs a human rationale
   int changed = 0;
   for (const Experiment& e : experiment_registry()) {
     if (e.needs_other_models) continue;
