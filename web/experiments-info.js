@@ -141,6 +141,14 @@ export const EXPERIMENT_INFO = Object.freeze({
     figure: 'Mean Spearman ρ between the explanation of the randomised and of the trained model, per stage. An explanation that stays correlated does not depend on what the model learned.',
     headline: () => [],
   },
+  plausibility: {
+    title: 'Plausibility: agreement with human rationales',
+    paper: 'DeYoung et al. 2020 (ERASER metrics); Jacovi & Goldberg 2020 (plausibility is not faithfulness)',
+    live: 'Score each importance measure against the words people marked: SST’s annotators labelled every word and phrase, and the words and short phrases labelled with the sentence’s polarity are its human rationale.',
+    dataset: 'For each sentence, token F1 of the top-k tokens (k = the human rationale’s length), AUPRC and IOU F1 of each measure against the human rationale. Needs the SST parse trees, which the core reads on the command line (build/attnlab experiment plausibility --model M --data test.tsv); the page has no human rationales to give it, so here every sentence is skipped.',
+    figure: '',
+    headline: (s) => ERASER_MEASURES.map((m) => ({ label: `${label(m)}: token F1`, value: pick(s, [m, 'token_f1']), kind: 'num' })),
+  },
   seeds: {
     title: 'Seed variance vs the adversary',
     paper: 'Wiegreffe & Pinter 2019, “Attention is not not Explanation”',
