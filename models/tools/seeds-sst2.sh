@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Error bars over seeds (issue 14) for the SST-2 BiLSTM models: the shipped recipe of
+# models/tools/train-text-models.sh (phrase-level train, dev selection, 8 epochs, min-count 2), trained again with
+# Wiegreffe & Pinter's seeds into build/seeds/ (weights are not committed; the shipped models stay seed 1), then
+# the headline experiments on the SST-2 test set, one JSON summary per (model, seed, experiment) in
+# models/text/seeds/, and the mean ± std table by models/tools/seeds-summary.mjs (models/text/seeds/summary.json).
+# Usage: bash models/tools/seeds-sst2.sh [DATA_DIR]
+#   ATTENTIONS="tanh dot uniform"  SEEDS="50 257 500231 100078 12504"  EXPERIMENTS="kendall erase-until-flip eraser
+#   plausibility"  LIMIT=0 (test sentences per experiment, 0 = all)  EPOCHS=8  JOBS=2 (trainings side by side)
+#   OUT=models/text/seeds  WORK=build/seeds  TRAIN_LIMIT=0.
+# Cost on this 2-core machine: ~4 min a training; kendall ~0.5 min, erase-until-flip ~2, eraser and
+# plausibility ~5–12 min a model on the whole test set (integrated gradients, 50 steps).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data=${1:-../shared/data/sst2}
+ATTENTIONS=${ATTENTIONS:-tanh dot uniform}
+SEEDS=${SEEDS:-50 257 500231 100078 12504}
+EXPERIMENTS=${EXPERIMENTS:-kendall erase-until-flip eraser plausibility}
+LIMIT=${LIMIT:-0}
+EPOCHS=${EPOCHS:-8}
+JOBS=${JOBS:-2}
+TRAIN_LIMIT=${TRAIN_LIMIT:-0}    # first N training phrases only (0 = all; smoke runs)
+out=${OUT:-models/text/seeds}
+work=${WORK:-build/seeds}
+mkdir -p "$out" "$work"
+[ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+
+# One (attention, seed): train unless already trained with the same settings, record its metrics, run the
+# experiments whose summary is missing.
+one() {
+  local att=$1 seed=$2 dir="$work/sst2-$1-s$2" tag="sst2-$1-s$2"
+  if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
+    build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+      --out "$dir" --attention "$att" --seed "$seed" --epochs "$EPOCHS" --min-count 2 --storage f32 --limit "$TRAIN_LIMIT" \
+      > "$work/$tag.train.log" 2>&1
+    grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
+  fi
+  for e in $EXPERIMENTS; do
+    [ "$att" = uniform ] && [ "$e" = kendall ] && continue  # attention is constant: τ undefined
+    local suffix="" f
+    [ "$LIMIT" != 0 ] && suffix=".limit$LIMIT"
+    f="$out/$tag.$e$suffix.json"
+    [ -f "$f" ] && continue
+    build/attnlab experiment "$e" --model "$dir" --data "$data/test.tsv" --limit "$LIMIT" \
+      --out "$work/$tag.$e$suffix.rows.json" 2>/dev/null | tail -n 1 > "$f.tmp"
+    mv "$f.tmp" "$f"
+  done
+}
+
+running=0
+for att in $ATTENTIONS; do
+  for seed in $SEEDS; do
+    one "$att" "$seed" &
+    running=$((running + 1))
+    if ((running >= JOBS)); then wait -n; running=$((running - 1)); fi
+  done
+done
+wait
+node models/tools/seeds-summary.mjs "$out"

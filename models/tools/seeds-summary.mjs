@@ -1,0 +1,63 @@
+// Mean ± std over seeds of the files models/tools/seeds-sst2.sh writes (DIR/sst2-ATT-sSEED.train.json, the
+// last line of train-text; DIR/sst2-ATT-sSEED.EXPERIMENT[.limitN].json, the experiment's summary line).
+// Writes DIR/summary.json {ATT: {metric: {mean, std, n, values: {seed: v}}}} (std: sample, n − 1) and prints a
+// Markdown table per model. Usage: node models/tools/seeds-summary.mjs [DIR]
+import fs from 'node:fs';
+import path from 'node:path';
+
+const dir = process.argv[2] ?? 'models/text/seeds';
+const RANKINGS = ['attention', 'gradient', 'attention_x_gradient', 'leave_one_out', 'random'];
+const MEASURES = ['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'random'];
+
+// metric name → value, from one file's JSON, by what the file holds.
+function metricsOf(kind, j) {
+  const out = {};
+  const put = (k, v) => { if (Number.isFinite(v)) out[k] = v; };
+  if (kind === 'train') {
+    put('test accuracy', j.metrics?.test?.accuracy);
+    put('test F1', j.metrics?.test?.f1);
+    put('dev accuracy', j.metrics?.dev?.accuracy);
+    put('best epoch', j.best_epoch);
+  } else if (kind.startsWith('kendall')) {
+    put('τ(attention, gradient)', j.tau_gradient_mean);
+    put('τ(attention, leave-one-out)', j.tau_loo_mean);
+  } else if (kind.startsWith('erase-until-flip')) {
+    for (const r of RANKINGS) put(`erase-until-flip: fraction removed, ${r}`, j[r]?.fraction_mean);
+  } else if (kind.startsWith('eraser')) {
+    for (const m of MEASURES) {
+      put(`ERASER AOPC comprehensiveness, ${m}`, j.measures?.[m]?.aopc_comprehensiveness_mean);
+      put(`ERASER AOPC sufficiency, ${m}`, j.measures?.[m]?.aopc_sufficiency_mean);
+    }
+  } else if (kind.startsWith('plausibility')) {
+    for (const m of MEASURES) put(`plausibility token F1, ${m}`, j[m]?.token_f1);
+  }
+  return out;
+}
+
+const table = {};
+for (const f of fs.readdirSync(dir).sort()) {
+  const m = /^sst2-(\w+)-s(\d+)\.(.+)\.json$/.exec(f);
+  if (!m) continue;
+  const [, att, seed, kind] = m;
+  const text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
+  if (!text) continue;
+  for (const [k, v] of Object.entries(metricsOf(kind, JSON.parse(text)))) {
+    const key = kind.includes('.limit') ? `${k} (${kind.split('.').pop()})` : k;
+    ((table[att] ??= {})[key] ??= { values: {} }).values[seed] = v;
+  }
+}
+for (const metrics of Object.values(table)) {
+  for (const s of Object.values(metrics)) {
+    const v = Object.values(s.values);
+    s.n = v.length;
+    s.mean = v.reduce((a, b) => a + b, 0) / v.length;
+    s.std = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - s.mean) ** 2, 0) / (v.length - 1)) : null;
+  }
+}
+fs.writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(table, null, 1)}\n`);
+for (const [att, metrics] of Object.entries(table)) {
+  console.log(`\n### sst2-${att}\n\n| metric | mean ± std | seeds |\n| --- | --- | --- |`);
+  for (const [k, s] of Object.entries(metrics)) {
+    console.log(`| ${k} | ${s.mean.toFixed(3)}${s.std === null ? '' : ` ± ${s.std.toFixed(3)}`} | ${s.n} |`);
+  }
+}
