@@ -67,6 +67,7 @@ bool read_floats(WireReader& r, WireType t, std::vector<float>* out, size_t max_
   ByteRange b;
   if (!r.bytes(&b) || b.size % 4 != 0 || out->size() + b.size / 4 > max_count) return false;
   const size_t n = b.size / 4, at = out->size();
+  if (n == 0) return true;  // an empty packed field: nothing to copy (and data() may be null)
   out->resize(at + n);
   std::memcpy(out->data() + at, b.data, b.size);
   return true;

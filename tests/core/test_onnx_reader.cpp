@@ -103,6 +103,23 @@ TEST(OnnxReader, EveryPrefixOfARealModelFailsCleanly) {
   SUCCEED() << ok << " prefixes parsed";
 }
 
+// Found by fuzz_onnx (tests/fixtures/reliability/fuzz/onnx/): an attribute whose packed floats field is empty
+// made the reader memcpy 0 bytes into a null vector buffer (undefined behaviour; UBSan stops the sanitized run
+// of this suite in build-fuzz/). It must read as a model or fail with a message.
+TEST(OnnxReader, EmptyPackedFloatsAttribute) {
+  std::vector<uint8_t> b;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) +
+                                   "/tests/fixtures/reliability/fuzz/onnx/empty-packed-floats-attribute", &b));
+  Model m;
+  std::string err;
+  if (read_model(b.data(), b.size(), &m, &err)) {
+    Executor<float> ex;
+    if (!ex.load(m, &err)) EXPECT_FALSE(err.empty());
+  } else {
+    EXPECT_FALSE(err.empty());
+  }
+}
+
 TEST(OnnxReader, GraphErrors) {
   auto node = [](const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
     Node n;
