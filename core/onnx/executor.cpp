@@ -80,9 +80,20 @@ bool Executor<T>::load(const Model& model, std::string* error) {
     ids_[name] = id;
     return true;
   };
+  // Initializers and graph inputs must be named (an empty name is an omitted optional node output only);
+  // an unnamed one would later index past the value table (found by fuzz_onnx).
   for (const auto& t : model.initializers)
-    if (!define(t.name, "initializer")) return false;
+    if (t.name.empty()) {
+      *error = "an initializer has no name";
+      return false;
+    } else if (!define(t.name, "initializer")) {
+      return false;
+    }
   for (const auto& vi : model.inputs) {
+    if (vi.name.empty()) {
+      *error = "a graph input has no name";
+      return false;
+    }
     if (vi.dtype == -1) {
       *error = "input '" + vi.name + "' is not a tensor";
       return false;

@@ -120,6 +120,19 @@ TEST(OnnxReader, EmptyPackedFloatsAttribute) {
   }
 }
 
+// Also found by fuzz_onnx: a graph input with an empty name indexed past the executor's (empty) value table.
+TEST(OnnxReader, UnnamedGraphInputIsRefused) {
+  std::vector<uint8_t> b;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) +
+                                   "/tests/fixtures/reliability/fuzz/onnx/unnamed-graph-input", &b));
+  Model m;
+  std::string err;
+  ASSERT_TRUE(read_model(b.data(), b.size(), &m, &err)) << err;
+  Executor<float> ex;
+  EXPECT_FALSE(ex.load(m, &err));
+  EXPECT_NE(err.find("no name"), std::string::npos) << err;
+}
+
 TEST(OnnxReader, GraphErrors) {
   auto node = [](const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
     Node n;
