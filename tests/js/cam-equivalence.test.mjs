@@ -18,7 +18,7 @@ test('mean of CAM + bias, and the Grad-CAM factor on the K=2, 2×2 example', () 
   assert.equal(f.logit, '1.6000');
   assert.equal(f.camPlusBias, '1.6000');
   assert.match(f.line, /class score \(logit\) = 1\.6000; mean of CAM \+ bias = 1\.5000 \+ 0\.1000 = 1\.6000/);
-  assert.match(f.scaleLine, /Grad-CAM = 0\.250000 × ReLU\(CAM\) \(1\/4 = 0\.250000/);
+  assert.match(f.scaleLine, /Grad-CAM = 0\.2500 × ReLU\(CAM\) \(1\/4 = 0\.2500: 1 over the 4 positions; largest deviation below 0\.01 % of the peak\)/);
 });
 
 test('negative values: Grad-CAM is zero there and the factor ignores them; a non-proportional map shows', () => {

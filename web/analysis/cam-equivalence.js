@@ -71,8 +71,11 @@ export function formatEquivalence(e, digits = 4) {
   };
   if (e.gradcam && Number.isFinite(e.gradcam.scale)) {
     const n = Math.round(1 / e.gradcam.expected);
-    r.scaleLine = `Grad-CAM = ${e.gradcam.scale.toPrecision(6)} × ReLU(CAM) (1/${n} = ${e.gradcam.expected.toPrecision(6)}: ` +
-      `1 over the ${n} positions; largest deviation ${(e.gradcam.maxDeviation * 100).toExponential(1)} % of the peak)`;
+    // 4 significant digits and no exponent notation: the page shows no raw numbers (tests/e2e/screens.test.mjs).
+    const dev = e.gradcam.maxDeviation * 100;
+    const devText = !Number.isFinite(dev) ? 'n/a' : dev < 0.01 ? 'below 0.01 %' : `${dev.toFixed(2)} %`;
+    r.scaleLine = `Grad-CAM = ${e.gradcam.scale.toPrecision(4)} × ReLU(CAM) (1/${n} = ${e.gradcam.expected.toPrecision(4)}: ` +
+      `1 over the ${n} positions; largest deviation ${devText} of the peak)`;
   }
   return r;
 }
