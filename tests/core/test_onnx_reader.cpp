@@ -114,7 +114,9 @@ TEST(OnnxReader, EmptyPackedFloatsAttribute) {
   std::string err;
   if (read_model(b.data(), b.size(), &m, &err)) {
     Executor<float> ex;
-    if (!ex.load(m, &err)) EXPECT_FALSE(err.empty());
+    if (!ex.load(m, &err)) {
+      EXPECT_FALSE(err.empty());
+    }
   } else {
     EXPECT_FALSE(err.empty());
   }
