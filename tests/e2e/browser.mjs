@@ -35,3 +35,13 @@ export async function openRecordingPage(ctx, url) {
   await page.goto(url);
   return page;
 }
+
+// Why an image-lab browser test cannot run in the checkout at repo (false when it can): the wasm core must have
+// the image API (its Embind names live in the .wasm's data section) and models/image/manifest.json must exist.
+export function imageLabMissing(repo) {
+  const missing = [];
+  const wasm = path.join(repo, 'web/gen/attnlab_core.wasm');
+  if (!fs.existsSync(wasm) || !fs.readFileSync(wasm).includes('ImageLab')) missing.push('web/gen with the image API');
+  if (!fs.existsSync(path.join(repo, 'models/image/manifest.json'))) missing.push('models/image/manifest.json');
+  return missing.length ? `needs ${missing.join(' and ')}` : false;
+}

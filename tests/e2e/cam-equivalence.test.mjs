@@ -12,17 +12,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, openRecordingPage } from './browser.mjs';
+import { launchChromium, openRecordingPage, imageLabMissing } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
 const TIMEOUT = 240_000;
-const GEN_WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
-const missing = [];
-if (!fs.existsSync(GEN_WASM) || !fs.readFileSync(GEN_WASM).includes('ImageLab')) missing.push('web/gen with the image API');
-if (!fs.existsSync(path.join(REPO, 'models/image/manifest.json'))) missing.push('models/image/manifest.json');
-const SKIP = missing.length ? `needs ${missing.join(' and ')}` : false;
+const SKIP = imageLabMissing(REPO);
 const LAST_PLACE = 1e-4; // 4 decimals shown
 
 function shownNumbers(text) {
