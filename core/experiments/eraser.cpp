@@ -27,6 +27,7 @@
 
 #include "experiments/all.h"
 #include "experiments/frozen_encoder.h"
+#include "experiments/measure_scores.h"
 #include "explain/importance.h"
 #include "metrics/ranking.h"
 
@@ -37,7 +38,6 @@ using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPercents[] = {1, 5, 10, 20, 50};
 constexpr int kNumK = 5;
-const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "integrated_gradients", "random"};
 
 int rationale_size(int percent, int T) { return std::min(T, std::max(1, (percent * T + 99) / 100)); }
 
@@ -56,28 +56,10 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
   const TextConfig& cfg = model.config;
   const int T = static_cast<int>(inst.ids.size());
 
-  TextCache<float> full;
-  text_forward_ids(cfg, model.params, TextBatch::from_sequences({inst.ids}), full);
-  const Mat<float> probs = class_probabilities(cfg, full.logits);
-  std::vector<double> pv(probs.data(), probs.data() + probs.size());
-  const int c = argmax(pv);
-
-  ExplainInput in;
-  in.cfg = &cfg;
-  in.params = &model.params;
-  in.ids = inst.ids;
-  in.target = c;
-  in.ig_steps = std::max(1, options.get_int("ig_steps", 50));
-
+  const MeasureScores ms = measure_scores(model, inst, options, rng);
+  const int c = ms.predicted;
   std::vector<std::vector<int>> orders;
-  orders.push_back(ranking(attention_importance(in)));
-  orders.push_back(ranking(gradient_importance(in)));
-  orders.push_back(ranking(leave_one_out_importance(in)));
-  orders.push_back(ranking(integrated_gradients_importance(in)));
-  std::vector<int> shuffled(T);
-  std::iota(shuffled.begin(), shuffled.end(), 0);
-  rng.shuffle(shuffled);
-  orders.push_back(shuffled);
+  for (const auto& score : ms.scores) orders.push_back(ranking(score));
   const size_t M = orders.size();
 
   // Perturbed inputs: slot -1 = empty (decoder bias), -2 = the full input, >= 0 = column of the batch.
@@ -108,7 +90,7 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
   }
   TextCache<float> batch;
   if (!seqs.empty()) text_forward_ids(cfg, model.params, TextBatch::from_sequences(seqs), batch);
-  const double p_full = class_probability(cfg, full.logits, 0, c);
+  const double p_full = ms.p_predicted;
   const double p_empty = class_probability(cfg, empty_input_logits(cfg, model.params), 0, c);
   const auto prob = [&](int s) {
     if (s == -1) return p_empty;
@@ -123,7 +105,7 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
       comp[k] = p_full - prob(comp_slot[m][k]);
       suff[k] = p_full - prob(suff_slot[m][k]);
     }
-    measures[kMeasures[m]] = {{"comprehensiveness", comp},
+    measures[kImportanceMeasures[m]] = {{"comprehensiveness", comp},
                               {"sufficiency", suff},
                               {"aopc_comprehensiveness", mean_of(comp)},
                               {"aopc_sufficiency", mean_of(suff)}};
@@ -165,7 +147,7 @@ json summarize_eraser(const TextModel&, const std::vector<json>& rows, const Exp
     else used.push_back(&r);
   }
   json measures = json::object();
-  for (const char* name : kMeasures) {
+  for (const char* name : kImportanceMeasures) {
     json comp = json::array(), suff = json::array();
     for (int k = 0; k < kNumK; ++k) {
       comp.push_back(number_or_null(mean_defined(used, name, "comprehensiveness", k)));

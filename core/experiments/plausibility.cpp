@@ -26,8 +26,7 @@
 #include <vector>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"  // argmax
-#include "explain/importance.h"
+#include "experiments/measure_scores.h"
 #include "metrics/rationale_metrics.h"
 
 namespace attnlab {
@@ -35,7 +34,6 @@ namespace {
 
 using nlohmann::json;
 constexpr double kIouThreshold = 0.5;
-const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "integrated_gradients", "random"};
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -56,31 +54,13 @@ json run_plausibility(const TextModel& model, const Instance& inst, const Experi
     row["skipped"] = why;
     return row;
   }
-  const TextConfig& cfg = model.config;
   const int T = static_cast<int>(inst.ids.size());
   std::vector<int> human(T);
   for (int t = 0; t < T; ++t) human[t] = inst.rationale[t] != 0;
   const int k = std::accumulate(human.begin(), human.end(), 0);
 
-  TextCache<float> full;
-  text_forward_ids(cfg, model.params, TextBatch::from_sequences({inst.ids}), full);
-  const Mat<float> probs = class_probabilities(cfg, full.logits);
-  const int c = argmax(std::vector<double>(probs.data(), probs.data() + probs.size()));
-
-  ExplainInput in;
-  in.cfg = &cfg;
-  in.params = &model.params;
-  in.ids = inst.ids;
-  in.target = c;
-  in.ig_steps = std::max(1, options.get_int("ig_steps", 50));
-  std::vector<std::vector<double>> scores = {attention_importance(in), gradient_importance(in),
-                                             leave_one_out_importance(in), integrated_gradients_importance(in)};
-  std::vector<int> shuffled(T);
-  std::iota(shuffled.begin(), shuffled.end(), 0);
-  rng.shuffle(shuffled);
-  std::vector<double> random_score(T);
-  for (int j = 0; j < T; ++j) random_score[shuffled[j]] = T - j;  // distinct: the shuffle is the ranking
-  scores.push_back(random_score);
+  const MeasureScores ms = measure_scores(model, inst, options, rng);
+  const std::vector<std::vector<double>>& scores = ms.scores;
 
   json measures = json::object();
   for (size_t m = 0; m < scores.size(); ++m) {
@@ -89,7 +69,7 @@ json run_plausibility(const TextModel& model, const Instance& inst, const Experi
     const std::vector<int> top = top_k_mask(magnitude, k);
     const PrecisionRecall tok = token_prf(top, human);
     const PrecisionRecall iou = iou_span_match(top, human, kIouThreshold);
-    measures[kMeasures[m]] = {{"token_f1", tok.f1},
+    measures[kImportanceMeasures[m]] = {{"token_f1", tok.f1},
                               {"auprc", number_or_null(auprc(magnitude, human))},
                               {"iou_precision", iou.precision},
                               {"iou_recall", iou.recall},
@@ -99,7 +79,7 @@ json run_plausibility(const TextModel& model, const Instance& inst, const Experi
   row["rationale_size"] = k;
   row["human_spans"] = mask_spans(human).size();
   row["num_tokens"] = T;
-  row["predicted"] = c;
+  row["predicted"] = ms.predicted;
   return row;
 }
 
@@ -126,7 +106,7 @@ json summarize_plausibility(const TextModel&, const std::vector<json>& rows, con
     return mean_of(v);
   };
   json out = json::object();
-  for (const char* name : kMeasures) {
+  for (const char* name : kImportanceMeasures) {
     const double p = mean(name, "iou_precision"), r = mean(name, "iou_recall");
     out[name] = {{"token_f1", number_or_null(mean(name, "token_f1"))},
                  {"auprc", number_or_null(mean(name, "auprc"))},
