@@ -192,10 +192,10 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
     data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
   }
   nlohmann::json trees_report;
-  if (cmd.name == "plausibility" || !cmd.trees_path.empty()) {
+  if (e->needs_human_rationales || !cmd.trees_path.empty()) {
     const std::string trees = sst_trees_path(cmd.data_path, cmd.trees_path);
     if (trees.empty())
-      fail("plausibility needs human rationales: SST trees for " + cmd.data_path + " (--trees PATH; the default " +
+      fail(cmd.name + " needs human rationales: SST trees for " + cmd.data_path + " (--trees PATH; the default " +
            "<data dir>/trees/<data name>.txt does not exist)");
     trees_report = attach_sst_rationales(trees, cmd.data_path, data);
   }

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "files.h"
-#include "text/sst_tree.h"
+#include "text/sst_rationales.h"
 
 namespace attnlab::cli {
 
@@ -22,30 +22,23 @@ nlohmann::json attach_sst_rationales(const std::string& trees_path, const std::s
   SstTreebank bank;
   if (!bank.parse(content, &error)) fail(trees_path + ": " + error);
   const std::vector<TextExample> full = load_tsv(data_path, 0);  // the sentences before any max_tokens cut
-  int matched = 0, unmatched = 0, empty = 0, disagrees = 0;
-  for (Instance& inst : data) {
-    const SstTree* tree = inst.index >= 0 && inst.index < static_cast<int>(full.size())
-                              ? bank.find(full[inst.index].tokens) : nullptr;
-    const int tree_label = tree ? sst_binary_label(*tree) : -1;
-    const int polarity = inst.label == 0 || inst.label == 1 ? inst.label : tree_label;
-    if (!tree || polarity < 0) {
-      ++unmatched;
-      continue;
-    }
-    ++matched;
-    if (tree_label != polarity) ++disagrees;
-    std::vector<int> mask = sst_human_rationale(*tree, polarity);
-    mask.resize(inst.tokens.size());  // the tokens were cut to the model's max_tokens
-    bool any = false;
-    for (int v : mask) any = any || v != 0;
-    if (!any) ++empty;
-    inst.rationale = std::move(mask);
+  // The instances in use (a --limit run uses the first N), each with its sentence's full tokens.
+  std::vector<TextExample> used;
+  used.reserve(data.size());
+  for (const Instance& inst : data) {
+    const bool known = inst.index >= 0 && inst.index < static_cast<int>(full.size());
+    used.push_back({inst.label, known ? full[inst.index].tokens : std::vector<std::string>()});
   }
-  return {{"rule", "words, and phrases of <= " + std::to_string(kSstRationaleMaxPhrase) +
-                       " words other than the whole sentence, labelled with the sentence's polarity (>= 3 for "
-                       "positive, <= 1 for negative)"},
-          {"trees", trees_path}, {"trees_read", bank.size()}, {"duplicate_trees", bank.duplicates()},
-          {"matched", matched}, {"unmatched", unmatched}, {"empty_rationale", empty}, {"label_disagrees", disagrees}};
+  SstRationaleCounts counts;
+  std::vector<std::vector<int>> masks = sst_rationales(bank, used, &counts);
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (masks[i].empty()) continue;
+    masks[i].resize(data[i].tokens.size());  // the tokens were cut to the model's max_tokens
+    data[i].rationale = std::move(masks[i]);
+  }
+  nlohmann::json report = sst_rationale_report(bank, counts);
+  report["trees"] = trees_path;
+  return report;
 }
 
 }  // namespace attnlab::cli

@@ -3,8 +3,9 @@
 # only when a source is newer than the output (or with --force). All Emscripten flags live in CMakeLists.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=web/gen/attnlab_core.wasm
-if [ "${1:-}" != "--force" ] && [ -f "$out" ] && \
+# The stamp is the .mjs: Emscripten writes it last, so a link that failed after writing the .wasm is redone.
+out=web/gen/attnlab_core.mjs
+if [ "${1:-}" != "--force" ] && [ -f "$out" ] && [ -f web/gen/attnlab_core.wasm ] && \
    [ -z "$(find core wasm CMakeLists.txt -newer "$out" -type f -print -quit)" ]; then
   exit 0
 fi

@@ -89,7 +89,7 @@
     explain: [R, explainDefault('max_tokens'), explainDefault('ig_steps')],
     experiment: [R, R, {}, 1, explainDefault('max_tokens')],
     attentionMaps: [R, explainDefault('max_tokens')],
-    loadDataset: [R, R],
+    loadDataset: [R, R, ''],
     experimentRange: [R, R, R, R, {}, 1],
     runSummary: experimentArgs,
     summarizeRows: experimentArgs,
@@ -99,7 +99,7 @@
   defineClass('TextTraining', 'TextTraining', trainingMethods, [R, R, {}]);
   var AdversaryTraining = defineClass('AdversaryTraining', 'AdversaryTraining', trainingMethods);
   M.AdversaryTraining = function (base, trainTsv, devTsv, options) {
-    var lab = base && base._lab ? base._lab : base; // a TextLab (or the compat TextSession)
+    var lab = base;
     if (!lab || !lab._raw) throw new Error('AdversaryTraining: the base must be a loaded TextLab');
     return new AdversaryTraining({ __raw: checkHandle(new (raw('AdversaryTraining'))(lab._raw, String(trainTsv), String(devTsv), options === undefined ? {} : options)) });
   };
@@ -131,132 +131,4 @@
     return M.CnnTrainer.wrap(raw('loadCnnModel')(configJson, weights));
   };
   M.loadCnnModel = loadCnnModel;
-
-  // ---- compat: the pre-issue-9 text API, JS shims over the above (remove once web/ has switched) ----
-  function compatJson(f) {
-    try {
-      return JSON.stringify(f());
-    } catch (e) {
-      return JSON.stringify({ error: e.message });
-    }
-  }
-  function compatError(f) {
-    try {
-      f();
-      return '';
-    } catch (e) {
-      return e.message;
-    }
-  }
-  function TextSession() { this._lab = null; }
-  // An AdversaryTrainer holds its base's TextLab (the old trainer copied the base at construction, so it
-  // trained on after the session was deleted): a held lab is deleted when its last holder lets it go.
-  function releaseLab(lab, holder) {
-    if (!lab) return;
-    if (holder) lab._holders--;
-    else lab._orphan = true;
-    if (lab._orphan && !lab._holders) lab.delete();
-  }
-  function need(s) {
-    if (!s._lab) throw new Error('no model loaded');
-    return s._lab;
-  }
-  TextSession.prototype.load = function (config, weights) {
-    var self = this;
-    return compatError(function () {
-      var lab = new M.TextLab(config, weights);
-      releaseLab(self._lab, false);
-      self._lab = lab;
-      self._tsv = null;
-    });
-  };
-  TextSession.prototype.explain = function (t, m, g) {
-    var s = this;
-    return compatJson(function () { return need(s).explain(t, m, g); });
-  };
-  TextSession.prototype.predict = function (t) { return this._lab ? this._lab.predict(t) : NaN; };
-  TextSession.prototype.forwardBackward = function (t, l) { return this._lab ? this._lab.forwardBackward(t, l) : NaN; };
-  TextSession.prototype.forwardBackwardBatch = function (t, l, n) {
-    return this._lab && n >= 1 ? this._lab.forwardBackwardBatch(t, l, n) : NaN;
-  };
-  TextSession.prototype.info = function () {
-    var s = this;
-    return compatJson(function () { var i = need(s).info(); i.error = ''; return i; });
-  };
-  TextSession.prototype.experiment = function (name, text, params, seed, maxTokens) {
-    var s = this;
-    return compatJson(function () { return need(s).experiment(name, text, params, seed, maxTokens); });
-  };
-  TextSession.prototype.experimentRows = function (name, tsv, start, count, params, seed) {
-    var s = this;
-    return compatJson(function () {
-      var lab = need(s);
-      if (s._tsv !== tsv) {
-        lab.loadDataset('compat', tsv);
-        s._tsv = tsv;
-      }
-      return lab.experimentRange(name, 'compat', start, count, params, seed);
-    });
-  };
-  TextSession.prototype.experimentSummary = function (name, rowsJson, params, seed) {
-    var s = this;
-    return compatJson(function () {
-      var rows;
-      try { rows = JSON.parse(rowsJson); } catch (e) { rows = null; }
-      if (!Array.isArray(rows)) throw new Error('rows must be a JSON array');
-      return need(s).summarizeRows(name, rows, params, seed);
-    });
-  };
-  TextSession.prototype.delete = function () {
-    releaseLab(this._lab, false);
-    this._lab = null;
-  };
-  M.TextSession = TextSession;
-  function compatTrainer(make) {
-    function T(base) {
-      this._t = null;
-      this._base = base && base._lab ? { _lab: base._lab } : base; // held from here on (see releaseLab)
-      if (base && base._lab) base._lab._holders = (base._lab._holders || 0) + 1;
-    }
-    T.prototype.start = function (trainTsv, devTsv, optionsJson) {
-      var self = this;
-      return compatError(function () {
-        var t = make(self._base, trainTsv, devTsv, optionsJson ? JSON.parse(optionsJson) : {});
-        if (self._t) self._t.delete();
-        self._t = t;
-      });
-    };
-    T.prototype.step = function (n) {
-      var self = this;
-      return compatJson(function () {
-        if (!self._t) throw new Error('training has not started');
-        var p = self._t.step(n);
-        p.error = '';
-        return p;
-      });
-    };
-    T.prototype.configJson = function (testTsv) {
-      if (!this._t) return JSON.stringify({ error: 'training has not started' });
-      try { return this._t.configJson(testTsv); } catch (e) { return JSON.stringify({ error: e.message }); }
-    };
-    T.prototype.weights = function () { return this._t ? this._t.weights() : null; };
-    T.prototype.delete = function () {
-      if (this._t) this._t.delete();
-      this._t = null;
-      if (this._base && this._base._lab) releaseLab(this._base._lab, true);
-      this._base = null;
-    };
-    return T;
-  }
-  M.TextTrainer = compatTrainer(function (_, a, b, o) { return new M.TextTraining(a, b, o); });
-  M.AdversaryTrainer = compatTrainer(function (base, a, b, o) {
-    if (!base || !base._lab) throw new Error('the base model is not loaded');
-    return M.AdversaryTraining(base, a, b, o);
-  });
-  M.experimentNames = function () {
-    return JSON.stringify(catalogue().experiments.filter(function (e) { return e.per_instance; })
-      .map(function (e) { return { name: e.name, description: e.description }; }));
-  };
-  M.imageMethodNames = function () { return JSON.stringify(catalogue().image.feature_methods); };
-  M.tokenize = function (text) { return JSON.stringify(check(raw('tokens')(String(text)))); };
 })(Module);

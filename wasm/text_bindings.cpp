@@ -17,6 +17,7 @@
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
 #include "text/dataset.h"
+#include "text/sst_rationales.h"
 #include "text/tokenizer.h"
 #include "train/adversary_trainer.h"
 #include "train/text_options.h"
@@ -128,16 +129,32 @@ class TextLab {
     return out_json(row);
   }
 
-  // A label<TAB>text data set, parsed once and kept under name.
-  val load_dataset(const std::string& name, const std::string& tsv) {
+  // A label<TAB>text data set, parsed once and kept under name; `trees` (SST PTB trees, "" for none) gives
+  // its sentences human rationales for `plausibility` (core/text/sst_rationales.h, as the CLI's --trees).
+  val load_dataset(const std::string& name, const std::string& tsv, const std::string& trees) {
     std::vector<TextExample> parsed;
     std::string error;
     if (!parse_labeled_tsv(tsv, &parsed, &error)) return error_val("data set " + name + ": " + error);
-    for (auto& ex : parsed)
+    json report;
+    std::vector<std::vector<int>> rationales;
+    if (!trees.empty()) {
+      SstTreebank bank;
+      if (!bank.parse(trees, &error)) return error_val("the trees of data set " + name + ": " + error);
+      SstRationaleCounts counts;
+      rationales = sst_rationales(bank, parsed, &counts);
+      report = sst_rationale_report(bank, counts);
+    }
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      TextExample& ex = parsed[i];
       if (model_.max_tokens > 0 && static_cast<int>(ex.tokens.size()) > model_.max_tokens) ex.tokens.resize(model_.max_tokens);
+      if (i < rationales.size() && !rationales[i].empty()) rationales[i].resize(ex.tokens.size());
+    }
     datasets_[name] = std::move(parsed);
+    rationales_[name] = std::move(rationales);
     for (auto it = runs_.begin(); it != runs_.end();) it = it->second.dataset == name ? runs_.erase(it) : std::next(it);
-    return out_json({{"name", name}, {"total", datasets_[name].size()}});
+    json out = {{"name", name}, {"total", datasets_[name].size()}};
+    if (!report.is_null()) out["human_rationales"] = report;
+    return out_json(out);
   }
   bool has_dataset(const std::string& name) const { return datasets_.count(name) > 0; }
 
@@ -157,6 +174,8 @@ class TextLab {
     for (int i = start; i < std::min(total, start + count); ++i) {
       const TextExample& ex = d->second[i];
       Instance in{i, ex.label, ex.tokens, model_.vocab.ids(ex.tokens)};
+      const std::vector<std::vector<int>>& human = rationales_[dataset];
+      if (i < static_cast<int>(human.size())) in.rationale = human[i];
       json row = in.ids.empty() ? json{{"index", i}, {"label", in.label}, {"skipped", "no tokens"}}
                                 : run_instance(*e, model_, in, options_, prepared_.get());
       run.rows[i] = row;
@@ -281,6 +300,7 @@ class TextLab {
   std::deque<Cached> cache_;
   int tokenizations_ = 0;
   std::map<std::string, std::vector<TextExample>> datasets_;
+  std::map<std::string, std::vector<std::vector<int>>> rationales_;  // per data set: a mask per example, or empty
   std::map<std::string, Run> runs_;
   uint64_t run_counter_ = 0;
   TextParams<float> grads_;
@@ -426,9 +446,6 @@ class AdversaryTraining {
   std::unique_ptr<AdversaryTrainingRun> run_;
 };
 
-// Tokens of a text as the models see them.
-val tokens_js(const std::string& text) { return out_json(json(tokenize(text))); }
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_text) {
@@ -460,6 +477,5 @@ EMSCRIPTEN_BINDINGS(attnlab_text) {
       .function("step", &AdversaryTraining::step)
       .function("configJson", &AdversaryTraining::config_json)
       .function("weights", &AdversaryTraining::weights);
-  emscripten::function("_raw_tokens", &tokens_js);
   emscripten::function("gemmProbe", &gemm_probe);
 }

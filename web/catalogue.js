@@ -244,6 +244,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Kendall tau between attention and gradient / leave-one-out importance, per instance (Jain & Wallace 4.1)",
    "name": "kendall",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false
@@ -255,6 +256,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Output change when the attention weights are randomly permuted (Jain & Wallace)",
    "name": "permutation",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 2,
     "other_models": false
@@ -275,6 +277,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Jain & Wallace adversarial attention: max JSD from the model's attention with the output within eps",
    "name": "adversarial",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 2,
     "other_models": false
@@ -319,6 +322,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Erase the highest attention weight vs a random one: JS divergence and decision flips (Serrano & Smith 4)",
    "name": "erase-max",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 2,
     "other_models": false
@@ -330,6 +334,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Fraction of attention weights erased, by ranking, until the decision flips (Serrano & Smith 5)",
    "name": "erase-until-flip",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 2,
     "other_models": false
@@ -341,6 +346,7 @@ export const CATALOGUE = Object.freeze({
    "description": "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top 1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC (DeYoung et al. 2020)",
    "name": "eraser",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false
@@ -361,6 +367,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Cascading randomisation sanity check: rank correlation (Spearman, Kendall) of each importance measure between the model and copies with decoder, attention, encoder, embedding re-initialised in turn (Adebayo et al. 2018)",
    "name": "randomization",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false
@@ -381,6 +388,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Wiegreffe & Pinter: attention JSD between seeds of one recipe vs the adversary's JSD",
    "name": "seeds",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": true
@@ -409,6 +417,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Spearman of raw attention / rollout / flow (per layer) with blank-out and input gradients (Abnar & Zuidema)",
    "name": "attention-flow",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 2,
     "other_models": false
@@ -420,6 +429,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Accuracy with each attention head switched off, and a pruning curve (Michel et al.)",
    "name": "head-ablation",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false
@@ -431,6 +441,7 @@ export const CATALOGUE = Object.freeze({
    "description": "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients and random (DeYoung et al. 2020)",
    "name": "plausibility",
    "needs": {
+    "human_rationales": true,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false
@@ -451,6 +462,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Wiegreffe & Pinter model-consistent adversaries for a sweep of lambda: TVD / JSD to the base, accuracy",
    "name": "adversarial-training",
    "needs": {
+    "human_rationales": false,
     "learned_attention": true,
     "min_tokens": 1,
     "other_models": false
@@ -492,6 +504,7 @@ export const CATALOGUE = Object.freeze({
    "description": "Wiegreffe & Pinter diagnostic: an MLP encoder with learned, uniform or the base model's imposed attention",
    "name": "diagnostic",
    "needs": {
+    "human_rationales": false,
     "learned_attention": false,
     "min_tokens": 1,
     "other_models": false

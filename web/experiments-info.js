@@ -145,8 +145,8 @@ export const EXPERIMENT_INFO = Object.freeze({
     title: 'Plausibility: agreement with human rationales',
     paper: 'DeYoung et al. 2020 (ERASER metrics); Jacovi & Goldberg 2020 (plausibility is not faithfulness)',
     live: 'Score each importance measure against the words people marked: SST’s annotators labelled every word and phrase, and the words and short phrases labelled with the sentence’s polarity are its human rationale.',
-    dataset: 'For each sentence, token F1 of the top-k tokens (k = the human rationale’s length), AUPRC and IOU F1 of each measure against the human rationale. Needs the SST parse trees, which the core reads on the command line (build/attnlab experiment plausibility --model M --data test.tsv); the page has no human rationales to give it, so here every sentence is skipped.',
-    figure: '',
+    dataset: 'For each sentence, token F1 of the top-k tokens (k = the human rationale’s length), AUPRC and IOU F1 of each measure against the human rationale: the words, and phrases of at most 3 words, that SST’s annotators labelled with the sentence’s polarity (read from the SST parse trees shipped with the test set; a sentence with no such word is skipped).',
+    figure: 'Mean token F1 and AUPRC per measure against the human rationale (random is the baseline to beat). After an ERASER run on the same model in this tab, each measure is also placed on a plausibility-vs-faithfulness plane: plausible is not the same as faithful (Jacovi & Goldberg 2020).',
     headline: (s) => ERASER_MEASURES.map((m) => ({ label: `${label(m)}: token F1`, value: pick(s, [m, 'token_f1']), kind: 'num' })),
   },
   seeds: {

@@ -37,12 +37,12 @@ nlohmann::json experiments_part() {
     out.push_back({{"name", e.name}, {"description", e.description}, {"params", params_json(e.params)},
                    {"per_instance", true},
                    {"needs", {{"min_tokens", e.min_tokens}, {"learned_attention", false},
-                              {"other_models", e.needs_other_models}}}});
+                              {"other_models", e.needs_other_models}, {"human_rationales", e.needs_human_rationales}}}});
   for (const TrainingExperimentInfo& e : training_experiments())
     out.push_back({{"name", e.name}, {"description", e.description}, {"params", params_json(e.params)},
                    {"per_instance", false},
                    {"needs", {{"min_tokens", 1}, {"learned_attention", e.needs_learned_attention},
-                              {"other_models", false}}}});
+                              {"other_models", false}, {"human_rationales", false}}}});
   return out;
 }
 

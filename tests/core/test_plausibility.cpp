@@ -15,6 +15,7 @@
 #include "experiments/experiment.h"
 #include "metrics/rationale_metrics.h"
 #include "text/dataset.h"
+#include "text/sst_rationales.h"
 #include "text/sst_tree.h"
 #include "text/tokenizer.h"
 
@@ -112,6 +113,34 @@ TEST(SstTree, MatchesTokenisedSentencesThroughEscapesAndCase) {
   EXPECT_EQ(first->words[0], "Not");  // the first of the duplicates
   EXPECT_EQ(bank.find({"a", "great", "film"}), nullptr);
   EXPECT_EQ(bank.find({"not"}), nullptr);
+}
+
+// core/text/sst_rationales: the shared matching (the CLI's --trees and the wasm loadDataset's trees).
+TEST(SstTree, RationalesForExamplesWithCounts) {
+  SstTreebank bank;
+  std::string error;
+  ASSERT_TRUE(bank.parse("(3 (2 a) (3 (2 (2 not) (1 bad)) (4 fine)))\n(1 (2 x) (2 y))\n", &error)) << error;
+  const std::vector<TextExample> examples = {
+      {1, {"a", "not", "bad", "fine"}},  // positive: the phrase "not bad fine" (3) and the word "fine" (4)
+      {0, {"a", "not", "bad", "fine"}},  // the same sentence labelled negative: only the word "bad" (1)
+      {-1, {"X", "Y"}},                  // no label: the root's polarity (1: negative); no negative word: empty
+      {1, {"no", "tree"}},               // unmatched
+  };
+  SstRationaleCounts c;
+  const std::vector<std::vector<int>> r = sst_rationales(bank, examples, &c);
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0], (std::vector<int>{0, 1, 1, 1}));
+  EXPECT_EQ(r[1], (std::vector<int>{0, 0, 1, 0}));
+  EXPECT_EQ(r[2], (std::vector<int>{0, 0}));
+  EXPECT_TRUE(r[3].empty());
+  EXPECT_EQ(c.matched, 3);
+  EXPECT_EQ(c.unmatched, 1);
+  EXPECT_EQ(c.empty_rationale, 1);
+  EXPECT_EQ(c.label_disagrees, 1);  // example 1: label 0, root 3
+  const json rep = sst_rationale_report(bank, c);
+  EXPECT_EQ(rep["matched"], 3);
+  EXPECT_EQ(rep["trees_read"], 2);
+  EXPECT_NE(rep["rule"].get<std::string>().find("<= 3 words"), std::string::npos);
 }
 
 TEST(RationaleMetrics, TopKAndTokenF1) {

@@ -9,8 +9,9 @@
 //     same 20 sentences, the figure is drawn and the CSV / JSON downloads hold the 20 rows;
 //   - Cancel stops a full-test-set run between chunks and shows the partial result, with downloads;
 //   - every other experiment of the build runs on N = 6 in the Debate tab, draws its figure (or says it has
-//     none), and every number of its summary equals the CLI's; one that skips every sentence (it needs
-//     something the page does not have) says why (screenshots tests/e2e/out/debate-NAME.png);
+//     none), and every number of its summary equals the CLI's (plausibility with the shipped SST trees, its
+//     figure with the plausibility-vs-faithfulness plane from the ERASER run before it); one that skips every
+//     sentence (it needs something the page does not have) says why (screenshots tests/e2e/out/debate-NAME.png);
 //   - the URL holds view / experiment / model / N / seed; an unknown experiment in a link falls back;
 //   - a pool of 3 workers (workers=3) gives exactly the rows of one worker (workers=1): the CSV downloads are
 //     byte for byte equal (kendall, N = 45), and a link's out-of-range workers= is named in #link-notice.
@@ -36,7 +37,9 @@ const SENTENCE = 'A gripping story with superb acting, though the ending is a bi
 const TIMEOUT = 240_000;
 const LIVE = ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser'];
 // Experiments with a figure in the Debate tab (others say so and still show their numbers).
-const FIGURES = ['kendall', 'permutation', 'adversarial', 'erase-max', 'erase-until-flip', 'eraser', 'randomization'];
+const FIGURES = ['kendall', 'permutation', 'adversarial', 'erase-max', 'erase-until-flip', 'eraser', 'randomization', 'plausibility'];
+// The SST trees shipped with the test set (human rationales for plausibility; the page reads the same file).
+const TREES = path.join(REPO, 'models/text/data/sst2-test-trees.txt');
 
 const missing = [];
 if (!fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.mjs'))) missing.push('web/gen (bash scripts/build-wasm.sh)');
@@ -49,11 +52,11 @@ const SKIP = missing.length ? `the debate browser test needs ${missing.join(', '
 async function wasmExperimentNames() {
   const { default: createModule } = await import(path.join(REPO, 'web/gen/attnlab_core.mjs'));
   const Module = await createModule({ wasmBinary: fs.readFileSync(path.join(REPO, 'web/gen/attnlab_core.wasm')) });
-  return typeof Module.experimentNames === 'function' ? JSON.parse(Module.experimentNames()).map((e) => e.name) : [];
+  return Module.catalogue().experiments.filter((e) => e.per_instance).map((e) => e.name);
 }
 
 // The native CLI on a TSV file (label<TAB>text lines): {rows, summary}.
-function cliExperiment(name, tsvText, { limit } = {}) {
+function cliExperiment(name, tsvText, { limit, trees } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-cli-'));
   try {
     const data = path.join(dir, 'data.tsv');
@@ -61,6 +64,7 @@ function cliExperiment(name, tsvText, { limit } = {}) {
     const out = path.join(dir, 'out.json');
     const args = ['experiment', name, '--model', MODEL_DIR, '--data', data, '--out', out, '--seed', '1'];
     if (limit) args.push('--limit', String(limit));
+    if (trees) args.push('--trees', trees);
     execFileSync(CLI, args, { stdio: ['ignore', 'ignore', 'ignore'] });
     return JSON.parse(fs.readFileSync(out, 'utf8'));
   } finally {
@@ -320,7 +324,12 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       // Every numeric leaf of the summary shown on the page equals the CLI's.
       // The page shows each key in words and the value rounded; the exact key and value are in data-key / data-value.
       const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td').dataset.value]));
-      const cli = cliExperiment(name, data, { limit: N }).summary;
+      if (name === 'plausibility') {
+        // ERASER ran earlier in this loop on the same model: each measure is placed on both axes.
+        const plane = page.locator('#debate-figure .chart[data-chart="plausibility-vs-faithfulness"]');
+        assert.equal(await plane.getAttribute('data-n'), '5', 'plausibility vs faithfulness: one dot per measure');
+      }
+      const cli = cliExperiment(name, data, { limit: N, trees: name === 'plausibility' ? TREES : null }).summary;
       const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
       const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));
       const want = new Map(leaves(cli));

@@ -1,6 +1,6 @@
-// train-job.test.mjs — web/runtime/train-job.js: with a fake TextTrainer (steps, progress, cancel before and
-// after the first finished epoch, errors, the trainer always deleted, a trainer from createTrainer) and with
-// the real wasm core on a few hundred sentences (the result loads into a TextSession and does not depend on
+// train-job.test.mjs — web/runtime/train-job.js: with a fake TextTraining (steps, progress, cancel before and
+// after the first finished epoch, thrown errors, the training always deleted, a training from createTrainer) and
+// with the real wasm core on a few hundred sentences (the result loads into a TextLab and does not depend on
 // the step size), for a classifier and for a model-consistent adversary of sst2-tanh.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,31 +14,31 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // A fake core: `epochs` epochs of `batches` batches; dev accuracy 0.5 + 0.1·epoch.
 function fakeModule({ epochs = 2, batches = 10, startError = '', stepErrorAt = -1 } = {}) {
   const log = { steps: [], configJson: [], deleted: 0, started: null };
-  class TextTrainer {
-    start(train, dev, options) {
-      log.started = { train, dev, options: JSON.parse(options) };
+  class TextTraining {
+    constructor(train, dev, options) {
+      if (startError) throw new Error(startError); // as the facade does: the core's message, nothing left to delete
+      log.started = { train, dev, options };
       this.epoch = 1;
       this.batch = 0;
       this.best = 0;
       this.finished = false;
-      return startError;
     }
     step(k) {
       log.steps.push(k);
-      if (log.steps.length - 1 === stepErrorAt) return JSON.stringify({ error: 'out of memory' });
-      if (this.finished) return JSON.stringify({ epoch: this.epoch, epochs, batch: 0, batches: 0, done: true, best_epoch: this.best, epoch_done: false, train_loss: 0 });
+      if (log.steps.length - 1 === stepErrorAt) throw new Error('out of memory');
+      if (this.finished) return { epoch: this.epoch, epochs, batch: 0, batches: 0, done: true, best_epoch: this.best, epoch_done: false, train_loss: 0 };
       if (this.batch === batches) {
         this.epoch++;
         this.batch = 0;
       }
       this.batch = Math.min(batches, this.batch + k);
-      const p = { epoch: this.epoch, epochs, batch: this.batch, batches, train_loss: 1 / this.epoch, epoch_done: false, best_epoch: this.best, done: false, error: '' };
+      const p = { epoch: this.epoch, epochs, batch: this.batch, batches, train_loss: 1 / this.epoch, epoch_done: false, best_epoch: this.best, done: false };
       if (this.batch === batches) {
         this.best = this.epoch;
         Object.assign(p, { epoch_done: true, best_epoch: this.best, dev: { accuracy: 0.5 + 0.1 * this.epoch, f1: 0.5, n: 10 } });
         if (this.epoch === epochs) this.finished = p.done = true;
       }
-      return JSON.stringify(p);
+      return p;
     }
     configJson(test) {
       log.configJson.push(test);
@@ -51,7 +51,7 @@ function fakeModule({ epochs = 2, batches = 10, startError = '', stepErrorAt = -
       log.deleted++;
     }
   }
-  return { Module: { TextTrainer }, log };
+  return { Module: { TextTraining }, log };
 }
 
 // Each step "takes" 10 ms per batch.
@@ -88,7 +88,7 @@ test('runs every epoch: progress after each step, test metrics at the end, train
   assert.ok(train.every((p, i) => i === 0 || p.seconds >= train[i - 1].seconds));
   assert.deepEqual(train.filter((p) => p.epoch_done).map((p) => p.dev.accuracy), [0.6, 0.7]);
   assert.equal(seen.at(-1).stage, 'test');
-  assert.equal(calls, 1 + log.steps.length + 2, 'every core call goes through run(): start, steps, configJson, weights');
+  assert.equal(calls, 1 + log.steps.length + 2, 'every core call goes through run(): the constructor, steps, configJson, weights');
 });
 
 test('cancel before the first epoch ends: nothing kept, configJson never called', async () => {
@@ -126,11 +126,11 @@ test('cancel after an epoch: the best epoch so far is kept and tested', async ()
   assert.equal(log.deleted, 1);
 });
 
-test('errors: start message, step error, no trainer in the build — the trainer is still deleted', async () => {
+test('errors: start message, step error, no trainer in the build — a started training is still deleted', async () => {
   const a = fakeModule({ startError: 'labels must be 0 or 1' });
   await assert.rejects(runTrainingJob({ Module: a.Module, trainTsv: '', devTsv: '', options: {}, pause: noPause }),
     /Training could not start: labels must be 0 or 1/);
-  assert.equal(a.log.deleted, 1);
+  assert.equal(a.log.deleted, 0, 'the constructor threw: no object to delete');
   const b = fakeModule({ stepErrorAt: 1 });
   await assert.rejects(runTrainingJob({ Module: b.Module, trainTsv: '', devTsv: '', options: {}, pause: noPause }), /Training failed: out of memory/);
   assert.equal(b.log.deleted, 1);
@@ -143,10 +143,9 @@ const TRAIN = path.join(REPO, 'models/text/data/sst2-train.tsv');
 const DEV = path.join(REPO, 'models/text/data/sst2-dev.tsv');
 const skip = !fs.existsSync(WASM) ? 'web/gen is not built (bash scripts/build-wasm.sh)' : !fs.existsSync(TRAIN) ? 'models/text/data/sst2-train.tsv is missing' : false;
 
-test('with the wasm core: 2 epochs on 240 sentences; loads into a TextSession; same model for any step size', { skip, timeout: 120_000 }, async () => {
+test('with the wasm core: 2 epochs on 240 sentences; loads into a TextLab; same model for any step size', { skip, timeout: 120_000 }, async () => {
   const { default: createModule } = await import(path.join(REPO, 'web/gen/attnlab_core.mjs'));
   const Module = await createModule({ wasmBinary: fs.readFileSync(WASM) });
-  if (typeof Module.TextTrainer !== 'function') return; // an older build: the fake tests above cover the loop
   const head = (file, n) => fs.readFileSync(file, 'utf8').split('\n').slice(0, n).join('\n') + '\n';
   const trainTsv = head(TRAIN, 240);
   const devTsv = head(DEV, 60);
@@ -158,16 +157,14 @@ test('with the wasm core: 2 epochs on 240 sentences; loads into a TextSession; s
   assert.equal(config.attention, 'tanh');
   assert.equal(config.metrics.test.n, 60);
   assert.equal(config.metrics.test.accuracy, config.metrics.dev.accuracy, 'test = dev here (same sentences)');
-  const session = new Module.TextSession();
-  assert.equal(session.load(res.configText, res.weights), '');
+  const session = new Module.TextLab(res.configText, res.weights);
   const p = session.predict('a gorgeous , witty , seductive movie .');
   assert.ok(p > 0 && p < 1);
   session.delete();
 
   // The same run in one big step per epoch: identical weights and metrics.
-  const t = new Module.TextTrainer();
-  assert.equal(t.start(trainTsv, devTsv, JSON.stringify(options)), '');
-  while (!JSON.parse(t.step(1000)).done);
+  const t = new Module.TextTraining(trainTsv, devTsv, options);
+  while (!t.step(1000).done);
   assert.equal(t.configJson(devTsv), res.configText);
   assert.deepEqual(t.weights(), res.weights);
   t.delete();
@@ -178,10 +175,10 @@ test('createTrainer: the loop drives the trainer it returns (the adversary path)
   let made = 0;
   const res = await runTrainingJob({
     Module: {}, trainTsv: 'T', devTsv: 'D', testTsv: 'X', options: { lambda: 1, base: 'sst2-tanh' }, pause: noPause,
-    createTrainer: (M) => {
+    createTrainer: (M, train, dev, o) => {
       made++;
       assert.deepEqual(M, {}, 'gets the Module passed in');
-      return new Module.TextTrainer();
+      return new Module.TextTraining(train, dev, o);
     },
   });
   assert.equal(made, 1);
@@ -196,17 +193,15 @@ const skipAdv = skip || (!fs.existsSync(path.join(BASE, 'model.safetensors')) ? 
 test('with the wasm core: an adversary of sst2-tanh, 2 epochs on 240 sentences; TVD / JSD per epoch; loads; same for any step size', { skip: skipAdv, timeout: 180_000 }, async () => {
   const { default: createModule } = await import(path.join(REPO, 'web/gen/attnlab_core.mjs'));
   const Module = await createModule({ wasmBinary: fs.readFileSync(WASM) });
-  if (typeof Module.AdversaryTrainer !== 'function') return; // an older build
   const head = (file, n) => fs.readFileSync(file, 'utf8').split('\n').slice(0, n).join('\n') + '\n';
   const trainTsv = head(TRAIN, 240);
   const devTsv = head(DEV, 60);
-  const base = new Module.TextSession();
-  assert.equal(base.load(fs.readFileSync(path.join(BASE, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(BASE, 'model.safetensors')))), '');
+  const base = new Module.TextLab(fs.readFileSync(path.join(BASE, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(BASE, 'model.safetensors'))));
   const options = { lambda: 1, seed: 7, epochs: 2, base: 'sst2-tanh' };
   const seen = [];
   const res = await runTrainingJob({
     Module, trainTsv, devTsv, testTsv: devTsv, options, targetMs: 5,
-    createTrainer: (M) => new M.AdversaryTrainer(base), onProgress: (p) => seen.push(p),
+    createTrainer: (M, train, dev, o) => M.AdversaryTraining(base, train, dev, o), onProgress: (p) => seen.push(p),
   });
   assert.equal(res.status, 'done');
   assert.equal(res.epochsDone, 2);
@@ -228,31 +223,24 @@ test('with the wasm core: an adversary of sst2-tanh, 2 epochs on 240 sentences; 
   assert.deepEqual(config.metrics.test, config.metrics.dev, 'test = dev here (same sentences, last epoch)');
   assert.equal(config.metrics.dev.tvd_mean, ends[1].dev.tvd_mean);
   // The adversary loads like any model.
-  const adv = new Module.TextSession();
-  assert.equal(adv.load(res.configText, res.weights), '');
+  const adv = new Module.TextLab(res.configText, res.weights);
   const p = adv.predict('a gorgeous , witty , seductive movie .');
   assert.ok(p > 0 && p < 1);
   adv.delete();
 
-  // The trainer copied the base: it trains the same after the base session is gone, in one big step per epoch.
-  const t = new Module.AdversaryTrainer(base);
+  // The training copied the base: it trains the same after the base model is gone, in one big step per epoch.
+  const t = Module.AdversaryTraining(base, trainTsv, devTsv, options);
   base.delete();
-  assert.equal(t.start(trainTsv, devTsv, JSON.stringify(options)), '');
-  while (!JSON.parse(t.step(1000)).done);
+  while (!t.step(1000).done);
   assert.equal(t.configJson(devTsv), res.configText);
   assert.deepEqual(t.weights(), res.weights);
   t.delete();
 
   // Bad input: a clear message, no abort.
-  const u = new Module.TextSession();
   const uni = path.join(REPO, 'models/text/sst2-uniform');
-  assert.equal(u.load(fs.readFileSync(path.join(uni, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(uni, 'model.safetensors')))), '');
-  const bad = new Module.AdversaryTrainer(u);
-  assert.match(bad.start(trainTsv, devTsv, '{}'), /learned attention/);
-  bad.delete();
-  const none = new Module.AdversaryTrainer(new Module.TextSession());
-  assert.match(none.start(trainTsv, devTsv, '{}'), /not loaded/);
-  assert.match(JSON.parse(none.step(1)).error, /not started/);
-  none.delete();
+  const u = new Module.TextLab(fs.readFileSync(path.join(uni, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(uni, 'model.safetensors'))));
+  assert.throws(() => Module.AdversaryTraining(u, trainTsv, devTsv, {}), /learned attention/);
   u.delete();
+  assert.throws(() => Module.AdversaryTraining(u, trainTsv, devTsv, {}), /must be a loaded TextLab/, 'a deleted base');
+  assert.throws(() => Module.AdversaryTraining(null, trainTsv, devTsv, {}), /must be a loaded TextLab/);
 });

@@ -83,7 +83,7 @@ test('image core: ImageLab logits, softmax and maps equal hand computations', { 
     nearArray(lab.map('gradcampp', f, 2, 2, 1, 0), [w0, 2 * w0 + w1, 3 * w0 + w1, 4 * w0], 1e-6, 'gradcampp c1');
     const r1 = lab.map('random', f, 2, 2, 0, 7), r2 = lab.map('random', f, 2, 2, 1, 7);
     assert.deepEqual(Array.from(r1), Array.from(r2), 'random map depends on the seed only');
-    assert.deepEqual(JSON.parse(m.imageMethodNames()), ['cam', 'gradcam', 'gradcampp', 'random']);
+    assert.deepEqual(m.catalogue().image.feature_methods, ['cam', 'gradcam', 'gradcampp', 'random']);
     assert.throws(() => lab.map('cam', new Float32Array(100), 2, 2, 0, 0), /features must have K·h·w = 8 values, got 100/);
     assert.throws(() => lab.map('cam', f, 2, 2, 2, 0), /classIndex must be in 0..1, got 2/);
     assert.throws(() => lab.map('lime', f, 2, 2, 0, 0), /unknown map method 'lime'/);

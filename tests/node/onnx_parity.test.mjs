@@ -2,7 +2,7 @@
 // running the graph that models/tools/export-onnx.mjs builds from the same checkpoint.
 // Contract: for each of models/text/sst2-{tanh,dot,uniform} that exists, export it to a temp .onnx with the
 // exporter's CLI, run the first 100 sentences of ../shared/data/sst2/test.tsv through
-// TextSession.explain(text, 1000, 0) and through ORT (token ids = config.vocab index of the tokens the core
+// TextLab.explain(text, 1000, 0) and through ORT (token ids = config.vocab index of the tokens the core
 // returns, unknown → 1), and require max |Δprobability| ≤ 1e-5 and max |Δattention| ≤ 1e-5 (printed).
 // A negative control adds 1 to one recurrent weight and requires the same comparison to see it (> 1e-5).
 // Skips (with the reason) only when a model folder or web/gen/attnlab_core.{mjs,wasm} is missing; any other
@@ -28,7 +28,7 @@ const EXPORTER = path.join(ROOT, 'models/tools/export-onnx.mjs');
 function coreResults(core, index, sentences) {
   const out = [];
   for (const text of sentences) {
-    const r = JSON.parse(core.explain(text, 1000, 0));
+    const r = core.explain(text, 1000, 0);
     assert.equal(r.error, '', `core error on "${text}"`);
     if (r.tokens.length === 0) continue;                       // nothing to run (ONNX needs T ≥ 1)
     assert.equal(r.truncated, false, `core truncated "${text}"`);

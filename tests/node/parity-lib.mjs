@@ -33,14 +33,15 @@ export function loadCore() {
   return modulePromise;
 }
 
-/** A loaded TextSession for a checkpoint folder (caller deletes it). Throws on a load error. */
+/** A loaded TextLab for a checkpoint folder (caller deletes it). Throws on a load error. */
 export async function openSession(dir) {
   const Module = await loadCore();
-  const s = new Module.TextSession();
-  const err = s.load(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'),
-    new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors'))));
-  if (err) { s.delete(); throw new Error(`TextSession.load(${dir}): ${err}`); }
-  return s;
+  try {
+    return new Module.TextLab(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'),
+      new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors'))));
+  } catch (e) {
+    throw new Error(`TextLab(${dir}): ${e.message}`);
+  }
 }
 
 /** First n sentences of the SST test split (text only). */

@@ -3,10 +3,10 @@
 //     the same checkpoint: on the first 100 sentences of ../shared/data/sst2/test.tsv, max |Δprobability|,
 //     max |Δattention| (the last layer's head-averaged [CLS] row) and max |Δ| over every layer's and head's
 //     attention probabilities (attention_layers vs the attention_layerL outputs) must be ≤ 1e-5 against
-//     TextSession.explain(text, 1000, 0) (the native CLI's explain-text --ig-steps 0 when web/gen is not built, so the
+//     TextLab.explain(text, 1000, 0) (the native CLI's explain-text --ig-steps 0 when web/gen is not built, so the
 //     ONNX check runs on a native-only checkout too). Negative control: one query weight of the last layer + 1 must
 //     be seen.
-// (2) the native CLI: 10 sentences through `build/attnlab explain-text` and TextSession.explain(text, 200, 20):
+// (2) the native CLI: 10 sentences through `build/attnlab explain-text` and TextLab.explain(text, 200, 20):
 //     every field (incl. rollout, flow, relevance, grad_attention, attention_norm) within 1e-5 (IG 1e-4).
 // Model: models/text/sst2-transformer (ATTNLAB_TEXT_MODELS overrides the folder). Skips only when the model,
 // web/gen or build/attnlab is missing.
@@ -26,13 +26,13 @@ function nativeExplain(dir, text) {
   const res = spawnSync(CLI, ['explain-text', '--model', dir, '--text', text, '--max-tokens', '1000', '--ig-steps', '0'],
     { encoding: 'utf8' });
   assert.equal(res.status, 0, res.stderr);
-  return res.stdout.trim().split('\n').at(-1);
+  return JSON.parse(res.stdout.trim().split('\n').at(-1));
 }
 
 function coreResults(core, index, sentences) {
   const out = [];
   for (const text of sentences) {
-    const r = JSON.parse(core.explain(text, 1000, 0));
+    const r = core.explain(text, 1000, 0);
     assert.equal(r.error, '', `core error on "${text}"`);
     if (r.tokens.length === 0) continue;
     out.push({ text, ids: tokenIds(index, r.tokens), r });
@@ -63,7 +63,7 @@ test(`ONNX Runtime Web (exported transformer) vs wasm core: ${NAME}`, async (t) 
   const ckpt = readTransformerCheckpoint(dir);
   const core = wasm ? await openSession(dir) : { explain: (text) => nativeExplain(dir, text) };
   if (wasm) t.after(() => core.delete());
-  console.log(`transformer onnx-parity: core side = ${wasm ? 'wasm TextSession' : 'native CLI'}`);
+  console.log(`transformer onnx-parity: core side = ${wasm ? 'wasm TextLab' : 'native CLI'}`);
   const session = await ort.InferenceSession.create(buildTransformerModel(ckpt));
   t.after(() => session.release());
   const L = ckpt.config.layers;
@@ -122,7 +122,7 @@ test(`wasm core = native CLI on the transformer: ${NAME}`, async (t) => {
       { encoding: 'utf8' });
     assert.equal(res.status, 0, res.stderr);
     const native = JSON.parse(res.stdout.trim().split('\n').at(-1));
-    const wasm = JSON.parse(core.explain(text, 200, 20));
+    const wasm = core.explain(text, 200, 20);
     for (const k of ['rollout', 'flow', 'relevance', 'grad_attention', 'attention_norm', 'attention_layers'])
       assert.ok(Array.isArray(wasm[k]) && wasm[k].length > 0, `wasm result has ${k}`);
     diff(native, wasm, text.slice(0, 30), null, maxes, problems);

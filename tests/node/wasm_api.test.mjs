@@ -114,11 +114,6 @@ test('wasm api: a data set loaded once, run by ranges, in a pool, equals one ran
     assert.throws(() => b.runSummary('kendall', 'test', { x: 1 }, 1), /no rows of kendall on test/);
     assert.throws(() => a.experimentRange('kendall', 'dev', 0, 3), /data set 'dev' is not loaded/);
     assert.throws(() => a.experimentRange('permutation', 'test', 0, 3, { permutations: 0 }), /permutations must be a number in \[1, 10000\]/);
-    // the compat path (the whole TSV every call) gives the same rows
-    const s = new M.TextSession();
-    assert.equal(s.load(fs.readFileSync(path.join(TANH, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(TANH, 'model.safetensors')))), '');
-    assert.deepEqual(JSON.parse(s.experimentRows('kendall', tsv, 0, N, '{}', 1)).rows, whole.rows);
-    s.delete();
     if (!haveCli) return t.diagnostic('no build/attnlab: CLI comparison skipped');
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-range-')), 'rows.json');
     const r = spawnSync(CLI, ['experiment', 'kendall', '--model', TANH, '--data', SST_TEST, '--out', out, '--limit', String(N), '--seed', '1'], { encoding: 'utf8' });
@@ -159,11 +154,6 @@ test('wasm api: one text is tokenized once for explain and the live experiments'
     assert.equal(lab.tokenizations(), 2);
     assert.throws(() => lab.experiment('kendall', ' ', {}, 1), /no tokens in the text/);
     assert.throws(() => lab.experiment('nope', text), /unknown experiment 'nope'/);
-    // the same explanation as the compat TextSession (the old JSON string API)
-    const s = new M.TextSession();
-    s.load(fs.readFileSync(path.join(TANH, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(TANH, 'model.safetensors'))));
-    assert.deepEqual(JSON.parse(s.explain(text, 200, 50)), e);
-    s.delete();
   } finally {
     lab.delete();
   }

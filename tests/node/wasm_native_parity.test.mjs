@@ -1,7 +1,7 @@
 // wasm_native_parity.test.mjs — the wasm core (web/gen) and the native CLI (build/attnlab) give the same
 // explanation. Contract: for each models/text/sst2-{tanh,dot,uniform} that exists, the first 20 sentences of
 // ../shared/data/sst2/test.tsv go through `build/attnlab explain-text --model DIR --text TEXT ...` (last stdout
-// line = one JSON object) and through TextSession.explain(TEXT, 200, 50) (the CLI gets --max-tokens 200 --ig-steps 50);
+// line = one JSON object) and through TextLab.explain(TEXT, 200, 50) (the CLI gets --max-tokens 200 --ig-steps 50);
 // every field must agree: strings/booleans/array lengths exactly, numbers (probability, attention, gradient,
 // leave_one_out, kendall τ/p, …) to |Δ| ≤ 1e-5, integrated_gradients to ≤ 1e-4 (see IG_TOL). Max differences
 // per field are printed.
@@ -102,7 +102,7 @@ for (const name of TEXT_MODELS) {
       assert.equal(run.status, 0, `CLI failed on "${text}": ${run.stderr}`);
       const lines = run.stdout.trim().split('\n');
       const native = JSON.parse(lines[lines.length - 1]);
-      const wasm = JSON.parse(core.explain(text, MAX_TOKENS, IG_STEPS));
+      const wasm = core.explain(text, MAX_TOKENS, IG_STEPS);
       assert.equal(native.error, '', `native error on "${text}"`);
       assert.ok(native.tokens.length > 0, `no tokens for "${text}"`);
       for (const k of ['tokens', 'probability', 'attention', 'gradient', 'leave_one_out', 'integrated_gradients']) {

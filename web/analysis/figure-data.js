@@ -14,6 +14,7 @@
 //   flipRates(rows, rankings)      → { ranking: { n, flip_rate, fraction_mean } }
 //   eraserMeans(rows, measures)    → [{ measure, n, aopc_comprehensiveness, aopc_sufficiency,
 //                                        comprehensiveness: [k], sufficiency: [k] }] (means over used rows)
+//   plausibilityMeans(rows, measures) → [{ measure, n, token_f1, auprc }] (means over used rows)
 //   randomizationMeans(rows)       → [{ stage, stageIndex, measure, spearman, n }] (means of the defined ρ)
 import { mean } from './histogram.js';
 
@@ -88,23 +89,31 @@ function meanArrays(arrays) {
   return Array.from({ length: len }, (_, i) => mean(ok.map((a) => a[i])));
 }
 
-export function eraserMeans(rows, measures) {
+// Per measure (those of `measures` first, then any other a row has): the rows' row.measures[m] objects.
+function measureObjects(rows, measures) {
   const used = usedRows(rows).filter((r) => r.measures && typeof r.measures === 'object');
   const names = [...measures];
   for (const r of used) for (const m of Object.keys(r.measures)) if (!names.includes(m)) names.push(m);
   return names
-    .map((m) => {
-      const ms = used.map((r) => r.measures[m]).filter((x) => x && typeof x === 'object');
-      return {
-        measure: m,
-        n: ms.length,
-        aopc_comprehensiveness: mean(ms.map((x) => x.aopc_comprehensiveness)),
-        aopc_sufficiency: mean(ms.map((x) => x.aopc_sufficiency)),
-        comprehensiveness: meanArrays(ms.map((x) => x.comprehensiveness)),
-        sufficiency: meanArrays(ms.map((x) => x.sufficiency)),
-      };
-    })
-    .filter((x) => x.n > 0);
+    .map((m) => ({ measure: m, ms: used.map((r) => r.measures[m]).filter((x) => x && typeof x === 'object') }))
+    .filter((x) => x.ms.length > 0);
+}
+
+export function eraserMeans(rows, measures) {
+  return measureObjects(rows, measures).map(({ measure, ms }) => ({
+    measure,
+    n: ms.length,
+    aopc_comprehensiveness: mean(ms.map((x) => x.aopc_comprehensiveness)),
+    aopc_sufficiency: mean(ms.map((x) => x.aopc_sufficiency)),
+    comprehensiveness: meanArrays(ms.map((x) => x.comprehensiveness)),
+    sufficiency: meanArrays(ms.map((x) => x.sufficiency)),
+  }));
+}
+
+export function plausibilityMeans(rows, measures) {
+  return measureObjects(rows, measures).map(({ measure, ms }) => ({
+    measure, n: ms.length, token_f1: mean(ms.map((x) => x.token_f1)), auprc: mean(ms.map((x) => x.auprc)),
+  }));
 }
 
 export function randomizationMeans(rows) {

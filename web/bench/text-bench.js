@@ -38,9 +38,7 @@ async function main() {
     fetch(base + 'model.safetensors').then((r) => r.arrayBuffer()),
   ]);
   const Module = await createModule();
-  const session = new Module.TextSession();
-  const err = session.load(config, new Uint8Array(weights));
-  if (err) throw new Error(err);
+  const session = new Module.TextLab(config, new Uint8Array(weights)); // throws the core's message
   // 50 tokens, all in the vocabulary.
   const vocab = JSON.parse(config).vocab;
   const tokens = Array.from({ length: 50 }, (_, i) => vocab[2 + ((i * 37) % 500)]);

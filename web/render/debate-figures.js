@@ -3,7 +3,7 @@
 //
 // Contract:
 //   hasFigure(name)                              → true when `name` has a figure here
-//   renderDebateFigure(container, name, rows, { classNames, width })
+//   renderDebateFigure(container, name, rows, { classNames, width, eraserRows })
 //     Replaces the container's children with the figure(s) for experiment `name`:
 //       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class
 //       adversarial       histogram of the max JSD per sentence, stacked by class, on [0, ln 2]
@@ -11,6 +11,8 @@
 //       erase-max         scatter: JSD after erasing the top weight vs a random one (log–log, diagonal)
 //       erase-until-flip  box plots of the fraction of weights removed before the flip, per ranking
 //       eraser            bars: mean AOPC comprehensiveness and sufficiency per measure
+//       plausibility      bars: mean token F1 and AUPRC per measure; with eraserRows (an ERASER run of the same
+//                         model in this tab) a scatter of plausibility (token F1) vs faithfulness (comprehensiveness)
 //       randomization     lines: mean Spearman ρ per randomisation stage, per measure
 //     Each chart is a .chart element with data-chart=<id> and data-n = the number of records drawn.
 //     With no usable rows yet it shows a short note instead. Throws only when Plot is missing.
@@ -19,7 +21,8 @@ import { el } from './dom.js';
 import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
 import { histogram } from '../analysis/histogram.js';
 import {
-  kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, randomizationMeans,
+  kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, plausibilityMeans,
+  randomizationMeans,
 } from '../analysis/figure-data.js';
 import { JSD_MAX, RANKINGS, ERASER_MEASURES, label } from '../experiments-info.js';
 
@@ -61,6 +64,28 @@ function chart(id, n, figure, caption) {
   box.append(figure);
   if (caption) box.append(el('p', 'chart-caption', caption));
   return box;
+}
+
+const halfWidth = (width) => Math.max(300, Math.floor((width - 16) / 2));
+
+// One horizontal bar per measure (means: [{name, n, [field]}]), its value written at the bar's end.
+function measureBars(Plot, means, field, { title, xLabel, width }) {
+  const shown = means.filter((m) => Number.isFinite(m[field]));
+  return Plot.plot({
+    ...baseOptions(width),
+    height: 60 + 34 * Math.max(1, shown.length),
+    marginLeft: 140,
+    marginRight: 52,
+    title,
+    x: { label: xLabel, grid: true, nice: true },
+    y: { label: null, domain: shown.map((m) => m.name) },
+    color: { ...measureColor(shown.map((m) => m.measure ?? m.name), label), legend: false }, // the y axis names the measures
+    marks: [
+      Plot.barX(shown, { x: field, y: 'name', fill: 'name', title: (d) => `${d.name}: ${d[field].toFixed(4)} (n = ${d.n})` }),
+      Plot.ruleX([0]),
+      Plot.text(shown, { x: field, y: 'name', text: (d) => d[field].toFixed(3), dx: 4, textAnchor: 'start' }),
+    ],
+  });
 }
 
 const FIGURES = {
@@ -146,27 +171,47 @@ const FIGURES = {
 
   eraser(Plot, rows, { width }) {
     const means = eraserMeans(rows, ERASER_MEASURES).map((m) => ({ ...m, name: label(m.measure) }));
-    const keys = means.map((m) => m.measure);
-    const half = Math.max(300, Math.floor((width - 16) / 2));
-    const bars = (field, title, xLabel) => Plot.plot({
-      ...baseOptions(half),
-      height: 60 + 34 * Math.max(1, means.length),
-      marginLeft: 140,
-      marginRight: 52,
-      title,
-      x: { label: xLabel, grid: true, nice: true },
-      y: { label: null, domain: means.map((m) => m.name) },
-      color: { ...measureColor(keys, label), legend: false }, // the y axis names the measures
-      marks: [
-        Plot.barX(means, { x: field, y: 'name', fill: 'name', title: (d) => `${d.name}: ${d[field].toFixed(4)} (n = ${d.n})` }),
-        Plot.ruleX([0]),
-        Plot.text(means, { x: field, y: 'name', text: (d) => d[field].toFixed(3), dx: 4, textAnchor: 'start' }),
-      ],
-    });
+    const bars = (field, title, xLabel) => measureBars(Plot, means, field, { title, xLabel, width: halfWidth(width) });
     return [
       chart('eraser-comprehensiveness', means.length, bars('aopc_comprehensiveness', 'Comprehensiveness (higher = more faithful)', 'mean AOPC comprehensiveness →')),
       chart('eraser-sufficiency', means.length, bars('aopc_sufficiency', 'Sufficiency (lower = more faithful)', 'mean AOPC sufficiency →')),
     ];
+  },
+
+  plausibility(Plot, rows, { width, eraserRows }) {
+    const means = plausibilityMeans(rows, ERASER_MEASURES).map((m) => ({ ...m, name: label(m.measure) }));
+    const bars = (field, title, xLabel) => measureBars(Plot, means, field, { title, xLabel, width: halfWidth(width) });
+    const charts = [
+      chart('plausibility-token-f1', means.length, bars('token_f1', 'Token F1 at top-k (higher = more plausible)', 'mean token F1 →')),
+      chart('plausibility-auprc', means.length, bars('auprc', 'AUPRC (higher = more plausible)', 'mean AUPRC →')),
+    ];
+    const faith = new Map(eraserMeans(eraserRows ?? [], ERASER_MEASURES).map((m) => [m.measure, m]));
+    const pts = means.filter((m) => faith.has(m.measure)).map((m) => ({
+      measure: m.measure, name: m.name, x: faith.get(m.measure).aopc_comprehensiveness, y: m.token_f1, nx: faith.get(m.measure).n, ny: m.n,
+    })).filter((d) => Number.isFinite(d.x) && Number.isFinite(d.y));
+    if (!pts.length) {
+      charts.push(chart('plausibility-vs-faithfulness', 0, el('p', 'chart-note',
+        'Plausibility vs faithfulness: run ERASER on the same model in this tab (any number of sentences), then this run again, to place each measure on both axes.')));
+      return charts;
+    }
+    const fig = Plot.plot({
+      ...baseOptions(width),
+      height: 300,
+      title: 'Plausibility vs faithfulness, per measure',
+      x: { label: 'faithfulness: mean ERASER AOPC comprehensiveness →', grid: true, nice: true },
+      y: { label: '↑ plausibility: mean token F1 against the human rationale', grid: true, nice: true },
+      color: { ...measureColor(pts.map((d) => d.measure), label), legend: false }, // each dot is labelled
+      marks: [
+        Plot.dot(pts, { x: 'x', y: 'y', fill: 'name', r: 6,
+          title: (d) => `${d.name}: comprehensiveness ${d.x.toFixed(3)} (n = ${d.nx}), token F1 ${d.y.toFixed(3)} (n = ${d.ny})` }),
+        Plot.text(pts, { x: 'x', y: 'y', text: 'name', dx: 9, textAnchor: 'start' }),
+      ],
+    });
+    const nx = Math.max(...pts.map((d) => d.nx));
+    charts.push(chart('plausibility-vs-faithfulness', pts.length, fig,
+      `Each measure once: x from this tab's latest ERASER run on the model (${nx} sentences), y from this run (${means[0]?.n ?? 0} sentences with a human rationale). ` +
+      'A measure can be faithful without being plausible, and the other way round (Jacovi & Goldberg 2020).'));
+    return charts;
   },
 
   randomization(Plot, rows, { width }) {
@@ -193,13 +238,13 @@ export function hasFigure(name) {
   return Object.hasOwn(FIGURES, name);
 }
 
-export function renderDebateFigure(container, name, rows, { classNames = ['negative', 'positive'], width = 900 } = {}) {
+export function renderDebateFigure(container, name, rows, { classNames = ['negative', 'positive'], width = 900, eraserRows = null } = {}) {
   if (!hasFigure(name)) {
     container.replaceChildren(el('p', 'chart-note', 'This experiment has no figure on this page yet; the summary numbers and the downloads have everything.'));
     return;
   }
   const Plot = getPlot();
-  const charts = FIGURES[name](Plot, rows, { names: classNames, width });
+  const charts = FIGURES[name](Plot, rows, { names: classNames, width, eraserRows });
   const total = charts.reduce((a, c) => a + Number(c.dataset.n), 0);
   if (total === 0) {
     container.replaceChildren(el('p', 'chart-note', 'Nothing to draw yet: no sentence with a result so far.'));

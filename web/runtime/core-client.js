@@ -71,17 +71,17 @@ export class CoreClient {
 
   experimentNames() { return this.request('experiments'); }
 
-  explain({ model, text, maxTokens = 200, igSteps = 20 }) {
+  explain({ model, text, maxTokens, igSteps }) {
     this.reRegister();
     return this.channel.latest('explain', 'explain', { model, text, maxTokens, igSteps });
   }
 
-  attention({ model, text, maxTokens = 200 }) {
+  attention({ model, text, maxTokens }) {
     this.reRegister();
     return this.channel.latest('attention', 'attention', { model, text, maxTokens });
   }
 
-  experiment({ model, name, text, params = {}, seed = 1, maxTokens = 200 }) {
+  experiment({ model, name, text, params = {}, seed = 1, maxTokens }) {
     this.reRegister();
     return this.channel.latest('experiment', 'experiment', { model, name, text, params, seed, maxTokens });
   }

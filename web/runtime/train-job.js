@@ -1,55 +1,53 @@
-// train-job.js — one training run of the core's TextTrainer (or AdversaryTrainer: same start / step /
-// configJson / weights shape), as a loop of short steps so the worker can report progress, answer other
-// requests and take a cancel between steps. No DOM, no worker globals.
+// train-job.js — one training run of the core's TextTraining (or AdversaryTraining: the same step /
+// configJson / weights shape; docs/DESIGN.md "wasm module API"), as a loop of short steps so the worker can report
+// progress, answer other requests and take a cancel between steps. No DOM, no worker globals.
 //
 // Contract:
 //   runTrainingJob({ Module, trainTsv, devTsv, testTsv, options, createTrainer, run, pause, isCancelled,
 //                    onProgress, targetMs = 400, now })
 //     → Promise<{ status: 'done' | 'cancelled', progress, epochsDone, configText, weights }>
-//   Module       the wasm module (Module.TextTrainer).
-//   createTrainer(Module) → the trainer object; default new Module.TextTrainer(). For an adversary:
-//                (M) => new M.AdversaryTrainer(baseSession).
-//   options      {attention, seed, epochs} (adversary: {lambda, seed, epochs, base}) →
-//                trainer.start(trainTsv, devTsv, JSON.stringify(options)).
+//   Module       the wasm module (Module.TextTraining).
+//   createTrainer(Module, trainTsv, devTsv, options) → the started training object; default
+//                new Module.TextTraining(trainTsv, devTsv, options). For an adversary:
+//                (M, train, dev, o) => M.AdversaryTraining(baseLab, train, dev, o).
+//   options      {attention, seed, epochs} (adversary: {lambda, seed, epochs, base}).
 //   run(fn)      runs one core call (fn() → value) when the worker's queue gets to it; default: at once.
 //   pause()      awaited between steps (a macrotask, so the worker's message handler can run); default
 //                setTimeout 0.
 //   isCancelled  checked before each step; true → stop there.
-//   onProgress(p) after every step: the step's progress JSON ({epoch, epochs, batch, batches, train_loss,
+//   onProgress(p) after every step: the step's progress object ({epoch, epochs, batch, batches, train_loss,
 //                epoch_done, dev?, best_epoch, done}) + seconds (since the start) + stage 'train'; once more
 //                with stage 'test' before the test metrics are computed.
 //   Steps hold ~targetMs of batches (measured on the steps so far, dev evaluations left out).
 //   status 'done' after the last epoch; 'cancelled' when stopped early. configText (configJson(testTsv):
 //   the best epoch's model with dev and test metrics) and weights (Uint8Array, F32 safetensors) are set when
 //   at least one epoch finished, else null (a cancel in epoch 1 keeps nothing).
-//   A start() message or an {error} from step() / configJson() rejects with an Error naming it. The trainer
-//   object is deleted in every case.
+//   The core throws its messages (docs/DESIGN.md "one binding convention"): a training that cannot start
+//   rejects with "Training could not start: …", a failing step or configJson() with "Training failed: …".
+//   The training object is deleted in every case.
 
 const macrotask = () => new Promise((resolve) => setTimeout(resolve, 0));
 const clock = () => (globalThis.performance ?? Date).now();
 
-function parseStep(json, what) {
-  let p;
+// fn() → its value; a thrown core message becomes `${prefix}: message`.
+async function coreCall(run, fn, prefix) {
   try {
-    p = JSON.parse(json);
+    return await run(fn);
   } catch (e) {
-    throw new Error(`The core returned invalid JSON from ${what}: ${e.message}`);
+    throw new Error(`${prefix}: ${e?.message ?? e}`);
   }
-  if (p && typeof p === 'object' && p.error) throw new Error(`Training failed: ${p.error}`);
-  return p;
 }
 
 export async function runTrainingJob({
   Module, trainTsv, devTsv, testTsv = '', options, createTrainer = null, run = async (fn) => fn(), pause = macrotask,
   isCancelled = () => false, onProgress = () => {}, targetMs = 400, now = clock,
 }) {
-  if (!createTrainer && typeof Module?.TextTrainer !== 'function') {
+  if (!createTrainer && typeof Module?.TextTraining !== 'function') {
     throw new Error('This build of the WebAssembly core cannot train; rebuild it (bash scripts/build-wasm.sh).');
   }
-  const trainer = createTrainer ? createTrainer(Module) : new Module.TextTrainer();
+  const make = createTrainer ?? ((M, train, dev, o) => new M.TextTraining(train, dev, o));
+  const trainer = await coreCall(run, () => make(Module, String(trainTsv), String(devTsv), options ?? {}), 'Training could not start');
   try {
-    const err = await run(() => trainer.start(String(trainTsv), String(devTsv), JSON.stringify(options ?? {})));
-    if (err) throw new Error(`Training could not start: ${err}`);
     const t0 = now();
     let perBatchMs = 0; // measured on steps without a dev evaluation
     let batchesMeasured = 0;
@@ -64,7 +62,7 @@ export async function runTrainingJob({
       }
       const k = perBatchMs > 0 ? Math.max(1, Math.min(64, Math.round(targetMs / perBatchMs))) : 2;
       const started = now();
-      progress = parseStep(await run(() => trainer.step(k)), 'step()');
+      progress = await coreCall(run, () => trainer.step(k), 'Training failed');
       const ms = now() - started;
       if (!progress.epoch_done) {
         batchesMeasured += k;
@@ -79,8 +77,7 @@ export async function runTrainingJob({
       return { status: 'cancelled', progress, epochsDone, configText: null, weights: null };
     }
     onProgress({ ...progress, seconds: (now() - t0) / 1000, stage: 'test' });
-    const configText = await run(() => trainer.configJson(String(testTsv ?? '')));
-    parseStep(configText, 'configJson()');
+    const configText = await coreCall(run, () => trainer.configJson(String(testTsv ?? '')), 'Training failed');
     const weights = await run(() => trainer.weights());
     if (!(weights instanceof Uint8Array) || weights.length === 0) throw new Error('The core returned no weights.');
     return { status: cancelled ? 'cancelled' : 'done', progress, epochsDone, configText, weights };

@@ -16,7 +16,9 @@
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
 //   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
 //   the experiment skipped; their reasons are listed in the result line) once a run ends;
-//   #debate-csv / #debate-json are download links (Blob URLs) then.
+//   #debate-csv / #debate-json are download links (Blob URLs) then. The rows of the latest run of each
+//   (model, experiment) are kept for the tab: a plausibility run draws each measure against the latest ERASER
+//   run's faithfulness on the same model.
 import { el } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderDebateFigure } from '../render/debate-figures.js';
@@ -29,6 +31,8 @@ import { classNamesFor } from '../analysis/display.js';
 
 const DATASET = 'sst2-test';
 const REDRAW_MS = 400;
+// The rows of this tab's latest run per "model|experiment" (the plausibility figure reads ERASER's).
+const latestRows = new Map();
 
 function seconds(s) {
   if (!Number.isFinite(s)) return '';
@@ -204,7 +208,10 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function drawFigure(cfg, rows, classNames) {
     try {
-      renderDebateFigure(figureEl, cfg.name, rows, { classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900) });
+      renderDebateFigure(figureEl, cfg.name, rows, {
+        classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900),
+        eraserRows: latestRows.get(`${cfg.model}|eraser`) ?? null, // plausibility's faithfulness axis
+      });
     } catch (e) {
       figureEl.replaceChildren(el('p', 'message error', `The figure could not be drawn: ${e.message}`));
     }
@@ -261,6 +268,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function finish(cfg, info, res) {
     const partial = res.cancelled || Boolean(res.error);
+    if (res.rows.length) latestRows.set(`${cfg.model}|${cfg.name}`, res.rows);
     resultEl.dataset.partial = String(partial);
     resultEl.dataset.rows = String(res.rows.length);
     bar.max = Math.max(1, res.limit);

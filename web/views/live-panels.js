@@ -48,7 +48,7 @@ function predictedProbability(result, row) {
   return c === 1 ? p : 1 - p;
 }
 
-export function mountLivePanels(container, { client, store, maxTokens = 200 }) {
+export function mountLivePanels(container, { client, store, maxTokens }) {
   const panels = new Map();
   let names = null; // Map name → description, once known
   let namesError = '';

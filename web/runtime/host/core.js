@@ -1,5 +1,5 @@
 // core.js — the WebAssembly core of this worker, loaded once and shared by every lab's handlers; and the
-// small helpers every lab uses to call it (fetch with readable errors, sha256 check, JSON results).
+// small helpers every lab uses to call it (fetch with readable errors, sha256 check).
 // No DOM.
 //
 // Contract:
@@ -8,8 +8,6 @@
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
 //   checkSha256(bytes, expected, what): throws when a 64-hex `expected` does not match (no-op without one, or
 //     without crypto.subtle).
-//   parseCore(json) → the parsed object; invalid JSON or a non-empty "error" field → Error (the text API's
-//     convention: results are JSON strings with an "error" field).
 import { sha256Hex } from '../model-cache.js';
 import { meterOn, meterModule } from './meter.js';
 
@@ -60,15 +58,4 @@ export async function checkSha256(bytes, expected, what) {
   if (hex !== expected.toLowerCase()) {
     throw new Error(`${what} does not match its sha256 in the manifest (got ${hex.slice(0, 12)}…, expected ${expected.slice(0, 12)}…).`);
   }
-}
-
-export function parseCore(json) {
-  let result;
-  try {
-    result = JSON.parse(json);
-  } catch (e) {
-    throw new Error(`The core returned invalid JSON: ${e.message}`);
-  }
-  if (result && typeof result === 'object' && !Array.isArray(result) && result.error) throw new Error(result.error);
-  return result;
 }

@@ -7,10 +7,18 @@
 //                                                 data set (the pool calls it on every worker before a run)
 //   experimentRows {model, name, dataset, start, count, params, seed}
 //                                               → {rows, total, model, dataset, class_names} for instances
-//                                                 [start, start + count); each row gets `text` (its sentence)
+//                                                 [start, start + count); each row gets `text` (its sentence).
+//                                                 An experiment whose catalogue entry needs human rationales
+//                                                 (plausibility) reads the data set with its SST trees.
 //   experimentSummary {model, name, rows, params, seed} → the experiment's summary object of `rows`
+import { loadCore } from '../host/core.js';
 import { loadDataset } from './text-models.js';
 import { session, seedOf, paramsOf } from './text.js';
+
+async function needsRationales(name) {
+  const Module = await loadCore();
+  return Module.catalogue().experiments.some((e) => e.name === name && e.needs?.human_rationales);
+}
 
 async function datasetInfo(msg, ctx) {
   const [s, data] = await Promise.all([session(msg, ctx), loadDataset(msg.dataset)]);
@@ -19,7 +27,8 @@ async function datasetInfo(msg, ctx) {
 
 async function experimentRows(msg, ctx) {
   const { model, name, dataset, start = 0, count = 10, params, seed } = msg;
-  const [s, data] = await Promise.all([session(msg, ctx), loadDataset(dataset)]);
+  const trees = await needsRationales(String(name));
+  const [s, data] = await Promise.all([session(msg, ctx), loadDataset(dataset, { trees })]);
   const res = s.session.rows(String(name), data, start, count, paramsOf(params), seedOf(seed));
   const rows = Array.isArray(res.rows) ? res.rows : [];
   for (const row of rows) {

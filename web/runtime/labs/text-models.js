@@ -1,12 +1,14 @@
 // text-models.js — what the text labs of one worker hold: the model list (models/text/manifest.json), one
-// TextSession per model (loaded once, sha256-checked), the data sets (fetched once), and the models trained in
+// TextLab per model (loaded once, sha256-checked), the data sets (fetched once), and the models trained in
 // this worker (their bytes kept). No DOM. Used by labs/text.js, labs/experiments.js and labs/train.js.
 //
 // Contract:
 //   loadManifest() → Promise<manifest>            (the shipped list; manifestWithTrained() adds trained ones)
 //   loadSession(name, onProgress?) → Promise<{ session (text-core.js), config, classNames }>; onProgress({model, stage,
 //     loaded, total}) with stage 'core' | 'weights' | 'verify' | 'init' | 'ready' while it loads.
-//   loadDataset(name) → Promise<{ name, tsv, lines }>  (lines: datasetLines(tsv), numbered as the core does)
+//   loadDataset(name, { trees } = {}) → Promise<{ name, tsv, lines, trees? }>  (lines: datasetLines(tsv), numbered as
+//     the core does); trees: true → also the data set's SST PTB trees (manifest `trees`, sha256-checked: human
+//     rationales for `plausibility`), as the data set `${name}+trees` (the core keeps the two apart)
 //   registerTrained(name, { entry, configText, weights }) / trained: Map name → the same
 //   A failed load is not cached, so a retry can succeed.
 import { datasetLines } from '../dataset-lines.js';
@@ -109,9 +111,18 @@ export function forgetTrained(name) {
   sessions.delete(name);
 }
 
-export function loadDataset(name) {
-  if (datasets.has(name)) return datasets.get(name);
-  const p = (async () => {
+// One promise per key; a failed load is forgotten, so a retry can succeed.
+function cachedDataset(key, load) {
+  if (datasets.has(key)) return datasets.get(key);
+  const p = load();
+  datasets.set(key, p);
+  p.catch(() => datasets.delete(key));
+  return p;
+}
+
+export function loadDataset(name, { trees = false } = {}) {
+  if (trees) return loadDatasetWithTrees(name);
+  return cachedDataset(name, async () => {
     const manifest = await loadManifest();
     const list = Array.isArray(manifest.datasets) ? manifest.datasets : [];
     const entry = list.find((d) => d?.name === name);
@@ -129,8 +140,20 @@ export function loadDataset(name) {
       throw new Error(`The data set ${name} (${url.pathname}) cannot be read: ${e.message}`);
     }
     return { name, tsv, lines };
-  })();
-  datasets.set(name, p);
-  p.catch(() => datasets.delete(name));
-  return p;
+  });
+}
+
+function loadDatasetWithTrees(name) {
+  const key = `${name}+trees`;
+  return cachedDataset(key, async () => {
+    const [manifest, base] = await Promise.all([loadManifest(), loadDataset(name)]);
+    const entry = manifest.datasets.find((d) => d?.name === name);
+    if (!entry?.trees?.path) {
+      throw new Error(`The data set ${name} has no human rationales (no SST trees in the model list), so plausibility cannot be scored on it.`);
+    }
+    const url = new URL(entry.trees.path, MANIFEST_URL);
+    const bytes = new Uint8Array(await (await fetchOk(url, `the trees of ${name}`)).arrayBuffer());
+    await checkSha256(bytes, entry.trees.sha256, url.pathname);
+    return { ...base, name: key, trees: new TextDecoder().decode(bytes) };
+  });
 }

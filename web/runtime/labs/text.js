@@ -5,7 +5,7 @@
 //   manifest {}                                  → the manifest, trained models after the shipped ones
 //   explain {model, text, maxTokens, igSteps}    → the explain JSON (docs/DESIGN.md) + model, class_names
 //   experiments {}                               → [{name, description, params}]: the per-instance experiments of
-//                                                  the core's catalogue (Module.catalogue(); [] without)
+//                                                  the core's catalogue (Module.catalogue())
 //   experiment {model, name, text, params, seed, maxTokens}
 //                                                → the experiment's row for this text (instance 0) + tokens,
 //                                                  unknown, model, class_names; may be {skipped: reason}
@@ -18,7 +18,7 @@
 // A shared model load reports {type:'progress', id: 0, model, stage, loaded, total} (ctx.event).
 // The core's TextLab keeps the last tokenized texts, so an explanation and the five live panels on one sentence
 // tokenize it once (text-core.js).
-import { loadCore, parseCore } from '../host/core.js';
+import { loadCore } from '../host/core.js';
 import { loadSession, manifestWithTrained, registerTrained } from './text-models.js';
 
 export const seedOf = (seed) => {
@@ -32,7 +32,7 @@ export const paramsOf = (params) => (params && typeof params === 'object' && !Ar
 export const session = (msg, ctx) => loadSession(msg.model, (p) => ctx.event(p));
 
 async function explain(msg, ctx) {
-  const { model, text, maxTokens = 200, igSteps = 20 } = msg;
+  const { model, text, maxTokens, igSteps } = msg;
   const s = await session(msg, ctx);
   const result = s.session.explain(String(text ?? ''), maxTokens, igSteps);
   result.model = model;
@@ -42,17 +42,12 @@ async function explain(msg, ctx) {
 
 async function experimentNames() {
   const Module = await loadCore();
-  if (typeof Module.catalogue === 'function') {
-    return Module.catalogue().experiments.filter((e) => e.per_instance)
-      .map(({ name, description, params }) => ({ name, description, params }));
-  }
-  if (typeof Module.experimentNames !== 'function') return [];
-  const list = parseCore(Module.experimentNames());
-  return Array.isArray(list) ? list.filter((e) => e && typeof e.name === 'string') : [];
+  return Module.catalogue().experiments.filter((e) => e.per_instance)
+    .map(({ name, description, params }) => ({ name, description, params }));
 }
 
 async function experiment(msg, ctx) {
-  const { model, name, text, params, seed, maxTokens = 200 } = msg;
+  const { model, name, text, params, seed, maxTokens } = msg;
   const s = await session(msg, ctx);
   const row = s.session.experiment(String(name), String(text ?? ''), paramsOf(params), seedOf(seed), maxTokens);
   row.model = model;
@@ -61,7 +56,7 @@ async function experiment(msg, ctx) {
 }
 
 async function attention(msg, ctx) {
-  const { model, text, maxTokens = 200 } = msg;
+  const { model, text, maxTokens } = msg;
   const s = await session(msg, ctx);
   if (typeof s.session.attentionMaps !== 'function') {
     throw new Error('This build of the WebAssembly core has no attention maps; rebuild it (bash scripts/build-wasm.sh).');

@@ -1,5 +1,5 @@
 // train.js — the Train lab's handler: a classifier or a model-consistent adversary trained in the worker with
-// the core's TextTrainer / AdversaryTrainer, as a long job (runtime/train-job.js steps it; every step is
+// the core's TextTraining / AdversaryTraining, as a long job (runtime/train-job.js steps it; every step is
 // queued, so explain / experiment requests run between steps). No DOM.
 //
 // Requests (protocol: worker-channel.js):
@@ -52,13 +52,12 @@ async function train(msg, ctx) {
     ]);
     let createTrainer = null;
     if (adversary) {
-      // The base is loaded like any model (sha256-checked); the trainer copies it at construction.
+      // The base is loaded like any model (sha256-checked); the training copies it when it starts.
       const { session } = await ctx.step(() => loadSession(options.base, (p) => ctx.event(p)));
-      if (typeof Module.AdversaryTrainer !== 'function') {
+      if (typeof Module.AdversaryTraining !== 'function') {
         throw new Error('This build of the WebAssembly core cannot train an adversary; rebuild it (bash scripts/build-wasm.sh).');
       }
-      const trainer = await ctx.step(() => new Module.AdversaryTrainer(session.base));
-      createTrainer = () => trainer;
+      createTrainer = (M, trainTsv, devTsv, o) => M.AdversaryTraining(session.base, trainTsv, devTsv, o);
     }
     const res = await runTrainingJob({
       Module,
