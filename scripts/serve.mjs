@@ -57,13 +57,14 @@ const MIME = {
 
 // No inline script, no eval: scripts, workers and wasm only from this origin; 'wasm-unsafe-eval' is what
 // WebAssembly.compile / instantiate need (Emscripten's glue is built with -sDYNAMIC_EXECUTION=0, ORT Web's
-// bundles use no eval). Styles: the page's stylesheet plus the inline <style> that Observable Plot puts in
-// each chart ('unsafe-inline' for styles only). Images: data: (the favicon) and blob: (PNG export). connect-src
+// bundles use no eval). Styles: the page's stylesheets only (Observable Plot's inline <style> elements are removed
+// before a chart is attached, web/render/plot-lib.js; their rules are in web/styles.css). Images: data: (the
+// favicon) and blob: (PNG export). connect-src
 // blob: lets the page read back the CSV / JSON / report blobs it made itself (blob: URLs never leave the origin).
 export const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self' 'unsafe-inline'",
+  "style-src 'self'",
   "img-src 'self' data: blob:",
   "connect-src 'self' blob:",
   "worker-src 'self'",

@@ -2,7 +2,8 @@
 // current view as one self-contained HTML report.
 //
 // Contract (browser only; every function returns what it saved, so tests can read it without a download):
-//   svgText(svgElement)                → standalone SVG text (xmlns set, Plot's <style> kept, width/height set)
+//   svgText(svgElement)                → standalone SVG text (xmlns set, width/height set, and the page's CSS rules for
+//                                        Plot's classes as a <style>: the page strips Plot's own, plot-lib.js)
 //   boxesToSvg(root, { title })        → SVG text drawing an HTML figure made of coloured boxes (token rows,
 //                                        colour bars, tables of cells): every element with a non-transparent
 //                                        background becomes a rect, every text node a <text>, canvases <image>
@@ -42,7 +43,28 @@ export function svgText(svg) {
   const cs = getComputedStyle(svg);
   if (!clone.style.fontFamily) clone.style.fontFamily = cs.fontFamily;
   if (!clone.style.fontSize) clone.style.fontSize = cs.fontSize;
+  const rules = plotRules();
+  if (rules && !clone.querySelector('style')) {
+    const style = document.createElementNS(SVG_NS, 'style');
+    style.textContent = rules;
+    clone.prepend(style);
+  }
   return new XMLSerializer().serializeToString(clone);
+}
+
+// The page's CSS rules for Observable Plot's classes (web/styles.css), as text; '' when there are none.
+function plotRules() {
+  const out = [];
+  for (const sheet of document.styleSheets) {
+    let rules;
+    try {
+      rules = sheet.cssRules;
+    } catch {
+      continue; // a sheet of another origin (none on this page)
+    }
+    for (const r of rules) if (r.selectorText?.includes('.plot-d6a7b5')) out.push(r.cssText);
+  }
+  return out.join('\n');
 }
 
 const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -2,7 +2,9 @@
 // and the chart conventions the render modules share. Drawing helpers only; no state.
 //
 // Contract:
-//   getPlot()           → the global Plot; throws a readable Error when the library did not load.
+//   getPlot()           → the global Plot, with plot() and legend() returning their node without the <style>
+//                         elements Plot puts inside (their rules are in web/styles.css, so the page's CSP needs
+//                         no 'unsafe-inline' for styles); throws a readable Error when the library did not load.
 //   baseOptions(width)  → Plot options every chart starts from (width, font, margins, no background).
 //   CLASS_COLORS        → colours of class 0 (negative, red) and class 1 (positive, blue), as in the page.
 //   classColor(names)   → a Plot color scale option { domain: names, range, legend: true }.
@@ -10,12 +12,26 @@
 //   measureColor(keys, labelOf) → a Plot color scale option over the labels of `keys`.
 //   widthOf(element, fallback = 640) → the element's content width, or fallback when it is not laid out.
 //   mount(container, figure) → replaces the container's children with the Plot figure (SVG or <figure>).
+// The <style> elements are removed before the node is attached, so the browser never applies (or refuses) them.
+function withoutStyles(node) {
+  for (const s of node.querySelectorAll?.('style') ?? []) s.remove();
+  return node;
+}
+
+let wrapped = null; // { from: the global Plot, plot: the same with plot / legend unstyled }
+
 export function getPlot() {
   const Plot = globalThis.Plot;
   if (!Plot || typeof Plot.plot !== 'function') {
     throw new Error('The chart library (Observable Plot, /vendor/plot/) did not load; install it with `npm ci` (npm run serve does).');
   }
-  return Plot;
+  if (wrapped?.from !== Plot) {
+    wrapped = {
+      from: Plot,
+      plot: { ...Plot, plot: (o) => withoutStyles(Plot.plot(o)), legend: (o) => withoutStyles(Plot.legend(o)) },
+    };
+  }
+  return wrapped.plot;
 }
 
 export const CLASS_COLORS = Object.freeze(['#b2182b', '#2166ac', '#1b9e77', '#d95f02', '#7570b3', '#e7298a']);
