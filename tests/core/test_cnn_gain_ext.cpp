@@ -72,6 +72,17 @@ TEST(CnnGainExt, MapLossGradient) {
   test::expect_gradient("map", cam, d, [&] {
     return gain_ext_map_loss<double>(U, cam, mask.data(), o, static_cast<Vec<double>*>(nullptr));
   }, 1e-6, 1e-7);
+  // Negative control: the gradient with the normalisation's min and max held constant (what a detached
+  // normalisation would give) misses the numeric one — the check above sees the min / max routing.
+  const Vec<double> u = U * cam;
+  const double lo = u.minCoeff(), span = u.maxCoeff() - lo;
+  Vec<double> gu(64);
+  for (int q = 0; q < 64; ++q) {
+    const double t = sigmoid(o.omega * ((u(q) - lo) / span - o.sigma));
+    gu(q) = 2 * (t - mask[q]) / 64 * o.omega * t * (1 - t) / span;
+  }
+  const Vec<double> detached = U.transpose() * gu;
+  EXPECT_GT((detached - d).cwiseAbs().maxCoeff(), 1e-3);
 }
 
 CnnConfig tiny_config(bool residual) {
