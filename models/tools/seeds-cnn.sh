@@ -10,8 +10,8 @@
 # Usage: SEEDS="1 2 3" models/tools/seeds-cnn.sh [name ...]      (default: the main configurations below)
 #        models/tools/seeds-cnn.sh summary [name ...]            (mean ± sample std over the seeds present,
 #                                                                 to stdout and models/cnn/seeds/summary.json)
-# ATTNLAB=path/to/attnlab (default build/attnlab). One training at a time, nice -n 10 (~3-8 min each on the
-# shared 2-core machine).
+# ATTNLAB=path/to/attnlab (default build/attnlab). One training at a time, nice -n 10 (≈ 3 min each on an idle
+# core; 515-972 s measured on the shared 2-core machine under load).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${ATTNLAB:-build/attnlab}
