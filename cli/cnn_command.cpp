@@ -3,6 +3,8 @@
 // model folder (config.json + model.safetensors); `attnlab eval-cnn --model DIR [--confounder P]` scores a
 // model folder on a freshly generated test split. Both print one JSON object as their last stdout line
 // (progress goes to stderr): accuracy, pointing_game, mask_iou, energy_in_mask, and background_energy.
+// train-cnn --ext-weight W --ext-fraction F adds GAIN_ext's pixel-level supervision (train/gain_ext_loss.h);
+// --residual gives the network residual stages (model/cnn_model.h).
 // train-cnn --curves-out FILE [--curve-n N] [--probes K] also writes per-epoch localisation metrics and the
 // class maps of K fixed probe images (experiment 5); `attnlab cnn-experiment erasing --model DIR [--steps K]`
 // runs adversarial erasing against the ground-truth masks (experiment 4, experiments/cnn_erasing.h).
@@ -47,7 +49,8 @@ struct CnnCommands {
   bool eval_seed_given = false, texture_given = false;
   // train-cnn: curves over training (experiment 5)
   int curve_n = 0, probes = 0;
-  double attention_mining = 0.0;
+  double attention_mining = 0.0, ext_weight = 0.0, ext_fraction = 0.0;
+  bool residual = false;
   std::string curves_out;
   // cnn-experiment
   std::string experiment_name;
@@ -94,6 +97,7 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   cfg.num_classes = c.classes;
   cfg.cbam_reduction = c.cbam_reduction;
   cfg.lse_r = c.lse_r;
+  cfg.residual = c.residual;
   if (!parse_pool_head(c.head, &cfg.head)) fail("--head must be gap, gmp or lse");
   if (!parse_cbam_placement(c.cbam, cfg.stages(), &cfg.cbam))
     fail("--cbam must be none, all, or stage1..stage" + std::to_string(cfg.stages()) + " (comma-separated)");
@@ -109,6 +113,8 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   o.momentum = c.momentum;
   o.weight_decay = c.weight_decay;
   o.attention_mining = c.attention_mining;
+  o.ext_weight = c.ext_weight;
+  o.ext_fraction = c.ext_fraction;
   o.data = data_config(cfg, c.confounder, texture);
   const std::string bad = check_cnn_train_options(cfg, o);
   if (!bad.empty()) fail("train-cnn: " + bad);
@@ -116,12 +122,15 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   model.params.init(cfg, rng);
   std::cerr << "train-cnn: " << o.train_size << " train / " << o.val_size << " val images " << cfg.image_size << "x"
             << cfg.image_size << ", head " << c.head << ", cbam " << cbam_placement_name(cfg.cbam)
-            << ", confounder " << c.confounder << ", seed " << c.seed << "\n";
+            << ", confounder " << c.confounder << ", seed " << c.seed << (c.residual ? ", residual" : "") << "\n";
   const auto t0 = std::chrono::steady_clock::now();
   // Throughput counts only steps without the end-of-epoch validation (one batch per step).
   double step_seconds = 0;
   long step_images = 0;
   CnnTrainingRun run(cfg, model.params, o);
+  if (o.ext_weight > 0)
+    std::cerr << "train-cnn: GAIN_ext weight " << o.ext_weight << " on " << run.mask_carriers()
+              << " training images with masks\n";
   json per_epoch = json::array();
   // Experiment 5: localisation metrics on curve_n de-correlated test images and the maps of the first
   // `probes` test images, after every epoch (on the epoch's weights with recomputed BN statistics).
@@ -226,6 +235,14 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
                        {"attention_mining", c.attention_mining}, {"selection", "last epoch"},
                        {"storage", c.storage}, {"seconds", seconds}, {"images_per_second", images_per_second},
                        {"per_epoch", per_epoch}};
+  if (o.ext_weight > 0) {  // only then, so the training section of other runs is unchanged
+    extra["training"]["ext_weight"] = o.ext_weight;
+    extra["training"]["ext_fraction"] = o.ext_fraction;
+    extra["training"]["ext_images"] = run.mask_carriers();
+    extra["training"]["loss"] = extra["training"]["loss"].get<std::string>() + " + " + std::to_string(o.ext_weight) +
+                                " x GAIN_ext (pixel-wise squared error between sigmoid(10 (A - 0.5)) of the "
+                                "min-max normalised true-class CAM and the object mask, on the images with masks)";
+  }
   extra["metrics"] = metrics;
   extra["provenance"] = {{"command", command_line}};
   model.extra_json = extra.dump();
@@ -278,6 +295,7 @@ int run_eval(const CnnCommands& c) {
   j["model"] = c.model_dir;
   j["head"] = pool_head_name(model.config.head);
   j["cbam"] = cbam_placement_name(model.config.cbam);
+  if (model.config.residual) j["residual"] = true;
   std::cout << j.dump() << std::endl;
   return 0;
 }
@@ -355,6 +373,14 @@ std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_
   t->add_option("--attention-mining", c->attention_mining,
                  "GAIN-style attention-mining weight (0 = off; experiments/cnn_attention_mining.h)")
       ->check(CLI::Range(0.0, 100.0));
+  t->add_option("--ext-weight", c->ext_weight,
+                 "GAIN_ext pixel-level supervision weight (0 = off; train/gain_ext_loss.h); needs --ext-fraction")
+      ->check(CLI::Range(0.0, 1000.0));
+  t->add_option("--ext-fraction", c->ext_fraction,
+                 "share of the training images whose object mask GAIN_ext uses (seeded choice)")
+      ->check(CLI::Range(0.0, 1.0));
+  t->add_flag("--residual", c->residual,
+              "residual stages: ReLU(CBAM(BN(conv3x3 x)) + shortcut x), 1x1 projection when the width changes");
   t->add_option("--curve-n", c->curve_n, "test images scored after every epoch (experiment 5; 0 = off)")
       ->check(CLI::Range(0, 100000));
   t->add_option("--probes", c->probes, "probe images (the first test images) whose maps are saved every epoch")

@@ -82,6 +82,14 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
     *error = "config.json: 'head' must be one of \"gap\", \"gmp\", \"lse\"";
     return false;
   }
+  auto res = j.find("residual");  // optional (absent: the plain stages of the first models)
+  if (res != j.end()) {
+    if (!res->is_boolean()) {
+      *error = "config.json: 'residual' must be a boolean";
+      return false;
+    }
+    c.residual = res->get<bool>();
+  }
   auto r = j.find("lse_r");
   if (r != j.end()) {
     if (!r->is_number()) {
@@ -180,6 +188,8 @@ std::string cnn_model_config_json(const CnnModel& model) {
   j["cbam_reduction"] = c.cbam_reduction;
   j["head"] = pool_head_name(c.head);
   j["lse_r"] = c.lse_r;
+  if (c.residual) j["residual"] = true;  // written only when set: a plain model's config.json is unchanged
+  else j.erase("residual");
   return j.dump(1);
 }
 

@@ -51,6 +51,10 @@ Conv2dSpec CnnConfig::conv_spec(int s) const {
   return {s == 0 ? in_channels : widths[s - 1], widths[s], 3, 1, 1, false};
 }
 
+bool CnnConfig::has_projection(int s) const { return residual && conv_spec(s).in_c != widths[s]; }
+
+Conv2dSpec CnnConfig::shortcut_spec(int s) const { return {conv_spec(s).in_c, widths[s], 1, 1, 0, false}; }
+
 CbamSpec CnnConfig::cbam_spec(int s) const {
   CbamSpec c;
   c.channels = widths[s];
@@ -101,6 +105,10 @@ void CnnParams<T>::resize(const CnnConfig& cfg) {
     stages[s].conv.resize(cfg.conv_spec(s));
     stages[s].bn.resize(cfg.widths[s]);
     if (cfg.cbam[s]) stages[s].cbam.resize(cfg.cbam_spec(s));
+    if (cfg.has_projection(s)) {
+      stages[s].sc_conv.resize(cfg.shortcut_spec(s));
+      stages[s].sc_bn.resize(cfg.widths[s]);
+    }
   }
   fc.w = Mat<T>::Zero(cfg.num_classes, cfg.widths.back());
   fc.b = Mat<T>::Zero(cfg.num_classes, 1);
@@ -126,6 +134,8 @@ void CnnParams<T>::init(const CnnConfig& cfg, Rng& rng) {
       uniform(c.conv.w, 1.0 / std::sqrt(double(c.conv.w.rows())));
       uniform(c.conv.b, 1.0 / std::sqrt(double(c.conv.w.rows())));
     }
+    // Drawn after the plain stage's draws, so a plain network's initial weights do not change.
+    if (cfg.has_projection(s)) normal(stages[s].sc_conv.w, std::sqrt(2.0 / stages[s].sc_conv.w.rows()));
   }
   uniform(fc.w, 1.0 / std::sqrt(double(fc.w.cols())));
   fc.b.setZero();
@@ -158,6 +168,11 @@ std::vector<NamedParam<T>> CnnParams<T>::trained() {
       out.push_back({pre + "cbam.spatial.weight", &st.cbam.conv.w, {1, 2, k, k}, false});
       out.push_back({pre + "cbam.spatial.bias", &st.cbam.conv.b, {1}, false});
     }
+    if (st.sc_conv.w.size()) {
+      out.push_back({pre + "shortcut.conv.weight", &st.sc_conv.w, {cout, st.sc_conv.w.rows(), 1, 1}, false});
+      out.push_back({pre + "shortcut.bn.weight", &st.sc_bn.gamma, {cout}, false});
+      out.push_back({pre + "shortcut.bn.bias", &st.sc_bn.beta, {cout}, false});
+    }
   }
   out.push_back({"fc.weight", &fc.w, {fc.w.rows(), fc.w.cols()}, true});
   out.push_back({"fc.bias", &fc.b, {fc.b.rows()}, false});
@@ -172,6 +187,12 @@ std::vector<NamedParam<T>> CnnParams<T>::buffers() {
     BatchNormParams<T>& bn = stages[s].bn;
     out.push_back({pre + "running_mean", &bn.running_mean, {bn.running_mean.rows()}, false});
     out.push_back({pre + "running_var", &bn.running_var, {bn.running_var.rows()}, false});
+    BatchNormParams<T>& sb = stages[s].sc_bn;
+    if (stages[s].sc_conv.w.size()) {
+      const std::string sp = "stages." + std::to_string(s) + ".shortcut.bn.";
+      out.push_back({sp + "running_mean", &sb.running_mean, {sb.running_mean.rows()}, false});
+      out.push_back({sp + "running_var", &sb.running_var, {sb.running_var.rows()}, false});
+    }
   }
   return out;
 }
@@ -195,11 +216,27 @@ void cnn_forward(const CnnConfig& cfg, const CnnParams<T>& p, const Mat<T>& x, b
     conv2d_forward(cfg.conv_spec(s), p.stages[s].conv, in_shape, *in, c.conv);
     batch_norm_forward(p.stages[s].bn, sh, c.conv, training, c.bn, c.bn_cache,
                        running ? &running->stages[s].bn : nullptr, bn);
-    relu_forward(c.bn, c.relu);
     const Mat<T>* a = &c.relu;
-    if (cfg.cbam[s]) {
-      cbam_forward(cfg.cbam_spec(s), p.stages[s].cbam, sh, c.relu, c.att, c.cbam_cache);
-      a = &c.att;
+    if (cfg.residual) {
+      const Mat<T>* branch = &c.bn;
+      if (cfg.cbam[s]) {
+        cbam_forward(cfg.cbam_spec(s), p.stages[s].cbam, sh, c.bn, c.att, c.cbam_cache);
+        branch = &c.att;
+      }
+      const Mat<T>* shortcut = in;
+      if (cfg.has_projection(s)) {
+        conv2d_forward(cfg.shortcut_spec(s), p.stages[s].sc_conv, in_shape, *in, c.sc_conv);
+        batch_norm_forward(p.stages[s].sc_bn, sh, c.sc_conv, training, c.sc, c.sc_bn_cache,
+                           running ? &running->stages[s].sc_bn : nullptr, bn);
+        shortcut = &c.sc;
+      }
+      relu_forward<T>(*branch + *shortcut, c.relu);
+    } else {
+      relu_forward(c.bn, c.relu);
+      if (cfg.cbam[s]) {
+        cbam_forward(cfg.cbam_spec(s), p.stages[s].cbam, sh, c.relu, c.att, c.cbam_cache);
+        a = &c.att;
+      }
     }
     if (cfg.pool[s]) max_pool_forward(kPool, sh, *a, c.out, c.pool_argmax);
     else c.out = *a;
@@ -209,18 +246,53 @@ void cnn_forward(const CnnConfig& cfg, const CnnParams<T>& p, const Mat<T>& x, b
   linear_forward(p.fc, cache.pooled, cache.logits);
 }
 
+// Residual stage s: d [C*H*W x N] at the stage's pre-pool output (ReLU(branch + shortcut)) in, the
+// gradient at the stage input out (when want_dx; else d is left unspecified).
+template <class T>
+void residual_stage_backward(const CnnConfig& cfg, const CnnParams<T>& p, const CnnCache<T>& cache, int s, Mat<T>& d,
+                             CnnParams<T>* grads, bool want_dx) {
+  const CnnStageCache<T>& c = cache.stages[s];
+  const FeatureShape in_shape = cfg.stage_input_shape(s), sh = cfg.stage_cbam_shape(s);
+  Mat<T> dsum, dbranch, dtmp, dshort;
+  relu_backward(c.relu, d, dsum);
+  const Mat<T>* db = &dsum;
+  if (cfg.cbam[s]) {
+    cbam_backward(cfg.cbam_spec(s), p.stages[s].cbam, sh, c.bn, c.cbam_cache, dsum,
+                  grads ? &grads->stages[s].cbam : nullptr, dbranch);
+    db = &dbranch;
+  }
+  batch_norm_backward(p.stages[s].bn, sh, c.bn_cache, *db, grads ? &grads->stages[s].bn : nullptr, &dtmp);
+  const Mat<T>& stage_in = s == 0 ? c.in : cache.stages[s - 1].out;
+  conv2d_backward(cfg.conv_spec(s), p.stages[s].conv, in_shape, stage_in, dtmp,
+                  grads ? &grads->stages[s].conv : nullptr, want_dx ? &d : static_cast<Mat<T>*>(nullptr));
+  if (cfg.has_projection(s)) {
+    batch_norm_backward(p.stages[s].sc_bn, sh, c.sc_bn_cache, dsum, grads ? &grads->stages[s].sc_bn : nullptr,
+                        &dtmp);
+    conv2d_backward(cfg.shortcut_spec(s), p.stages[s].sc_conv, in_shape, stage_in, dtmp,
+                    grads ? &grads->stages[s].sc_conv : nullptr, want_dx ? &dshort : static_cast<Mat<T>*>(nullptr));
+    if (want_dx) d += dshort;
+  } else if (want_dx) {
+    d += dsum;
+  }
+}
+
 template <class T>
 void cnn_backward(const CnnConfig& cfg, const CnnParams<T>& p, const CnnCache<T>& cache, const Mat<T>& dlogits,
-                  CnnParams<T>* grads, Mat<T>* dx) {
+                  CnnParams<T>* grads, Mat<T>* dx, const Mat<T>* dfeatures) {
   Mat<T> dpooled, d, dtmp;
   linear_backward(p.fc, cache.pooled, dlogits, grads ? &grads->fc : nullptr, &dpooled);
   global_pool_backward(cfg.head, cfg.lse_r, cfg.feature_shape(), cache.pool_cache, dpooled, d);
+  if (dfeatures) d += *dfeatures;
   for (int s = cfg.stages() - 1; s >= 0; --s) {
     const CnnStageCache<T>& c = cache.stages[s];
     const FeatureShape in_shape = cfg.stage_input_shape(s), sh = cfg.stage_cbam_shape(s);
     if (cfg.pool[s]) {
       max_pool_backward(kPool, sh, c.pool_argmax, d, dtmp);
       d.swap(dtmp);
+    }
+    if (cfg.residual) {
+      residual_stage_backward(cfg, p, cache, s, d, grads, s > 0 || dx);
+      continue;
     }
     if (cfg.cbam[s]) {
       cbam_backward(cfg.cbam_spec(s), p.stages[s].cbam, sh, c.relu, c.cbam_cache, d,
@@ -266,7 +338,7 @@ std::vector<float> cnn_spatial_attention(const CnnConfig& cfg, const CnnCache<T>
   template void cnn_forward<T>(const CnnConfig&, const CnnParams<T>&, const Mat<T>&, bool, CnnCache<T>&,         \
                                CnnParams<T>*, const BatchNormOptions&);                                          \
   template void cnn_backward<T>(const CnnConfig&, const CnnParams<T>&, const CnnCache<T>&, const Mat<T>&,        \
-                                CnnParams<T>*, Mat<T>*);                                                         \
+                                CnnParams<T>*, Mat<T>*, const Mat<T>*);                                          \
   template std::vector<float> cnn_cam<T>(const CnnConfig&, const CnnParams<T>&, const CnnCache<T>&, int, int);   \
   template std::vector<float> cnn_spatial_attention<T>(const CnnConfig&, const CnnCache<T>&, int, int);
 ATTNLAB_INSTANTIATE(float)

@@ -1,4 +1,8 @@
 // The localisation lab's small CNN: S stages of conv3x3 (no bias) - batch norm - ReLU [- CBAM] [- maxpool 2x2],
+// or, with `residual`, S residual stages  out = pool?( ReLU( [CBAM]( BN(conv3x3(x)) ) + shortcut(x) ) ),
+// shortcut = x when the stage keeps the channel count, else BN(conv1x1(x)) (a projection, no bias) — CBAM on
+// the residual branch before the addition, as Woo et al. 2018 place it in ResNet blocks (one 3x3 conv per
+// branch here, to keep the cost of the plain network: +11 % multiply-adds for the 1x1 projections);
 // then a global pooling head (GAP | GMP | LSE with temperature r, nn/mil_pooling.h) and a linear classifier.
 // Images are NCHW Mat [in_c*S*S x N] (nn/conv2d.h). Default: 3 -> 16 -> 32 -> 64 channels, pooling after
 // stages 1 and 2, so a 64x64 image gives a 64 x 16 x 16 last feature map.
@@ -29,6 +33,7 @@ struct CnnConfig {
   int cbam_reduction = 4;
   PoolHead head = PoolHead::Gap;
   double lse_r = 5.0;
+  bool residual = false;  // residual stages (see above); false = the plain stages of the shipped models
 
   int stages() const { return static_cast<int>(widths.size()); }
   std::string check() const;  // "" when valid, else a message
@@ -37,6 +42,8 @@ struct CnnConfig {
   FeatureShape stage_cbam_shape(int s) const;   // shape CBAM of stage s sees (before the pool)
   FeatureShape feature_shape() const;           // last stage's output
   Conv2dSpec conv_spec(int s) const;
+  bool has_projection(int s) const;      // residual stage s changes the channel count: a 1x1 shortcut
+  Conv2dSpec shortcut_spec(int s) const;  // its 1x1 conv (no bias)
   CbamSpec cbam_spec(int s) const;
 };
 
@@ -59,6 +66,8 @@ struct CnnStageParams {
   Conv2dParams<T> conv;
   BatchNormParams<T> bn;
   CbamParams<T> cbam;  // empty when the stage has none
+  Conv2dParams<T> sc_conv;   // residual projection shortcut, w [Cin x Cout] (empty when none)
+  BatchNormParams<T> sc_bn;  // its batch norm (empty when none)
 };
 
 template <class T>
@@ -77,10 +86,12 @@ struct CnnParams {
 template <class T>
 struct CnnStageCache {
   Mat<T> in;               // [stage input]
-  Mat<T> conv, bn, relu;   // [C*H*W x N] each
+  Mat<T> conv, bn, relu;   // [C*H*W x N] each (residual: relu = ReLU(branch + shortcut))
   BatchNormCache<T> bn_cache;
   CbamCache<T> cbam_cache;
-  Mat<T> att;              // CBAM output (or relu when none)
+  Mat<T> att;              // CBAM output (or relu when none; residual: CBAM(bn), empty when none)
+  Mat<T> sc_conv, sc;      // residual projection: conv1x1(in), BN of it (empty otherwise)
+  BatchNormCache<T> sc_bn_cache;
   std::vector<int> pool_argmax;
   Mat<T> out;              // stage output
 };
@@ -101,9 +112,11 @@ void cnn_forward(const CnnConfig& cfg, const CnnParams<T>& p, const Mat<T>& x, b
                  CnnParams<T>* running = nullptr, const BatchNormOptions& bn = {});
 
 // dlogits [classes x N]; grads (nullable) accumulate (sized by resize); dx (nullable) overwritten.
+// dfeatures (nullable) [K*h*w x N]: an extra gradient on the last feature map (a loss on the class maps,
+// train/gain_ext_loss.h), added to what the head passes back.
 template <class T>
 void cnn_backward(const CnnConfig& cfg, const CnnParams<T>& p, const CnnCache<T>& cache, const Mat<T>& dlogits,
-                  CnnParams<T>* grads, Mat<T>* dx);
+                  CnnParams<T>* grads, Mat<T>* dx, const Mat<T>* dfeatures = nullptr);
 
 // Class map of example b for class c at feature resolution [h*w] (row-major h x w).
 template <class T>

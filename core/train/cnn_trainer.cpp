@@ -9,6 +9,7 @@
 #include "image/map_ops.h"
 #include "metrics/localization.h"
 #include "nn/loss.h"
+#include "train/gain_ext_loss.h"
 
 namespace attnlab {
 
@@ -43,6 +44,9 @@ std::string check_cnn_train_options(const CnnConfig& cfg, const CnnTrainOptions&
   if (!(o.attention_mining >= 0 && o.attention_mining <= 100)) return "attention_mining must be in [0, 100]";
   if (!(o.am_sigma >= 0 && o.am_sigma <= 1) || !(o.am_omega > 0 && o.am_omega <= 1000))
     return "am_sigma must be in [0, 1] and am_omega in (0, 1000]";
+  if (!(o.ext_weight >= 0 && o.ext_weight <= 1000)) return "ext_weight must be in [0, 1000]";
+  if (!(o.ext_fraction >= 0 && o.ext_fraction <= 1)) return "ext_fraction must be in [0, 1]";
+  if (o.ext_weight > 0 && !(o.ext_fraction > 0)) return "ext_weight > 0 needs ext_fraction > 0 (images with masks)";
   return "";
 }
 
@@ -62,6 +66,17 @@ CnnTrainingRun::CnnTrainingRun(const CnnConfig& cfg, CnnParams<float> initial, c
     adam_ = std::make_unique<Adam<float>>(AdamOptions{o_.lr, 0.9, 0.999, 1e-8, o_.weight_decay, false}, params_.list());
   else
     sgd_ = std::make_unique<Sgd<float>>(SgdOptions{o_.lr, o_.momentum, o_.weight_decay, false}, params_.list());
+  if (o_.ext_weight > 0) {
+    carriers_ = gain_ext_mask_carriers(o_.train_size, o_.ext_fraction, o_.seed);
+    const FeatureShape fs = cfg_.feature_shape();
+    upsample_ = bilinear_upsample_matrix<float>(fs.h, fs.w, cfg_.image_size, cfg_.image_size);
+  }
+}
+
+int CnnTrainingRun::mask_carriers() const {
+  int k = 0;
+  for (uint8_t c : carriers_) k += c;
+  return k;
 }
 
 CnnTrainProgress CnnTrainingRun::step(int max_batches) {
@@ -83,11 +98,26 @@ CnnTrainProgress CnnTrainingRun::step(int max_batches) {
   for (int k = 0; k < max_batches && static_cast<int>(next_batch_) < batches; ++k, ++next_batch_) {
     const size_t start = next_batch_ * o_.batch_size;
     idx.assign(order_.begin() + start, order_.begin() + std::min(order_.size(), start + o_.batch_size));
-    train_.batch(idx, x, labels);
+    std::vector<std::vector<uint8_t>> masks;
+    train_.batch(idx, x, labels, o_.ext_weight > 0 ? &masks : nullptr);
     const float n = static_cast<float>(idx.size());
     float loss = 0;
     grads_.set_zero();
-    if (o_.attention_mining > 0) {
+    if (o_.ext_weight > 0) {
+      for (size_t b = 0; b < idx.size(); ++b)
+        if (!carriers_[idx[b]]) masks[b].clear();
+      AttentionMiningOptions am;
+      am.weight = o_.attention_mining;
+      am.sigma = o_.am_sigma;
+      am.omega = o_.am_omega;
+      GainExtOptions ext;
+      ext.weight = o_.ext_weight;
+      ext.sigma = o_.am_sigma;
+      ext.omega = o_.am_omega;
+      const GainLosses l = gain_gradients<float>(cfg_, params_, x, labels, masks, am, ext, upsample_, cache_,
+                                                 &params_, &grads_);
+      loss = static_cast<float>(l.classification) * n;  // the reported loss stays the cross-entropy
+    } else if (o_.attention_mining > 0) {
       AttentionMiningOptions am;
       am.weight = o_.attention_mining;
       am.sigma = o_.am_sigma;

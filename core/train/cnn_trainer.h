@@ -32,6 +32,10 @@ struct CnnTrainOptions {
   // GAIN-style attention mining (experiments/cnn_attention_mining.h): weight of the mean true-class
   // probability on the batch with its attended region softly erased (0 = off; mask treated as constant).
   double attention_mining = 0.0, am_sigma = 0.5, am_omega = 10.0;
+  // GAIN_ext (train/gain_ext_loss.h): weight of the pixel-level loss between the soft mask of the true class's
+  // map (the same sigma / omega) and the object mask, on the ext_fraction of the training images that carry
+  // their mask (chosen by gain_ext_mask_carriers from the seed). 0 = off; > 0 needs ext_fraction > 0.
+  double ext_weight = 0.0, ext_fraction = 0.0;
   ShapesConfig data;                 // image_size / num_classes must match the model; confounder applies
                                      // to the training and validation splits
 };
@@ -68,6 +72,7 @@ class CnnTrainingRun {
   const CnnConfig& config() const { return cfg_; }
   const CnnTrainOptions& options() const { return o_; }
   long images() const { return images_; }  // training images processed so far
+  int mask_carriers() const;                 // training images whose mask GAIN_ext uses
 
  private:
   CnnConfig cfg_;
@@ -85,6 +90,8 @@ class CnnTrainingRun {
   long correct_ = 0, seen_ = 0, images_ = 0;
   CnnCache<float> cache_;
   std::vector<CnnEpochStats> history_;
+  std::vector<uint8_t> carriers_;  // GAIN_ext: per training image, 1 = its mask is used
+  Mat<float> upsample_;            // GAIN_ext: the bilinear upsampling matrix of the class maps
 };
 
 // Trains to the end (or until progress returns false); returns the run's history. params receives the

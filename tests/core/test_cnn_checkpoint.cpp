@@ -120,5 +120,46 @@ TEST(CnnCheckpoint, BrokenFoldersGiveClearMessages) {
   EXPECT_NE(error.find("model.safetensors"), std::string::npos) << error;
 }
 
+TEST(CnnCheckpoint, ResidualRoundTripAndOldConfigs) {
+  CnnModel m = make_model();  // widths 4 -> 8 -> 8 from 3 channels: projections at stages 1 and 2
+  const std::string plain_cfg = cnn_model_config_json(m);
+  EXPECT_FALSE(nlohmann::json::parse(plain_cfg).contains("residual"));  // plain configs are unchanged
+  m.config.residual = true;
+  Rng rng(5);
+  m.params.init(m.config, rng);
+  for (auto& b : m.params.buffers())
+    for (Eigen::Index i = 0; i < b.mat->size(); ++i) b.mat->data()[i] = float(0.5 + rng.uniform());
+  const std::string cfg = cnn_model_config_json(m);
+  EXPECT_EQ(nlohmann::json::parse(cfg)["residual"], true);
+  const std::vector<uint8_t> w = cnn_model_weights(m, StorageType::F32);
+  SafetensorsFile f;
+  std::string error;
+  ASSERT_TRUE(read_safetensors(w.data(), w.size(), &f, &error)) << error;
+  EXPECT_EQ(f.tensors.at("stages.0.shortcut.conv.weight").shape, (std::vector<int64_t>{4, 3, 1, 1}));
+  EXPECT_EQ(f.tensors.at("stages.1.shortcut.bn.running_var").shape, (std::vector<int64_t>{8}));
+  EXPECT_EQ(f.tensors.count("stages.2.shortcut.conv.weight"), 0u);  // 8 -> 8: identity
+  CnnModel back;
+  ASSERT_TRUE(load_cnn_model(cfg, w.data(), w.size(), &back, &error)) << error;
+  EXPECT_TRUE(back.config.residual);
+  Rng xr(9);
+  const Mat<float> x = test::random_mat(m.config.input_shape().size(), 2, xr).cast<float>();
+  EXPECT_EQ(logits_of(m, x), logits_of(back, x));
+  // The residual weights under a plain config: the shortcut tensors are unexpected; a plain model's weights
+  // under a residual config miss them; a non-boolean flag is refused.
+  nlohmann::json j = nlohmann::json::parse(cfg);
+  j.erase("residual");
+  EXPECT_FALSE(load_cnn_model(j.dump(), w.data(), w.size(), &back, &error));
+  EXPECT_NE(error.find("unexpected tensor 'stages.0.shortcut"), std::string::npos) << error;
+  const CnnModel plain = make_model();
+  const std::vector<uint8_t> pw = cnn_model_weights(plain, StorageType::F32);
+  EXPECT_FALSE(load_cnn_model(cfg, pw.data(), pw.size(), &back, &error));
+  EXPECT_NE(error.find("shortcut"), std::string::npos) << error;
+  j["residual"] = 1;
+  EXPECT_FALSE(load_cnn_model(j.dump(), w.data(), w.size(), &back, &error));
+  EXPECT_NE(error.find("'residual' must be a boolean"), std::string::npos) << error;
+  ASSERT_TRUE(load_cnn_model(plain_cfg, pw.data(), pw.size(), &back, &error)) << error;  // old configs load
+  EXPECT_FALSE(back.config.residual);
+}
+
 }  // namespace
 }  // namespace attnlab

@@ -15,8 +15,9 @@ namespace {
 using test::expect_gradient;
 using test::random_mat;
 
-CnnConfig tiny_config(PoolHead head) {
+CnnConfig tiny_config(PoolHead head, bool residual = false) {
   CnnConfig cfg;
+  cfg.residual = residual;  // channels 3 -> 3 -> 4 -> 4: identity shortcuts at stages 1 and 3, a projection at 2
   cfg.image_size = 8;
   cfg.num_classes = 3;
   cfg.widths = {3, 4, 4};
@@ -28,8 +29,8 @@ CnnConfig tiny_config(PoolHead head) {
   return cfg;
 }
 
-void check_model_gradient(PoolHead head) {
-  const CnnConfig cfg = tiny_config(head);
+void check_model_gradient(PoolHead head, bool residual = false) {
+  const CnnConfig cfg = tiny_config(head, residual);
   ASSERT_EQ(cfg.check(), "");
   Rng rng(5);
   CnnParams<double> p;
@@ -65,6 +66,76 @@ void check_model_gradient(PoolHead head) {
 TEST(CnnModel, GradientGap) { check_model_gradient(PoolHead::Gap); }
 TEST(CnnModel, GradientGmp) { check_model_gradient(PoolHead::Gmp); }
 TEST(CnnModel, GradientLse) { check_model_gradient(PoolHead::Lse); }
+TEST(CnnModel, GradientResidualGap) { check_model_gradient(PoolHead::Gap, true); }
+
+TEST(CnnModel, GradientResidualWithoutCbam) {
+  CnnConfig cfg = tiny_config(PoolHead::Gap, true);
+  cfg.cbam = {false, false, false};
+  Rng rng(6);
+  CnnParams<double> p;
+  p.init(cfg, rng);
+  ASSERT_EQ(p.stages[0].sc_conv.w.size(), 0);  // 3 -> 3: identity
+  ASSERT_EQ(p.stages[1].sc_conv.w.rows(), 3);  // 3 -> 4: a 1x1 projection [Cin x Cout]
+  Mat<double> x = random_mat(cfg.input_shape().size(), 2, rng, 1.0);
+  const std::vector<int> labels = {2, 1};
+  auto loss = [&] {
+    CnnCache<double> c;
+    cnn_forward(cfg, p, x, true, c);
+    Mat<double> d;
+    return weighted_cross_entropy<double>(c.logits, labels, {}, d);
+  };
+  CnnCache<double> c;
+  cnn_forward(cfg, p, x, true, c);
+  Mat<double> dlogits, dx;
+  weighted_cross_entropy<double>(c.logits, labels, {}, dlogits);
+  CnnParams<double> g;
+  g.resize(cfg);
+  g.set_zero();
+  cnn_backward(cfg, p, c, dlogits, &g, &dx);
+  auto pn = p.trained();
+  auto gn = g.trained();
+  for (size_t i = 0; i < pn.size(); ++i) expect_gradient("residual " + pn[i].name, *pn[i].mat, *gn[i].mat, loss, 1e-6, 2e-6);
+  expect_gradient("residual input", x, dx, loss, 1e-6, 2e-6);
+}
+
+TEST(CnnModel, ResidualStagesByHand) {
+  // One residual stage whose conv and projection are zero: BN of a constant is beta, so the stage output is
+  // ReLU(beta_branch + beta_shortcut) everywhere; with an identity shortcut it is ReLU(beta + x).
+  CnnConfig cfg;
+  cfg.image_size = 4;
+  cfg.in_channels = 2;
+  cfg.num_classes = 2;
+  cfg.widths = {2};
+  cfg.pool = {false};
+  cfg.cbam = {false};
+  cfg.residual = true;
+  ASSERT_FALSE(cfg.has_projection(0));  // 2 -> 2: identity
+  CnnParams<double> p;
+  p.resize(cfg);
+  EXPECT_EQ(p.stages[0].sc_conv.w.size(), 0);
+  p.stages[0].bn.beta << 0.5, -2.0;
+  Rng rng(3);
+  const Mat<double> x = random_mat(32, 1, rng, 1.0);
+  CnnCache<double> c;
+  cnn_forward(cfg, p, x, false, c);
+  for (int q = 0; q < 16; ++q) {
+    EXPECT_NEAR(c.features()(q, 0), std::max(0.0, 0.5 + x(q, 0)), 1e-12);
+    EXPECT_NEAR(c.features()(16 + q, 0), std::max(0.0, -2.0 + x(16 + q, 0)), 1e-12);
+  }
+  cfg.widths = {3};  // 2 -> 3: a projection
+  ASSERT_TRUE(cfg.has_projection(0));
+  p.resize(cfg);
+  EXPECT_EQ(p.stages[0].sc_conv.w.rows(), 2);
+  EXPECT_EQ(p.stages[0].sc_conv.w.cols(), 3);
+  p.stages[0].bn.beta << 0.5, -2.0, 1.0;
+  p.stages[0].sc_bn.beta << 0.25, 1.0, -3.0;
+  cnn_forward(cfg, p, x, false, c);
+  for (int q = 0; q < 16; ++q) {
+    EXPECT_NEAR(c.features()(q, 0), 0.75, 1e-12);
+    EXPECT_NEAR(c.features()(16 + q, 0), 0.0, 1e-12);
+    EXPECT_NEAR(c.features()(32 + q, 0), 0.0, 1e-12);
+  }
+}
 
 TEST(CnnModel, CamAveragesToTheGapLogit) {
   CnnConfig cfg;  // default 64x64 network, GAP head

@@ -7,8 +7,9 @@
 //                   { epochs, width }) → two .chart elements: data-chart="loc-loss" (data-n = loss points) and
 //                   data-chart="loc-accuracy" (data-n = epochs done; a note until the first epoch ends).
 //   renderLocMetrics(container, metrics, { stages }) → a table: one row per test condition (de-correlated,
-//                   and confounded when trained with a confounder): accuracy, pointing game, mask IoU, energy in
-//                   mask, background energy, object area (the chance level of energy in mask), then CBAM
+//                   and confounded when trained with a confounder): accuracy, pointing game (0 px; and, when the
+//                   metrics have `pointing`, at the standard tolerance and the centre baseline's 0 px / standard-
+//                   tolerance hit rates), mask IoU, energy in mask, background energy, object area (the chance level of energy in mask), then CBAM
 //                   spatial energy in mask per stage that has CBAM. td.num[data-metric] with data-value.
 //   renderEraseTable(container, erase) → a table, one tr[data-step] per step k = 1..K (experiments/cnn_erasing.h):
 //                   still correct before the step's erasing, recall of the object by the union of erased regions
@@ -87,8 +88,13 @@ export function renderLocMetrics(container, metrics) {
   const conds = [['de-correlated test', metrics.decorrelated]];
   if (metrics.confounded) conds.push([`confounded test (p = ${metrics.confounder})`, metrics.confounded]);
   const stages = (metrics.decorrelated.cbam_spatial?.energy_in_mask ?? []).map((v, s) => [s, v]).filter(([, v]) => v !== null);
-  const heads = [['test images', false], ['n', true], ['accuracy', true], ['pointing game', true], ['mask IoU', true],
-    ['energy in mask', true], ['background energy', true], ['object area (chance)', true]];
+  // The pointing game at Zhang et al.'s standard tolerance (15 px at 224 px, scaled to the image) and the
+  // centre-point baseline at 0 px / that tolerance, when the core's metrics carry them (train/cnn_options.h).
+  const pt = metrics.decorrelated.pointing;
+  const tol = Number.isFinite(pt?.standard_tolerance_px) ? pt.standard_tolerance_px : null;
+  const heads = [['test images', false], ['n', true], ['accuracy', true], ['pointing game', true]];
+  if (tol !== null) heads.push([`pointing game, ${fmt(tol, 2)} px tolerance`, true], [`centre baseline, 0 px / ${fmt(tol, 2)} px`, true]);
+  heads.push(['mask IoU', true], ['energy in mask', true], ['background energy', true], ['object area (chance)', true]);
   for (const [s] of stages) heads.push([`CBAM stage ${s + 1}: energy in mask`, true]);
   const rows = conds.map(([name, m]) => {
     const tr = el('tr', null, null, { 'data-condition': name.startsWith('conf') ? 'confounded' : 'decorrelated' });
@@ -98,8 +104,14 @@ export function renderLocMetrics(container, metrics) {
     acc.append(el('span', 'chance', ' chance 20 %'));
     const pg = cell('pointing_game', m.pointing_game, pct(m.pointing_game, 1));
     if (Number.isFinite(m.mask_fraction)) pg.append(el('span', 'chance', ` chance ${pct(m.mask_fraction, 1)}`));
-    tr.append(el('td', null, name), cell('n', m.n, String(m.n)), acc,
-      pg, cell('mask_iou', m.mask_iou, fmt(m.mask_iou, 3)),
+    tr.append(el('td', null, name), cell('n', m.n, String(m.n)), acc, pg);
+    if (tol !== null) {
+      const p = m.pointing ?? {};
+      tr.append(cell('pointing_standard', p.hit_standard_tolerance, pct(p.hit_standard_tolerance, 1)),
+        cell('pointing_centre_baseline', p.centre_baseline,
+          `${pct(p.centre_baseline, 1)} / ${pct(p.centre_baseline_standard_tolerance, 1)}`));
+    }
+    tr.append(cell('mask_iou', m.mask_iou, fmt(m.mask_iou, 3)),
       cell('energy_in_mask', m.energy_in_mask, fmt(m.energy_in_mask, 3)),
       cell('background_energy', m.background_energy, fmt(m.background_energy, 3)),
       cell('mask_fraction', m.mask_fraction, fmt(m.mask_fraction, 3)));

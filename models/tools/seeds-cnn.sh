@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Seeds and sweeps of the localisation lab (issue 14): trains each named configuration once per seed with the
+# shipped models' recipe (8 epochs x 8,000 images, batch 32, 64x64, 5 classes, 16/32/64, f16 as stored) and
+# writes its metrics — not its weights — to models/cnn/seeds/NAME.seedS.json: {name, seed, source, command,
+# test_decorrelated, test_confounded (confounder runs)}, the metrics being `train-cnn`'s own evaluation on
+# 1,000 fresh test images (the same numbers as `eval-cnn --n 1000 [--confounder P]` on the stored weights).
+# A shipped model (models/cnn/NAME/ trained with the same arguments) gives seed 1 without training: its
+# stored weights are scored by `eval-cnn --n 1000` (source "shipped model"). Existing JSON files are kept
+# (delete one to redo it), so the script resumes where it stopped.
+# Usage: SEEDS="1 2 3" models/tools/seeds-cnn.sh [name ...]      (default: the main configurations below)
+#        models/tools/seeds-cnn.sh summary [name ...]            (mean ± sample std over the seeds present,
+#                                                                 to stdout and models/cnn/seeds/summary.json)
+# ATTNLAB=path/to/attnlab (default build/attnlab). One training at a time, nice -n 10 (≈ 3 min each on an idle
+# core; 515-972 s measured on the shared 2-core machine under load).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${ATTNLAB:-build/attnlab}
+SEEDS=${SEEDS:-"1 2 3"}
+OUT=models/cnn/seeds
+RECIPE=(--epochs 8 --train-size 8000 --val-size 500 --test-size 1000 --storage f16)
+CONF="--head gap --confounder 0.95 --texture-contrast 0.35"
+declare -A ARGS=(
+  # the shipped models' configurations (models/tools/train-cnn-models.sh)
+  [gap]="--head gap"
+  [gmp]="--head gmp"
+  [lse-r1]="--head lse --lse-r 1"
+  [lse-r5]="--head lse --lse-r 5"
+  [confounded]="$CONF"
+  [balanced]="--head gap --confounder 0 --texture-contrast 0.35"
+  [confounded-gain]="$CONF --attention-mining 1"
+  [cbam-all]="--head gap --cbam all --lr 0.02"
+  [gap-lr0.02]="--head gap --lr 0.02"
+  # GAIN_ext sweep (train/gain_ext_loss.h): weight W on a fraction F of the training images with masks
+  [ext-w1-f0.02]="$CONF --ext-weight 1 --ext-fraction 0.02"
+  [ext-w10-f0.02]="$CONF --ext-weight 10 --ext-fraction 0.02"
+  [ext-w1-f0.1]="$CONF --ext-weight 1 --ext-fraction 0.1"
+  [ext-w10-f0.1]="$CONF --ext-weight 10 --ext-fraction 0.1"
+  [ext-w30-f0.1]="$CONF --ext-weight 30 --ext-fraction 0.1"
+  [ext-w10-f0.3]="$CONF --ext-weight 10 --ext-fraction 0.3"
+  [ext-w10-f0.02-am1]="$CONF --ext-weight 10 --ext-fraction 0.02 --attention-mining 1"
+  [ext-w10-f0.1-am1]="$CONF --ext-weight 10 --ext-fraction 0.1 --attention-mining 1"
+  # residual stages (model/cnn_model.h), CBAM on the residual branch before the addition, lr 0.02 as §2
+  [res-none]="--head gap --residual --lr 0.02"
+  [res-cbam-all]="--head gap --residual --cbam all --lr 0.02"
+  [res-cbam-stage1]="--head gap --residual --cbam stage1 --lr 0.02"
+  [res-cbam-stage2]="--head gap --residual --cbam stage2 --lr 0.02"
+  [res-cbam-stage3]="--head gap --residual --cbam stage3 --lr 0.02"
+)
+MAIN=(gap gmp lse-r1 confounded balanced confounded-gain)
+mkdir -p "$OUT"
+
+if [ "${1:-}" = summary ]; then
+  shift
+  OUT="$OUT" node - "$@" <<'JS'
+const fs = require('fs'), path = require('path');
+const dir = process.env.OUT, only = process.argv.slice(2);
+const runs = {};
+for (const f of fs.readdirSync(dir).sort()) {
+  const m = f.match(/^(.+)\.seed(\d+)\.json$/);
+  if (!m || (only.length && !only.includes(m[1]))) continue;
+  (runs[m[1]] ??= []).push(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+const pick = {
+  accuracy: (t) => t.accuracy, pointing_0px: (t) => t.pointing_game,
+  pointing_std_tol: (t) => t.pointing?.hit_standard_tolerance, mask_iou: (t) => t.mask_iou,
+  energy_in_mask: (t) => t.energy_in_mask, background_class_rate: (t) => t.background_class_rate,
+  cbam_energy_in_mask: (t) => t.cbam_spatial?.energy_in_mask, cbam_pointing: (t) => t.cbam_spatial?.pointing_game,
+};
+const stat = (xs) => {
+  const n = xs.length, mean = xs.reduce((a, b) => a + b, 0) / n;
+  const std = n > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1)) : null;
+  return { n, mean, std, values: xs };
+};
+const summary = {};
+for (const [name, rs] of Object.entries(runs)) {
+  summary[name] = { seeds: rs.map((r) => r.seed), command: rs[0].command };
+  for (const split of ['test_decorrelated', 'test_confounded']) {
+    if (!rs.every((r) => r[split])) continue;
+    const s = {};
+    for (const [k, f] of Object.entries(pick)) {
+      const v = rs.map((r) => f(r[split]));
+      if (v.some((x) => x === undefined || x === null)) continue;
+      if (Array.isArray(v[0])) s[k] = v[0].map((_, i) => (v.some((a) => a[i] === null) ? null : stat(v.map((a) => a[i]))));
+      else s[k] = stat(v);
+    }
+    summary[name][split] = s;
+    const fmt = (x) => (x === null ? '-' : x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
+    console.log(`${name} [${split}, seeds ${summary[name].seeds.join(',')}] ` +
+      Object.entries(s).map(([k, x]) => `${k} ${Array.isArray(x) ? x.map(fmt).join(' / ') : fmt(x)}`).join('; '));
+  }
+}
+fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+JS
+  exit 0
+fi
+
+NAMES=("$@")
+[ ${#NAMES[@]} -eq 0 ] && NAMES=("${MAIN[@]}")
+for name in "${NAMES[@]}"; do
+  [ -n "${ARGS[$name]+x}" ] || { echo "unknown configuration: $name" >&2; exit 2; }
+  conf=$(sed -n 's/.*--confounder \([0-9.]*\).*/\1/p' <<<"${ARGS[$name]}")
+  for seed in $SEEDS; do
+    json=$OUT/$name.seed$seed.json
+    [ -f "$json" ] && { echo "$json: kept"; continue; }
+    shipped=models/cnn/$name
+    # shellcheck disable=SC2206
+    cmd=("$BIN" train-cnn --out "" ${ARGS[$name]} "${RECIPE[@]}" --seed "$seed")
+    if [ "$seed" = 1 ] && [ -f "$shipped/config.json" ] &&
+       jq -e --arg a " ${ARGS[$name]} " '.provenance.command | test($a)' "$shipped/config.json" >/dev/null; then
+      dec=$("$BIN" eval-cnn --model "$shipped" --n 1000 | tail -n 1)
+      con=null
+      if [ -n "$conf" ] && [ "$conf" != 0 ]; then
+        con=$("$BIN" eval-cnn --model "$shipped" --n 1000 --confounder "$conf" | tail -n 1)
+      fi
+      jq -n --arg name "$name" --argjson dec "$dec" --argjson con "$con" \
+        --arg command "$(jq -r .provenance.command "$shipped/config.json")" \
+        '{name: $name, seed: 1, source: "shipped model (eval-cnn --n 1000 on its stored weights)", command: $command,
+          test_decorrelated: $dec} + (if $con == null then {} else {test_confounded: $con} end)' >"$json"
+    else
+      tmp=$(mktemp -d)
+      cmd[3]=$tmp
+      echo "$name seed $seed: ${cmd[*]}" >&2
+      t0=$(date +%s)
+      nice -n 10 "${cmd[@]}" >"$tmp/out.txt" 2>"$tmp/log.txt" || { cat "$tmp/log.txt" >&2; exit 1; }
+      line=$(tail -n 1 "$tmp/out.txt")
+      jq -n --arg name "$name" --argjson seed "$seed" --argjson s "$line" --arg command "${cmd[*]}" \
+        --argjson wall "$(($(date +%s) - t0))" \
+        '{name: $name, seed: $seed, source: "trained", command: ($command | sub("--out [^ ]+"; "--out DIR")),
+          wall_seconds: $wall, images_per_second: $s.images_per_second,
+          test_decorrelated: $s.metrics.test_decorrelated}
+         + (if $s.metrics.test_confounded then {test_confounded: $s.metrics.test_confounded} else {} end)' >"$json"
+      rm -rf "$tmp"
+    fi
+    echo "$json: $(jq -c '[.test_decorrelated.accuracy, .test_decorrelated.pointing_game, .test_decorrelated.energy_in_mask]' "$json")"
+  done
+done
