@@ -152,7 +152,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
   });
 
   test('Debate tab: a worker killed mid-run stops the run with a message and its rows; Run again completes', { timeout: TIMEOUT }, async () => {
-    const N = 120;
+    const N = 60;
     const page = await openPage(`#view=debate&experiment=kendall&model=${MODEL}&n=${N}&workers=1`);
     const waitDebate = async (st) => {
       await page.waitForFunction((s) => s.includes(document.querySelector('#view-debate')?.dataset.status), st, { timeout: 150_000 });
