@@ -13,7 +13,7 @@
 // through the page's own channels: lab-runtime.js hostChannels()). Asserted: every figure grows < 10 %.
 // The figures are printed (one JSON line per lab) for docs/RELIABILITY.md.
 //
-// npm test runs the short version (a few seconds of work: N = 10, M = 5, S = 0, C = 1). The full version —
+// npm test runs the short version (N = 8 after 8 warm-up, M = 5, S = 0, C = 1 after 16 passes). The full version —
 // ATTNLAB_ENDURANCE=1 (npm run test:endurance) — runs N = 1,000, M = 100, S = 4, C = 10 (Score-CAM is ~1 min a
 // photo here; docs/RELIABILITY.md has the figures). ATTNLAB_ENDURANCE_TEXT / _IMAGE / _SCORECAM / _CANCEL override
 // the counts. Negative control: a text run that keeps every result alive in the page (a planted leak) must
@@ -36,11 +36,12 @@ const count = (name, short, full) => {
   const v = process.env[`ATTNLAB_ENDURANCE_${name}`];
   return v !== undefined && v !== '' ? Number(v) : FULL ? full : short;
 };
-const TEXT_N = count('TEXT', 10, 1000);
+const TEXT_N = count('TEXT', 8, 1000);
 const IMAGE_N = count('IMAGE', 5, 100);
 const SCORECAM_N = count('SCORECAM', 0, 4);
 const CANCEL_N = count('CANCEL', 1, 10);
-const WARM_TEXT = FULL ? 20 : 10;
+const CANCEL_AFTER = FULL ? 64 : 16; // Score-CAM passes done before Cancel
+const WARM_TEXT = FULL ? 20 : 6;
 // The page's JavaScript runs in V8's interpreter only: with the JIT tiers on, V8's compiled code keeps growing
 // the JS heap slowly (measured: 4.78 → 5.24 MB over 40 explanations, still +4 KB an explanation after 120; a heap
 // snapshot diff over 40 explanations: +94 KB code, +85 KB Blink (the textarea's undo stack, layout-shift entries),
@@ -258,7 +259,7 @@ else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { ti
       const cancelScoreCam = async (photo) => {
         await show(photo, 'cam');
         await startScoreCam();
-        await page.waitForFunction(() => Number(document.getElementById('image-job-progress').value) >= 64, null, { timeout: WAIT });
+        await page.waitForFunction((k) => Number(document.getElementById('image-job-progress').value) >= k, CANCEL_AFTER, { timeout: WAIT });
         await page.click('#image-cancel');
         await page.waitForFunction(() => document.getElementById('image-job').hidden, null, { timeout: WAIT });
         await show(photo, 'gradcam'); // the page is usable right after the cancel
