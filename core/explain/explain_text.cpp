@@ -25,11 +25,7 @@ std::vector<double> probabilities_of(const TextModel& model, const std::vector<i
   return std::vector<double>(p.data(), p.data() + p.rows());
 }
 
-}  // namespace
-
-PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens) {
-  if (model.config.encoder == EncoderKind::Transformer && (max_tokens <= 0 || max_tokens > model.config.max_len))
-    max_tokens = model.config.max_len;  // the position table's length
+PreparedText tokenize_cut(const TextModel& model, const std::string& text, int max_tokens) {
   PreparedText p;
   p.tokens = tokenize(text);
   p.num_tokens_total = static_cast<int>(p.tokens.size());
@@ -42,8 +38,19 @@ PreparedText prepare_text(const TextModel& model, const std::string& text, int m
   return p;
 }
 
+}  // namespace
+
+PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens) {
+  if (max_tokens <= 0 || max_tokens > kMaxExplainTokens) max_tokens = kMaxExplainTokens;
+  if (model.config.encoder == EncoderKind::Transformer && max_tokens > model.config.max_len)
+    max_tokens = model.config.max_len;  // the position table's length
+  return tokenize_cut(model, text, max_tokens);
+}
+
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens) {
-  return probabilities_of(model, prepare_text(model, text, max_tokens).ids);
+  if (model.config.encoder == EncoderKind::Transformer && (max_tokens <= 0 || max_tokens > model.config.max_len))
+    max_tokens = model.config.max_len;
+  return probabilities_of(model, tokenize_cut(model, text, max_tokens).ids);
 }
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options) {

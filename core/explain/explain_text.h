@@ -1,6 +1,9 @@
 // Everything the text view and `attnlab explain-text` show for one input: tokens (with unknown-word
 // flags), the prediction, every importance measure, and Kendall tau between them. Inputs longer than
 // max_tokens are cut to their first max_tokens tokens (truncated = true, num_tokens_total = the full count).
+// Whatever is asked (max_tokens <= 0 means "no cut"), at most kMaxExplainTokens tokens are explained: the
+// explanation's time grows with the square of the length (leave-one-out: T passes of T tokens), so a longer
+// text is cut there, the same way (truncated, num_tokens_total), in the CLI and in the page.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,14 +13,19 @@
 
 namespace attnlab {
 
+// The most tokens one explanation (or live experiment, or attention map) covers; memory stays bounded below
+// it (the batched methods run in chunks of at most kExplainBatchTokens tokens: importance.h).
+constexpr int kMaxExplainTokens = 1000;
+
 // The defaults are the catalogue's (core/catalogue: text.explain), shared by the CLI and the page.
 struct ExplainOptions {
   int max_tokens = 200;
   int ig_steps = 50;
 };
 
-// A text tokenized for one model, cut to max_tokens (> 0) tokens: what every explanation and live experiment
-// of one request reads, so a session tokenizes a text once however many panels use it.
+// A text tokenized for one model, cut to max_tokens tokens (max_tokens <= 0 or over kMaxExplainTokens: to
+// kMaxExplainTokens; transformers: to their position table): what every explanation and live experiment of one
+// request reads, so a session tokenizes a text once however many panels use it.
 struct PreparedText {
   std::vector<std::string> tokens;
   std::vector<int> ids;
@@ -56,7 +64,7 @@ TokenExplanation explain_text(const TextModel& model, const std::string& text, c
 // The same for a prepared text (options.max_tokens is not used: the text was cut when prepared).
 TokenExplanation explain_prepared(const TextModel& model, const PreparedText& text, const ExplainOptions& options);
 
-// Class probabilities for one text (no importances).
+// Class probabilities for one text (no importances; one forward pass, so max_tokens <= 0 keeps every token).
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens);
 
 // The JSON object documented in docs/DESIGN.md (invalid UTF-8 replaced, NaN written as null).

@@ -15,6 +15,11 @@ struct ExplainInput {
   int ig_steps = 50;     // integrated gradients: Riemann midpoint steps
 };
 
+// The batched methods (leave-one-out's T shortened inputs, integrated gradients' path points) run in chunks of
+// at most this many tokens (at least one sequence a chunk), so their memory stays bounded by the chunk instead
+// of growing with T² (leave-one-out) or steps × T (integrated gradients); the values do not depend on it.
+constexpr long kExplainBatchTokens = 8192;
+
 using ImportanceMethod = std::vector<double> (*)(const ExplainInput&);
 
 // Probability of class c for column b of logits, and d p_c / d logits (column vector).

@@ -26,12 +26,22 @@ Mat<float> scaled_inputs(const Mat<float>& x, const std::vector<double>& alphas)
   return xs;
 }
 
+// Path points a chunk: at most kExplainBatchTokens tokens (at least one point).
+size_t points_per_chunk(const Mat<float>& x) {
+  return std::max<size_t>(1, static_cast<size_t>(kExplainBatchTokens / std::max<Eigen::Index>(1, x.cols())));
+}
+
 std::vector<double> path_probabilities(const ExplainInput& in, const Mat<float>& x, const std::vector<double>& alphas) {
-  TextCache<float> cache;
   const int T = static_cast<int>(x.cols());
-  text_forward(*in.cfg, *in.params, scaled_inputs(x, alphas), std::vector<int>(alphas.size(), T), cache);
+  const size_t per = points_per_chunk(x);
   std::vector<double> p(alphas.size());
-  for (size_t a = 0; a < alphas.size(); ++a) p[a] = class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(a), in.target);
+  for (size_t a0 = 0; a0 < alphas.size(); a0 += per) {
+    const std::vector<double> chunk(alphas.begin() + a0, alphas.begin() + std::min(alphas.size(), a0 + per));
+    TextCache<float> cache;
+    text_forward(*in.cfg, *in.params, scaled_inputs(x, chunk), std::vector<int>(chunk.size(), T), cache);
+    for (size_t a = 0; a < chunk.size(); ++a)
+      p[a0 + a] = class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(a), in.target);
+  }
   return p;
 }
 
@@ -68,24 +78,25 @@ std::vector<double> integrated_gradients_importance(const ExplainInput& in) {
     }
   }
 
-  // Midpoint gradients of every segment, one batch, weighted by the segment widths.
+  // Midpoint gradients of every segment (in chunks of path points), weighted by the segment widths.
   std::vector<double> alphas, widths;
   for (size_t s = 0; s + 1 < breaks.size(); ++s) {
     alphas.push_back(0.5 * (breaks[s] + breaks[s + 1]));
     widths.push_back(breaks[s + 1] - breaks[s]);
   }
-  const Eigen::Index A = static_cast<Eigen::Index>(alphas.size());
-  TextCache<float> cache;
-  text_forward(*in.cfg, *in.params, scaled_inputs(x, alphas), std::vector<int>(alphas.size(), T), cache);
-  const Mat<float> d_logits = d_class_probability(*in.cfg, cache.logits, in.target);
-  Mat<float> d_x;
-  text_backward<float>(*in.cfg, *in.params, cache, d_logits, {}, nullptr, &d_x);
-  std::vector<double> out(T);
-  for (int t = 0; t < T; ++t) {
-    double s = 0;
-    for (Eigen::Index a = 0; a < A; ++a)
-      s += widths[a] * d_x.col(t * A + a).cast<double>().dot(x.col(t).cast<double>());
-    out[t] = s;
+  std::vector<double> out(T, 0.0);
+  const size_t per = points_per_chunk(x);
+  for (size_t a0 = 0; a0 < alphas.size(); a0 += per) {
+    const std::vector<double> chunk(alphas.begin() + a0, alphas.begin() + std::min(alphas.size(), a0 + per));
+    const Eigen::Index A = static_cast<Eigen::Index>(chunk.size());
+    TextCache<float> cache;
+    text_forward(*in.cfg, *in.params, scaled_inputs(x, chunk), std::vector<int>(chunk.size(), T), cache);
+    const Mat<float> d_logits = d_class_probability(*in.cfg, cache.logits, in.target);
+    Mat<float> d_x;
+    text_backward<float>(*in.cfg, *in.params, cache, d_logits, {}, nullptr, &d_x);
+    for (int t = 0; t < T; ++t)  // the same order of additions as one batch: a = 0, 1, … for every t
+      for (Eigen::Index a = 0; a < A; ++a)
+        out[t] += widths[a0 + a] * d_x.col(t * A + a).cast<double>().dot(x.col(t).cast<double>());
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// Leave-one-out erasure: all T shortened inputs run as one batch.
+// Leave-one-out erasure: the T shortened inputs run in batches of at most kExplainBatchTokens tokens.
+#include <algorithm>
 #include <cmath>
 
 #include "explain/importance.h"
@@ -16,15 +17,19 @@ std::vector<double> leave_one_out_importance(const ExplainInput& in) {
     out[0] = std::abs(p - class_probability(*in.cfg, logits, 0, in.target));
     return out;
   }
-  std::vector<std::vector<int>> seqs(n);
-  for (size_t t = 0; t < n; ++t) {
-    seqs[t] = in.ids;
-    seqs[t].erase(seqs[t].begin() + static_cast<long>(t));
+  const size_t per = std::max<size_t>(1, static_cast<size_t>(kExplainBatchTokens) / (n - 1));
+  for (size_t s0 = 0; s0 < n; s0 += per) {
+    const size_t s1 = std::min(n, s0 + per);
+    std::vector<std::vector<int>> seqs(s1 - s0);
+    for (size_t t = s0; t < s1; ++t) {
+      seqs[t - s0] = in.ids;
+      seqs[t - s0].erase(seqs[t - s0].begin() + static_cast<long>(t));
+    }
+    TextCache<float> cache;
+    text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences(seqs), cache);
+    for (size_t t = s0; t < s1; ++t)
+      out[t] = std::abs(p - class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(t - s0), in.target));
   }
-  TextCache<float> cache;
-  text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences(seqs), cache);
-  for (size_t t = 0; t < n; ++t)
-    out[t] = std::abs(p - class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(t), in.target));
   return out;
 }
 

@@ -45,3 +45,41 @@ export function imageLabMissing(repo) {
   if (!fs.existsSync(path.join(repo, 'models/image/manifest.json'))) missing.push('models/image/manifest.json');
   return missing.length ? `needs ${missing.join(' and ')}` : false;
 }
+
+// The page's lab-runtime host workers (web/runtime/host/worker.js) that are running now, in start order.
+export function hostWorkers(page) {
+  return page.workers().filter((w) => new URL(w.url()).pathname.endsWith('/runtime/host/worker.js'));
+}
+
+// Counts the host workers a page starts and closes (page.hostWorkerCounts() → {started, closed}): the ones
+// running now and every one started later.
+export function countHostWorkers(page) {
+  const counts = { started: 0, closed: 0 };
+  const track = (w) => {
+    counts.started++;
+    w.on('close', () => counts.closed++);
+  };
+  hostWorkers(page).forEach(track);
+  page.on('worker', (w) => { if (new URL(w.url()).pathname.endsWith('/runtime/host/worker.js')) track(w); });
+  page.hostWorkerCounts = () => ({ ...counts });
+  return counts;
+}
+
+// Fills a host worker's wasm heap (2 GiB, the most the core may grow to) with malloc'd blocks until malloc
+// fails, the way a too-big job would: the worker's next request that allocates aborts (a wasm trap).
+// → {blocks, heapBytes}.
+export function fillWasmHeap(worker) {
+  return worker.evaluate(async () => {
+    const { loadCore } = await import('./core.js');
+    const M = await loadCore();
+    let blocks = 0;
+    for (let size = 16 << 20; size >= 16; size >>= 1) while (M._malloc(size)) blocks++;
+    return { blocks, heapBytes: M.HEAPU8.buffer.byteLength };
+  });
+}
+
+// Makes a worker die outright: an exception thrown from a task of its own (not from a request), which the
+// page sees as the worker's `error` event.
+export function crashWorker(worker, message = 'simulated crash of the worker') {
+  return worker.evaluate((m) => { setTimeout(() => { throw new Error(m); }, 0); }, message);
+}

@@ -2,7 +2,7 @@
 //
 // Starts scripts/serve.mjs in-process on port 0, opens /web/ and checks: the shown probability equals
 // the native CLI's (`build/attnlab explain-text`) to 1e-4, one cell per token in every row, the empty-text
-// hint, markup shown literally, emoji/CJK/Arabic layout, the 100k-character limit notice with the page
+// hint, markup shown literally, emoji/CJK/Arabic layout, binary garbage and a lone surrogate, the 100k-character limit notice with the page
 // staying responsive, and the URL hash round trip. Saves tests/e2e/out/text.png (look at it).
 // Skips — with the reason printed — only when web/gen (the wasm build) or the sst2-tanh model is missing.
 // ATTNLAB_E2E_MODELS=/path/to/models serves another models/ tree (for trying throw-away models).
@@ -198,6 +198,36 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     const shown = Number(await page.locator('#probability').getAttribute('data-probability'));
     assert.ok(Math.abs(shown - expected.probability) <= 1e-4);
     await page.screenshot({ path: path.join(OUT, 'text-unicode.png'), fullPage: true });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // docs/RELIABILITY.md "Bad input, end to end": binary garbage and a lone surrogate are explained (or give the
+  // hint), stay in the box as typed, and raise no error; the link holds the surrogate as U+FFFD.
+  test('binary garbage and a lone surrogate: explained, kept in the box, no error', { timeout: TIMEOUT }, async () => {
+    const page = await openPage();
+    await waitSettled(page);
+    const garbage = `${Array.from({ length: 400 }, (_, i) => String.fromCharCode(1 + ((i * 97 + 13) % 255))).join('').replace(/\r/g, '')} good`;
+    await page.fill('#text-input', garbage);
+    await page.waitForFunction(() => document.querySelector('#view-text').dataset.status !== 'pending', null, { timeout: 90_000 });
+    await waitSettled(page);
+    assert.equal(await page.inputValue('#text-input'), garbage, 'the text stays as typed');
+    let n = (await cellsPerRow(page))[0].cells.length;
+    assert.ok(n > 0 && n <= 200, `${n} tokens shown`);
+    // The lone surrogates are made in the page (the DevTools protocol would carry them as U+FFFD), as typing does.
+    await page.evaluate(() => {
+      const box = document.querySelector('#text-input');
+      box.value = `a good film ${String.fromCharCode(0xd800)} with a lone surrogate ${String.fromCharCode(0xdfff)} indeed`;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('#view-text').dataset.status !== 'pending', null, { timeout: 90_000 });
+    await waitSettled(page);
+    assert.deepEqual(await page.evaluate(() => { const v = document.querySelector('#text-input').value; return [v.charCodeAt(12), v.charCodeAt(36)]; }),
+      [0xd800, 0xdfff], 'the lone surrogates stay in the box');
+    n = (await cellsPerRow(page))[0].cells.length;
+    assert.ok(n >= 8 && n <= 12, `${n} tokens shown`);
+    const link = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('text'));
+    assert.equal(link, 'a good film \uFFFD with a lone surrogate \uFFFD indeed');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

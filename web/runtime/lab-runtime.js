@@ -5,6 +5,8 @@
 //   HOST_URL                      the worker script
 //   hostChannel({ name, what, workerUrl, WorkerImpl }) → a WorkerChannel to a fresh host worker (started
 //                                 on its first request)
+//   hostChannels() → the WorkerChannels made by hostChannel that are still referenced (the page's, the pool's;
+//                                 for diagnostics and tests: e.g. channel.request('memory'), labs/runtime.js)
 // The page (app.js) opens one host for the text, debate, train and localization labs and one for the image lab
 // (ONNX Runtime Web's backend and thread count are fixed per worker at its first load, so a backend change
 // means a fresh worker, which must not take the text sessions with it); a data-set run adds pool workers
@@ -15,6 +17,15 @@ export const HOST_URL = new URL('./host/worker.js', import.meta.url);
 // meter=1 in the page's URL (measurement only): the workers count the bytes they exchange (host/meter.js).
 if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.search = 'meter=1';
 
+let made = []; // WeakRefs: a dropped channel is not kept alive by this list
+
 export function hostChannel({ name = 'attnlab-core', what = 'the background worker', workerUrl = HOST_URL, WorkerImpl = globalThis.Worker } = {}) {
-  return new WorkerChannel({ workerUrl, WorkerImpl, name, what });
+  const channel = new WorkerChannel({ workerUrl, WorkerImpl, name, what });
+  made = made.filter((r) => r.deref());
+  if (typeof WeakRef === 'function') made.push(new WeakRef(channel));
+  return channel;
+}
+
+export function hostChannels() {
+  return made.map((r) => r.deref()).filter(Boolean);
 }

@@ -4,6 +4,7 @@
 //
 // Contract:
 //   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once (a failed load is retried next time).
+//   coreIfLoaded() → Promise<Module | null>: the core when a load was started (awaited), else null (loads nothing).
 //   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
 //   checkSha256(bytes, expected, what): throws when a 64-hex `expected` does not match (no-op without one, or
@@ -32,6 +33,10 @@ export function loadCore() {
     throw e;
   });
   return corePromise;
+}
+
+export function coreIfLoaded() {
+  return corePromise ? corePromise.catch(() => null) : Promise.resolve(null);
 }
 
 export function requireApi(Module, name, what) {

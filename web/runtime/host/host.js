@@ -16,18 +16,31 @@
 //     run in its turn in the queue, yield() → a macrotask (lets a queued 'cancel' in) }.
 //   Replies: {type:'result', id, result} — the typed arrays in result are transferred when they own a plain
 //     ArrayBuffer (a view of the wasm heap or a SharedArrayBuffer is copied instead); {type:'error', id,
-//     message} with a readable message. A WebAssembly.RuntimeError (wasm trap, out-of-memory abort) or an
-//     error with `fatal: true` answers {type:'error', id, message, fatal: true}: the instance cannot be
+//     message} with a readable message. A WebAssembly.RuntimeError (wasm trap, out-of-memory abort), a thrown
+//     number (a C++ exception that escaped the core) or an error with `fatal: true` answers {type:'error', id, message, fatal: true}: the instance cannot be
 //     trusted, so every later request gets the same fatal answer and the client replaces the worker.
 //   startHost(labs) installs createHost on self (the worker entry, host/worker.js).
+// A thrown number is a C++ exception that escaped the core (built without exception catching: e.g. a
+// std::bad_alloc when the heap is full); it unwound wasm frames without running their destructors, so the
+// instance leaked what they held and cannot be trusted either.
 export function isFatal(e) {
-  return Boolean(e?.fatal) || (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError);
+  return Boolean(e?.fatal) || typeof e === 'number' ||
+    (typeof WebAssembly !== 'undefined' && e instanceof WebAssembly.RuntimeError);
 }
 
 export function errText(e) {
   if (e instanceof Error) return e.message;
   if (typeof e === 'number') return `internal error in the WebAssembly core (${e})`;
   return String(e);
+}
+
+// The words for a fatal error: Emscripten's "Aborted(). Build with -s ASSERTIONS=1 for more info." is for
+// developers; the user reads what probably happened, the core's own words after it.
+export function fatalText(e) {
+  if (typeof e === 'number') return `The WebAssembly core failed (probably out of memory; C++ exception ${e}).`;
+  const raw = errText(e).replace(/\.?\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
+  const why = !raw || /^Aborted\((OOM)?\)$/.test(raw) ? `${raw || 'Aborted()'}: probably out of memory` : raw;
+  return `The WebAssembly core aborted (${why}).`;
 }
 
 export function yieldToEvents() {
@@ -84,7 +97,7 @@ export function createHost({ labs, post }) {
 
   function fail(id, e) {
     const fatal = isFatal(e);
-    const message = fatal && !e?.fatal ? `The WebAssembly core aborted (${errText(e)}).` : errText(e);
+    const message = fatal && !e?.fatal ? fatalText(e) : errText(e);
     if (fatal) broken ??= message;
     post(fatal ? { type: 'error', id, message, fatal: true } : { type: 'error', id, message }, []);
   }
