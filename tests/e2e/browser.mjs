@@ -24,8 +24,9 @@ export async function launchChromium(options = {}) {
 }
 
 // A new page at url whose page.errors collects uncaught exceptions and console errors.
-export async function openRecordingPage(ctx, url) {
+export async function openRecordingPage(ctx, url, { before = null } = {}) {
   const page = await ctx.newPage();
+  if (before) before(page); // listeners that must be in place before the page loads
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {

@@ -26,7 +26,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, imageLabMissing, CHROMIUM_ARGS } from './browser.mjs';
+import { launchChromium, openRecordingPage, imageLabMissing, CHROMIUM_ARGS } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -161,15 +161,7 @@ else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { ti
     await server?.close();
   });
 
-  async function openPage(hash) {
-    const page = await ctx.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.errors = errors;
-    await page.goto(`${server.url}/web/${hash}`);
-    return page;
-  }
+  const openPage = (hash) => openRecordingPage(ctx, `${server.url}/web/${hash}`);
 
   // Types the sentence into the box and waits for its explanation and every live panel.
   async function explainText(page, text) {

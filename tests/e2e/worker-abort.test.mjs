@@ -50,16 +50,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     await server?.close();
   });
 
-  async function openPage(hash) {
-    const page = await ctx.newPage();
-    countHostWorkers(page);
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.errors = errors;
-    await page.goto(`${server.url}/web/${hash}`);
-    return page;
-  }
+  const openPage = (hash) => openRecordingPage(ctx, `${server.url}/web/${hash}`, { before: countHostWorkers });
 
   const textStatus = (page) => page.locator('#view-text').getAttribute('data-status');
 
