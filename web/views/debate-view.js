@@ -31,8 +31,6 @@ import { classNamesFor } from '../analysis/display.js';
 
 const DATASET = 'sst2-test';
 const REDRAW_MS = 400;
-// The rows of this tab's latest run per "model|experiment" (the plausibility figure reads ERASER's).
-const latestRows = new Map();
 
 function seconds(s) {
   if (!Number.isFinite(s)) return '';
@@ -41,6 +39,7 @@ function seconds(s) {
 
 export function mountDebateView(section, { client, store, pool = new WorkerPool({ main: client }) }) {
   const $ = (sel) => section.querySelector(sel);
+  const latestRows = new Map(); // "model|experiment" → the rows of its latest run (plausibility reads ERASER's)
   const expSelect = $('#debate-experiment');
   const modelSelect = $('#debate-model');
   const nInput = $('#debate-n');

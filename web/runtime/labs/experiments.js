@@ -15,9 +15,15 @@ import { loadCore } from '../host/core.js';
 import { loadDataset } from './text-models.js';
 import { session, seedOf, paramsOf } from './text.js';
 
+// Experiment name → whether its catalogue entry needs human rationales (read once: catalogue() copies the whole
+// catalogue, and this is asked for every chunk).
+let rationaleNeeds = null;
 async function needsRationales(name) {
-  const Module = await loadCore();
-  return Module.catalogue().experiments.some((e) => e.name === name && e.needs?.human_rationales);
+  if (!rationaleNeeds) {
+    const Module = await loadCore();
+    rationaleNeeds = new Map(Module.catalogue().experiments.map((e) => [e.name, Boolean(e.needs?.human_rationales)]));
+  }
+  return rationaleNeeds.get(name) ?? false;
 }
 
 async function datasetInfo(msg, ctx) {
