@@ -3,6 +3,8 @@
 // training run that must reach a stated accuracy on held-out images.
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "gradcheck.h"
 #include "model/cnn_model.h"
@@ -29,16 +31,10 @@ CnnConfig tiny_config(PoolHead head, bool residual = false) {
   return cfg;
 }
 
-void check_model_gradient(PoolHead head, bool residual = false) {
-  const CnnConfig cfg = tiny_config(head, residual);
-  ASSERT_EQ(cfg.check(), "");
-  Rng rng(5);
-  CnnParams<double> p;
-  p.init(cfg, rng);
-  for (auto& np : p.trained())  // move BN / biases off their defaults so every path is exercised
-    if (np.name.find("bn.") != std::string::npos) *np.mat = random_mat(np.mat->rows(), 1, rng).array() + 1.0;
-  Mat<double> x = random_mat(cfg.input_shape().size(), 3, rng, 1.0);
-  const std::vector<int> labels = {0, 2, 1};
+// The analytic gradient of the cross-entropy w.r.t. every trained parameter and the input, against central
+// differences (conv biases are absent; a BN-followed conv still has a real weight gradient).
+void expect_cnn_gradients(const std::string& what, const CnnConfig& cfg, CnnParams<double>& p, Mat<double>& x,
+                          const std::vector<int>& labels) {
   auto loss = [&] {
     CnnCache<double> c;
     cnn_forward(cfg, p, x, true, c);
@@ -56,11 +52,20 @@ void check_model_gradient(PoolHead head, bool residual = false) {
   auto pn = p.trained();
   auto gn = g.trained();
   ASSERT_EQ(pn.size(), gn.size());
-  for (size_t i = 0; i < pn.size(); ++i) {
-    // conv biases are absent; a BN-followed conv still has a real weight gradient
-    expect_gradient(std::string(pool_head_name(head)) + " " + pn[i].name, *pn[i].mat, *gn[i].mat, loss, 1e-6, 2e-6);
-  }
-  expect_gradient(std::string(pool_head_name(head)) + " input", x, dx, loss, 1e-6, 2e-6);
+  for (size_t i = 0; i < pn.size(); ++i) expect_gradient(what + " " + pn[i].name, *pn[i].mat, *gn[i].mat, loss, 1e-6, 2e-6);
+  expect_gradient(what + " input", x, dx, loss, 1e-6, 2e-6);
+}
+
+void check_model_gradient(PoolHead head, bool residual = false) {
+  const CnnConfig cfg = tiny_config(head, residual);
+  ASSERT_EQ(cfg.check(), "");
+  Rng rng(5);
+  CnnParams<double> p;
+  p.init(cfg, rng);
+  for (auto& np : p.trained())  // move BN / biases off their defaults so every path is exercised
+    if (np.name.find("bn.") != std::string::npos) *np.mat = random_mat(np.mat->rows(), 1, rng).array() + 1.0;
+  Mat<double> x = random_mat(cfg.input_shape().size(), 3, rng, 1.0);
+  expect_cnn_gradients(pool_head_name(head), cfg, p, x, {0, 2, 1});
 }
 
 TEST(CnnModel, GradientGap) { check_model_gradient(PoolHead::Gap); }
@@ -77,25 +82,7 @@ TEST(CnnModel, GradientResidualWithoutCbam) {
   ASSERT_EQ(p.stages[0].sc_conv.w.size(), 0);  // 3 -> 3: identity
   ASSERT_EQ(p.stages[1].sc_conv.w.rows(), 3);  // 3 -> 4: a 1x1 projection [Cin x Cout]
   Mat<double> x = random_mat(cfg.input_shape().size(), 2, rng, 1.0);
-  const std::vector<int> labels = {2, 1};
-  auto loss = [&] {
-    CnnCache<double> c;
-    cnn_forward(cfg, p, x, true, c);
-    Mat<double> d;
-    return weighted_cross_entropy<double>(c.logits, labels, {}, d);
-  };
-  CnnCache<double> c;
-  cnn_forward(cfg, p, x, true, c);
-  Mat<double> dlogits, dx;
-  weighted_cross_entropy<double>(c.logits, labels, {}, dlogits);
-  CnnParams<double> g;
-  g.resize(cfg);
-  g.set_zero();
-  cnn_backward(cfg, p, c, dlogits, &g, &dx);
-  auto pn = p.trained();
-  auto gn = g.trained();
-  for (size_t i = 0; i < pn.size(); ++i) expect_gradient("residual " + pn[i].name, *pn[i].mat, *gn[i].mat, loss, 1e-6, 2e-6);
-  expect_gradient("residual input", x, dx, loss, 1e-6, 2e-6);
+  expect_cnn_gradients("residual", cfg, p, x, {2, 1});
 }
 
 TEST(CnnModel, ResidualStagesByHand) {
