@@ -9,8 +9,8 @@
 //   localization (views/localization-view.js) share one host worker (runtime/lab-runtime.js: one core, one
 //   queue); image (views/image-view.js) has its own host worker (ORT's backend is per worker; it loads nothing
 //   until first shown); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
-//   dies or aborts, it is replaced on the next request and #app-message says so (inputs are kept). An unknown
-//   view shows the "coming soon" card. A model trained in the Train view
+//   dies or aborts, it is replaced on the next request and #app-message says so (inputs are kept) until the
+//   fresh worker answers. An unknown view shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
 //   Any uncaught error is shown in #app-message instead of failing silently; a value of the link that the
 //   schema clamped, cut or refused is named in #link-notice (state.js parseWithNotices).
@@ -84,7 +84,17 @@ const client = new CoreClient({
     debateView?.progress(msg);
   },
 });
-client.channel.onReplaced((message) => showAppError(message));
+// The worker's "stopped" message stays until the fresh worker answers (then it is taken down); any other
+// message shown since stays.
+let replacedMessage = null;
+client.channel.onReplaced((message) => {
+  replacedMessage = message;
+  showAppError(message);
+});
+client.channel.onRecovered(() => {
+  if (replacedMessage !== null && appMessage.textContent === replacedMessage) showAppError('');
+  replacedMessage = null;
+});
 textView = mountTextView(document.getElementById('view-text'), { client, store });
 debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
 const trainView = mountTrainView(document.getElementById('view-train'), {

@@ -9,8 +9,11 @@
 //     the worker's `error` event.
 // Checks, for the Text tab: #app-message says the worker stopped and that a fresh one is started; the typed
 // sentence is still in the box and in the link; the next explanation runs on a new worker (one more host worker
-// started, the broken one closed) and gives the probability the first worker gave for the same sentence.
+// started, the broken one closed) and gives the probability the first worker gave for the same sentence; then
+// #app-message is taken down.
 // Negative control: the same edits without forcing anything show no message and start no worker.
+// For the Image tab: the image worker killed after a photo was classified says so, keeps the photo, and its
+// "Show it again" button classifies the same photo on a fresh worker (same top-1).
 // For the Debate tab: a worker killed mid-run stops the run with a message and the rows so far; the experiment
 // and N are kept; Run again completes on a fresh worker.
 // Skips — with the reason printed — only when web/gen or the sst2-tanh model is missing.
@@ -115,6 +118,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     await waitIdle(page);
     assert.equal(await probability(page), p0);
     assert.equal(await page.isVisible('#text-message'), false);
+    assert.equal(await page.isVisible('#app-message'), false, 'the "stopped" message is taken down once the fresh worker answers');
     const counts = page.hostWorkerCounts();
     assert.equal(counts.started, 2, `host workers started: ${JSON.stringify(counts)}`);
     assert.equal(counts.closed, 1, 'the broken worker was closed');
@@ -137,7 +141,34 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     await page.locator('#text-input').fill(SENTENCE);
     await waitIdle(page);
     assert.equal(await probability(page), p0);
+    assert.equal(await page.isVisible('#app-message'), false, 'recovered: the message is taken down');
     assert.deepEqual(page.hostWorkerCounts(), { started: 2, closed: 1 });
+    assert.deepEqual(page.errors.filter((e) => !/simulated crash/.test(e)), []);
+    await page.close();
+  });
+
+  test('Image tab: the image worker dies; the photo is kept and "Show it again" classifies it on a fresh worker', { timeout: TIMEOUT }, async () => {
+    const page = await openPage('#view=image&image=bird&backend=wasm');
+    const waitImage = async (st) => {
+      await page.waitForFunction((s) => s.includes(document.querySelector('#view-image')?.dataset.status), st, { timeout: 150_000 });
+      return page.locator('#view-image').getAttribute('data-status');
+    };
+    assert.equal(await waitImage(['ready', 'error']), 'ready');
+    const top1 = await page.locator('#view-image').getAttribute('data-top1');
+    let imageWorker = null;
+    for (const w of hostWorkers(page)) if (await w.evaluate(() => self.name) === 'attnlab-image') imageWorker = w;
+    assert.ok(imageWorker, 'the image tab runs in a host worker of its own');
+    await crashWorker(imageWorker);
+    assert.equal(await waitImage(['error']), 'error');
+    const message = await page.locator('#image-message').textContent();
+    assert.match(message, /image worker stopped: .*simulated crash of the worker/);
+    assert.match(message, /Your photo \(Bird\) is kept/);
+    assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('image'), 'bird', 'the photo stays in the link');
+    await page.click('#image-retry');
+    assert.equal(await waitImage(['ready', 'error']), 'ready');
+    assert.equal(await page.locator('#view-image').getAttribute('data-photo'), 'bird');
+    assert.equal(await page.locator('#view-image').getAttribute('data-top1'), top1, 'the fresh worker gives the same top-1');
+    assert.equal(await page.isVisible('#image-message'), false);
     assert.deepEqual(page.errors.filter((e) => !/simulated crash/.test(e)), []);
     await page.close();
   });
@@ -158,7 +189,10 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     const rows = Number(await page.locator('#debate-result').getAttribute('data-rows'));
     assert.ok(rows >= 10 && rows < N, `rows kept: ${rows}`);
     assert.equal(await page.locator('#debate-result').getAttribute('data-partial'), 'true');
-    assert.match(await page.locator('#app-message').textContent(), /stopped/);
+    // #app-message says it too, until a fresh worker has answered a request (the view's own requests may already
+    // have started one and been answered: then it is down and the Debate message above carries the news)
+    if (await page.isVisible('#app-message')) assert.match(await page.locator('#app-message').textContent(), /stopped/);
+    else assert.equal(page.hostWorkerCounts().started, 2, '#app-message is down only once a fresh worker answered');
     assert.equal(await page.inputValue('#debate-experiment'), 'kendall');
     assert.equal(await page.inputValue('#debate-n'), String(N));
     assert.equal(await page.isEnabled('#debate-run'), true);
@@ -166,6 +200,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     assert.equal(await waitDebate(['done', 'error', 'cancelled']), 'done');
     assert.equal(await page.locator('#debate-result').getAttribute('data-rows'), String(N));
     assert.equal(await page.isVisible('#debate-message'), false);
+    assert.equal(await page.isVisible('#app-message'), false, 'recovered: the message is taken down');
     assert.deepEqual(page.hostWorkerCounts(), { started: 2, closed: 1 });
     assert.deepEqual(page.errors.filter((e) => !/simulated crash/.test(e)), []);
     await page.close();

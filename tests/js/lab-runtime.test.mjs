@@ -97,8 +97,11 @@ test('a long job reports progress and stops at a cancel, between its steps', asy
 test('a wasm abort is fatal: open requests fail, the worker is replaced, the user told, the next request works', async () => {
   const c = channel();
   const told = [];
+  let recovered = 0;
   c.onReplaced((m) => told.push(m));
+  c.onRecovered(() => recovered++);
   assert.deepEqual(await c.request('echo', { value: 1 }), { echo: 1 });
+  assert.equal(recovered, 0, 'nothing to recover from before a replacement');
   const first = FakeWorker.instances.at(-1);
   const long = c.request('steps', { steps: 1e6 });
   const trap = c.request('trap');
@@ -107,7 +110,11 @@ test('a wasm abort is fatal: open requests fail, the worker is replaced, the use
   assert.equal(first.terminated, true, 'the aborted worker is terminated');
   assert.equal(told.length, 1);
   assert.match(told[0], /your input is kept/);
+  assert.equal(recovered, 0, 'not recovered until the fresh worker answers');
   assert.deepEqual(await c.request('echo', { value: 2 }), { echo: 2 });
+  assert.equal(recovered, 1, 'the fresh worker\'s first result: recovered');
+  assert.deepEqual(await c.request('echo', { value: 4 }), { echo: 4 });
+  assert.equal(recovered, 1, 'once per replacement');
   assert.notEqual(FakeWorker.instances.at(-1), first, 'a fresh worker answered');
   assert.equal(c.started, 2);
   // an abort flagged fatal by the lab (Emscripten's out-of-memory abort) is handled the same way
@@ -117,6 +124,7 @@ test('a wasm abort is fatal: open requests fail, the worker is replaced, the use
   assert.deepEqual(await c.request('echo', { value: 3 }), { echo: 3 });
   assert.equal(c.started, 3);
   assert.equal(told.length, 2);
+  assert.equal(recovered, 2);
 });
 
 test('an instance that aborted answers every later request fatally (nothing runs on a broken core)', async () => {

@@ -25,6 +25,8 @@
 //     reports a fatal error fails this way; then channel.onFail?.(message) and every listener added with
 //     channel.onReplaced(fn) is called with the message (views tell the user there; their inputs are theirs
 //     and are kept). onEvent(msg) (optional) gets the messages that belong to no request.
+//   channel.onRecovered(fn): fn() is called once after each replacement, when the fresh worker answers its first
+//     request with a result (views take the "stopped" message down there).
 //   channel.started: the number of workers this channel has started (1 after the first send; +1 per
 //     replacement).
 export class WorkerChannel {
@@ -41,6 +43,8 @@ export class WorkerChannel {
     this.onFail = null;
     this.onEvent = null;
     this.replacedListeners = [];
+    this.recoveredListeners = [];
+    this.recovering = false; // a worker was replaced and its successor has not answered a request yet
   }
 
   ensureWorker() {
@@ -61,6 +65,10 @@ export class WorkerChannel {
     this.replacedListeners.push(fn);
   }
 
+  onRecovered(fn) {
+    this.recoveredListeners.push(fn);
+  }
+
   fail(message) {
     const err = new Error(message);
     this.worker?.terminate();
@@ -74,6 +82,7 @@ export class WorkerChannel {
       l.waiting?.reject(err);
       l.waiting = null;
     }
+    this.recovering = true;
     this.onFail?.(message);
     for (const fn of this.replacedListeners) fn(message);
   }
@@ -89,8 +98,13 @@ export class WorkerChannel {
       return;
     }
     this.pending.delete(msg.id);
-    if (msg.type === 'result') p.resolve(msg.result);
-    else if (msg.type === 'error' && msg.fatal) {
+    if (msg.type === 'result') {
+      p.resolve(msg.result);
+      if (this.recovering) {
+        this.recovering = false;
+        for (const fn of this.recoveredListeners) fn();
+      }
+    } else if (msg.type === 'error' && msg.fatal) {
       p.reject(new Error(msg.message));
       this.fail(`${cap(this.what)} stopped: ${msg.message} A fresh one is started for the next request; your input is kept.`);
     } else p.reject(new Error(msg.message ?? `${cap(this.what)} failed.`));

@@ -88,6 +88,7 @@ export function mountImageView(section, { store }) {
     info: null, // load() result
     st: store.get(),
     photo: null, // {key, title, anchor, res (classify result), entry}
+    lastPhoto: null, // the last photo classified: {key, title, source, mask, entry} (kept when a worker is replaced)
     photoSeq: 0,
     classIndex: 0,
     maps: new Map(), // `${class}|${method}|${params}` → map result
@@ -130,15 +131,23 @@ export function mountImageView(section, { store }) {
     v.threadsWanted = v.st.threads;
     v.client = new ImageClient();
     const mine = v.client;
-    // A worker that died or aborted is replaced on the next request: load again then; the photo choice (URL)
-    // and the settings are kept, and the user is told.
+    // A worker that died or aborted is replaced on the next request: load again then; the photo (a demo photo or
+    // the uploaded file, v.lastPhoto) and the settings are kept, the user is told, and one button shows the same
+    // photo again on a fresh worker (never automatically: a photo that made the worker abort would loop).
     mine.channel.onReplaced((message) => {
       if (mine !== v.client) return;
       v.loadPromise = null;
       v.photo = null;
       v.job = null;
       v.setStatus('error');
-      v.showMessage(`${message} Pick a photo (or reload) to go on.`);
+      v.showMessage(`${message}${v.lastPhoto ? ` Your photo (${v.lastPhoto.title}) is kept.` : ' Pick a photo (or reload) to go on.'}`);
+      if (v.lastPhoto) {
+        const again = el('button', 'small', 'Show it again');
+        again.type = 'button';
+        again.id = 'image-retry';
+        again.addEventListener('click', () => v.showLastPhoto());
+        messageEl.append(' ', again);
+      }
     });
     v.setStatus('loading');
     loadRow.hidden = false;

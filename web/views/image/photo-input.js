@@ -1,6 +1,7 @@
 // photo-input.js — the Image view's photos: a demo photo of the gallery (with its mask), or an uploaded file
 // (picker, drop, paste), classified in the worker; a new photo resets what the view holds for the old one.
-// Part of views/image-view.js (installPhotoInput(v) adds fetchBlob, classifyPhoto, showGallery, showUpload).
+// Part of views/image-view.js (installPhotoInput(v) adds fetchBlob, classifyPhoto, showGallery, showUpload,
+// showLastPhoto).
 import { GALLERY } from './methods.js';
 
 export function installPhotoInput(v) {
@@ -33,6 +34,7 @@ export function installPhotoInput(v) {
       return;
     }
     if (seq !== v.photoSeq) return;
+    v.lastPhoto = { key, title, source, mask, entry };
     v.photo = { key, title, res, entry, anchor: v.st.image };
     v.maps = new Map();
     v.inflight = new Map();
@@ -86,5 +88,11 @@ export function installPhotoInput(v) {
     }
     await v.classifyPhoto('upload', `“${file.name}”`, { blob: file }, null, null);
   }
-  Object.assign(v, { fetchBlob, classifyPhoto, showGallery, showUpload });
+  // The last photo again (after its worker was replaced): the same blob, mask and title.
+  function showLastPhoto() {
+    const p = v.lastPhoto;
+    if (p) return v.classifyPhoto(p.key, p.title, p.source, p.mask, p.entry);
+    return v.showGallery(v.st.image);
+  }
+  Object.assign(v, { fetchBlob, classifyPhoto, showGallery, showUpload, showLastPhoto });
 }
