@@ -9,9 +9,11 @@
 //     224 crop, nearest neighbour), and the page's pointing game agrees (when the core has it); the readout says the
 //     peak in words, the chance level beside the pointing game equals a brute-force count from the mask file, and
 //     the tiles' colour bars follow the chosen colormap.
-//   - bad input: a text file, a corrupt PNG → a readable message, the previous photo stays; tiny (10×10),
-//     transparent and huge (8000×8000) PNGs are classified with a note; an EXIF-rotated JPEG (orientation 6)
-//     is decoded upright at the capped size; the gallery still works afterwards.
+//   - bad input: a text file, a corrupt PNG, a zero-byte file, a cut JPEG, a valid 30000×30000 PNG, an SVG with
+//     a script (which never runs), a text file renamed .png → a readable message, the previous photo stays; tiny
+//     (10×10), transparent, huge (8000×8000) and 1×100000 PNGs, a PNG named .jpg and an animated GIF (its first
+//     frame) are classified with a note; an EXIF-rotated JPEG (orientation 6) is decoded upright at the capped
+//     size; the gallery still works afterwards.
 //   - the slow methods: Score-CAM starts with a progress bar and Cancel stops it (when the core has plans).
 //   - a truncated model file (a throw-away models/ tree) gives a clear message; the other views keep working.
 // ONE test forces backend=webgpu with --enable-unsafe-webgpu (SwiftShader: slow, so a single forward pass):
@@ -23,11 +25,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
 import { launchChromium, openRecordingPage, CHROMIUM_ARGS } from './browser.mjs';
+import { pngSolid, pngSingleColour, gifAnimated } from './image-files.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,38 +50,6 @@ if (!fs.existsSync(MANIFEST)) missing.push('models/image/manifest.json (bash mod
 const SKIP = missing.length ? `the image browser test needs ${missing.join(' and ')}` : false;
 
 // --- a tiny PNG encoder (solid or given RGBA), for the bad-input fixtures; no files are written to the repo
-const CRC = new Int32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c;
-});
-function crc32(buf) {
-  let c = -1;
-  for (const b of buf) c = CRC[(c ^ b) & 255] ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-}
-function chunk(type, data) {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const td = Buffer.concat([Buffer.from(type), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(td));
-  return Buffer.concat([len, td, crc]);
-}
-function pngSolid(width, height, rgba) {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA
-  const row = Buffer.alloc(1 + width * 4);
-  for (let x = 0; x < width; x++) row.set(rgba(x), 1 + 4 * x);
-  const raw = Buffer.alloc(row.length * height);
-  for (let y = 0; y < height; y++) row.copy(raw, y * row.length);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr),
-    chunk('IDAT', zlib.deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
-}
-
-// --- the Node reference: pngjs → core preprocessImage → onnxruntime-web (wasm EP)
 async function nodeReference(file) {
   const { default: createModule } = await import(GEN);
   const core = await createModule({ wasmBinary: fs.readFileSync(GEN_WASM) });
@@ -275,6 +245,49 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     assert.match(await message(), /corrupt|could not be decoded/);
     assert.match(await message(), /previous photo stays/);
     assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.top1), first.top1);
+
+    // each of these: a clear message, the bird stays shown (its top-1), nothing else changes
+    const refused = async (name, type, bytes, pattern) => {
+      await page.evaluate(() => { document.getElementById('image-message').textContent = ''; });
+      await upload(name, type, bytes);
+      await page.waitForFunction(() => document.getElementById('image-message').textContent !== '', null, { timeout: TIMEOUT });
+      assert.match(await message(), pattern, name);
+      assert.match(await message(), /previous photo stays/, name);
+      assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.top1), first.top1, name);
+      assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.status), 'ready', name);
+    };
+    await refused('empty.png', 'image/png', Buffer.alloc(0), /“empty\.png” is empty/);
+    const goodJpeg = jpeg.encode({ data: Buffer.alloc(64 * 64 * 4, 128), width: 64, height: 64 }, 90).data;
+    await refused('cut.jpg', 'image/jpeg', Buffer.concat([goodJpeg.subarray(0, 200), Buffer.alloc(100, 0x55)]), /could not be decoded/);
+    // a valid 30000×30000 one-colour PNG (2.7 MB): refused from its header, before anything is decoded
+    await refused('wall.png', 'image/png', pngSingleColour(30000, 30000, [30, 140, 200]), /too large to decode \(30000×30000 px; the limit is 400 megapixels\)/);
+    // an SVG holding a script: never decoded (a document, not a photo), so its script cannot run
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><script>parent.__svgRan = self.__svgRan = 1;</script><rect width="100" height="100" fill="red"/></svg>';
+    await refused('drawing.svg', 'image/svg+xml', Buffer.from(svg), /SVG drawing .* not a photo/);
+    assert.equal(await page.evaluate(() => window.__svgRan), undefined, 'the SVG\'s script did not run');
+    // a text file renamed to .png: its bytes decide
+    await refused('notes.png', 'image/png', Buffer.from('just some words, renamed to .png'), /not an image the page can read: its bytes are not PNG/);
+
+    // a 1×100000 PNG: decoded at 1×1024, then the 224×224 crop of the resize to 256 wide (only the crop is computed)
+    await upload('thread.png', 'image/png', pngSolid(1, 100000, () => [90, 160, 30, 255]));
+    await waitPhoto(page, 'upload');
+    assert.match(await page.textContent('#image-notice'), /1×100000 px\): decoded at 1×1024/);
+    // a PNG named .jpg: read as a PNG, and said so
+    await upload('really-a-png.jpg', 'image/jpeg', pngSolid(300, 200, (x) => [x % 256, 90, 200, 255]));
+    await page.waitForFunction(() => /says it is JPEG .* its bytes are PNG/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
+    // an animated GIF (3 frames: red, green, blue): the first frame (red) is classified, and the notice says so
+    await upload('blink.gif', 'image/gif', gifAnimated(300, 240, [1, 2, 3]));
+    await page.waitForFunction(() => /animated GIF \(3 frames\): only its first frame/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
+    assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.status), 'ready');
+    const frame = await page.evaluate(async (bytes) => {
+      const { ImageClient } = await import('./runtime/image-client.js');
+      const c = new ImageClient();
+      await c.load({ override: 'wasm' });
+      const r = await c.classify({ blob: new Blob([new Uint8Array(bytes)], { type: 'image/gif' }) });
+      c.terminate();
+      return Array.from(r.display.subarray(4 * (112 * 224 + 112), 4 * (112 * 224 + 112) + 3));
+    }, Array.from(gifAnimated(300, 240, [1, 2, 3])));
+    assert.deepEqual(frame, [255, 0, 0], 'the first frame (red) is the one classified');
 
     await upload('tiny.png', 'image/png', pngSolid(10, 10, (x) => [200, 30 + 20 * x, 40, 255]));
     await waitPhoto(page, 'upload');

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import jpeg from 'jpeg-js';
-import { readImageHeader, fitSize, topK, argmax, planarToRgba, MAX_SIDE } from '../../web/runtime/image/decode.js';
+import { readImageHeader, fitSize, topK, argmax, planarToRgba, gifFrameCount, MAX_SIDE } from '../../web/runtime/image/decode.js';
+import { gifAnimated } from '../e2e/image-files.mjs';
 import { parseSafetensors, readImageHead } from '../../web/runtime/image-head.js';
 import { runPlanLoop } from '../../web/runtime/plan-runner.js';
 
@@ -47,6 +48,16 @@ test('JPEG EXIF orientation is read (both byte orders); size stays the stored on
       assert.deepEqual(h, { format: 'jpeg', width: 40, height: 20, orientation: o });
     }
   }
+});
+
+test('gifFrameCount walks the GIF blocks: 3 frames, 1 frame, a cut file counts what it holds, not a GIF → 0', () => {
+  const three = gifAnimated(40, 30, [1, 2, 3]);
+  assert.equal(gifFrameCount(three), 3);
+  assert.equal(gifFrameCount(gifAnimated(40, 30, [2])), 1);
+  const oneFrame = gifAnimated(40, 30, [2]).length - 1; // everything but the trailer of a 1-frame file
+  assert.equal(gifFrameCount(three.subarray(0, oneFrame + 40)), 2, 'the second frame starts inside the prefix');
+  assert.equal(gifFrameCount(new Uint8Array([0x89, 0x50, 0x4e, 0x47])), 0);
+  assert.equal(readImageHeader(three).format, 'gif');
 });
 
 test('GIF, BMP and WebP headers', () => {

@@ -5,9 +5,12 @@
 //
 // Contract:
 //   readImageHeader(bytes) → {format, width, height, orientation} | null
+//   gifFrameCount(bytes) → the frames of a GIF's first bytes (0: not a GIF); an animated GIF gets a note
 //   fitSize(w, h, maxSide) → {width, height, scaled}
 //   argmax(a), topK(probs, k) → indices; planarToRgba(planar [3·H·W], H, W) → RGBA bytes
-//   decodeBlob(blob, {allowResize}) → Promise<{rgba, width, height, notes}>; not an image / corrupt → Error
+//   decodeBlob(blob, {allowResize}) → Promise<{rgba, width, height, notes}>; not an image / corrupt / an SVG
+//     (never decoded: a document, not a photo) / over MAX_PIXELS → Error; a type that disagrees with the bytes
+//     (a renamed file) is read by its bytes, with a note
 //   describePixels(rgba, width, height, notes): adds notes (small, grayscale, transparent photo)
 import { errText } from '../host/host.js';
 
@@ -95,6 +98,39 @@ export function readImageHeader(bytes) {
   return null;
 }
 
+/** The number of frames of a GIF (its image descriptors), reading the block structure of the bytes given
+ * (a prefix: frames past its end are not counted); 0 when the bytes are not a well-formed GIF start. */
+export function gifFrameCount(bytes) {
+  const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  if (b.length < 13 || b[0] !== 0x47 || b[1] !== 0x49 || b[2] !== 0x46) return 0;
+  let i = 13;
+  if (b[10] & 0x80) i += 3 * (1 << ((b[10] & 7) + 1)); // global colour table
+  const skipSubBlocks = () => {
+    while (i < b.length && b[i] !== 0) i += 1 + b[i];
+    i += 1;
+  };
+  let frames = 0;
+  while (i < b.length) {
+    const tag = b[i];
+    if (tag === 0x3b) break; // trailer
+    if (tag === 0x21) { // extension: label, then data sub-blocks
+      i += 2;
+      skipSubBlocks();
+    } else if (tag === 0x2c) { // image descriptor (10 bytes), local colour table, LZW code size, data
+      if (i + 10 > b.length) break;
+      frames++;
+      const packed = b[i + 9];
+      i += 10;
+      if (packed & 0x80) i += 3 * (1 << ((packed & 7) + 1));
+      i += 1;
+      skipSubBlocks();
+    } else break; // not a block: corrupt or cut
+  }
+  return frames;
+}
+
+const FORMAT_OF_TYPE = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/bmp': 'bmp' };
+
 /** The size to decode at: the long side at most maxSide, aspect kept, at least 1 px. */
 export function fitSize(width, height, maxSide = MAX_SIDE) {
   const long = Math.max(width, height);
@@ -130,9 +166,14 @@ export function planarToRgba(planar, H = S, W = S) {
 
 export async function decodeBlob(blob, { allowResize = true } = {}) {
   const notes = [];
-  const head = readImageHeader(new Uint8Array(await blob.slice(0, 1 << 20).arrayBuffer()));
+  const prefix = new Uint8Array(await blob.slice(0, 1 << 20).arrayBuffer());
+  const head = readImageHeader(prefix);
   if (!head && (!blob.type || !blob.type.startsWith('image/'))) {
     throw new Error('This file is not an image the page can read (PNG, JPEG, GIF, WebP or BMP).');
+  }
+  if (!head && (blob.type === 'image/svg+xml' || /^\s*</.test(new TextDecoder().decode(prefix.subarray(0, 256))))) {
+    // never decoded: an SVG is a document (it may hold scripts), not a photo
+    throw new Error('This is an SVG drawing (or another text file), not a photo: the page reads PNG, JPEG, GIF, WebP or BMP.');
   }
   const opts = { imageOrientation: 'from-image', premultiplyAlpha: 'none', colorSpaceConversion: 'none' };
   if (head) {
@@ -151,11 +192,22 @@ export async function decodeBlob(blob, { allowResize = true } = {}) {
       notes.push(`A large photo (${w}×${h} px): decoded at ${fit.width}×${fit.height} before preprocessing.`);
     }
     if (head.orientation !== 1) notes.push(`Rotated upright from its EXIF orientation (${head.orientation}).`);
+    const said = FORMAT_OF_TYPE[blob.type];
+    if (said && said !== head.format) {
+      notes.push(`The file says it is ${said.toUpperCase()} (${blob.type}) but its bytes are ${head.format.toUpperCase()}: it was read as ${head.format.toUpperCase()}.`);
+    }
+    if (head.format === 'gif') {
+      const frames = gifFrameCount(prefix);
+      if (frames > 1) notes.push(`An animated GIF (${frames}${prefix.length < blob.size ? '+' : ''} frames): only its first frame is classified and explained.`);
+    }
   }
   let bitmap;
   try {
     bitmap = await createImageBitmap(blob, opts);
   } catch (e) {
+    if (!head) {
+      throw new Error(`This file is not an image the page can read: its bytes are not PNG, JPEG, GIF, WebP or BMP, whatever its name or type says (${blob.type}; ${errText(e)}).`);
+    }
     throw new Error(`This image could not be decoded — the file is corrupt or in a format this browser cannot read (${errText(e)}).`);
   }
   const { width, height } = bitmap;
