@@ -9,7 +9,9 @@
 //   - erasing (3 steps): 3 rows, the recovered share of the object never falls (the union only grows), and a
 //     strip of images (4 examples × 3 steps);
 //   - download gives config.json + model.safetensors; loading them back gives the same test metrics;
-//   - loading only one file says what is missing; Cancel during a longer run stops it ('cancelled').
+//   - loading only one file says what is missing; Cancel during a longer run stops it ('cancelled');
+//   - model files that cannot be used (truncated, not JSON, the wrong shapes, random bytes, over the size cap)
+//     each say why, and the model loaded before stays (its info and metrics unchanged).
 // Saves tests/e2e/out/localization.png, localization-erase.png (look at them). Prints the page's images/s.
 // Skips — with the reason printed — only when web/gen is missing.
 import { describe, test, before, after } from 'node:test';
@@ -51,6 +53,69 @@ else describe('localization view in the browser', { timeout: 20 * 60_000 }, () =
     await ctx?.closeAndClean();
     await server?.close();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  test('model files that cannot be used say why; the model loaded before stays', async () => {
+    const gap = path.join(REPO, 'models/cnn/gap');
+    const config = fs.readFileSync(path.join(gap, 'config.json'));
+    const weights = fs.readFileSync(path.join(gap, 'model.safetensors'));
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=localization`);
+    await page.waitForSelector('#view-localization:not([hidden])');
+    // (the status is set to a value the view never uses first, so waitStatus sees this load's outcome)
+    const load = async (cfg, w) => page.evaluate(() => { document.getElementById('view-localization').dataset.status = 'test-loading'; }).then(() => page.setInputFiles('#loc-load', [
+      { name: 'config.json', mimeType: 'application/json', buffer: cfg },
+      { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: w },
+    ]));
+    const message = () => page.textContent('#loc-message');
+
+    // nothing loaded yet: a truncated weights file is an error and there is no model
+    await load(config, weights.subarray(0, Math.floor(weights.length / 2)));
+    assert.equal(await waitStatus(page, ['ready', 'error']), 'error');
+    assert.match(await message(), /truncated|exceed/);
+    assert.doesNotMatch(await message(), /stays/);
+
+    await load(config, weights);
+    assert.equal(await waitStatus(page, ['ready', 'error']), 'ready', await message());
+    const good = await metricsOf(page);
+    const info = await page.textContent('#loc-model-info');
+    assert.match(info, /GAP head/);
+
+    const cases = [
+      ['a truncated model.safetensors', config, weights.subarray(0, weights.length - 100), /truncated|exceed/],
+      ['a config.json that is not JSON', Buffer.from('{"format": "attnlab-cnn-v1", "head": '), weights, /config\.json.*(JSON|parse)/i],
+      ['a config of the wrong shapes (widths 16/32/64 → 8/8/8)', Buffer.from(JSON.stringify({ ...JSON.parse(config), widths: [8, 8, 8] })), weights, /shape/],
+      ['random bytes as the weights', config, Buffer.alloc(4096, 0xab), /header|exceed|too short/],
+    ];
+    for (const [what, cfg, w, pattern] of cases) {
+      await page.evaluate(() => { document.getElementById('loc-message').hidden = true; });
+      await load(cfg, w);
+      await page.waitForFunction(() => !document.getElementById('loc-message').hidden, null, { timeout: TIMEOUT });
+      assert.equal(await waitStatus(page, ['ready', 'error']), 'ready', what);
+      assert.match(await message(), pattern, what);
+      assert.match(await message(), /The current model stays loaded\./, what);
+      console.log(`# ${what}: ${await message()}`);
+      assert.equal(await page.textContent('#loc-model-info'), info, `${what}: the model info is unchanged`);
+    }
+    // a file over the cap is refused before it is read (a 600 MiB File made in the page: zero pages, never touched)
+    await page.evaluate(() => {
+      const input = document.getElementById('loc-load');
+      const dt = new DataTransfer();
+      dt.items.add(new File(['{}'], 'config.json', { type: 'application/json' }));
+      dt.items.add(new File([new ArrayBuffer(600 * 2 ** 20)], 'model.safetensors'));
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.waitForFunction(() => /600 MiB/.test(document.getElementById('loc-message').textContent), null, { timeout: TIMEOUT });
+    assert.match(await message(), /model\.safetensors is 600 MiB: more than the 512 MiB a model file of this lab may have\. Nothing was loaded; the current model stays\./);
+    // the worker still holds the gap model: its download is gap's config (same head and widths), the metrics as before
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#loc-download')]);
+    const held = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+    const want = JSON.parse(config);
+    assert.equal(held.head, want.head);
+    assert.deepEqual(held.widths, want.widths);
+    assert.deepEqual(await metricsOf(page), good);
+    assert.deepEqual(page.errors, []);
+    await page.close();
   });
 
   test('train, watch the maps form, score, erase, download and load back, cancel', async () => {

@@ -11,7 +11,8 @@
 //   While training: Train disabled, Cancel enabled; the chart updates per step, the probe maps per epoch.
 //   After training (or loading): the metrics table (1,000 de-correlated test images, plus 1,000 confounded
 //   ones when p > 0), erasing on demand, download of config.json + model.safetensors.
-//   The section's data-status: idle | training | evaluating | ready | cancelled | error.
+//   The section's data-status: idle | training | evaluating | ready | cancelled | error. A model file that
+//   cannot be loaded (too big, truncated, corrupt, the wrong shapes) says why; the model held before stays.
 import { el, fmt } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderLocCharts, renderLocMetrics, renderEraseTable } from '../render/loc-charts.js';
@@ -27,6 +28,12 @@ import { CATALOGUE } from '../catalogue.js';
 // Training recipes and class names: the core's catalogue (web/catalogue.js; docs/DESIGN.md "Localization lab").
 // `page` is sized to train in the page in about two minutes on this machine; `full` is the native default of
 // `attnlab train-cnn` (slow in wasm).
+// Size caps of a user's model files, checked before they are read: config.json as the core's kMaxConfigBytes
+// (core/io/config_fields.h), model.safetensors well above this lab's largest model (eight 1024-wide stages ≈ 264 MB).
+export const MAX_CONFIG_BYTES = 64 * 2 ** 20;
+export const MAX_WEIGHTS_BYTES = 512 * 2 ** 20;
+const mib = (n) => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 2 : 0)} MiB`;
+
 export const RECIPES = Object.freeze(Object.fromEntries(
   [CATALOGUE.cnn.default_recipe, ...Object.keys(CATALOGUE.cnn.recipes).filter((k) => k !== CATALOGUE.cnn.default_recipe)
     .sort((a, b) => CATALOGUE.cnn.recipes[a].trainSize - CATALOGUE.cnn.recipes[b].trainSize)]
@@ -73,6 +80,9 @@ export function mountLocalizationView(section, { store, client = null }) {
 
   const getClient = () => (cnn ??= new CnnClient());
   const setStatus = (s) => { section.dataset.status = s; };
+  // whether the worker holds a model (trained, cancelled after ≥ 1 epoch, or loaded): a failed load keeps it
+  let haveModel = false;
+  const trainedOrLoaded = () => haveModel;
   function showMessage(text) {
     ui.message.textContent = text ?? '';
     ui.message.hidden = !text;
@@ -167,6 +177,7 @@ export function mountLocalizationView(section, { store, client = null }) {
           last ? { accuracy: last.val_accuracy, size: options.valSize, confounder: options.confounder } : null);
         setStatus('ready');
       }
+      haveModel = true;
       ui.modelInfo.textContent = `Model: ${options.head.toUpperCase()} head, CBAM ${options.cbam}, confounder p = ${options.confounder}, seed ${options.seed}, ${options.imageSize}×${options.imageSize}.`;
     } catch (e) {
       job = null;
@@ -215,6 +226,13 @@ export function mountLocalizationView(section, { store, client = null }) {
       showMessage('Choose both files of a downloaded model: config.json and model.safetensors.');
       return;
     }
+    // size caps before anything is read (the core refuses a bigger config.json too; no model of this lab is near)
+    for (const [f, cap] of [[config, MAX_CONFIG_BYTES], [weights, MAX_WEIGHTS_BYTES]]) {
+      if (f.size > cap) {
+        showMessage(`${f.name} is ${mib(f.size)}: more than the ${mib(cap)} a model file of this lab may have. Nothing was loaded${trainedOrLoaded() ? '; the current model stays' : ''}.`);
+        return;
+      }
+    }
     await loadBytes(() => config.text(), async () => new Uint8Array(await weights.arrayBuffer()));
   }
 
@@ -253,6 +271,7 @@ export function mountLocalizationView(section, { store, client = null }) {
     setBusy(true);
     try {
       const r = await getClient().load(await readConfig(), await readWeights());
+      haveModel = true;
       // the previous run's charts are not this model's: clear them (a loaded model has no training curves here)
       ui.charts.replaceChildren(el('p', 'card-sub', 'A loaded model: its training curves are not in the page (see its config.json "training" section).'));
       renderProbes(ui.probes, r.probes, { classNames: r.config.class_names ?? CLASS_NAMES });
@@ -269,8 +288,11 @@ export function mountLocalizationView(section, { store, client = null }) {
         ? { accuracy: lastEpoch.val_accuracy, size: t.val_size, confounder: t.confounder ?? 0 } : null);
       setStatus('ready');
     } catch (e) {
-      setStatus('error');
-      showMessage(e.message);
+      const kept = trainedOrLoaded();
+      setStatus(kept ? 'ready' : 'error');
+      // the core's message without the binding's name, as one sentence
+      const why = String(e.message).replace(/^loadCnnModel: /, '').replace(/([^.?!)])$/, '$1.');
+      showMessage(`The model could not be loaded: ${why}${kept ? ' The current model stays loaded.' : ''}`);
     } finally {
       setBusy(false);
     }
