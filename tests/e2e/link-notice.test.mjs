@@ -2,7 +2,8 @@
 // `n=1e23` (not a whole number → 200), `target=99999` (above 1000 → 1000), `epochs=100000` (above 30 → 30).
 // The one notice line (#link-notice, app.js) names every field on whichever view the link opens, the view still
 // works with the values the schema used (Debate: Sentences = 200 and a run of 3 sentences finishes; Train: Epochs
-// = 30), Dismiss hides it, and a clean link shows none. Run: node --test tests/e2e/link-notice.test.mjs
+// = 30), Dismiss hides it, and a clean link shows none. A crafted link (traversal names, prototype keys, markup
+// in the text) falls back with the views' own notices and fetches nothing outside the served tree. Run: node --test tests/e2e/link-notice.test.mjs
 // (≈ 20–40 s on the 2-core machine).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,37 @@ else describe('link notices', { timeout: 5 * 60_000 }, () => {
     assert.doesNotMatch(await page.evaluate(() => location.hash), /1e23|99999|100000/);
     await page.click('#link-notice .link-notice-close');
     assert.equal(await notice.isVisible(), false, 'Dismiss hides the notice');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // docs/RELIABILITY.md "Bad input in the page": traversal strings where a name belongs, prototype keys, a
+  // script in a value. Each name is only ever looked up in a list (the model manifest, the demo photos, the
+  // lessons): an unknown one falls back with a notice, and no request leaves the served tree.
+  test('crafted links: traversal names fall back with a notice, prototype keys do nothing, nothing outside is fetched', { timeout: TIMEOUT }, async () => {
+    const requests = [];
+    const page = await openRecordingPage(ctx, 'about:blank');
+    page.on('request', (r) => requests.push(r.url()));
+    const crafted = `#model=${encodeURIComponent('../../../../etc/passwd')}&text=${encodeURIComponent('<img src=x onerror="window.__pwned=1">fine')}`
+      + '&__proto__=polluted&constructor=x&toString=1&hasOwnProperty=0';
+    await page.goto(`${server.url}/web/${crafted}`);
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.getElementById('view-text').dataset.status), null, { timeout: TIMEOUT });
+    assert.equal(await page.locator('#view-text').getAttribute('data-status'), 'ready');
+    assert.equal(await page.inputValue('#model-select'), 'sst2-tanh');
+    assert.match(await page.textContent('#text-notice'), /not available here; showing sst2-tanh instead/);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'the markup in the text never ran');
+    assert.equal(await page.evaluate(() => ({}).polluted), undefined, 'no prototype pollution');
+    assert.equal(await page.inputValue('#text-input'), '<img src=x onerror="window.__pwned=1">fine');
+
+    await page.evaluate(() => { location.hash = `#view=image&image=${encodeURIComponent('../../../etc/passwd')}&backend=wasm`; });
+    await page.waitForFunction(() => /no demo photo/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
+    assert.match(await page.textContent('#image-notice'), /There is no demo photo “\.\.\/\.\.\/\.\.\/etc\/passwd”; showing the cat\./);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+
+    const origin = new URL(server.url).origin;
+    const outside = requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:') && u !== 'about:blank');
+    assert.deepEqual(outside, [], 'no request to another origin');
+    assert.deepEqual(requests.filter((u) => /passwd|\.\.\//.test(decodeURIComponent(u))), [], 'no request for a crafted name');
     assert.deepEqual(page.errors, []);
     await page.close();
   });
