@@ -71,6 +71,19 @@ async function nodeReference(file) {
 }
 
 // A JPEG stored 2000×1000 (left half red, right half blue) with EXIF orientation 6.
+// A file classified by an ImageClient of its own in the page: the decoded size and the RGB of the 224 × 224
+// model input (res.display) at the given [x, y] points.
+function decodedPixels(page, bytes, type, points) {
+  return page.evaluate(async ({ bytes, type, points }) => {
+    const { ImageClient } = await import('./runtime/image-client.js');
+    const c = new ImageClient();
+    await c.load({ override: 'wasm' });
+    const r = await c.classify({ blob: new Blob([new Uint8Array(bytes)], { type }) });
+    c.terminate();
+    return { w: r.width, h: r.height, at: points.map(([x, y]) => Array.from(r.display.subarray(4 * (y * 224 + x), 4 * (y * 224 + x) + 3))) };
+  }, { bytes: Array.from(bytes), type, points });
+}
+
 function rotatedJpeg() {
   const w = 2000;
   const h = 1000;
@@ -279,15 +292,8 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     await upload('blink.gif', 'image/gif', gifAnimated(300, 240, [1, 2, 3]));
     await page.waitForFunction(() => /animated GIF \(3 frames\): only its first frame/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
     assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.status), 'ready');
-    const frame = await page.evaluate(async (bytes) => {
-      const { ImageClient } = await import('./runtime/image-client.js');
-      const c = new ImageClient();
-      await c.load({ override: 'wasm' });
-      const r = await c.classify({ blob: new Blob([new Uint8Array(bytes)], { type: 'image/gif' }) });
-      c.terminate();
-      return Array.from(r.display.subarray(4 * (112 * 224 + 112), 4 * (112 * 224 + 112) + 3));
-    }, Array.from(gifAnimated(300, 240, [1, 2, 3])));
-    assert.deepEqual(frame, [255, 0, 0], 'the first frame (red) is the one classified');
+    const frame = await decodedPixels(page, gifAnimated(300, 240, [1, 2, 3]), 'image/gif', [[112, 112]]);
+    assert.deepEqual(frame.at[0], [255, 0, 0], 'the first frame (red) is the one classified');
 
     await upload('tiny.png', 'image/png', pngSolid(10, 10, (x) => [200, 30 + 20 * x, 40, 255]));
     await waitPhoto(page, 'upload');
@@ -316,18 +322,11 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     await upload('rotated.jpg', 'image/jpeg', rotatedJpeg());
     await page.waitForFunction(() => /EXIF orientation \(6\)/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
     assert.match(await page.textContent('#image-caption'), /512×1024 px/);
-    const px = await page.evaluate(async (bytes) => {
-      const { ImageClient } = await import('./runtime/image-client.js');
-      const c = new ImageClient();
-      await c.load({ override: 'wasm' });
-      const r = await c.classify({ blob: new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }) });
-      c.terminate();
-      const at = (x, y) => Array.from(r.display.subarray(4 * (y * 224 + x), 4 * (y * 224 + x) + 3));
-      return { top: at(112, 10), bottom: at(112, 213), w: r.width, h: r.height };
-    }, Array.from(rotatedJpeg()));
+    const px = await decodedPixels(page, rotatedJpeg(), 'image/jpeg', [[112, 10], [112, 213]]);
+    const [top, bottom] = px.at;
     assert.deepEqual([px.w, px.h], [512, 1024]);
-    assert.ok(px.top[0] > 180 && px.top[2] < 80, `top is red: ${px.top}`);
-    assert.ok(px.bottom[2] > 180 && px.bottom[0] < 80, `bottom is blue: ${px.bottom}`);
+    assert.ok(top[0] > 180 && top[2] < 80, `top is red: ${top}`);
+    assert.ok(bottom[2] > 180 && bottom[0] < 80, `bottom is blue: ${bottom}`);
 
     // the gallery still works and the URL never held the uploads
     await page.click('.gallery-item[data-image="owl"]');
