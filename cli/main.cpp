@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   int max_tokens = ExplainOptions().max_tokens, ig_steps = ExplainOptions().ig_steps;  // the catalogue's defaults
   explain->add_option("--model", model_dir)->required();
   explain->add_option("--text", text)->required();
-  explain->add_option("--max-tokens", max_tokens)->check(CLI::Range(1, 100000));
+  explain->add_option("--max-tokens", max_tokens)->check(CLI::Range(1, kMaxExplainTokens));  // the catalogue's range
   explain->add_option("--ig-steps", ig_steps)->check(CLI::Range(0, 10000));
 
   // catalogue: methods, experiments, recipes and defaults (core/catalogue), the same JSON as Module.catalogue()

@@ -771,8 +771,8 @@ export const CATALOGUE = Object.freeze({
   "explain": [
    {
     "default": 200,
-    "description": "the text is cut to its first N tokens",
-    "max": 100000,
+    "description": "the text is cut to its first N tokens (at most 1000)",
+    "max": 1000,
     "min": 1,
     "name": "max_tokens",
     "type": "int"

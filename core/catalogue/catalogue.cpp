@@ -13,7 +13,7 @@ namespace {
 nlohmann::json text_part() {
   const ExplainOptions d;
   nlohmann::json explain = nlohmann::json::array();
-  explain.push_back(ParamSpec{"max_tokens", "int", d.max_tokens, 1, 100000, {}, "the text is cut to its first N tokens"}.to_json());
+  explain.push_back(ParamSpec{"max_tokens", "int", d.max_tokens, 1, kMaxExplainTokens, {}, "the text is cut to its first N tokens (at most " + std::to_string(kMaxExplainTokens) + ")"}.to_json());
   explain.push_back(ParamSpec{"ig_steps", "int", d.ig_steps, 0, 10000, {}, "integrated-gradients steps (0: none)"}.to_json());
   const nlohmann::json methods = nlohmann::json::parse(R"J([
     {"name": "attention", "label": "attention", "signed": false,

@@ -54,6 +54,10 @@ const LIVE = ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'er
 const FAST = ['cam', 'gradcam', 'gradcampp'];
 const PHOTOS = ['cat', 'bird', 'dragonfly', 'grace_hopper', 'sunflower', 'owl', 'parrot', 'hot_dog', 'dog_segmentation', 'bird_segmentation'];
 const WAIT = FULL ? 600_000 : 180_000;
+// Per-test time limits (a hang guard, not a speed check): the full version's 3 hours, else at least 5 minutes,
+// more when the counts are raised by hand (≈ 10 s an explanation, 20 s a map, 10 min a Score-CAM, 2 min a cancel).
+const TEXT_LIMIT = FULL ? 3 * 3600_000 : Math.max(300_000, (TEXT_N + WARM_TEXT) * 10_000);
+const IMAGE_LIMIT = FULL ? 3 * 3600_000 : Math.max(300_000, IMAGE_N * 20_000 + SCORECAM_N * 600_000 + CANCEL_N * 120_000);
 
 const missing = [];
 if (!fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.mjs'))) missing.push('web/gen (bash scripts/build-wasm.sh)');
@@ -145,7 +149,7 @@ function assertFlat(what, before, after) {
 const report = (lab, fields) => console.log(`endurance ${JSON.stringify({ lab, full: FULL, ...fields })}`);
 
 if (SKIP) test('endurance in the page', { skip: SKIP }, () => {});
-else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { timeout: FULL ? 3 * 3600_000 : 10 * 60_000 }, () => {
+else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { timeout: FULL ? 3 * 3600_000 : TEXT_LIMIT + IMAGE_LIMIT }, () => {
   let server;
   let ctx;
   let sentences;
@@ -192,7 +196,7 @@ else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { ti
   }
 
   test(`text: ${TEXT_N} explanations with the live panels; JS and wasm heaps grow < 10 % (and a planted leak is caught)`,
-    { timeout: FULL ? 3 * 3600_000 : 300_000 }, async () => {
+    { timeout: TEXT_LIMIT }, async () => {
       const page = await openPage(`#model=${MODEL}&text=`);
       const probe = await heapProbe(page);
       const list = pool();
@@ -224,7 +228,7 @@ else describe(`endurance in the page (${FULL ? 'full' : 'short'} version)`, { ti
     });
 
   test(`image: ${IMAGE_N} explanations (${SCORECAM_N} Score-CAM), ${CANCEL_N} Score-CAM jobs cancelled; heaps grow < 10 %`,
-    { skip: IMAGE_SKIP, timeout: FULL ? 3 * 3600_000 : 300_000 }, async () => {
+    { skip: IMAGE_SKIP, timeout: IMAGE_LIMIT }, async () => {
       const page = await openPage('#view=image&image=cat&method=cam&backend=wasm');
       const probe = await heapProbe(page);
       const waitMap = async (photo, method) => {
