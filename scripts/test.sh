@@ -2,7 +2,7 @@
 # test.sh — `npm test`: setup, native build, CTest (GoogleTest); one AddressSanitizer +
 # UndefinedBehaviorSanitizer build (build-fuzz/, clang 14, -O1) of the readers of outside bytes, which runs
 # their GoogleTest suites and a short libFuzzer run of every target in tests/fuzz/ (ATTNLAB_FUZZ_SECONDS
-# each, default 30) plus their committed crash inputs; then the Node test runner over tests/node, tests/js
+# each, default 20) plus their committed crash inputs; then the Node test runner over tests/node, tests/js
 # and tests/e2e (those that exist). ATTNLAB_ASAN_ALL=1 adds the whole GoogleTest suite under ASan + UBSan. Every part
 # runs even when an earlier test part fails; the script exits non-zero if any part failed and ends with a
 # one-line-per-part summary (with each part's seconds). A failed setup or build stops dependent parts.
@@ -58,7 +58,7 @@ fi
 # (attnlab_input_tests), so CI compiles the sanitized core once. ATTNLAB_ASAN_ALL=1 also builds and runs
 # the whole GoogleTest suite under ASan + UBSan (build-asan/, gcc; docs/RELIABILITY.md).
 SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-30}"
+FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-20}"
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
   step "sanitized build (build-fuzz, clang 14: libFuzzer targets + outside-input suites)"
   { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
