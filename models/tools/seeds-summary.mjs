@@ -28,7 +28,10 @@ function metricsOf(kind, j) {
     put('adversarial: mean max JSD', j.mean_max_jsd);
     put('adversarial: fraction max JSD > 0.4', j['fraction_jsd_above_0.4']);
   } else if (kind.startsWith('erase-until-flip')) {
-    for (const r of RANKINGS) put(`erase-until-flip: fraction removed, ${r}`, j[r]?.fraction_mean);
+    // as docs/RESULTS.md reports it: the mean fraction removed over the sentences every ranking flips, and the
+    // flip rate of each ranking
+    for (const r of RANKINGS) put(`erase-until-flip: fraction removed (flipped by all), ${r}`, j.fraction_mean_flipped_by_all?.[r]);
+    for (const r of RANKINGS) put(`erase-until-flip: flip rate, ${r}`, j[r]?.flip_rate);
   } else if (kind.startsWith('eraser')) {
     for (const m of MEASURES) {
       put(`ERASER AOPC comprehensiveness, ${m}`, j.measures?.[m]?.aopc_comprehensiveness_mean);
