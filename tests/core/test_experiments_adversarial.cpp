@@ -6,22 +6,13 @@
 
 #include "experiments/adversarial.h"
 #include "experiments/all.h"
+#include "tiny_text_model.h"
 
 namespace attnlab {
 namespace {
 
 TextModel tiny_model(AttentionKind kind, uint64_t seed) {
-  TextModel m;
-  m.vocab = Vocab({"<pad>", "<unk>", "a", "b", "c", "d", "e", "f"});
-  m.config.attention = kind;
-  m.config.vocab_size = m.vocab.size();
-  m.config.embedding_dim = 6;
-  m.config.hidden_dim = 5;
-  m.class_names = {"negative", "positive"};
-  Rng rng(seed);
-  m.params.init(m.config, rng);
-  for (Mat<float>* p : m.params.list()) *p *= 2.f;
-  return m;
+  return test::tiny_text_model({{"a", "b", "c", "d", "e", "f"}, kind, 6, 5, seed, 2.f});
 }
 
 TEST(Adversarial, ObjectiveGradientMatchesFiniteDifferences) {

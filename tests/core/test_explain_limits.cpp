@@ -8,22 +8,13 @@
 
 #include "explain/explain_text.h"
 #include "explain/importance.h"
+#include "tiny_text_model.h"
 
 namespace attnlab {
 namespace {
 
 TextModel tiny_model(uint64_t seed = 5) {
-  TextModel m;
-  m.vocab = Vocab({"<pad>", "<unk>", "good", "bad", "film", "a", "very", "not"});
-  m.config.attention = AttentionKind::Tanh;
-  m.config.vocab_size = m.vocab.size();
-  m.config.embedding_dim = 6;
-  m.config.hidden_dim = 5;
-  m.class_names = {"negative", "positive"};
-  Rng rng(seed);
-  m.params.init(m.config, rng);
-  for (Mat<float>* p : m.params.list()) *p *= 1.5f;
-  return m;
+  return test::tiny_text_model({{"good", "bad", "film", "a", "very", "not"}, AttentionKind::Tanh, 6, 5, seed, 1.5f});
 }
 
 std::string words(int n) {

@@ -82,7 +82,6 @@ export function mountLocalizationView(section, { store, client = null }) {
   const setStatus = (s) => { section.dataset.status = s; };
   // whether the worker holds a model (trained, cancelled after ≥ 1 epoch, or loaded): a failed load keeps it
   let haveModel = false;
-  const trainedOrLoaded = () => haveModel;
   function showMessage(text) {
     ui.message.textContent = text ?? '';
     ui.message.hidden = !text;
@@ -229,7 +228,7 @@ export function mountLocalizationView(section, { store, client = null }) {
     // size caps before anything is read (the core refuses a bigger config.json too; no model of this lab is near)
     for (const [f, cap] of [[config, MAX_CONFIG_BYTES], [weights, MAX_WEIGHTS_BYTES]]) {
       if (f.size > cap) {
-        showMessage(`${f.name} is ${mib(f.size)}: more than the ${mib(cap)} a model file of this lab may have. Nothing was loaded${trainedOrLoaded() ? '; the current model stays' : ''}.`);
+        showMessage(`${f.name} is ${mib(f.size)}: more than the ${mib(cap)} a model file of this lab may have. Nothing was loaded${haveModel ? '; the current model stays' : ''}.`);
         return;
       }
     }
@@ -288,7 +287,7 @@ export function mountLocalizationView(section, { store, client = null }) {
         ? { accuracy: lastEpoch.val_accuracy, size: t.val_size, confounder: t.confounder ?? 0 } : null);
       setStatus('ready');
     } catch (e) {
-      const kept = trainedOrLoaded();
+      const kept = haveModel;
       setStatus(kept ? 'ready' : 'error');
       // the core's message without the binding's name, as one sentence
       const why = String(e.message).replace(/^loadCnnModel: /, '').replace(/([^.?!)])$/, '$1.');
