@@ -16,6 +16,7 @@
 #include "files.h"
 #include "han_command.h"
 #include "model/text_checkpoint.h"
+#include "model/transformer_config.h"
 #include "text/dataset.h"
 #include "train/text_trainer.h"
 #include "validators.h"
@@ -167,16 +168,8 @@ int main(int argc, char** argv) {
     model.config.hidden_dim = hidden_dim;
     model.config.num_classes = num_classes;
     if (encoder == "transformer") {
-      if (embedding_dim % heads != 0) fail("--heads (" + std::to_string(heads) + ") must divide --embedding-dim (" +
-                                           std::to_string(embedding_dim) + ")");
-      if (attention == "tanh") fail("a transformer's --attention is dot (scaled dot-product) or uniform");
-      model.config.encoder = EncoderKind::Transformer;
-      model.config.hidden_dim = embedding_dim;
-      model.config.layers = layers;
-      model.config.heads = heads;
-      model.config.ffn_dim = ffn_dim;
-      model.config.max_len = max_len;
-      if (model.max_tokens <= 0 || model.max_tokens > max_len) model.max_tokens = max_len;
+      const std::string bad = make_transformer_config(layers, heads, ffn_dim, max_len, &model.config, &model.max_tokens);
+      if (!bad.empty()) fail(bad);
     }
     if (num_classes == 2) model.class_names = {"negative", "positive"};
     else for (int c = 0; c < num_classes; ++c) model.class_names.push_back("class " + std::to_string(c));

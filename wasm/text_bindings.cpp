@@ -345,8 +345,16 @@ class TextTraining {
     const auto& r = run_->result();
     extra["training"] = {{"where", "in the browser (attnlab TextTrainer)"}, {"epochs", options_.epochs},
                          {"epochs_run", r.dev_per_epoch.size()}, {"best_epoch", r.best_epoch}, {"seed", options_.seed},
-                         {"batch_size", options_.batch_size}, {"lr", options_.adam.lr}, {"optimizer", "adam amsgrad"},
+                         {"batch_size", options_.batch_size}, {"lr", options_.adam.lr},
+                         {"optimizer", options_.use_adamw ? "adamw, linear warm-up " + std::to_string(options_.warmup_fraction) +
+                                                                " of the steps, then linear decay to 0"
+                                                          : "adam amsgrad"},
+                         {"encoder", model_.config.encoder == EncoderKind::Transformer ? "transformer" : "bilstm"},
                          {"selection", "best dev accuracy"}, {"storage", "f32"}};
+    if (options_.use_adamw) {
+      extra["training"]["weight_decay"] = options_.adamw_options.weight_decay;
+      extra["training"]["dropout"] = options_.dropout;
+    }
     extra["metrics"]["dev"] = {{"accuracy", r.best_dev.accuracy}, {"f1", r.best_dev.f1}, {"n", r.best_dev.n}};
     if (!test_tsv.empty()) {
       std::vector<EncodedExample> test;

@@ -874,10 +874,76 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "default": 0.001,
-    "description": "Adam learning rate",
+    "description": "Adam learning rate (AdamW peak rate for a transformer)",
     "max": 1,
     "min": 0.000001,
     "name": "lr",
+    "type": "number"
+   },
+   {
+    "default": "bilstm",
+    "description": "BiLSTM + attention, or a transformer encoder",
+    "name": "encoder",
+    "type": "string",
+    "values": [
+     "bilstm",
+     "transformer"
+    ]
+   },
+   {
+    "default": 2,
+    "description": "transformer blocks",
+    "max": 12,
+    "min": 1,
+    "name": "layers",
+    "type": "int"
+   },
+   {
+    "default": 4,
+    "description": "transformer attention heads (must divide embedding_dim)",
+    "max": 64,
+    "min": 1,
+    "name": "heads",
+    "type": "int"
+   },
+   {
+    "default": 256,
+    "description": "transformer feed-forward width",
+    "max": 4096,
+    "min": 1,
+    "name": "ffn_dim",
+    "type": "int"
+   },
+   {
+    "default": 64,
+    "description": "transformer: longest input in tokens (longer ones are cut)",
+    "max": 512,
+    "min": 1,
+    "name": "max_len",
+    "type": "int"
+   },
+   {
+    "default": 0.1,
+    "description": "transformer: dropout rate in training",
+    "max": 0.9,
+    "min": 0,
+    "name": "dropout",
+    "type": "number"
+   },
+   {
+    "default": 0.01,
+    "description": "transformer: AdamW decoupled weight decay",
+    "max": 1,
+    "min": 0,
+    "name": "weight_decay",
+    "type": "number"
+   },
+   {
+    "default": 0.1,
+    "description": "transformer: AdamW warm-up fraction of all steps, then linear decay to 0",
+    "max": 1,
+    "min": 0,
+    "name": "warmup",
     "type": "number"
    }
   ]

@@ -49,9 +49,11 @@ export const SCHEMA = Object.freeze({
   attention: { type: 'enum', values: Object.freeze(['uniform', 'tanh', 'dot']), default: 'uniform' },
   trainseed: { type: 'int', default: 50, min: 0, max: 2147483647 },
   epochs: { type: 'int', default: 8, min: 1, max: 30 },
-  // Train view, what to train: a classifier (model) or a Wiegreffe & Pinter model-consistent adversary of the
-  // shipped model `advbase` with KL weight `lambda` (one of analysis/training.js LAMBDAS).
-  trainkind: { type: 'enum', values: Object.freeze(['model', 'adversary']), default: 'model' },
+  // Train view, what to train: a BiLSTM classifier (model), a transformer classifier of `tlayers` blocks
+  // (attention dot, or uniform: tanh is a BiLSTM's and shows as dot), or a Wiegreffe & Pinter model-consistent
+  // adversary of the shipped model `advbase` with KL weight `lambda` (one of analysis/training.js LAMBDAS).
+  trainkind: { type: 'enum', values: Object.freeze(['model', 'transformer', 'adversary']), default: 'model' },
+  tlayers: { type: 'int', default: 2, min: 1, max: 2 },
   advbase: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
   lambda: { type: 'enum', values: Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },
   // Image view (views/image-view.js): the demo photo by gallery name (uploads are never in the URL), the map

@@ -24,6 +24,21 @@ bool read_transformer_config(const nlohmann::json& j, TextConfig* cfg, int* max_
   return true;
 }
 
+std::string make_transformer_config(int layers, int heads, int ffn_dim, int max_len, TextConfig* cfg, int* max_tokens) {
+  if (heads < 1 || cfg->embedding_dim % heads != 0)
+    return "heads (" + std::to_string(heads) + ") must divide embedding_dim (" + std::to_string(cfg->embedding_dim) + ")";
+  if (cfg->attention != AttentionKind::Dot && cfg->attention != AttentionKind::Uniform)
+    return "a transformer's attention is dot (scaled dot-product) or uniform (frozen 1/n rows), not tanh";
+  cfg->encoder = EncoderKind::Transformer;
+  cfg->hidden_dim = cfg->embedding_dim;
+  cfg->layers = layers;
+  cfg->heads = heads;
+  cfg->ffn_dim = ffn_dim;
+  cfg->max_len = max_len;
+  if (*max_tokens <= 0 || *max_tokens > max_len) *max_tokens = max_len;
+  return "";
+}
+
 void write_transformer_config(const TextConfig& cfg, nlohmann::json* j) {
   (*j)["encoder"] = "transformer";
   (*j)["layers"] = cfg.layers;

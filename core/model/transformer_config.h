@@ -16,4 +16,9 @@ namespace attnlab {
 bool read_transformer_config(const nlohmann::json& j, TextConfig* cfg, int* max_tokens, std::string* error);
 void write_transformer_config(const TextConfig& cfg, nlohmann::json* j);
 
+// Makes cfg a transformer of these sizes for training (hidden_dim = embedding_dim; cfg.embedding_dim and
+// cfg.attention set already); *max_tokens capped to max_len as above. "" or a message naming the option
+// ("heads (3) must divide embedding_dim (128)"); the ranges are the caller's (CLI flags, catalogue specs).
+std::string make_transformer_config(int layers, int heads, int ffn_dim, int max_len, TextConfig* cfg, int* max_tokens);
+
 }  // namespace attnlab

@@ -1,5 +1,6 @@
 #include "train/text_options.h"
 
+#include "model/transformer_config.h"
 #include "text/dataset.h"
 
 namespace attnlab {
@@ -29,7 +30,15 @@ const std::vector<ParamSpec>& text_training_specs() {
       iparam("hidden_dim", 128, 1, 1024, "BiLSTM hidden size H per direction"),
       iparam("min_count", 1, 1, 1000000, "keep words seen at least this often"),
       iparam("batch_size", 32, 1, 4096, "batch size"),
-      {"lr", "number", 1e-3, 1e-6, 1, {}, "Adam learning rate"}};
+      {"lr", "number", 1e-3, 1e-6, 1, {}, "Adam learning rate (AdamW peak rate for a transformer)"},
+      {"encoder", "string", "bilstm", 0, -1, {"bilstm", "transformer"}, "BiLSTM + attention, or a transformer encoder"},
+      iparam("layers", 2, 1, 12, "transformer blocks"),
+      iparam("heads", 4, 1, 64, "transformer attention heads (must divide embedding_dim)"),
+      iparam("ffn_dim", 256, 1, 4096, "transformer feed-forward width"),
+      iparam("max_len", 64, 1, 512, "transformer: longest input in tokens (longer ones are cut)"),
+      {"dropout", "number", 0.1, 0, 0.9, {}, "transformer: dropout rate in training"},
+      {"weight_decay", "number", 0.01, 0, 1, {}, "transformer: AdamW decoupled weight decay"},
+      {"warmup", "number", 0.1, 0, 1, {}, "transformer: AdamW warm-up fraction of all steps, then linear decay to 0"}};
   return specs;
 }
 
@@ -65,16 +74,40 @@ std::string text_training_setup(const std::string& train_tsv, const std::string&
   m.config.embedding_dim = param_or_default(specs, o, "embedding_dim").get<int>();
   m.config.hidden_dim = param_or_default(specs, o, "hidden_dim").get<int>();
   m.config.num_classes = 2;
+  const bool transformer = param_or_default(specs, o, "encoder").get<std::string>() == "transformer";
+  if (!transformer)
+    for (const char* key : {"layers", "heads", "ffn_dim", "max_len", "dropout", "weight_decay", "warmup"})
+      if (o.contains(key)) return std::string(key) + " is a transformer option (set encoder to transformer)";
+  if (transformer) {
+    if (o.contains("hidden_dim")) return "hidden_dim is a BiLSTM option (a transformer's width is embedding_dim)";
+    const std::string bad_shape = make_transformer_config(
+        param_or_default(specs, o, "layers").get<int>(), param_or_default(specs, o, "heads").get<int>(),
+        param_or_default(specs, o, "ffn_dim").get<int>(), param_or_default(specs, o, "max_len").get<int>(), &m.config,
+        &m.max_tokens);
+    if (!bad_shape.empty()) return bad_shape;
+  }
   std::vector<std::vector<std::string>> sentences;
   for (const auto& ex : train) sentences.push_back(ex.tokens);
   m.vocab = Vocab::build(sentences, param_or_default(specs, o, "min_count").get<int>());
   m.config.vocab_size = m.vocab.size();
   m.class_names = default_text_class_names();
   out->train = train_options(specs, o);
+  if (transformer) {  // the CLI's train-text --optimizer adamw recipe (models/tools/train-transformer-models.sh)
+    out->train.use_adamw = true;
+    out->train.adamw_options.lr = out->train.adam.lr;
+    out->train.adamw_options.weight_decay = param_or_default(specs, o, "weight_decay").get<double>();
+    out->train.warmup_fraction = param_or_default(specs, o, "warmup").get<double>();
+    out->train.dropout = param_or_default(specs, o, "dropout").get<double>();
+  }
   Rng rng(out->train.seed);
   m.params.init(m.config, rng);
-  for (const auto& ex : train) out->train_set.push_back({ex.label, m.vocab.ids(ex.tokens)});
-  for (const auto& ex : dev) out->dev_set.push_back({ex.label, m.vocab.ids(ex.tokens)});
+  // As the CLI's train-text: a transformer's inputs are cut to max_len (max_tokens).
+  auto cut = [&](std::vector<std::string> tokens) {
+    if (m.max_tokens > 0 && static_cast<int>(tokens.size()) > m.max_tokens) tokens.resize(m.max_tokens);
+    return m.vocab.ids(tokens);
+  };
+  for (const auto& ex : train) out->train_set.push_back({ex.label, cut(ex.tokens)});
+  for (const auto& ex : dev) out->dev_set.push_back({ex.label, cut(ex.tokens)});
   return "";
 }
 

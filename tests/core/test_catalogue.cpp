@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "catalogue/catalogue.h"
@@ -206,6 +207,46 @@ TEST(Catalogue, TextTrainingSetupFromSpecs) {
   ASSERT_EQ(adversary_training_setup(tanh, tsv, tsv, {{"lambda", 0.5}}, &a), "");
   EXPECT_DOUBLE_EQ(a.lambda, 0.5);
   EXPECT_EQ(adversary_training_setup(tanh, tsv, tsv, {{"lambda", -1}}, &a), "lambda must be a number in [0, 1000000]");
+}
+
+TEST(Catalogue, TransformerTrainingSetupFromSpecs) {
+  const std::string tsv = "1\tw2 w3 w4 w5 w6\n0\tw4 w5\n";
+  TextTrainingSetup s;
+  const json o = {{"encoder", "transformer"}, {"attention", "dot"}, {"layers", 1}, {"heads", 2},
+                  {"embedding_dim", 8}, {"ffn_dim", 16}, {"max_len", 3}, {"dropout", 0.2}, {"lr", 5e-4}};
+  ASSERT_EQ(text_training_setup(tsv, tsv, o, &s), "");
+  EXPECT_EQ(s.model.config.encoder, EncoderKind::Transformer);
+  EXPECT_EQ(s.model.config.layers, 1);
+  EXPECT_EQ(s.model.config.heads, 2);
+  EXPECT_EQ(s.model.config.hidden_dim, 8);
+  EXPECT_EQ(s.model.config.ffn_dim, 16);
+  EXPECT_EQ(s.model.max_tokens, 3);
+  EXPECT_EQ(s.train_set[0].ids.size(), 3u);  // cut to max_len, as the CLI's forward does
+  EXPECT_TRUE(s.train.use_adamw);
+  EXPECT_DOUBLE_EQ(s.train.adamw_options.lr, 5e-4);
+  EXPECT_DOUBLE_EQ(s.train.adamw_options.weight_decay, 0.01);
+  EXPECT_DOUBLE_EQ(s.train.warmup_fraction, 0.1);
+  EXPECT_DOUBLE_EQ(s.train.dropout, 0.2);
+  EXPECT_EQ(s.model.params.transformer.layers.size(), 1u);
+  // A few steps of the run move the loss, like any training.
+  TextTrainingRun run(s.model.config, s.model.params, s.train_set, s.dev_set, s.train);
+  const TrainProgress p = run.step(4);
+  EXPECT_TRUE(std::isfinite(p.train_loss));
+  TextTrainingSetup bad;
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "transformer"}, {"attention", "tanh"}}, &bad),
+            "a transformer's attention is dot (scaled dot-product) or uniform (frozen 1/n rows), not tanh");
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "transformer"}, {"attention", "dot"}, {"heads", 3}}, &bad),
+            "heads (3) must divide embedding_dim (128)");
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"layers", 2}}, &bad), "layers is a transformer option (set encoder to transformer)");
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "transformer"}, {"attention", "dot"}, {"hidden_dim", 64}}, &bad),
+            "hidden_dim is a BiLSTM option (a transformer's width is embedding_dim)");
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "rnn"}}, &bad), "encoder must be bilstm or transformer, got 'rnn'");
+  // The BiLSTM recipe is unchanged: Adam, no dropout.
+  TextTrainingSetup b;
+  ASSERT_EQ(text_training_setup(tsv, tsv, json::object(), &b), "");
+  EXPECT_EQ(b.model.config.encoder, EncoderKind::BiLstm);
+  EXPECT_FALSE(b.train.use_adamw);
+  EXPECT_EQ(b.train.dropout, 0.0);
 }
 
 TEST(Catalogue, PreparedTextExplainsLikeTheText) {

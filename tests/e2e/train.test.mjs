@@ -10,6 +10,10 @@
 //   - while it trains, the Text view still answers (requests run between training steps);
 //   - Cancel during epoch 1: no model is kept (a notice says so, the pickers are unchanged) and the page
 //     keeps working;
+//   - a transformer (1 layer × 4 heads, dot, seed 50, 1 epoch): its dev accuracy / F1 equal the CLI's on the command
+//     the page prints (`same_as`: train-text --encoder transformer --layers 1 … --optimizer adamw …), it is listed
+//     as a transformer next to the shipped models, and the Text view explains with it and draws its head view
+//     (1 layer, 4 heads); prints the page's epoch time next to the CLI's;
 //   - a model-consistent adversary of sst2-tanh (λ 1, seed 50, 1 epoch on the 6,920 sentences): progress with
 //     the dev TVD / JSD to the base equal to the CLI's (`build/attnlab experiment adversarial-training
 //     --model models/text/sst2-tanh --data sst2-dev.tsv --param train=sst2-train.tsv --param 'lambdas=[1]'
@@ -221,6 +225,58 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     assert.equal(await page.isVisible('#view-text'), true);
     assert.equal(await page.inputValue('#model-select'), NAME);
     assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('a 1-layer transformer, dot, seed 50, 1 epoch: dev metrics = the CLI\'s, then its head view in the Text lab', { timeout: 300_000 }, async () => {
+    const TNAME = 'trained-transformer1-dot-seed50';
+    const page = await openPage('#view=train&trainkind=transformer&attention=tanh&tlayers=1&epochs=1');
+    assert.equal(await waitTrain(page, ['idle', 'error']), 'idle', await page.locator('#train-message').textContent());
+    assert.equal(await page.isVisible('#train-layers'), true);
+    assert.equal(await page.inputValue('#train-layers'), '1');
+    assert.deepEqual(await page.$$eval('#train-attention option', (os) => os.map((o) => o.value)), ['dot', 'uniform']);
+    assert.equal(await page.inputValue('#train-attention'), 'dot', 'tanh from the link shows as dot for a transformer');
+    const t0 = Date.now();
+    await page.click('#train-run');
+    assert.equal(await waitTrain(page, ['done', 'cancelled', 'error']), 'done', await page.locator('#train-message').textContent());
+    const pageSeconds = (Date.now() - t0) / 1000;
+    assert.equal(await page.locator('#view-train').getAttribute('data-model'), TNAME);
+    assert.match(await page.locator('#train-title').textContent(), /transformer: 1 layer × 4 heads · dot self-attention/);
+
+    // The CLI on the command the page gives (its same_as), with --out replaced.
+    const note = await page.locator('#train-result-note').textContent();
+    const same = note.match(/The same model from the command line: build\/attnlab (train-text .*)\.$/);
+    assert.ok(same, `the result names the CLI command (${note})`);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-train-tf-'));
+    const args = same[1].split(' ').slice(1).map((a) => a.replace('../shared/data/sst2/', `${DATA}/sst2-`).replace(/^DIR$/, dir));
+    assert.ok(args.includes('transformer') && args.includes('adamw'), args.join(' '));
+    const c0 = Date.now();
+    const native = lastJson(execFileSync(CLI, ['train-text', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const cliSeconds = (Date.now() - c0) / 1000;
+    console.log(`# transformer, 1 layer, 1 epoch: page ${pageSeconds.toFixed(1)} s (with the test pass) vs CLI ${cliSeconds.toFixed(1)} s`);
+    const row = page.locator('.epoch-table tr[data-epoch="1"]');
+    const num = async (loc) => Number(await loc.getAttribute('data-value'));
+    close(await num(row.locator('td.num').nth(1)), native.metrics.dev.accuracy, 1e-9, 'dev accuracy, epoch 1');
+    close(await num(row.locator('td.num').nth(2)), native.metrics.dev.f1, 1e-9, 'dev F1, epoch 1');
+    const trained = page.locator(`.compare-table tr[data-model="${TNAME}"]`);
+    assert.equal((await trained.locator('td').nth(1).textContent()).trim(), 'dot (transformer)');
+    close(await num(trained.locator('[data-metric="test_accuracy"]')), native.metrics.test.accuracy, 1e-9, 'test accuracy');
+
+    // The Text lab explains with it and shows its one layer of 4 heads.
+    await page.click('#train-open');
+    await page.fill('#text-input', SENTENCE);
+    await page.waitForFunction((n) => document.querySelector('#view-text').dataset.status === 'ready' &&
+      document.querySelector('#text-status').textContent.startsWith(n), TNAME, { timeout: 120_000 });
+    await page.waitForFunction(() => ['ready', 'error', 'na'].includes(document.querySelector('#heads-panel')?.dataset.heads), null, { timeout: 60_000 });
+    assert.equal(await page.locator('#heads-panel').getAttribute('data-heads'), 'ready', await page.locator('#heads-panel').textContent());
+    assert.deepEqual(await page.$$eval('#hv-layer option', (os) => os.map((o) => o.value)), ['0']);
+    assert.equal(await page.locator('.hv-head').count(), 4);
+    const p = Number(await page.locator('#probability').getAttribute('data-probability'));
+    const cliExplain = lastJson(execFileSync(CLI, ['explain-text', '--model', dir, '--text', SENTENCE], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+    close(p, cliExplain.probability, 1e-4, 'probability with the trained transformer');
+    await page.screenshot({ path: path.join(OUT, 'train-transformer.png'), fullPage: false });
+    assert.deepEqual(page.errors, []);
+    fs.rmSync(dir, { recursive: true, force: true });
     await page.close();
   });
 

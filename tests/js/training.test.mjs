@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import {
   ATTENTIONS, WP_SEEDS, MAX_SEED, MAX_EPOCHS, parseSeed, parseEpochs, trainedName, progressFraction, epochFraction,
   secondsLeft, createHistory, addProgress, comparisonRows, TRAIN_KINDS, LAMBDAS, parseLambda, adversaryBases,
-  adversaryName, adversaryPoints,
+  adversaryName, adversaryPoints, TRANSFORMER_ATTENTIONS, TRANSFORMER_LAYERS, transformerAttention,
 } from '../../web/analysis/training.js';
 import { SCHEMA, parse, serialize, defaults } from '../../web/state.js';
 
@@ -38,6 +38,8 @@ test('trainedName: attention and seed, made unique against the names taken', () 
   assert.equal(trainedName('tanh', 2, ['sst2-tanh']), 'trained-tanh-seed2');
   assert.equal(trainedName('dot', 7, ['trained-dot-seed7']), 'trained-dot-seed7-2');
   assert.equal(trainedName('dot', 7, new Set(['trained-dot-seed7', 'trained-dot-seed7-2'])), 'trained-dot-seed7-3');
+  assert.equal(trainedName('dot', 7, ['trained-dot-seed7'], 2), 'trained-transformer2-dot-seed7', 'a transformer names its blocks');
+  assert.equal(trainedName('uniform', 1, ['trained-transformer1-uniform-seed1'], 1), 'trained-transformer1-uniform-seed1-2');
 });
 
 test('progress fractions: within the epoch and over all epochs', () => {
@@ -95,7 +97,7 @@ test('comparisonRows leaves out shipped models of other data sets (their test se
 });
 
 test('adversary choices: two kinds, the λ list (the URL state offers the same), parseLambda', () => {
-  assert.deepEqual(TRAIN_KINDS.map((k) => k.value), ['model', 'adversary']);
+  assert.deepEqual(TRAIN_KINDS.map((k) => k.value), ['model', 'transformer', 'adversary']);
   assert.deepEqual(SCHEMA.trainkind.values, TRAIN_KINDS.map((k) => k.value));
   assert.deepEqual(SCHEMA.lambda.values, [...LAMBDAS]);
   assert.ok(LAMBDAS.includes(SCHEMA.lambda.default));
@@ -109,6 +111,19 @@ test('adversary choices: two kinds, the λ list (the URL state offers the same),
   const back = parse(serialize(st));
   assert.deepEqual([back.trainkind, back.advbase, back.lambda], ['adversary', 'sst2-dot', '0.01']);
   assert.equal(parse('#lambda=0.3').lambda, SCHEMA.lambda.default, 'a λ not offered takes the default');
+});
+
+test('transformer choices: dot or uniform attention (tanh shows as dot), 1 or 2 blocks, in the URL', () => {
+  assert.deepEqual(TRANSFORMER_ATTENTIONS.map((a) => a.value), ['dot', 'uniform']);
+  assert.deepEqual([...TRANSFORMER_LAYERS], [1, 2]);
+  assert.deepEqual(['dot', 'uniform', 'tanh', undefined].map(transformerAttention), ['dot', 'uniform', 'dot', 'dot']);
+  assert.equal(SCHEMA.tlayers.min, TRANSFORMER_LAYERS[0]);
+  assert.equal(SCHEMA.tlayers.max, TRANSFORMER_LAYERS.at(-1));
+  const st = { ...defaults(), view: 'train', trainkind: 'transformer', attention: 'dot', tlayers: 1 };
+  assert.equal(serialize(st), '#view=train&attention=dot&trainkind=transformer&tlayers=1');
+  const back = parse(serialize(st));
+  assert.deepEqual([back.trainkind, back.attention, back.tlayers], ['transformer', 'dot', 1]);
+  assert.equal(parse('#tlayers=4').tlayers, SCHEMA.tlayers.default, 'more blocks than offered take the default');
 });
 
 test('adversaryBases: shipped SST-2 models with learned attention, in manifest order', () => {

@@ -12,7 +12,9 @@
 //     overlayMap) byte for byte, a changed opacity / class does not (negative control), recolor reuses the kept
 //     map, lab.plan equals the planX functions, setMask gives pointingGame / energyInMask; and the Embind bytes
 //     of one map before / after are printed;
-//   - TextTraining (options from the catalogue's specs) gives the best epoch and dev metrics of `attnlab train-text`.
+//   - TextTraining (options from the catalogue's specs) gives the best epoch and dev metrics of `attnlab train-text`,
+//     for a BiLSTM and for a transformer (AdamW, warm-up, dropout: the in-page transformer recipe); a transformer
+//     trained with Adam instead (the BiLSTM's optimizer) does not (negative control).
 // Skips when web/gen (or, for the CLI comparisons, build/attnlab or models/text/sst2-tanh) is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -263,4 +265,51 @@ test('wasm api: TextTraining gives the dev metrics of `attnlab train-text` (same
   } finally {
     t.delete();
   }
+});
+
+test('wasm api: a transformer TextTraining gives the dev metrics of `attnlab train-text --encoder transformer`', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
+  const M = await loadCore();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-train-tf-'));
+  const lines = fs.readFileSync(SST_TEST, 'utf8').split('\n').filter((l) => l.trim());
+  const trainTsv = lines.slice(0, 160).join('\n') + '\n', devTsv = lines.slice(160, 260).join('\n') + '\n';
+  fs.writeFileSync(path.join(dir, 'train.tsv'), trainTsv);
+  fs.writeFileSync(path.join(dir, 'dev.tsv'), devTsv);
+  const shape = ['--encoder', 'transformer', '--layers', '1', '--heads', '2', '--embedding-dim', '16', '--ffn-dim', '32',
+    '--max-len', '64', '--attention', 'dot', '--lr', '1e-3', '--seed', '3', '--epochs', '3', '--min-count', '1', '--storage', 'f32'];
+  const cli = (extra) => {
+    const r = spawnSync(CLI, ['train-text', '--train', path.join(dir, 'train.tsv'), '--dev', path.join(dir, 'dev.tsv'),
+      '--out', path.join(dir, `m${extra.length}`), ...shape, ...extra], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return lastJsonLine(r.stdout);
+  };
+  const native = cli(['--optimizer', 'adamw', '--weight-decay', '0.01', '--warmup', '0.1', '--dropout', '0.1']);
+  const t = new M.TextTraining(trainTsv, devTsv, {
+    encoder: 'transformer', layers: 1, heads: 2, embedding_dim: 16, ffn_dim: 32, attention: 'dot', seed: 3, epochs: 3,
+  });
+  let config;
+  const perEpoch = [];
+  try {
+    let p;
+    do {
+      p = t.step(50);
+      if (p.epoch_done) perEpoch.push(p.dev.accuracy);
+    } while (!p.done);
+    config = JSON.parse(t.configJson());
+  } finally {
+    t.delete();
+  }
+  assert.equal(config.encoder, 'transformer');
+  assert.deepEqual([config.layers, config.heads, config.ffn_dim, config.max_len], [1, 2, 32, 64]);
+  assert.match(config.training.optimizer, /^adamw, linear warm-up 0\.1/);
+  assert.equal(config.training.dropout, 0.1);
+  assert.equal(config.training.best_epoch, native.best_epoch);
+  assert.equal(config.metrics.dev.accuracy, native.metrics.dev.accuracy);
+  assert.equal(config.metrics.dev.f1, native.metrics.dev.f1);
+  // Negative control: the same shape trained with Adam (no warm-up, no dropout) ends elsewhere.
+  const adam = cli(['--optimizer', 'adam', '--dropout', '0']);
+  const nativeTrace = JSON.parse(fs.readFileSync(path.join(dir, 'm8', 'config.json'), 'utf8')).training.per_epoch.map((e) => e.dev.accuracy);
+  const adamTrace = JSON.parse(fs.readFileSync(path.join(dir, 'm4', 'config.json'), 'utf8')).training.per_epoch.map((e) => e.dev.accuracy);
+  assert.deepEqual(perEpoch, nativeTrace, 'every epoch\'s dev accuracy equals the CLI\'s');
+  assert.notDeepEqual(adamTrace, nativeTrace, 'Adam instead of AdamW must change the run');
+  assert.ok(adam.metrics.dev.n === native.metrics.dev.n);
 });

@@ -9,8 +9,13 @@
 //   MAX_SEED, MAX_EPOCHS  → the largest seed the core takes (2^31 − 1) and the most epochs the page offers.
 //   parseSeed(text)       → an integer in [0, MAX_SEED], or null for anything else (no rounding, no clamping).
 //   parseEpochs(text)     → an integer in [1, MAX_EPOCHS], or null.
-//   trainedName(attention, seed, taken) → 'trained-ATTENTION-seedSEED', with '-2', '-3', … appended when
-//                           that name is in `taken` (an iterable of names).
+//   trainedName(attention, seed, taken, layers) → 'trained-ATTENTION-seedSEED' (a BiLSTM), or with layers (a
+//                           transformer of that many blocks) 'trained-transformerL-ATTENTION-seedSEED'; '-2', '-3', …
+//                           appended when that name is in `taken` (an iterable of names).
+// The transformer trained in the page (the shipped sst2-transformer's recipe, core/train/text_options):
+//   TRANSFORMER_ATTENTIONS → [{value, label}]: dot (learned scaled dot-product), uniform (frozen rows, the baseline).
+//   TRANSFORMER_LAYERS    → [1, 2]: the blocks offered (4 heads, d 128, FFN 256, max 64 tokens each).
+//   transformerAttention(a) → a when it is one of TRANSFORMER_ATTENTIONS, else 'dot' (tanh is a BiLSTM's).
 //   progressFraction(p)   → the share of the whole run done, in [0, 1], from a TextTrainer.step() progress
 //                           object {epoch (1-based), epochs, batch, batches, epoch_done}.
 //   epochFraction(p)      → the share of the current epoch's batches done, in [0, 1].
@@ -22,10 +27,12 @@
 //   comparisonRows(trained, shipped) → rows for the "next to the shipped models" table: the trained
 //                           entries (one entry or an array, in the order given) first, then the shipped ones
 //                           (entries marked trained or named like a trained one are not repeated; shipped models of
-//                           another data set than SST-2 are left out: their test set is not SST-2's); each {name, attention, trained, training, dev_accuracy,
+//                           another data set than SST-2 are left out: their test set is not SST-2's); each {name, attention
+//                           (a transformer's reads e.g. 'dot (transformer)'), trained, training, dev_accuracy,
 //                           dev_f1, test_accuracy, test_f1, test_n} (NaN where a number is missing).
 // The model-consistent adversary (Wiegreffe & Pinter 2019 §4; the core's AdversaryTrainer):
-//   TRAIN_KINDS           → [{value, label}]: 'model' (a classifier, attention as chosen) and 'adversary'.
+//   TRAIN_KINDS           → [{value, label}]: 'model' (a BiLSTM classifier, attention as chosen), 'transformer'
+//                           (a self-attention classifier) and 'adversary'.
 //   LAMBDAS               → the λ offered, as strings: '0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5' (the
 //                           CLI's sweep 0 … 5, and two small ones: with KL up to ~14 a sentence against TVD ≤ 1,
 //                           any λ ≥ 0.1 already drives the attention to the JSD bound — docs/RESULTS.md).
@@ -66,9 +73,19 @@ export function parseEpochs(text) {
   return parseIntIn(text, 1, MAX_EPOCHS);
 }
 
-export function trainedName(attention, seed, taken = []) {
+export const TRANSFORMER_ATTENTIONS = Object.freeze([
+  Object.freeze({ value: 'dot', label: 'scaled dot-product self-attention (learned)' }),
+  Object.freeze({ value: 'uniform', label: 'uniform rows (1/n) — the frozen baseline' }),
+]);
+export const TRANSFORMER_LAYERS = Object.freeze([1, 2]);
+
+export function transformerAttention(a) {
+  return TRANSFORMER_ATTENTIONS.some((x) => x.value === a) ? a : 'dot';
+}
+
+export function trainedName(attention, seed, taken = [], layers = 0) {
   const names = new Set(taken);
-  const base = `trained-${attention}-seed${seed}`;
+  const base = layers > 0 ? `trained-transformer${layers}-${attention}-seed${seed}` : `trained-${attention}-seed${seed}`;
   if (!names.has(base)) return base;
   for (let i = 2; ; i++) if (!names.has(`${base}-${i}`)) return `${base}-${i}`;
 }
@@ -123,7 +140,7 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
 function row(m, trained) {
   return {
     name: m.name,
-    attention: m.attention ?? '',
+    attention: (m.encoder ?? 'bilstm') === 'transformer' ? `${m.attention ?? ''} (transformer)` : m.attention ?? '',
     trained,
     training: trained ? 'SST-2 sentences, in this page' : 'SST-2 phrases, shipped',
     dev_accuracy: num(m.metrics?.dev?.accuracy),
@@ -148,7 +165,8 @@ export function comparisonRows(trained, shipped = []) {
 // --- the model-consistent adversary ----------------------------------------------------------------------
 
 export const TRAIN_KINDS = Object.freeze([
-  Object.freeze({ value: 'model', label: 'a classifier (uniform baseline or a new seed)' }),
+  Object.freeze({ value: 'model', label: 'a BiLSTM classifier (uniform baseline or a new seed)' }),
+  Object.freeze({ value: 'transformer', label: 'a transformer classifier (self-attention, 1 or 2 layers)' }),
   Object.freeze({ value: 'adversary', label: 'a model-consistent adversary (Wiegreffe & Pinter §4)' }),
 ]);
 

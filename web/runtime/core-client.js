@@ -17,7 +17,8 @@
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
 //                                    (plain requests: never superseded; runtime/dataset-run.js chunks them)
-//   client.train({attention, seed, epochs}, onProgress)
+//   client.train({attention, seed, epochs}, onProgress)          a BiLSTM classifier
+//   client.train({kind: 'transformer', attention, layers, seed, epochs}, onProgress)
 //   client.train({kind: 'adversary', base, lambda, seed, epochs}, onProgress)
 //                                    → Promise<{cancelled, model, config, weights, epochs_done, progress}>
 //                                      (labs/train.js); onProgress(progress) after every training step.
@@ -96,8 +97,9 @@ export class CoreClient {
     return this.request('experimentSummary', { model, name, rows, params, seed });
   }
 
-  train({ kind = 'model', attention, base, lambda, seed, epochs }, onProgress = () => {}) {
-    const msg = kind === 'adversary' ? { kind, base, lambda, seed, epochs } : { attention, seed, epochs };
+  train({ kind = 'model', attention, layers, base, lambda, seed, epochs }, onProgress = () => {}) {
+    const msg = kind === 'adversary' ? { kind, base, lambda, seed, epochs }
+      : kind === 'transformer' ? { kind, attention, layers, seed, epochs } : { attention, seed, epochs };
     this.reRegister();
     const job = this.channel.send('train', msg, (m) => onProgress(m.progress));
     this.trainJob = job;

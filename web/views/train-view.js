@@ -1,12 +1,14 @@
-// train-view.js — the Train lab: train a BiLSTM + attention model on the SST-2 training sentences in the
+// train-view.js — the Train lab: train a BiLSTM + attention model or a transformer on the SST-2 training sentences in the
 // worker, with per-epoch progress, a live loss / dev chart, Cancel, and the result next to the shipped models;
 // the trained model joins the model pickers of the other labs (this tab only) and can be downloaded.
 //
 // Contract:
 //   mountTrainView(section, { client, store, onTrained, openModel }) → { apply(state), progress(msg) }
 //     section    the #view-train element of index.html; client a CoreClient; store the URL-backed state
-//                (fields trainkind, attention, trainseed, epochs, and for an adversary advbase, lambda).
-//   What to train (#train-kind): a classifier (#train-attention: uniform = the W&P baseline, tanh, dot) or a
+//                (fields trainkind, attention, trainseed, epochs, tlayers for a transformer, and for an adversary
+//                advbase, lambda).
+//   What to train (#train-kind): a BiLSTM classifier (#train-attention: uniform = the W&P baseline, tanh, dot), a
+//     transformer classifier (#train-attention: dot or uniform; #train-layers: 1 or 2 blocks) or a
 //     Wiegreffe & Pinter model-consistent adversary (#train-base: a shipped SST-2 model with learned attention;
 //     #train-lambda: λ). An adversary's epochs also show the dev TVD / JSD to the base (chart and table); the
 //     last finished epoch is kept; every adversary trained in the tab joins #train-adversaries (TVD-vs-JSD
@@ -29,7 +31,8 @@ import { renderComparison } from '../render/train-compare.js';
 import { renderAdversaryCurve, renderAdversaryTable } from '../render/train-adversary.js';
 import {
   ATTENTIONS, WP_SEEDS, parseSeed, parseEpochs, createHistory, addProgress, progressFraction, epochFraction,
-  secondsLeft, comparisonRows, TRAIN_KINDS, LAMBDAS, adversaryBases, adversaryPoints,
+  secondsLeft, comparisonRows, TRAIN_KINDS, LAMBDAS, adversaryBases, adversaryPoints, TRANSFORMER_ATTENTIONS,
+  TRANSFORMER_LAYERS, transformerAttention,
 } from '../analysis/training.js';
 
 const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
@@ -56,6 +59,8 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   const advCurve = $('#train-adversary-curve');
   const advTable = $('#train-adversary-table');
   const attentionSelect = $('#train-attention');
+  const layersControl = $('#train-layers-control');
+  const layersSelect = $('#train-layers');
   const seedInput = $('#train-seed');
   const epochsInput = $('#train-epochs');
   const runButton = $('#train-run');
@@ -102,7 +107,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   };
 
   function setControlsDisabled(disabled) {
-    for (const c of [kindSelect, baseSelect, lambdaSelect, attentionSelect, seedInput, epochsInput, runButton,
+    for (const c of [kindSelect, baseSelect, lambdaSelect, attentionSelect, layersSelect, seedInput, epochsInput, runButton,
       ...seedChips.querySelectorAll('button')]) {
       c.disabled = disabled || !ready;
     }
@@ -110,7 +115,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   }
 
   // --- controls -------------------------------------------------------------------------------------
-  attentionSelect.replaceChildren(...ATTENTIONS.map((a) => new Option(a.label, a.value)));
+  layersSelect.replaceChildren(...TRANSFORMER_LAYERS.map((l) => new Option(String(l), String(l))));
   kindSelect.replaceChildren(...TRAIN_KINDS.map((k) => new Option(k.label, k.value)));
   lambdaSelect.replaceChildren(...LAMBDAS.map((l) => new Option(l, l)));
   $('#train-seed-list').replaceChildren(...WP_SEEDS.map((s) => new Option(String(s), String(s))));
@@ -130,12 +135,23 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     for (const b of seedChips.querySelectorAll('button')) b.classList.toggle('selected', Number(b.dataset.seed) === seed);
   }
 
+  // The attention choices of the kind (a transformer has no additive attention: tanh shows as dot).
+  let shownAttentions = '';
   function showKind(kind) {
     const adversary = kind === 'adversary';
+    const transformer = kind === 'transformer';
     attentionControl.hidden = adversary;
+    layersControl.hidden = !transformer;
     baseControl.hidden = !adversary;
     lambdaControl.hidden = !adversary;
+    const list = transformer ? TRANSFORMER_ATTENTIONS : ATTENTIONS;
+    if (shownAttentions !== (transformer ? 'transformer' : 'bilstm')) {
+      attentionSelect.replaceChildren(...list.map((a) => new Option(a.label, a.value)));
+      shownAttentions = transformer ? 'transformer' : 'bilstm';
+    }
   }
+  // The attention the chosen kind trains with (the URL's, or dot where a transformer cannot use it).
+  const attentionFor = (st) => (st.trainkind === 'transformer' ? transformerAttention(st.attention) : st.attention);
 
   function sync() {
     const st = store.get();
@@ -143,16 +159,18 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     lambdaSelect.value = st.lambda;
     if (bases.length) baseSelect.value = bases.includes(st.advbase) ? st.advbase : bases[0];
     showKind(st.trainkind);
-    attentionSelect.value = st.attention;
+    attentionSelect.value = attentionFor(st);
+    layersSelect.value = String(st.tlayers);
     seedInput.value = String(st.trainseed);
     epochsInput.value = String(st.epochs);
     markSeed();
   }
 
   attentionSelect.addEventListener('change', () => store.update({ attention: attentionSelect.value }));
+  layersSelect.addEventListener('change', () => store.update({ tlayers: Number(layersSelect.value) }));
   kindSelect.addEventListener('change', () => {
     store.update({ trainkind: kindSelect.value });
-    showKind(kindSelect.value);
+    sync();
   });
   baseSelect.addEventListener('change', () => store.update({ advbase: baseSelect.value }));
   lambdaSelect.addEventListener('change', () => store.update({ lambda: lambdaSelect.value }));
@@ -242,9 +260,12 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     startedAt = performance.now();
     const st = store.get();
     const adversary = st.trainkind === 'adversary';
+    const transformer = st.trainkind === 'transformer';
     const cfg = adversary
       ? { kind: 'adversary', base: baseSelect.value, lambda: Number(st.lambda), seed: st.trainseed, epochs: st.epochs }
-      : { kind: 'model', attention: st.attention, seed: st.trainseed, epochs: st.epochs };
+      : transformer
+        ? { kind: 'transformer', attention: attentionFor(st), layers: st.tlayers, seed: st.trainseed, epochs: st.epochs }
+        : { kind: 'model', attention: st.attention, seed: st.trainseed, epochs: st.epochs };
     running = true;
     cancelRequested = false;
     keptName = '';
@@ -258,7 +279,9 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     const plural = `${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
     titleEl.textContent = adversary
       ? `Training an adversary of ${cfg.base}: λ ${cfg.lambda} · seed ${cfg.seed} · ${plural}`
-      : `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+      : transformer
+        ? `Training a transformer: ${cfg.layers} layer${cfg.layers === 1 ? '' : 's'} × 4 heads · ${cfg.attention} self-attention · seed ${cfg.seed} · ${plural}`
+        : `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
     const history = createHistory();
     epochBar.value = 0;
     bar.value = 0;

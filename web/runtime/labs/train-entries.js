@@ -42,6 +42,17 @@ export function adversaryEntry(name, options, configText, weights, res) {
   };
 }
 
+// The CLI command that trains the same model as the page did (same recipe, data and seed; f32 weights).
+function sameAsCommand(options) {
+  const data = 'build/attnlab train-text --train ../shared/data/sst2/train.tsv --dev ../shared/data/sst2/dev.tsv ' +
+    '--test ../shared/data/sst2/test.tsv --out DIR';
+  const recipe = options.encoder === 'transformer'
+    ? ` --encoder transformer --layers ${options.layers} --heads 4 --embedding-dim 128 --ffn-dim 256 --max-len 64 ` +
+      `--attention ${options.attention} --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1`
+    : ` --attention ${options.attention}`;
+  return `${data}${recipe} --seed ${options.seed} --epochs ${options.epochs} --min-count 1 --storage f32`;
+}
+
 export function trainedEntry(name, options, configText, weights, res, manifest) {
   const config = JSON.parse(configText);
   const t = config.training ?? {};
@@ -50,12 +61,17 @@ export function trainedEntry(name, options, configText, weights, res, manifest) 
     return [k, { dataset: n, sha256: d?.sha256 ?? null }];
   }));
   const cancelled = res.status === 'cancelled';
+  const transformer = config.encoder === 'transformer';
+  const what = transformer
+    ? `transformer (${config.layers} layer${config.layers === 1 ? '' : 's'} × ${config.heads} heads) · ${config.attention} self-attention`
+    : `${config.attention} attention`;
   return {
     name,
     attention: config.attention,
+    ...(transformer ? { encoder: 'transformer', layers: config.layers, heads: config.heads } : {}),
     dataset: 'sst2',
     trained: true,
-    description: `Trained in this page · SST-2 sentences · ${config.attention} attention · seed ${options.seed} · ` +
+    description: `Trained in this page · SST-2 sentences · ${what} · seed ${options.seed} · ` +
       `best epoch ${t.best_epoch} of ${t.epochs_run}${cancelled ? ` (cancelled; ${options.epochs} asked)` : ''}`,
     vocab_size: Array.isArray(config.vocab) ? config.vocab.length : null,
     bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
@@ -69,9 +85,7 @@ export function trainedEntry(name, options, configText, weights, res, manifest) 
       cancelled,
       training_data: 'SST-2 sentence-level train (6,920 sentences), vocabulary: every training word (min count 1)',
       data: sets,
-      same_as: cancelled ? null : 'build/attnlab train-text --train ../shared/data/sst2/train.tsv --dev ../shared/data/sst2/dev.tsv ' +
-        `--test ../shared/data/sst2/test.tsv --out DIR --attention ${options.attention} --seed ${options.seed} ` +
-        `--epochs ${options.epochs} --min-count 1 --storage f32`,
+      same_as: cancelled ? null : sameAsCommand(options),
     },
   };
 }

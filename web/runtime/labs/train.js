@@ -3,7 +3,11 @@
 // queued, so explain / experiment requests run between steps). No DOM.
 //
 // Requests (protocol: worker-channel.js):
-//   train {attention, seed, epochs}               → trains on sst2-train (dev sst2-dev, test sst2-test)
+//   train {attention, seed, epochs}               → trains a BiLSTM on sst2-train (dev sst2-dev, test sst2-test)
+//   train {kind:'transformer', attention, layers, seed, epochs}
+//                                                 → a transformer (attention dot | uniform, 1 or 2 blocks; the
+//                                                   rest of the shipped sst2-transformer's recipe: the core's
+//                                                   catalogue defaults text.training)
 //   train {kind:'adversary', base, lambda, seed, epochs}
 //       progress {type:'progress', id, progress} after each step (progress.stage 'data' | 'train' | 'test');
 //       result {cancelled, model, config, weights, epochs_done, progress}: model a manifest-style entry
@@ -11,7 +15,9 @@
 //       three null when cancelled before one epoch finished. {type:'cancel', target: id} stops it before its
 //       next step. One training at a time per worker (a second one is an error).
 import { runTrainingJob } from '../train-job.js';
-import { trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS } from '../../analysis/training.js';
+import {
+  trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS, TRANSFORMER_ATTENTIONS, TRANSFORMER_LAYERS,
+} from '../../analysis/training.js';
 import { loadCore } from '../host/core.js';
 import { loadManifest, loadDataset, loadSession, registerTrained, forgetTrained, trained } from './text-models.js';
 import { trainedEntry, adversaryEntry, TRAIN_SETS } from './train-entries.js';
@@ -19,13 +25,20 @@ import { trainedEntry, adversaryEntry, TRAIN_SETS } from './train-entries.js';
 const ATTENTION_KINDS = ['uniform', 'tanh', 'dot'];
 let training = false;
 
-function trainOptions({ attention, seed, epochs }) {
-  if (!ATTENTION_KINDS.includes(attention)) throw new Error(`The attention must be one of ${ATTENTION_KINDS.join(', ')} (got ${attention}).`);
+function trainOptions({ kind, attention, seed, epochs, layers }) {
+  const transformer = kind === 'transformer';
+  const kinds = transformer ? TRANSFORMER_ATTENTIONS.map((a) => a.value) : ATTENTION_KINDS;
+  if (!kinds.includes(attention)) {
+    throw new Error(`The ${transformer ? "transformer's " : ''}attention must be one of ${kinds.join(', ')} (got ${attention}).`);
+  }
+  if (transformer && !TRANSFORMER_LAYERS.includes(Number(layers))) {
+    throw new Error(`The transformer's layers must be one of ${TRANSFORMER_LAYERS.join(', ')} (got ${layers}).`);
+  }
   const s = Number(seed);
   if (!Number.isSafeInteger(s) || s < 0 || s > MAX_SEED) throw new Error(`The seed must be an integer from 0 to ${MAX_SEED} (got ${seed}).`);
   const e = Number(epochs);
   if (!Number.isSafeInteger(e) || e < 1 || e > MAX_EPOCHS) throw new Error(`The epochs must be an integer from 1 to ${MAX_EPOCHS} (got ${epochs}).`);
-  return { attention, seed: s, epochs: e };
+  return transformer ? { encoder: 'transformer', layers: Number(layers), attention, seed: s, epochs: e } : { attention, seed: s, epochs: e };
 }
 
 function adversaryOptions({ base, lambda, seed, epochs }, manifest) {
@@ -76,7 +89,7 @@ async function train(msg, ctx) {
     const taken = [...manifest.models.map((m) => m.name), ...trained.keys()];
     const name = adversary
       ? adversaryName(options.base, options.lambda, options.seed, taken)
-      : trainedName(options.attention, options.seed, taken);
+      : trainedName(options.attention, options.seed, taken, options.layers ?? 0);
     const entry = adversary
       ? adversaryEntry(name, options, res.configText, res.weights, res)
       : trainedEntry(name, options, res.configText, res.weights, res, manifest);
