@@ -4,7 +4,8 @@
 //
 // Contract:
 //   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?, note?}] }
-//     kind: 'num' (a plain number) | 'pct' (a fraction shown as %) | 'mean±std' (value = [mean, std]);
+//     kind: 'num' (a plain number) | 'int' (a count) | 'points' (percentage points) | 'pct' (a fraction shown as %)
+//     | 'mean±std' (value = [mean, std]);
 //     ref: the paper's number for comparison, when there is one; note: visible text under the value (a τ's n and
 //     what n/a means: tauNote(nUsed, nUndefined, { short })). headline() reads the summary defensively:
 //     a missing or non-numeric field gives value NaN (shown as "n/a"), never an exception.
@@ -148,6 +149,39 @@ export const EXPERIMENT_INFO = Object.freeze({
     dataset: 'For each sentence, token F1 of the top-k tokens (k = the human rationale’s length), AUPRC and IOU F1 of each measure against the human rationale: the words, and phrases of at most 3 words, that SST’s annotators labelled with the sentence’s polarity (read from the SST parse trees shipped with the test set; a sentence with no such word is skipped).',
     figure: 'Mean token F1 and AUPRC per measure against the human rationale (random is the baseline to beat). After an ERASER run on the same model in this tab, each measure is also placed on a plausibility-vs-faithfulness plane: plausible is not the same as faithful (Jacovi & Goldberg 2020).',
     headline: (s) => ERASER_MEASURES.map((m) => ({ label: `${label(m)}: token F1`, value: pick(s, [m, 'token_f1']), kind: 'num' })),
+  },
+  'attention-flow': {
+    title: 'Raw attention, rollout and flow (transformers)',
+    paper: 'Abnar & Zuidema 2020, “Quantifying Attention Flow in Transformers”',
+    live: 'Compare three ways of reading a transformer’s attention — the last layer’s raw [CLS] row, rollout (attention multiplied through the layers, with the residual) and flow (maximum flow through the layered attention graph) — with what removing each word does.',
+    dataset: 'For each sentence and layer, the Spearman correlation of raw attention, rollout and flow (head-averaged, read at [CLS]) with blank-out (the output change when the word is removed) and with input gradients. Transformer models only; a BiLSTM has one attention distribution and no layers to roll out, so its sentences are skipped.',
+    figure: 'Mean Spearman ρ per layer. Abnar & Zuidema’s 6-layer model (subject–verb agreement) at its last layer: against blank-out raw 0.29, rollout 0.71, flow 0.70; against gradients raw 0.46, rollout 0.54, flow 0.61. At layer 1 the three are the same ranking by construction.',
+    headline: (s) => {
+      const last = (k) => pick(s, ['last_layer', k]);
+      return [
+        { label: 'last layer: raw vs blank-out', value: last('raw_blankout'), kind: 'num', ref: '0.29' },
+        { label: 'last layer: rollout vs blank-out', value: last('rollout_blankout'), kind: 'num', ref: '0.71' },
+        { label: 'last layer: flow vs blank-out', value: last('flow_blankout'), kind: 'num', ref: '0.70' },
+        { label: 'last layer: raw vs gradient', value: last('raw_gradient'), kind: 'num', ref: '0.46' },
+        { label: 'last layer: rollout vs gradient', value: last('rollout_gradient'), kind: 'num', ref: '0.54' },
+        { label: 'last layer: flow vs gradient', value: last('flow_gradient'), kind: 'num', ref: '0.61' },
+      ];
+    },
+  },
+  'head-ablation': {
+    title: 'Switching heads off (transformers)',
+    paper: 'Michel, Levy & Neubig 2019, “Are Sixteen Heads Really Better than One?”',
+    live: 'Switch each attention head off and see whether the prediction changes: if many heads can go, what one head attends to says little about the decision.',
+    dataset: 'For each sentence, the prediction with every single head switched off (its output set to zero), and after switching heads off one after another. Accuracy is against the gold labels. Transformer models only (a BiLSTM has no heads: its sentences are skipped).',
+    figure: 'Left: accuracy change with one head off. Right: accuracy as heads are switched off in index order; Michel et al. found that many heads of large pretrained models can go with little loss.',
+    headline: (s) => {
+      const changes = Array.isArray(s?.single) ? s.single.map((h) => h?.accuracy_change).filter((v) => typeof v === 'number') : [];
+      return [
+        { label: 'accuracy, all heads on', value: pick(s, ['accuracy']), kind: 'pct' },
+        { label: 'heads that can go (in index order) within 1 point', value: pick(s, ['heads_removable_within_1_point']), kind: 'int' },
+        { label: 'largest accuracy drop from one head off', value: changes.length ? -100 * Math.min(...changes) : NaN, kind: 'points' },
+      ];
+    },
   },
   seeds: {
     title: 'Seed variance vs the adversary',

@@ -49,7 +49,7 @@ for (const name of fs.readdirSync(root).sort()) {
   models.push({
     name,
     attention: config.attention,
-    ...(transformer ? { encoder: 'transformer' } : {}),
+    ...(transformer ? { encoder: 'transformer', layers: config.layers, heads: config.heads } : {}),
     dataset,
     description: transformer
       ? `${info.label} transformer (${config.layers} layer${config.layers > 1 ? 's' : ''} × ${config.heads} heads, d = ${config.embedding_dim}, FFN ${config.ffn_dim}, ${config.attention === 'uniform' ? 'uniform (frozen) attention' : 'scaled dot-product attention'})`

@@ -12,6 +12,9 @@
 //     none), and every number of its summary equals the CLI's (plausibility with the shipped SST trees, its
 //     figure with the plausibility-vs-faithfulness plane from the ERASER run before it); one that skips every
 //     sentence (it needs something the page does not have) says why (screenshots tests/e2e/out/debate-NAME.png);
+//   - on sst2-transformer (picker label "transformer, 2 layers × 4 heads"): attention-flow (Abnar & Zuidema's
+//     per-layer plot), head-ablation (Michel's bars and pruning curve) and kendall run on N = 12, draw their
+//     figures, and every number of their summaries equals the CLI's on the same sentences;
 //   - the URL holds view / experiment / model / N / seed; an unknown experiment in a link falls back;
 //   - a pool of 3 workers (workers=3) gives exactly the rows of one worker (workers=1): the CSV downloads are
 //     byte for byte equal (kendall, N = 45), and a link's out-of-range workers= is named in #link-notice.
@@ -37,7 +40,9 @@ const SENTENCE = 'A gripping story with superb acting, though the ending is a bi
 const TIMEOUT = 240_000;
 const LIVE = ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser'];
 // Experiments with a figure in the Debate tab (others say so and still show their numbers).
-const FIGURES = ['kendall', 'permutation', 'adversarial', 'erase-max', 'erase-until-flip', 'eraser', 'randomization', 'plausibility'];
+const FIGURES = ['kendall', 'permutation', 'adversarial', 'erase-max', 'erase-until-flip', 'eraser', 'randomization', 'plausibility',
+  'attention-flow', 'head-ablation'];
+const TRANSFORMER = 'sst2-transformer';
 // The SST trees shipped with the test set (human rationales for plausibility; the page reads the same file).
 const TREES = path.join(REPO, 'models/text/data/sst2-test-trees.txt');
 
@@ -56,13 +61,13 @@ async function wasmExperimentNames() {
 }
 
 // The native CLI on a TSV file (label<TAB>text lines): {rows, summary}.
-function cliExperiment(name, tsvText, { limit, trees } = {}) {
+function cliExperiment(name, tsvText, { limit, trees, model = MODEL_DIR } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-cli-'));
   try {
     const data = path.join(dir, 'data.tsv');
     fs.writeFileSync(data, tsvText);
     const out = path.join(dir, 'out.json');
-    const args = ['experiment', name, '--model', MODEL_DIR, '--data', data, '--out', out, '--seed', '1'];
+    const args = ['experiment', name, '--model', model, '--data', data, '--out', out, '--seed', '1'];
     if (limit) args.push('--limit', String(limit));
     if (trees) args.push('--trees', trees);
     execFileSync(CLI, args, { stdio: ['ignore', 'ignore', 'ignore'] });
@@ -342,6 +347,43 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       }
       assert.ok(compared >= 3, `${name}: compared ${compared} summary numbers`);
       await page.locator('#debate-result').screenshot({ path: path.join(OUT, `debate-${name}.png`) });
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('Debate tab on the transformer: attention-flow, head-ablation and kendall draw their figures and equal the CLI', { timeout: 600_000 }, async () => {
+    const N = 12;
+    const data = fs.readFileSync(DATA, 'utf8');
+    const page = await openPage(`#view=debate&model=${TRANSFORMER}`);
+    assert.equal(await waitDebate(page, ['idle', 'error']), 'idle');
+    assert.equal(await page.inputValue('#debate-model'), TRANSFORMER);
+    assert.match(await page.locator(`#debate-model option[value="${TRANSFORMER}"]`).textContent(), /transformer, 2 layers × 4 heads/);
+    for (const name of ['attention-flow', 'head-ablation', 'kendall']) {
+      await page.selectOption('#debate-experiment', name);
+      await page.fill('#debate-n', String(N));
+      await page.locator('#debate-n').dispatchEvent('change');
+      await page.click('#debate-run');
+      assert.equal(await waitDebate(page, ['done', 'error', 'cancelled']), 'done', `${name}: ${await page.locator('#debate-message').textContent()}`);
+      assert.equal(await page.locator('#debate-result').getAttribute('data-skipped'), '0', name);
+      const drawn = await page.$$eval('#debate-figure .chart', (cs) => cs.map((c) => [c.dataset.chart, Number(c.dataset.n)]));
+      assert.ok(drawn.length === 2 && drawn.every(([, n]) => n > 0), `${name}: two charts drawn (${JSON.stringify(drawn)})`);
+      const headline = await page.$$eval('.headline-value', (vs) => vs.map((v) => v.textContent));
+      assert.ok(headline.length >= 3 && headline.every((t) => !/n\/a/.test(t)), `${name}: headline numbers ${headline}`);
+      const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td').dataset.value]));
+      const cli = cliExperiment(name, data, { limit: N, model: path.join(REPO, 'models/text', TRANSFORMER) }).summary;
+      const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
+      const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));
+      const want = new Map(leaves(cli));
+      let compared = 0;
+      for (const [key, text] of shown) {
+        const v = want.get(key);
+        if (typeof v !== 'number' || key === 'n' || key === 'seconds') continue;
+        close(Number(text), v, 1e-6 * Math.max(1, Math.abs(v)), `${name} summary ${key}`);
+        compared++;
+      }
+      assert.ok(compared >= (name === 'kendall' ? 3 : 12), `${name}: compared ${compared} summary numbers`);
+      await page.locator('#debate-result').screenshot({ path: path.join(OUT, `debate-transformer-${name}.png`) });
     }
     assert.deepEqual(page.errors, []);
     await page.close();

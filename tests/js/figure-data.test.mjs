@@ -4,7 +4,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
   usedRows, classOf, kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans,
-  randomizationMeans,
+  randomizationMeans, flowMeans, headAblation,
 } from '../../web/analysis/figure-data.js';
 import { EXPERIMENT_INFO, LIVE_EXPERIMENTS, infoFor, pick, RANKINGS, tauNote } from '../../web/experiments-info.js';
 
@@ -116,4 +116,46 @@ test('experiment info: every live experiment has a title, paper and explanation;
   assert.equal(infoFor('brand-new', 'does something').title, 'brand-new');
   assert.equal(infoFor('brand-new', 'does something').live, 'does something');
   assert.ok(Number.isNaN(pick({ a: { b: '1' } }, ['a', 'b'])));
+});
+
+test('flowMeans: mean Spearman per layer, map and target; undefined ρ and skipped rows left out', () => {
+  const rows = [
+    { raw_blankout: [0.2, 0.4], rollout_blankout: [0.2, 0.6], flow_blankout: [0.2, 0.5], raw_gradient: [0.1, 0.3], rollout_gradient: [0.1, null], flow_gradient: [0.1, 0.2] },
+    { raw_blankout: [0.4, 0.0], rollout_blankout: [0.4, 0.2], flow_blankout: [0.4, 0.1], raw_gradient: [0.3, 0.5], rollout_gradient: [0.3, 0.7], flow_gradient: [0.3, 0.4] },
+    { skipped: 'needs a transformer' },
+  ];
+  const m = flowMeans(rows);
+  const at = (map, against, layer) => m.find((r) => r.map === map && r.against === against && r.layer === layer);
+  assert.equal(m.length, 12, '3 maps × 2 targets × 2 layers');
+  assert.ok(Math.abs(at('raw', 'blankout', 1).rho - 0.3) < 1e-12);
+  assert.ok(Math.abs(at('rollout', 'blankout', 2).rho - 0.4) < 1e-12);
+  assert.deepEqual([at('rollout', 'gradient', 2).rho, at('rollout', 'gradient', 2).n], [0.7, 1], 'the null ρ is left out');
+  assert.deepEqual(flowMeans([{ skipped: 'x' }]), []);
+});
+
+test('headAblation: accuracy with each head off and along the pruning order, against the gold labels', () => {
+  const single = (p) => p.map((predicted, k) => ({ layer: 1 + Math.floor(k / 2), head: 1 + (k % 2), predicted }));
+  const rows = [
+    { label: 1, predicted: 1, single: single([1, 0, 1, 1]), pruned: [1, 0, 0, 0] },
+    { label: 0, predicted: 0, single: single([0, 0, 1, 0]), pruned: [0, 0, 1, 1] },
+    { label: 1, predicted: 0, single: single([0, 1, 0, 0]), pruned: [0, 1, 1, 0] },
+    { label: 1, skipped: 'needs a transformer' },
+  ];
+  const h = headAblation(rows);
+  assert.equal(h.n, 3);
+  assert.ok(Math.abs(h.base - 2 / 3) < 1e-12);
+  assert.deepEqual(h.single.map((x) => x.head), ['1.1', '1.2', '2.1', '2.2']);
+  assert.deepEqual(h.single.map((x) => Math.round(3 * x.accuracy)), [2, 2, 1, 2]);
+  assert.ok(Math.abs(h.single[2].change - (1 / 3 - 2 / 3)) < 1e-12);
+  assert.deepEqual(h.curve.map((c) => [c.removed, Math.round(3 * c.accuracy)]), [[0, 2], [1, 2], [2, 2], [3, 1], [4, 0]]);
+  assert.deepEqual(headAblation([{ skipped: 'x' }]), { n: 0, base: NaN, single: [], curve: [] });
+});
+
+test('attention-flow and head-ablation headlines read the summary, with the paper\'s numbers beside', () => {
+  const flow = EXPERIMENT_INFO['attention-flow'].headline({ last_layer: { raw_blankout: 0.41, rollout_blankout: 0.5, flow_blankout: 0.49, raw_gradient: 0.66, rollout_gradient: 0.68, flow_gradient: 0.56 } });
+  assert.deepEqual(flow.map((x) => x.value), [0.41, 0.5, 0.49, 0.66, 0.68, 0.56]);
+  assert.deepEqual(flow.map((x) => x.ref), ['0.29', '0.71', '0.70', '0.46', '0.54', '0.61']);
+  assert.ok(EXPERIMENT_INFO['attention-flow'].headline({}).every((x) => Number.isNaN(x.value)));
+  const heads = EXPERIMENT_INFO['head-ablation'].headline({ accuracy: 0.8, heads_removable_within_1_point: 2, single: [{ accuracy_change: -0.02 }, { accuracy_change: 0.01 }] });
+  assert.deepEqual(heads.map((x) => x.value), [0.8, 2, 2]);
 });

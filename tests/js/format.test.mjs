@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { num, int, percent, prob, pValue, signed, compact, tau, looksRaw, pow10 } from '../../web/analysis/format.js';
-import { displayToken, classNamesFor, positiveName, summaryLabel } from '../../web/analysis/display.js';
+import { displayToken, classNamesFor, positiveName, summaryLabel, modelKind } from '../../web/analysis/display.js';
 
 test('num: fixed decimals, bounds instead of 0 for tiny values, never an exponent', () => {
   assert.equal(num(0.3928880214691162), '0.393');
@@ -114,4 +114,12 @@ test('pow10: log-axis ticks without exponents', () => {
   assert.equal(pow10(1e6), '10⁶');
   assert.equal(pow10(0.3), '0.3');
   assert.ok(!looksRaw(pow10(1e-12)));
+});
+
+test('modelKind: the architecture in the model pickers', () => {
+  assert.equal(modelKind({ name: 'sst2-tanh', attention: 'tanh' }), 'BiLSTM + tanh attention');
+  assert.equal(modelKind({ name: 'sst2-transformer', encoder: 'transformer', attention: 'dot', layers: 2, heads: 4 }), 'transformer, 2 layers × 4 heads');
+  assert.equal(modelKind({ encoder: 'transformer', attention: 'uniform', layers: 1, heads: 4 }), 'transformer, 1 layer × 4 heads · uniform attention');
+  assert.equal(modelKind({ encoder: 'transformer', attention: 'dot' }), 'transformer', 'no shape when the entry has none');
+  assert.equal(modelKind({}), 'BiLSTM');
 });

@@ -10,6 +10,9 @@
 //                              (../shared/data README §6) and 0 = World, 1 = Business (§5). `model` is the
 //                              model name (or a manifest entry with `name` / `dataset`).
 //   positiveName(model, names)  names[1] of classNamesFor (the class whose probability a binary model outputs).
+//   modelKind(entry)           the architecture of a manifest entry in a few words, for the model pickers:
+//                              "transformer, 2 layers × 4 heads" (layers / heads when the entry has them;
+//                              " · uniform attention" for a frozen one) or "BiLSTM + tanh attention".
 //   summaryLabel(key)          a dotted summary key in words with its unit ("mean_max_jsd" → "mean of the
 //                              largest JSD (nats, ≤ ln 2 ≈ 0.693)"); unknown parts are de-underscored.
 const TOKENS = Object.freeze({
@@ -46,6 +49,16 @@ export function classNamesFor(model, names) {
   // Only replace the generic SST default; a checkpoint with its own names keeps them.
   if (ds && (!given || (given.length === 2 && given[0] === GENERIC[0] && given[1] === GENERIC[1]))) return [...DATASET_CLASSES[ds]];
   return given ?? [...GENERIC];
+}
+
+export function modelKind(m) {
+  const att = m?.attention ? String(m.attention) : '';
+  if ((m?.encoder ?? 'bilstm') === 'transformer') {
+    const shape = Number.isInteger(m.layers) && Number.isInteger(m.heads)
+      ? `, ${m.layers} layer${m.layers === 1 ? '' : 's'} × ${m.heads} heads` : '';
+    return `transformer${shape}${att === 'uniform' ? ' · uniform attention' : ''}`;
+  }
+  return `BiLSTM${att ? ` + ${att} attention` : ''}`;
 }
 
 export function positiveName(model, names) {

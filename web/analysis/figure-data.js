@@ -16,6 +16,13 @@
 //                                        comprehensiveness: [k], sufficiency: [k] }] (means over used rows)
 //   plausibilityMeans(rows, measures) → [{ measure, n, token_f1, auprc }] (means over used rows)
 //   randomizationMeans(rows)       → [{ stage, stageIndex, measure, spearman, n }] (means of the defined ρ)
+//   flowMeans(rows)                → [{ layer (1-based), map: 'raw' | 'rollout' | 'flow', against: 'blankout' |
+//                                        'gradient', rho, n }]: mean Spearman per layer of the attention-flow rows
+//                                        (row[`${map}_${against}`][layer − 1]; undefined ρ left out)
+//   headAblation(rows)             → { n, base, single: [{ head: 'L.H', layer, accuracy, change }],
+//                                      curve: [{ removed, accuracy }] } from head-ablation rows with a gold label
+//                                      (accuracy = share of rows whose prediction equals the label; the core's
+//                                      summary computes the same)
 import { mean } from './histogram.js';
 
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v);
@@ -129,4 +136,42 @@ export function randomizationMeans(rows) {
     });
   }
   return [...acc.values()].map(({ values, ...rest }) => ({ ...rest, spearman: mean(values), n: values.length }));
+}
+
+export const FLOW_MAPS = Object.freeze(['raw', 'rollout', 'flow']);
+export const FLOW_TARGETS = Object.freeze(['blankout', 'gradient']);
+
+export function flowMeans(rows) {
+  const out = [];
+  const used = usedRows(rows);
+  for (const against of FLOW_TARGETS) {
+    for (const map of FLOW_MAPS) {
+      const key = `${map}_${against}`;
+      const layers = Math.max(0, ...used.map((r) => (Array.isArray(r[key]) ? r[key].length : 0)));
+      for (let l = 0; l < layers; l++) {
+        const values = used.map((r) => (Array.isArray(r[key]) ? r[key][l] : undefined)).filter(isNum);
+        if (values.length) out.push({ layer: l + 1, map, against, rho: mean(values), n: values.length });
+      }
+    }
+  }
+  return out;
+}
+
+export function headAblation(rows) {
+  const used = usedRows(rows).filter((r) => Number.isInteger(r.label) && Number.isInteger(r.predicted) &&
+    Array.isArray(r.single) && Array.isArray(r.pruned));
+  const n = used.length;
+  if (!n) return { n: 0, base: NaN, single: [], curve: [] };
+  const acc = (predictedOf) => used.filter((r) => predictedOf(r) === r.label).length / n;
+  const base = acc((r) => r.predicted);
+  const heads = Math.min(...used.map((r) => r.single.length));
+  const single = Array.from({ length: heads }, (_, k) => {
+    const h = used[0].single[k] ?? {};
+    const accuracy = acc((r) => r.single[k]?.predicted);
+    return { head: `${h.layer}.${h.head}`, layer: h.layer, accuracy, change: accuracy - base };
+  });
+  const steps = Math.min(...used.map((r) => r.pruned.length));
+  const curve = [{ removed: 0, accuracy: base }];
+  for (let k = 0; k < steps; k++) curve.push({ removed: k + 1, accuracy: acc((r) => r.pruned[k]) });
+  return { n, base, single, curve };
 }

@@ -14,6 +14,10 @@
 //       plausibility      bars: mean token F1 and AUPRC per measure; with eraserRows (an ERASER run of the same
 //                         model in this tab) a scatter of plausibility (token F1) vs faithfulness (comprehensiveness)
 //       randomization     lines: mean Spearman ρ per randomisation stage, per measure
+//       attention-flow    lines: mean Spearman ρ of raw attention / rollout / flow per layer, against blank-out
+//                         and against input gradients (Abnar & Zuidema 2020, their Table 1 per layer)
+//       head-ablation     bars: accuracy change with each head switched off alone; line: accuracy as heads are
+//                         switched off one after another (index order), with the 1-point band (Michel et al. 2019)
 //     Each chart is a .chart element with data-chart=<id> and data-n = the number of records drawn.
 //     With no usable rows yet it shows a short note instead. Throws only when Plot is missing.
 import { compact, pow10 } from '../analysis/format.js';
@@ -22,7 +26,7 @@ import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
 import { histogram } from '../analysis/histogram.js';
 import {
   kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, plausibilityMeans,
-  randomizationMeans,
+  randomizationMeans, flowMeans, headAblation, FLOW_TARGETS,
 } from '../analysis/figure-data.js';
 import { JSD_MAX, RANKINGS, ERASER_MEASURES, label } from '../experiments-info.js';
 
@@ -232,7 +236,69 @@ const FIGURES = {
     });
     return [chart('randomization', recs.length, fig)];
   },
+
+  'attention-flow'(Plot, rows, { width }) {
+    const recs = flowMeans(rows).map((r) => ({ ...r, name: FLOW_LABELS[r.map] }));
+    const layers = Math.max(1, ...recs.map((r) => r.layer));
+    return FLOW_TARGETS.map((against) => {
+      const mine = recs.filter((r) => r.against === against);
+      const fig = Plot.plot({
+        ...baseOptions(halfWidth(width)),
+        height: 260,
+        title: `Against ${FLOW_AGAINST[against]}`,
+        x: { label: 'layer →', domain: Array.from({ length: layers }, (_, i) => i + 1), type: 'point', padding: 0.4 },
+        y: { label: '↑ mean Spearman ρ', domain: [-0.2, 1], grid: true },
+        color: { domain: Object.values(FLOW_LABELS), range: ['#7b3294', '#1b7837', '#e08214'], legend: true },
+        marks: [
+          Plot.ruleY([0]),
+          Plot.line(mine, { x: 'layer', y: 'rho', stroke: 'name', strokeWidth: 2 }),
+          Plot.dot(mine, { x: 'layer', y: 'rho', fill: 'name', r: 4, title: (d) => `${d.name}, layer ${d.layer}: ρ = ${d.rho.toFixed(3)} (n = ${d.n})` }),
+        ],
+      });
+      return chart(`attention-flow-${against}`, mine.length, fig);
+    });
+  },
+
+  'head-ablation'(Plot, rows, { width }) {
+    const { n, base, single, curve } = headAblation(rows);
+    if (!n) return [chart('head-ablation-single', 0, el('p')), chart('head-ablation-curve', 0, el('p'))];
+    const bars = Plot.plot({
+      ...baseOptions(halfWidth(width)),
+      height: 60 + 26 * single.length,
+      marginLeft: 70,
+      title: 'One head off at a time',
+      x: { label: 'accuracy change (points) →', grid: true, nice: true },
+      y: { label: 'layer.head', domain: single.map((d) => d.head) },
+      marks: [
+        Plot.barX(single, { x: (d) => 100 * d.change, y: 'head', fill: (d) => (d.change < -0.01 ? '#b2182b' : '#8c96c6'),
+          title: (d) => `head ${d.head} off: accuracy ${(100 * d.accuracy).toFixed(1)} % (${(100 * d.change).toFixed(1)} points)` }),
+        Plot.ruleX([0]),
+        Plot.ruleX([-1], { stroke: '#888', strokeDasharray: '3,3' }),
+      ],
+    });
+    const line = Plot.plot({
+      ...baseOptions(halfWidth(width)),
+      height: 260,
+      title: 'Heads switched off one after another',
+      x: { label: 'heads switched off (index order: 1.1, 1.2, …) →', grid: true, tickFormat: intTicks },
+      y: { label: '↑ accuracy (%)', grid: true, nice: true },
+      marks: [
+        Plot.rectY([0], { x1: 0, x2: curve.at(-1).removed, y1: 100 * base - 1, y2: 100 * base, fill: '#1b7837', fillOpacity: 0.12 }),
+        Plot.line(curve, { x: 'removed', y: (d) => 100 * d.accuracy, stroke: '#3f007d', strokeWidth: 2 }),
+        Plot.dot(curve, { x: 'removed', y: (d) => 100 * d.accuracy, fill: '#3f007d', r: 3.5,
+          title: (d) => `${d.removed} heads off: accuracy ${(100 * d.accuracy).toFixed(1)} %` }),
+      ],
+    });
+    return [
+      chart('head-ablation-single', single.length, bars, `Red: the head costs more than 1 point of accuracy (n = ${n} sentences).`),
+      chart('head-ablation-curve', curve.length, line, 'Green band: within 1 point of the full model. Michel et al. prune the least ' +
+        'important heads first: the summary’s suggested order, on the command line with --param order=….'),
+    ];
+  },
 };
+
+const FLOW_LABELS = Object.freeze({ raw: 'raw attention', rollout: 'rollout', flow: 'flow' });
+const FLOW_AGAINST = Object.freeze({ blankout: 'blank-out (leave-one-out)', gradient: 'input gradients' });
 
 export function hasFigure(name) {
   return Object.hasOwn(FIGURES, name);

@@ -3,7 +3,7 @@
 //
 // Contract:
 //   renderHeadline(container, items)  items from EXPERIMENT_INFO[name].headline(summary):
-//     [{label, value, kind: 'num' | 'pct' | 'mean±std', ref?, note?}] → a <dl class="headline"> with one
+//     [{label, value, kind: 'num' | 'int' | 'points' | 'pct' | 'mean±std', ref?, note?}] → a <dl class="headline"> with one
 //     .headline-item[data-label] per item (its value in .headline-value, exact number in data-value; the note, when
 //     given, in .headline-note).
 //   renderAllNumbers(container, summary) → a two-column table (the key in words with its unit, value) of every
@@ -18,6 +18,8 @@ import { int } from '../analysis/format.js';
 
 function show(item) {
   if (item.kind === 'pct') return pct(item.value);
+  if (item.kind === 'int') return Number.isFinite(item.value) ? int(item.value) : 'n/a';
+  if (item.kind === 'points') return Number.isFinite(item.value) ? `${fmt(item.value, 1)} points` : 'n/a';
   if (item.kind === 'mean±std') {
     const [m, s] = Array.isArray(item.value) ? item.value : [NaN, NaN];
     return Number.isFinite(m) ? `${fmt(m, 3)} ± ${fmt(s, 3)}` : 'n/a';

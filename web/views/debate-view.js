@@ -27,7 +27,7 @@ import { runDataset } from '../runtime/dataset-run.js';
 import { WorkerPool, poolSize } from '../runtime/pool.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
-import { classNamesFor } from '../analysis/display.js';
+import { classNamesFor, modelKind } from '../analysis/display.js';
 
 const DATASET = 'sst2-test';
 const REDRAW_MS = 400;
@@ -319,7 +319,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   let extraModels = []; // trained in this tab; may arrive before the manifest does
   function modelOptions() {
     const value = modelSelect.value;
-    modelSelect.replaceChildren(...models.map((m) => new Option(m.name, m.name)));
+    modelSelect.replaceChildren(...models.map((m) => new Option(`${m.name} — ${modelKind(m)}`, m.name)));
     if (value && models.some((m) => m.name === value)) modelSelect.value = value;
   }
 

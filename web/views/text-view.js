@@ -23,7 +23,7 @@ import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
 import { mountHeadsView } from './heads-view.js';
-import { classNamesFor } from '../analysis/display.js';
+import { classNamesFor, modelKind } from '../analysis/display.js';
 
 // The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
 const EXPLAIN = Object.fromEntries(CATALOGUE.text.explain.map((p) => [p.name, p.default]));
@@ -143,7 +143,7 @@ export function mountTextView(section, { client, store }) {
       o.value = m.name;
       const metrics = testMetrics(m);
       const cls = classNamesFor(m, null).join(' vs ');
-      o.textContent = `${m.name} — ${cls}${metrics ? ` · ${metrics}` : ''}`;
+      o.textContent = `${m.name} — ${modelKind(m)} · ${cls}${metrics ? ` · ${metrics}` : ''}`;
       o.title = describe(m);
       return o;
     });
