@@ -308,12 +308,21 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     await page.waitForFunction(() => /transparent/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
 
     const t0 = Date.now();
+    // The main thread stays responsive: a 10 ms timer keeps ticking while the 64-megapixel photo is decoded and
+    // classified (ticks seen while the view is 'loading'; no wall-clock limit).
+    await page.evaluate(() => {
+      window.__ticks = [];
+      window.__tick = setInterval(() => window.__ticks.push(document.getElementById('view-image').dataset.status), 10);
+    });
     await upload('huge.png', 'image/png', pngSolid(8000, 8000, (x) => [(x * 7) & 255, 120, 60, 255]));
     await page.waitForFunction(() => /8000×8000/.test(document.getElementById('image-notice').textContent), null, { timeout: TIMEOUT });
-    // the main thread stayed responsive: a trivial evaluate answers quickly
-    const t1 = Date.now();
-    await page.evaluate(() => 1);
-    assert.ok(Date.now() - t1 < 2000, 'the page answers after the huge photo');
+    const ticks = await page.evaluate(() => {
+      clearInterval(window.__tick);
+      return window.__ticks;
+    });
+    const busy = ticks.filter((st) => st !== 'ready').length;
+    console.log(`# huge photo: ${busy} of ${ticks.length} timer ticks while the view was busy`);
+    assert.ok(busy >= 3, `the main thread ran timers while the huge photo was processed (${busy} of ${ticks.length} ticks not 'ready')`);
     assert.equal(await page.evaluate(() => document.getElementById('view-image').dataset.status), 'ready');
     console.log(`# huge 8000×8000 PNG classified in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 

@@ -237,26 +237,22 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     await waitSettled(page);
     const unit = 'the film is long but good , ';
     const long = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
-    // Watch the main thread: the largest gap between 10 ms timer ticks while the long text is processed.
+    // Watch the main thread while the long text is processed: a 10 ms timer records the view's status at each tick.
+    // The work runs in the worker, so the main thread keeps ticking while the view says 'pending' (no wall-clock
+    // limit: a blocked main thread would record no tick in that state at all, however fast the machine).
     await page.evaluate(() => {
-      window.__maxGap = 0;
-      let last = performance.now();
-      window.__tick = setInterval(() => {
-        const now = performance.now();
-        window.__maxGap = Math.max(window.__maxGap, now - last);
-        last = now;
-      }, 10);
+      window.__ticks = [];
+      window.__tick = setInterval(() => window.__ticks.push(document.querySelector('#view-text').dataset.status), 10);
     });
     await page.fill('#text-input', long);
-    const t0 = Date.now();
-    await page.evaluate(() => 1 + 1); // answers while the worker computes
-    assert.ok(Date.now() - t0 < 2000, 'the page did not answer within 2 s');
     await waitSettled(page);
-    const gap = await page.evaluate(() => {
+    const ticks = await page.evaluate(() => {
       clearInterval(window.__tick);
-      return window.__maxGap;
+      return window.__ticks;
     });
-    assert.ok(gap < 1000, `the main thread was blocked for ${Math.round(gap)} ms`);
+    const busy = ticks.filter((st) => st === 'pending').length;
+    console.log(`# 100k characters: ${busy} of ${ticks.length} timer ticks while the view was pending`);
+    assert.ok(busy >= 3, `the main thread ran timers while the worker computed (${busy} of ${ticks.length} ticks in 'pending')`);
     const notice = await page.locator('#text-notice').textContent();
     assert.equal(await page.isVisible('#text-notice'), true);
     assert.match(notice, /first 200 of [\d,]+ tokens/);
