@@ -195,17 +195,22 @@ export function mountTextView(section, { client, store }) {
   }
   textarea.addEventListener('input', () => onTextChanged(false));
 
+  // Nothing to show (an empty text, or one without tokens): the panels come down and the hint is back.
+  function showNothing() {
+    live.clear();
+    heads.clear();
+    resultsEl.hidden = true;
+    hintEl.hidden = false;
+    resultNotice = '';
+    renderNotice();
+  }
+
   async function run() {
     clearTimeout(timer);
     const my = ++seq;
     const text = textarea.value;
     if (!text.trim()) {
-      live.clear();
-      heads.clear();
-      resultsEl.hidden = true;
-      hintEl.hidden = false;
-      resultNotice = '';
-      renderNotice();
+      showNothing();
       showMessage(manifestError);
       setStatus(manifestError ? 'error' : 'empty');
       return;
@@ -242,12 +247,7 @@ export function mountTextView(section, { client, store }) {
     showMessage('');
     const n = result.tokens?.length ?? 0;
     if (n === 0) {
-      live.clear();
-      heads.clear();
-      resultsEl.hidden = true;
-      hintEl.hidden = false;
-      resultNotice = '';
-      renderNotice();
+      showNothing();
       setStatus('empty', 'No tokens in this text.');
       return;
     }
