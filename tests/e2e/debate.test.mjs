@@ -79,6 +79,22 @@ function cliExperiment(name, tsvText, { limit, trees, model = MODEL_DIR } = {}) 
 
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: page ${a} vs CLI ${b} (tolerance ${tol})`);
 
+// The page's summary table ([data-key, data-value] per row) against the CLI's summary: every numeric leaf the page
+// shows (n and seconds aside) equals the CLI's to 1e-6 relative. Returns how many were compared.
+function compareSummary(name, shown, cli) {
+  const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
+  const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));
+  const want = new Map(leaves(cli));
+  let compared = 0;
+  for (const [key, text] of shown) {
+    const v = want.get(key);
+    if (typeof v !== 'number' || key === 'n' || key === 'seconds') continue;
+    close(Number(text), v, 1e-6 * Math.max(1, Math.abs(v)), `${name} summary ${key}`);
+    compared++;
+  }
+  return compared;
+}
+
 if (SKIP) test('debate experiments in the browser', { skip: SKIP }, () => {});
 else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () => {
   let server;
@@ -335,16 +351,7 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
         assert.equal(await plane.getAttribute('data-n'), '5', 'plausibility vs faithfulness: one dot per measure');
       }
       const cli = cliExperiment(name, data, { limit: N, trees: name === 'plausibility' ? TREES : null }).summary;
-      const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
-      const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));
-      const want = new Map(leaves(cli));
-      let compared = 0;
-      for (const [key, text] of shown) {
-        const v = want.get(key);
-        if (typeof v !== 'number' || key === 'n' || key === 'seconds') continue;
-        close(Number(text), v, 1e-6 * Math.max(1, Math.abs(v)), `${name} summary ${key}`);
-        compared++;
-      }
+      const compared = compareSummary(name, shown, cli);
       assert.ok(compared >= 3, `${name}: compared ${compared} summary numbers`);
       await page.locator('#debate-result').screenshot({ path: path.join(OUT, `debate-${name}.png`) });
     }
@@ -372,16 +379,7 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       assert.ok(headline.length >= 3 && headline.every((t) => !/n\/a/.test(t)), `${name}: headline numbers ${headline}`);
       const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td').dataset.value]));
       const cli = cliExperiment(name, data, { limit: N, model: path.join(REPO, 'models/text', TRANSFORMER) }).summary;
-      const walk = (v) => v && typeof v === 'object' && (!Array.isArray(v) || v.some((x) => x && typeof x === 'object'));
-      const leaves = (o, pre = '') => Object.entries(o).flatMap(([k, v]) => (walk(v) ? leaves(v, `${pre}${k}.`) : [[`${pre}${k}`, v]]));
-      const want = new Map(leaves(cli));
-      let compared = 0;
-      for (const [key, text] of shown) {
-        const v = want.get(key);
-        if (typeof v !== 'number' || key === 'n' || key === 'seconds') continue;
-        close(Number(text), v, 1e-6 * Math.max(1, Math.abs(v)), `${name} summary ${key}`);
-        compared++;
-      }
+      const compared = compareSummary(name, shown, cli);
       assert.ok(compared >= (name === 'kendall' ? 3 : 12), `${name}: compared ${compared} summary numbers`);
       await page.locator('#debate-result').screenshot({ path: path.join(OUT, `debate-transformer-${name}.png`) });
     }
