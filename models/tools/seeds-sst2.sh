@@ -4,6 +4,8 @@
 # Wiegreffe & Pinter's seeds into build/seeds/ (weights are not committed; the shipped models stay seed 1), then
 # the headline experiments on the SST-2 test set, one JSON summary per (model, seed, experiment) in
 # models/text/seeds/, and the mean ± std table by models/tools/seeds-summary.mjs (models/text/seeds/summary.json).
+# The transformers too: ATTENTIONS="transformer-dot transformer-uniform" trains the shipped sst2-transformer recipe
+# (models/tools/train-transformer-models.sh: 2 layers × 4 heads, AdamW, TF_EPOCHS=6) with that attention.
 # Usage: bash models/tools/seeds-sst2.sh [DATA_DIR]
 #   ATTENTIONS="tanh dot uniform"  SEEDS="50 257 500231 100078 12504"  EXPERIMENTS="kendall permutation adversarial
 #   erase-until-flip eraser plausibility"  LIMIT=0 (test sentences per experiment, 0 = all)  EPOCHS=8  JOBS=2 (trainings side by side)
@@ -18,6 +20,7 @@ SEEDS=${SEEDS:-50 257 500231 100078 12504}
 EXPERIMENTS=${EXPERIMENTS:-kendall permutation adversarial erase-until-flip eraser plausibility}
 LIMIT=${LIMIT:-0}
 EPOCHS=${EPOCHS:-8}
+TF_EPOCHS=${TF_EPOCHS:-6}
 JOBS=${JOBS:-2}
 TRAIN_LIMIT=${TRAIN_LIMIT:-0}    # first N training phrases only (0 = all; smoke runs)
 out=${OUT:-models/text/seeds}
@@ -29,15 +32,21 @@ mkdir -p "$out" "$work"
 # experiments whose summary is missing.
 one() {
   local att=$1 seed=$2 dir="$work/sst2-$1-s$2" tag="sst2-$1-s$2"
+  local recipe=(--attention "$att" --epochs "$EPOCHS")
+  case $att in transformer-*)
+    recipe=(--encoder transformer --layers 2 --heads 4 --embedding-dim 128 --ffn-dim 256 --max-len 64
+      --attention "${att#transformer-}" --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1
+      --epochs "$TF_EPOCHS") ;;
+  esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
-    build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
-      --out "$dir" --attention "$att" --seed "$seed" --epochs "$EPOCHS" --min-count 2 --storage f32 --limit "$TRAIN_LIMIT" \
+    nice -n 10 build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+      --out "$dir" "${recipe[@]}" --seed "$seed" --min-count 2 --storage f32 --limit "$TRAIN_LIMIT" \
       > "$work/$tag.train.log" 2>&1
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
   fi
   for e in $EXPERIMENTS; do
     # attention is constant under uniform: τ undefined, nothing to permute or to search adversarially
-    [ "$att" = uniform ] && case $e in kendall|permutation|adversarial) continue ;; esac
+    case $att in *uniform) case $e in kendall|permutation|adversarial) continue ;; esac ;; esac
     local suffix="" f
     [ "$LIMIT" != 0 ] && suffix=".limit$LIMIT"
     f="$out/$tag.$e$suffix.json"

@@ -45,7 +45,7 @@ function metricsOf(kind, j) {
 
 const table = {};
 for (const f of fs.readdirSync(dir).sort()) {
-  const m = /^sst2-(\w+)-s(\d+)\.(.+)\.json$/.exec(f);
+  const m = /^sst2-([\w-]+)-s(\d+)\.(.+)\.json$/.exec(f);
   if (!m) continue;
   const [, att, seed, kind] = m;
   const text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
