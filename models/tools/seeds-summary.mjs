@@ -39,6 +39,15 @@ function metricsOf(kind, j) {
     }
   } else if (kind.startsWith('plausibility')) {
     for (const m of MEASURES) put(`plausibility token F1, ${m}`, j[m]?.token_f1);
+  } else if (kind.startsWith('attention-flow')) {
+    // Abnar & Zuidema, last layer: Spearman of raw / rollout / flow with blank-out and with gradients
+    for (const k of ['raw_blankout', 'rollout_blankout', 'flow_blankout', 'raw_gradient', 'rollout_gradient', 'flow_gradient']) {
+      put(`attention-flow, last layer: ${k.replace('_', ' vs ')}`, j.last_layer?.[k]);
+    }
+  } else if (kind.startsWith('head-ablation')) {
+    put('head-ablation: accuracy', j.accuracy);
+    const changes = (j.single ?? []).map((h) => h.accuracy_change).filter(Number.isFinite);
+    if (changes.length) put('head-ablation: largest single-head accuracy drop', -Math.min(...changes));
   }
   return out;
 }
