@@ -27,6 +27,7 @@ out=${OUT:-models/text/seeds}
 work=${WORK:-build/seeds}
 mkdir -p "$out" "$work"
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+source models/tools/transformer-recipe.sh
 
 # One (attention, seed): train unless already trained with the same settings, record its metrics, run the
 # experiments whose summary is missing.
@@ -34,9 +35,7 @@ one() {
   local att=$1 seed=$2 dir="$work/sst2-$1-s$2" tag="sst2-$1-s$2"
   local recipe=(--attention "$att" --epochs "$EPOCHS")
   case $att in transformer-*)
-    recipe=(--encoder transformer --layers 2 --heads 4 --embedding-dim 128 --ffn-dim 256 --max-len 64
-      --attention "${att#transformer-}" --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1
-      --epochs "$TF_EPOCHS") ;;
+    recipe=("${TRANSFORMER_RECIPE[@]}" --layers 2 --max-len 64 --attention "${att#transformer-}" --epochs "$TF_EPOCHS") ;;
   esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
     nice -n 10 build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \

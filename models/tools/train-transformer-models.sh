@@ -11,10 +11,10 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/sst2}
 shift || true
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+source models/tools/transformer-recipe.sh
 train_one() {  # name layers attention epochs
   nice -n 10 build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
-    --out "models/text/$1" --encoder transformer --layers "$2" --heads 4 --embedding-dim 128 --ffn-dim 256 \
-    --max-len 64 --attention "$3" --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1 \
+    --out "models/text/$1" "${TRANSFORMER_RECIPE[@]}" --layers "$2" --max-len 64 --attention "$3" \
     --seed 1 --epochs "$4" --min-count 2 --storage f16 > "models/text/$1.train.log" 2>&1
 }
 # The second data set: AG News World vs Business (as models/tools/train-other-datasets.sh: no dev split, every 10th
@@ -22,8 +22,7 @@ train_one() {  # name layers attention epochs
 train_agnews() {  # name
   nice -n 10 build/attnlab train-text --train "$data/../agnews/world_vs_business/train.tsv" \
     --test "$data/../agnews/world_vs_business/test.tsv" --dev-fraction 0.1 --max-vocab 15000 \
-    --out "models/text/$1" --encoder transformer --layers 2 --heads 4 --embedding-dim 128 --ffn-dim 256 \
-    --max-len 128 --attention dot --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1 \
+    --out "models/text/$1" "${TRANSFORMER_RECIPE[@]}" --layers 2 --max-len 128 --attention dot \
     --seed 1 --epochs 8 --min-count 2 --storage f16 > "models/text/$1.train.log" 2>&1
 }
 models=${*:-sst2-transformer sst2-transformer-uniform sst2-transformer-1layer sst2-transformer-4layer agnews-transformer}

@@ -13,9 +13,9 @@ jobs=${JOBS:-1}
 out=models/text/transformer-results/$model
 mkdir -p "$out"
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
-run() {  # name limit [extra args...]
-  local name=$1 limit=$2
-  shift 2
+run() {  # file name limit [extra args...]: the summary goes to $out/FILE.json
+  local file=$1 name=$2 limit=$3
+  shift 3
   local cmd=(build/attnlab experiment "$name" --model "models/text/$model" --data "$data/${DATA:-test.tsv}" --seed 1)
   [ "$limit" = 0 ] || cmd+=(--limit "$limit")
   cmd+=("$@")
@@ -24,8 +24,8 @@ run() {  # name limit [extra args...]
   line=$(nice -n 10 "${cmd[@]}" 2>/dev/null | tail -1)
   node -e 'const [line, cmd, s] = process.argv.slice(1); const j = JSON.parse(line);
     j.command = cmd; j.wall_seconds = Number(s); process.stdout.write(JSON.stringify(j, null, 1) + "\n");' \
-    "$line" "${cmd[*]}" "$((SECONDS - t0))" > "$out/$name.json"
-  echo "$model $name: $((SECONDS - t0)) s"
+    "$line" "${cmd[*]}" "$((SECONDS - t0))" > "$out/$file.json"
+  echo "$model $file: $((SECONDS - t0)) s"
 }
 experiments=(
   "attention-flow 0" "head-ablation 0" "kendall 0" "permutation 0" "erase-max 0" "erase-until-flip 0"
@@ -36,7 +36,7 @@ i=0
 for e in "${experiments[@]}"; do
   if [ -n "$wanted" ] && [[ " $wanted " != *" ${e%% *} "* ]]; then continue; fi
   # shellcheck disable=SC2086
-  run $e &
+  run "${e%% *}" $e &
   i=$((i + 1))
   if [ $((i % jobs)) = 0 ]; then wait; fi
 done
@@ -44,8 +44,4 @@ wait
 # Michel et al.'s pruning by importance: the same ablation again in the single-ablation order (least harmful first).
 if [ -n "$wanted" ] && [[ " $wanted " != *" head-ablation "* ]]; then exit 0; fi
 order=$(node -e 'process.stdout.write(require(process.argv[1]).suggested_order)' "$PWD/$out/head-ablation.json")
-line=$(nice -n 10 build/attnlab experiment head-ablation --model "models/text/$model" --data "$data/${DATA:-test.tsv}" --seed 1 \
-  --param "order=$order" 2>/dev/null | tail -1)
-echo "$line" | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => process.stdout.write(JSON.stringify(JSON.parse(s), null, 1) + "\n"));' \
-  > "$out/head-ablation-ordered.json"
-echo "$model head-ablation-ordered: done"
+run head-ablation-ordered head-ablation 0 --param "order=$order"

@@ -34,6 +34,17 @@ function lastJsonLine(stdout) {
   return JSON.parse(lines[lines.length - 1]);
 }
 
+// The first nTrain SST-2 test sentences as training data and the next ones up to `end` as dev, as TSV text and as
+// train.tsv / dev.tsv in a fresh temporary folder (for the CLI).
+function trainDevSplit(prefix, nTrain, end) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const lines = fs.readFileSync(SST_TEST, 'utf8').split('\n').filter((l) => l.trim());
+  const trainTsv = lines.slice(0, nTrain).join('\n') + '\n', devTsv = lines.slice(nTrain, end).join('\n') + '\n';
+  fs.writeFileSync(path.join(dir, 'train.tsv'), trainTsv);
+  fs.writeFileSync(path.join(dir, 'dev.tsv'), devTsv);
+  return { dir, trainTsv, devTsv };
+}
+
 function openLab(M, dir) {
   return new M.TextLab(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'),
     new Uint8Array(fs.readFileSync(path.join(dir, 'model.safetensors'))));
@@ -244,11 +255,7 @@ test('wasm api: ImageLab renders a finished overlay in one call, equal to the ol
 
 test('wasm api: TextTraining gives the dev metrics of `attnlab train-text` (same data, seed, recipe)', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
   const M = await loadCore();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-train-'));
-  const lines = fs.readFileSync(SST_TEST, 'utf8').split('\n').filter((l) => l.trim());
-  const trainTsv = lines.slice(0, 96).join('\n') + '\n', devTsv = lines.slice(96, 136).join('\n') + '\n';
-  fs.writeFileSync(path.join(dir, 'train.tsv'), trainTsv);
-  fs.writeFileSync(path.join(dir, 'dev.tsv'), devTsv);
+  const { dir, trainTsv, devTsv } = trainDevSplit('attnlab-train-', 96, 136);
   const r = spawnSync(CLI, ['train-text', '--train', path.join(dir, 'train.tsv'), '--dev', path.join(dir, 'dev.tsv'), '--out', path.join(dir, 'm'),
     '--attention', 'dot', '--seed', '3', '--epochs', '2', '--embedding-dim', '16', '--hidden-dim', '8', '--min-count', '1', '--storage', 'f32'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
@@ -269,11 +276,7 @@ test('wasm api: TextTraining gives the dev metrics of `attnlab train-text` (same
 
 test('wasm api: a transformer TextTraining gives the dev metrics of `attnlab train-text --encoder transformer`', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
   const M = await loadCore();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-train-tf-'));
-  const lines = fs.readFileSync(SST_TEST, 'utf8').split('\n').filter((l) => l.trim());
-  const trainTsv = lines.slice(0, 160).join('\n') + '\n', devTsv = lines.slice(160, 260).join('\n') + '\n';
-  fs.writeFileSync(path.join(dir, 'train.tsv'), trainTsv);
-  fs.writeFileSync(path.join(dir, 'dev.tsv'), devTsv);
+  const { dir, trainTsv, devTsv } = trainDevSplit('attnlab-train-tf-', 160, 260);
   const shape = ['--encoder', 'transformer', '--layers', '1', '--heads', '2', '--embedding-dim', '16', '--ffn-dim', '32',
     '--max-len', '64', '--attention', 'dot', '--lr', '1e-3', '--seed', '3', '--epochs', '3', '--min-count', '1', '--storage', 'f32'];
   const cli = (extra) => {

@@ -25,6 +25,7 @@
 //     | 'error'; section.dataset.model = the name of the model the last run kept ('' when none).
 //   #train-download-config / #train-download-weights are Blob-URL download links once a model is kept.
 import { el } from '../render/dom.js';
+import { CATALOGUE } from '../catalogue.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderTrainCharts, renderEpochTable } from '../render/train-chart.js';
 import { renderComparison } from '../render/train-compare.js';
@@ -36,6 +37,8 @@ import {
 } from '../analysis/training.js';
 
 const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
+// The in-page transformer's heads: the core's default (text.training), which the page does not change.
+const HEADS = CATALOGUE.text.training.find((p) => p.name === 'heads')?.default;
 const REDRAW_MS = 300;
 
 function seconds(s) {
@@ -280,7 +283,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     titleEl.textContent = adversary
       ? `Training an adversary of ${cfg.base}: λ ${cfg.lambda} · seed ${cfg.seed} · ${plural}`
       : transformer
-        ? `Training a transformer: ${cfg.layers} layer${cfg.layers === 1 ? '' : 's'} × 4 heads · ${cfg.attention} self-attention · seed ${cfg.seed} · ${plural}`
+        ? `Training a transformer: ${cfg.layers} layer${cfg.layers === 1 ? '' : 's'} × ${HEADS} heads · ${cfg.attention} self-attention · seed ${cfg.seed} · ${plural}`
         : `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
     const history = createHistory();
     epochBar.value = 0;

@@ -6,6 +6,8 @@
 //   trainedEntry(name, options, configText, weights, res, manifest) → entry (trained: true)
 //   adversaryEntry(name, options, configText, weights, res)         → entry (provenance.kind 'adversary')
 //   res: runTrainingJob's result (status 'done' | 'cancelled').
+import { CATALOGUE } from '../../catalogue.js';
+
 export const TRAIN_SETS = Object.freeze({ train: 'sst2-train', dev: 'sst2-dev', test: 'sst2-test' });
 
 export function adversaryEntry(name, options, configText, weights, res) {
@@ -42,13 +44,19 @@ export function adversaryEntry(name, options, configText, weights, res) {
   };
 }
 
-// The CLI command that trains the same model as the page did (same recipe, data and seed; f32 weights).
-function sameAsCommand(options) {
+// The CLI command that trains the same model as the page did (same recipe, data and seed; f32 weights). A
+// transformer's sizes and optimizer settings are read from the trained config.json; its warm-up (not in the config)
+// is the catalogue's default, which the page never overrides.
+const WARMUP = CATALOGUE.text.training.find((p) => p.name === 'warmup')?.default;
+
+function sameAsCommand(options, config) {
   const data = 'build/attnlab train-text --train ../shared/data/sst2/train.tsv --dev ../shared/data/sst2/dev.tsv ' +
     '--test ../shared/data/sst2/test.tsv --out DIR';
-  const recipe = options.encoder === 'transformer'
-    ? ` --encoder transformer --layers ${options.layers} --heads 4 --embedding-dim 128 --ffn-dim 256 --max-len 64 ` +
-      `--attention ${options.attention} --optimizer adamw --lr 1e-3 --weight-decay 0.01 --warmup 0.1 --dropout 0.1`
+  const t = config.training ?? {};
+  const recipe = config.encoder === 'transformer'
+    ? ` --encoder transformer --layers ${config.layers} --heads ${config.heads} --embedding-dim ${config.embedding_dim} ` +
+      `--ffn-dim ${config.ffn_dim} --max-len ${config.max_len} --attention ${config.attention} --optimizer adamw ` +
+      `--lr ${t.lr} --weight-decay ${t.weight_decay} --warmup ${WARMUP} --dropout ${t.dropout}`
     : ` --attention ${options.attention}`;
   return `${data}${recipe} --seed ${options.seed} --epochs ${options.epochs} --min-count 1 --storage f32`;
 }
@@ -85,7 +93,7 @@ export function trainedEntry(name, options, configText, weights, res, manifest) 
       cancelled,
       training_data: 'SST-2 sentence-level train (6,920 sentences), vocabulary: every training word (min count 1)',
       data: sets,
-      same_as: cancelled ? null : sameAsCommand(options),
+      same_as: cancelled ? null : sameAsCommand(options, config),
     },
   };
 }
