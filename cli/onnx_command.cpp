@@ -14,13 +14,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "explain/onnx/input_method.h"
-#include "explain/onnx/layer_method.h"
 #include "explain/onnx/onnx_classifier.h"
+#include "explain/onnx/onnx_explain.h"
 #include "files.h"
-#include "image/map_ops.h"
+#include "image/model_input.h"
 #include "image/preprocess.h"
-#include "onnx/reader.h"
 
 using nlohmann::json;
 
@@ -107,32 +105,15 @@ std::vector<float> load_input(const OnnxCommands& c, const std::vector<int64_t>&
     std::memcpy(x.data(), bytes.data(), bytes.size());
     return x;
   }
-  if (H != W) fail("images are resized to a square input; this model wants " + std::to_string(H) + "×" + std::to_string(W) + " (give a .f32 tensor)");
   std::vector<uint8_t> rgba;
   int w, h;
   if (!read_pnm(bytes, &rgba, &w, &h, &err)) fail(c.image + ": " + err);
-  std::vector<float> rgb;
-  if (!preprocess_rgba(rgba.data(), w, h, &rgb, &err)) fail(c.image + ": " + err);
-  std::vector<float> x(want);
-  for (int64_t ch = 0; ch < C; ++ch) {
-    std::vector<float> plane;
-    if (C == 3) plane.assign(rgb.begin() + ch * kImageSize * kImageSize, rgb.begin() + (ch + 1) * kImageSize * kImageSize);
-    else {  // grey: the mean of R, G, B
-      plane.assign(static_cast<size_t>(kImageSize) * kImageSize, 0.f);
-      for (int q = 0; q < 3; ++q)
-        for (size_t p = 0; p < plane.size(); ++p) plane[p] += rgb[q * plane.size() + p] / 3.f;
-    }
-    if (H != kImageSize) plane = upsample_bilinear(plane.data(), kImageSize, kImageSize, static_cast<int>(H), static_cast<int>(W));
-    static const float kMean[3] = {0.485f, 0.456f, 0.406f}, kStd[3] = {0.229f, 0.224f, 0.225f};
-    for (size_t p = 0; p < plane.size(); ++p) {
-      const float v = plane[p];
-      float y = v;
-      if (c.preprocess == "imagenet") y = (v / 255.f - kMean[C == 3 ? ch : 0]) / kStd[C == 3 ? ch : 0];
-      else if (c.preprocess == "unit") y = v / 255.f;
-      else if (c.preprocess == "signed") y = v / 127.5f - 1.f;
-      x[ch * H * W + p] = y;
-    }
-  }
+  std::vector<float> rgb, x;
+  InputScaling scaling;
+  if (!preprocess_rgba(rgba.data(), w, h, &rgb, &err) || !parse_input_scaling(c.preprocess, &scaling, &err) ||
+      !model_input_from_planar(rgb.data(), kImageSize, static_cast<int>(C), static_cast<int>(H), static_cast<int>(W),
+                               scaling, &x, &err))
+    fail(c.image + ": " + err);
   return x;
 }
 
@@ -148,27 +129,8 @@ OnnxClassifier load_classifier(const OnnxCommands& c, std::string* bytes) {
 int run_info(const OnnxCommands& c) {
   std::string bytes, err;
   if (!read_file(c.model, &bytes, &err)) fail(err);
-  onnx::Model m;
-  if (!onnx::read_model(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &m, &err)) fail(c.model + ": " + err);
-  json out = OnnxClassifier::summarize(m);
-  OnnxClassifier clf;
-  std::string load_err;
-  if (clf.load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &load_err)) {
-    if (c.size > 0) clf.set_input_size(c.size);
-    const auto shape = clf.input_shape();
-    std::vector<float> zeros(static_cast<size_t>(shape[1] * shape[2] * shape[3]), 0.f);
-    json layers = json::array();
-    if (clf.forward(zeros.data(), zeros.size(), &load_err)) {
-      for (const auto& l : clf.spatial_layers())
-        layers.push_back({{"name", l.name}, {"op", l.op}, {"shape", {l.channels, l.height, l.width}}});
-      out["classes"] = clf.num_classes();
-      out["auto_layer"] = clf.auto_layer();
-    }
-    out["input_shape"] = shape;
-    out["spatial_layers"] = layers;
-  }
-  out["runnable"] = load_err.empty();
-  out["error"] = load_err;
+  json out;
+  if (!onnx_info(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), c.size, &out, &err)) fail(c.model + ": " + err);
   std::cout << out.dump() << std::endl;
   return 0;
 }
@@ -178,38 +140,17 @@ int run_explain(const OnnxCommands& c) {
   OnnxClassifier clf = load_classifier(c, &bytes);
   const auto shape = clf.input_shape();
   const std::vector<float> x = load_input(c, shape);
-  if (!clf.forward(x.data(), x.size(), &err)) fail(err);
-  const std::vector<float> logits = clf.logits();
-  int cls = c.class_index;
-  if (cls < 0) cls = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
-  if (cls >= clf.num_classes()) fail("--class " + std::to_string(cls) + " is out of range (" + std::to_string(clf.num_classes()) + " classes)");
-  json out = {{"model", c.model}, {"method", c.method}, {"class", cls}, {"logits", logits}, {"input_shape", shape}};
-  bool needs_grad = true;
-  if (LayerMethodFn fn = find_layer_method(c.method, &needs_grad)) {
-    const std::string layer = c.layer == "auto" ? clf.auto_layer() : c.layer;
-    if (layer.empty()) fail("the model has no layer with spatial extent");
-    if (!clf.backward_class(cls, &err)) fail(err);
-    LayerTensors L;
-    if (!clf.layer(layer, &L, &err)) fail(err);
-    const std::vector<float> map = fn(L);
-    if (map.empty()) fail("the method returned no map");
-    out["layer"] = layer;
-    out["map_shape"] = {L.h, L.w};
-    out["map"] = map;
-  } else if (InputMethodFn in_fn = find_input_method(c.method)) {
-    InputMethodOptions o;
-    o.samples = c.samples;
-    o.steps = c.steps;
-    o.seed = c.seed;
-    InputMapResult r;
-    if (!in_fn(clf, x, cls, o, &r, &err)) fail(err);
-    out["layer"] = "input";
-    out["map_shape"] = {r.h, r.w};
-    out["map"] = r.map;
-    for (auto& kv : r.extra.items()) out[kv.key()] = kv.value();
-  } else {
-    fail("unknown method '" + c.method + "'");
-  }
+  OnnxExplainRequest r;
+  r.method = c.method;
+  r.layer = c.layer;
+  r.class_index = c.class_index;
+  r.options.samples = c.samples;
+  r.options.steps = c.steps;
+  r.options.seed = c.seed;
+  json result;
+  if (!onnx_explain(clf, x, r, &result, &err)) fail(err);
+  json out = {{"model", c.model}, {"method", c.method}, {"input_shape", shape}};
+  out.update(result);
   std::cout << out.dump() << std::endl;
   return 0;
 }
@@ -225,9 +166,7 @@ std::function<int()> add_onnx_commands(CLI::App& app) {
   CLI::App* e = c->explain;
   e->add_option("--model", c->model, "an .onnx file")->required();
   e->add_option("--image", c->image, "a PPM/PGM image, or a .f32 tensor in model input space")->required();
-  e->add_option("--method", c->method)
-      ->check(CLI::IsMember({"gradcam", "gradcampp", "hirescam", "xgradcam", "layercam", "eigencam", "gradient",
-                             "smoothgrad", "integrated-gradients"}));
+  e->add_option("--method", c->method)->check(CLI::IsMember(onnx_method_names()));
   e->add_option("--layer", c->layer, "tensor name of the CAM layer, or auto (the last with spatial extent)");
   e->add_option("--class", c->class_index, "explained class (default: the top-1)");
   e->add_option("--preprocess", c->preprocess, "imagenet (mean/std) | unit (0-1) | raw (0-255) | signed (-1..1)")

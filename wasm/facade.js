@@ -122,6 +122,12 @@
     fn(name, null, 'ImagePlan');
   });
 
+  // ---- your model (wasm/onnx_bindings.cpp) ----
+  fn('onnxInfo', [R, 0]);
+  defineClass('OnnxLab', 'OnnxLab', {
+    info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], layerActivation: [R], logitsOf: [R, R],
+  }, [R, 0]);
+
   // ---- localization lab (wasm/cnn_bindings.cpp) ----
   defineClass('CnnTrainer', 'CnnTrainer', {
     step: [R], probes: [], metrics: [0], erase: [R, 0.5, 200, 4], weights: [], configJson: [], done: [],

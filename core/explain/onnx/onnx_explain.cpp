@@ -1,0 +1,95 @@
+// onnx-info / explain-onnx, shared by the CLI and the wasm OnnxLab (see onnx_explain.h).
+#include "explain/onnx/onnx_explain.h"
+
+#include <algorithm>
+
+#include "explain/onnx/layer_method.h"
+#include "onnx/reader.h"
+
+namespace attnlab {
+
+using nlohmann::json;
+
+json spatial_layers_json(const OnnxClassifier& clf) {
+  json layers = json::array();
+  for (const auto& l : clf.spatial_layers())
+    layers.push_back({{"name", l.name}, {"op", l.op}, {"shape", {l.channels, l.height, l.width}}});
+  return layers;
+}
+
+bool onnx_info(const uint8_t* bytes, size_t size, int input_size, json* out, std::string* error) {
+  onnx::Model m;
+  if (!onnx::read_model(bytes, size, &m, error)) return false;
+  *out = OnnxClassifier::summarize(m);
+  OnnxClassifier clf;
+  std::string load_err;
+  if (clf.load(bytes, size, &load_err)) {
+    if (input_size > 0) clf.set_input_size(input_size);
+    const auto shape = clf.input_shape();
+    std::vector<float> zeros(static_cast<size_t>(shape[1] * shape[2] * shape[3]), 0.f);
+    json layers = json::array();
+    if (clf.forward(zeros.data(), zeros.size(), &load_err)) {
+      layers = spatial_layers_json(clf);
+      (*out)["classes"] = clf.num_classes();
+      (*out)["auto_layer"] = clf.auto_layer();
+    }
+    (*out)["input_shape"] = shape;
+    (*out)["spatial_layers"] = layers;
+  }
+  (*out)["runnable"] = load_err.empty();
+  (*out)["error"] = load_err;
+  return true;
+}
+
+bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExplainRequest& r, json* out,
+                  std::string* error) {
+  if (!clf.forward(x.data(), x.size(), error)) return false;
+  const std::vector<float> logits = clf.logits();
+  int cls = r.class_index;
+  if (cls < 0) cls = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  if (cls >= clf.num_classes()) {
+    *error = "class " + std::to_string(cls) + " is out of range (" + std::to_string(clf.num_classes()) + " classes)";
+    return false;
+  }
+  *out = {{"class", cls}, {"logits", logits}};
+  if (LayerMethodFn fn = find_layer_method(r.method)) {
+    const std::string layer = r.layer == "auto" || r.layer.empty() ? clf.auto_layer() : r.layer;
+    if (layer.empty()) {
+      *error = "the model has no layer with spatial extent";
+      return false;
+    }
+    if (!clf.backward_class(cls, error)) return false;
+    LayerTensors L;
+    if (!clf.layer(layer, &L, error)) return false;
+    const std::vector<float> map = fn(L);
+    if (map.empty()) {
+      *error = "the method returned no map";
+      return false;
+    }
+    (*out)["layer"] = layer;
+    (*out)["map_shape"] = {L.h, L.w};
+    (*out)["map"] = map;
+    return true;
+  }
+  if (InputMethodFn in_fn = find_input_method(r.method)) {
+    InputMapResult res;
+    if (!in_fn(clf, x, cls, r.options, &res, error)) return false;
+    (*out)["layer"] = "input";
+    (*out)["map_shape"] = {res.h, res.w};
+    (*out)["map"] = res.map;
+    for (auto& kv : res.extra.items()) (*out)[kv.key()] = kv.value();
+    return true;
+  }
+  std::string names;
+  for (const auto& n : onnx_method_names()) names += (names.empty() ? "" : ", ") + n;
+  *error = "unknown method '" + r.method + "' (" + names + ")";
+  return false;
+}
+
+std::vector<std::string> onnx_method_names() {
+  std::vector<std::string> v = layer_method_names();
+  for (const char* n : {"gradient", "smoothgrad", "integrated-gradients"}) v.push_back(n);
+  return v;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,40 @@
+// What `attnlab onnx-info` / `explain-onnx` and the page's "Your model" (wasm OnnxLab) compute, in one place:
+//   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize) plus, when the model
+//     loads as an image classifier: input_shape, classes, spatial_layers [{name, op, shape [K, h, w]}] (a forward
+//     pass on zeros), auto_layer; always runnable (bool) and error ("" or why it cannot run). false + message
+//     only for bytes that are not a readable ONNX model.
+//   onnx_explain(clf, x, request, out) → {class, logits, layer, map_shape [h, w], map (row-major, before
+//     upsampling), …method extras (integrated gradients: completeness)}; class −1 = the top-1.
+//     Layer methods (layer_method.h) read `layer` ("auto" = clf.auto_layer()); input methods (input_method.h)
+//     report layer "input".
+//   onnx_method_names(): the layer methods, then the input methods.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "explain/onnx/input_method.h"
+#include "explain/onnx/onnx_classifier.h"
+
+namespace attnlab {
+
+bool onnx_info(const uint8_t* bytes, size_t size, int input_size, nlohmann::json* out, std::string* error);
+
+// After a forward pass: [{name, op, shape}] of clf.spatial_layers().
+nlohmann::json spatial_layers_json(const OnnxClassifier& clf);
+
+struct OnnxExplainRequest {
+  std::string method = "gradcam";
+  std::string layer = "auto";
+  int class_index = -1;
+  InputMethodOptions options;
+};
+
+bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExplainRequest& request,
+                  nlohmann::json* out, std::string* error);
+
+std::vector<std::string> onnx_method_names();
+
+}  // namespace attnlab

@@ -1,0 +1,196 @@
+// The only Embind code for "Your model" (issue 11): a user's ONNX image classifier run forward and backward by
+// the core's executor (core/onnx, core/explain/onnx). Owns no math: the graph summary and every map come from
+// core/explain/onnx/onnx_explain.h (shared with `attnlab onnx-info` / `explain-onnx`), the input scaling from
+// core/image/model_input.h. Errors as docs/DESIGN.md "Binding convention"; wasm/facade.js exposes:
+//   Module.onnxInfo(bytes Uint8Array, inputSize = 0) → the onnx-info object (summary, runnable, error,
+//       input_shape, classes, spatial_layers, auto_layer); an unreadable file → Error.
+//   new Module.OnnxLab(bytes, inputSize = 0) → throws when the model cannot run (unsupported operators, not an
+//       image classifier …). inputSize fixes a symbolic H = W (0: the model's, else 224).
+//   lab.info() → {input_shape [1, C, H, W], classes, spatial_layers [{name, op, shape}], auto_layer}
+//   lab.setPhoto(planar Float32Array [3·224·224] 0–255, scaling 'imagenet'|'unit'|'raw'|'signed')
+//       → logits Float32Array [classes]; the photo's model input is kept for explain / layerActivation.
+//   lab.explain(method, layer = 'auto', classIndex = -1, options = {samples, noise, steps, seed})
+//       → {class, logits, layer, map_shape [h, w], map Float32Array [h·w] (before upsampling), …extras}
+//   lab.layerActivation(layer) → {k, h, w, data Float32Array [k·h·w]} of the kept photo (Score-CAM's features)
+//   lab.logitsOf(images Float32Array [n·3·224·224] 0–255, n) → logits Float32Array [n·classes] (plans), with
+//       the scaling of the last setPhoto.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <emscripten/bind.h>
+#include <nlohmann/json.hpp>
+
+#include "boundary.h"
+#include "explain/onnx/onnx_explain.h"
+#include "image/model_input.h"
+#include "image/preprocess.h"
+
+namespace {
+
+using nlohmann::json;
+using namespace attnlab;
+using namespace attnlab::wasm;
+
+constexpr size_t kPlanar = 3ull * kImageSize * kImageSize;
+
+bool model_bytes(const val& bytes, std::vector<uint8_t>* out, Err& e) { return u8(bytes, "model", out, e); }
+
+// o[key], when present, must be a number in [lo, hi] (integers for everything but noise).
+void number_option(const json& o, const char* key, double lo, double hi, double* out, Err& e) {
+  if (!o.contains(key)) return;
+  const json& v = o[key];
+  const bool integer = std::string(key) != "noise";
+  if (!v.is_number() || !(v.get<double>() >= lo && v.get<double>() <= hi) ||
+      (integer && v.get<double>() != std::floor(v.get<double>()))) {
+    e.fail(std::string("options.") + key + " must be " + (integer ? "an integer" : "a number") + " in " +
+           json(lo).dump() + ".." + json(hi).dump());
+    return;
+  }
+  *out = v.get<double>();
+}
+
+bool input_size_arg(int size, Err& e) {
+  if (size == 0) return true;
+  return dim(size, "inputSize", e, 4096);
+}
+
+val onnx_info_js(const val& bytes, int input_size) {
+  Err e;
+  std::vector<uint8_t> b;
+  if (!model_bytes(bytes, &b, e) || !input_size_arg(input_size, e)) return error_val(e.message);
+  json out;
+  std::string err;
+  if (!onnx_info(b.data(), b.size(), input_size, &out, &err)) return error_val(err);
+  return out_json(out);
+}
+
+class OnnxLab {
+ public:
+  OnnxLab(const val& bytes, int input_size) {
+    Err e;
+    std::vector<uint8_t> b;
+    std::string err;
+    if (model_bytes(bytes, &b, e) && input_size_arg(input_size, e)) {
+      if (!clf_.load(b.data(), b.size(), &err)) {
+        e.fail(err);
+      } else {
+        if (input_size > 0) clf_.set_input_size(input_size);
+        const auto s = clf_.input_shape();
+        std::vector<float> zeros(static_cast<size_t>(s[1] * s[2] * s[3]), 0.f);
+        if (!clf_.forward(zeros.data(), zeros.size(), &err)) e.fail(err);
+        else info_ = {{"input_shape", s}, {"classes", clf_.num_classes()}, {"spatial_layers", spatial_layers_json(clf_)},
+                      {"auto_layer", clf_.auto_layer()}};
+      }
+    }
+    error_ = e.message;
+  }
+  std::string error() const { return error_; }
+  val info() const { return out_json(info_); }
+
+  val set_photo(const val& planar, const val& scaling) {
+    Err e;
+    std::vector<float> rgb;
+    std::string name;
+    if (f32(planar, "photo", &rgb, e, kPlanar, "3·224·224 = " + num(kPlanar)) && string_arg(scaling, "scaling", &name, e)) {
+      std::string err;
+      InputScaling s;
+      std::vector<float> x;
+      if (!parse_input_scaling(name, &s, &err) || !to_input(rgb.data(), s, &x, &err) ||
+          !clf_.forward(x.data(), x.size(), &err))
+        e.fail(err);
+      else {
+        scaling_ = s;
+        x_ = std::move(x);
+      }
+    }
+    if (!e.ok()) return error_val(e.message);
+    return out_array(clf_.logits());
+  }
+
+  val explain(const val& method, const val& layer, int class_index, const val& options) {
+    Err e;
+    OnnxExplainRequest r;
+    json o;
+    if (x_.empty()) e.fail("no photo: call setPhoto first");
+    string_arg(method, "method", &r.method, e);
+    string_arg(layer, "layer", &r.layer, e);
+    if (object_arg(options, "options", &o, e)) {
+      double samples = r.options.samples, steps = r.options.steps, seed = 0;
+      number_option(o, "samples", 1, 1000, &samples, e);
+      number_option(o, "noise", 0, 1, &r.options.noise, e);
+      number_option(o, "steps", 1, 1000, &steps, e);
+      number_option(o, "seed", 0, 9007199254740991.0, &seed, e);
+      r.options.samples = static_cast<int>(samples);
+      r.options.steps = static_cast<int>(steps);
+      seed_arg(seed, &r.options.seed, e);
+    }
+    r.class_index = class_index;
+    json out;
+    std::string err;
+    if (e.ok() && !onnx_explain(clf_, x_, r, &out, &err)) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    const std::vector<float> map = out["map"].get<std::vector<float>>();
+    out.erase("map");
+    val v = out_json(out);
+    v.set("map", out_array(map));
+    return v;
+  }
+
+  val layer_activation(const val& layer) {
+    Err e;
+    std::string name, err;
+    LayerTensors L;
+    if (x_.empty()) e.fail("no photo: call setPhoto first");
+    if (string_arg(layer, "layer", &name, e) && (!clf_.forward(x_.data(), x_.size(), &err) || !clf_.layer(name, &L, &err)))
+      e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    val v = val::object();
+    v.set("k", L.k);
+    v.set("h", L.h);
+    v.set("w", L.w);
+    v.set("data", out_array(L.activation));
+    return v;
+  }
+
+  val logits_of(const val& images, int n) {
+    Err e;
+    std::vector<float> all;
+    if (dim(n, "n", e, 4096)) f32(images, "images", &all, e, n * kPlanar, "n·3·224·224 = " + num(n * kPlanar));
+    std::vector<float> logits, x;
+    std::string err;
+    for (int i = 0; e.ok() && i < n; ++i) {
+      if (!to_input(all.data() + i * kPlanar, scaling_, &x, &err) || !clf_.forward(x.data(), x.size(), &err)) e.fail(err);
+      else logits.insert(logits.end(), clf_.logits().begin(), clf_.logits().end());
+    }
+    if (!e.ok()) return error_val(e.message);
+    return out_array(logits);
+  }
+
+ private:
+  bool to_input(const float* rgb, InputScaling s, std::vector<float>* x, std::string* err) const {
+    const auto shape = clf_.input_shape();
+    return model_input_from_planar(rgb, kImageSize, static_cast<int>(shape[1]), static_cast<int>(shape[2]),
+                                   static_cast<int>(shape[3]), s, x, err);
+  }
+  OnnxClassifier clf_;
+  json info_ = json::object();
+  std::string error_;
+  std::vector<float> x_;
+  InputScaling scaling_ = InputScaling::Imagenet;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_onnx) {
+  emscripten::function("_raw_onnxInfo", &onnx_info_js);
+  emscripten::class_<OnnxLab>("_raw_OnnxLab")
+      .constructor<const val&, int>()
+      .function("error", &OnnxLab::error)
+      .function("info", &OnnxLab::info)
+      .function("setPhoto", &OnnxLab::set_photo)
+      .function("explain", &OnnxLab::explain)
+      .function("layerActivation", &OnnxLab::layer_activation)
+      .function("logitsOf", &OnnxLab::logits_of);
+}
