@@ -14,7 +14,6 @@
 //   lab.layerActivation(layer) → {k, h, w, data Float32Array [k·h·w]} of the kept photo (Score-CAM's features)
 //   lab.logitsOf(images Float32Array [n·3·224·224] 0–255, n) → logits Float32Array [n·classes] (plans), with
 //       the scaling of the last setPhoto.
-#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "boundary.h"
+#include "explain/onnx/method_catalogue.h"
 #include "explain/onnx/onnx_explain.h"
 #include "image/model_input.h"
 #include "image/preprocess.h"
@@ -36,20 +36,6 @@ using namespace attnlab::wasm;
 constexpr size_t kPlanar = 3ull * kImageSize * kImageSize;
 
 bool model_bytes(const val& bytes, std::vector<uint8_t>* out, Err& e) { return u8(bytes, "model", out, e); }
-
-// o[key], when present, must be a number in [lo, hi] (integers for everything but noise).
-void number_option(const json& o, const char* key, double lo, double hi, double* out, Err& e) {
-  if (!o.contains(key)) return;
-  const json& v = o[key];
-  const bool integer = std::string(key) != "noise";
-  if (!v.is_number() || !(v.get<double>() >= lo && v.get<double>() <= hi) ||
-      (integer && v.get<double>() != std::floor(v.get<double>()))) {
-    e.fail(std::string("options.") + key + " must be " + (integer ? "an integer" : "a number") + " in " +
-           json(lo).dump() + ".." + json(hi).dump());
-    return;
-  }
-  *out = v.get<double>();
-}
 
 bool input_size_arg(int size, Err& e) {
   if (size == 0) return true;
@@ -116,16 +102,7 @@ class OnnxLab {
     if (x_.empty()) e.fail("no photo: call setPhoto first");
     string_arg(method, "method", &r.method, e);
     string_arg(layer, "layer", &r.layer, e);
-    if (object_arg(options, "options", &o, e)) {
-      double samples = r.options.samples, steps = r.options.steps, seed = 0;
-      number_option(o, "samples", 1, 1000, &samples, e);
-      number_option(o, "noise", 0, 1, &r.options.noise, e);
-      number_option(o, "steps", 1, 1000, &steps, e);
-      number_option(o, "seed", 0, 9007199254740991.0, &seed, e);
-      r.options.samples = static_cast<int>(samples);
-      r.options.steps = static_cast<int>(steps);
-      seed_arg(seed, &r.options.seed, e);
-    }
+    if (object_arg(options, "options", &o, e)) e.fail(onnx_options_from_json(o, &r.options));  // fail(""): no error
     r.class_index = class_index;
     json out;
     std::string err;

@@ -8,7 +8,7 @@
 //   Views: text (views/text-view.js), debate (views/debate-view.js), train (views/train-view.js) and
 //   localization (views/localization-view.js) share one host worker (runtime/lab-runtime.js: one core, one
 //   queue); image (views/image-view.js) has its own host worker (ORT's backend is per worker; it loads nothing
-//   until first shown); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
+//   until first shown; "Your model" there, views/own-model-view.js, has a worker of its own); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
 //   dies or aborts, it is replaced on the next request and #app-message says so (inputs are kept) until the
 //   fresh worker answers. An unknown view shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
@@ -21,6 +21,7 @@ import { mountTextView } from './views/text-view.js';
 import { mountDebateView } from './views/debate-view.js';
 import { mountTrainView } from './views/train-view.js';
 import { mountImageView } from './views/image-view.js';
+import { mountOwnModelView } from './views/own-model-view.js';
 import { mountLocalizationView } from './views/localization-view.js';
 
 const appMessage = document.getElementById('app-message');
@@ -110,7 +111,16 @@ const trainView = mountTrainView(document.getElementById('view-train'), {
   },
 });
 
-const imageView = mountImageView(document.getElementById('view-image'), { store });
+const shippedImageView = mountImageView(document.getElementById('view-image'), { store });
+// "Your model" (the last card of the Images tab) explains the photo the Image view shows, with the user's .onnx.
+const ownModelView = mountOwnModelView(document.getElementById('own-model'), { store });
+shippedImageView.onPhoto((photo) => ownModelView.setPhoto(photo));
+const imageView = {
+  apply(s) {
+    shippedImageView.apply(s);
+    ownModelView.apply(s);
+  },
+};
 
 const localizationView = mountLocalizationView(document.getElementById('view-localization'), {
   store, client: new CnnClient({ channel: client.channel }),

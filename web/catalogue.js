@@ -715,6 +715,120 @@ export const CATALOGUE = Object.freeze({
    }
   ]
  },
+ "onnx": {
+  "methods": [
+   {
+    "description": "Grad-CAM (Selvaraju et al. 2017): the layer's channels weighted by their mean gradient.",
+    "kind": "layer",
+    "label": "Grad-CAM",
+    "name": "gradcam",
+    "params": []
+   },
+   {
+    "description": "Grad-CAM++ (Chattopadhay et al. 2018): higher-order weights of the positive gradients.",
+    "kind": "layer",
+    "label": "Grad-CAM++",
+    "name": "gradcampp",
+    "params": []
+   },
+   {
+    "description": "HiResCAM (Draelos & Carin 2020): gradient times activation per position, summed over channels.",
+    "kind": "layer",
+    "label": "HiResCAM",
+    "name": "hirescam",
+    "params": []
+   },
+   {
+    "description": "XGrad-CAM (Fu et al. 2020): channel weights normalised by the activation.",
+    "kind": "layer",
+    "label": "XGrad-CAM",
+    "name": "xgradcam",
+    "params": []
+   },
+   {
+    "description": "LayerCAM (Jiang et al. 2021): positive gradient times activation per position.",
+    "kind": "layer",
+    "label": "LayerCAM",
+    "name": "layercam",
+    "params": []
+   },
+   {
+    "description": "EigenCAM (Muhammad & Yeasin 2020): the first principal component of the activations; no gradient, no class.",
+    "kind": "layer",
+    "label": "EigenCAM",
+    "name": "eigencam",
+    "params": []
+   },
+   {
+    "description": "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.",
+    "kind": "input",
+    "label": "Gradient",
+    "name": "gradient",
+    "params": []
+   },
+   {
+    "description": "SmoothGrad (Smilkov et al. 2017): the gradient averaged over noisy copies of the photo.",
+    "kind": "input",
+    "label": "SmoothGrad",
+    "name": "smoothgrad",
+    "params": [
+     {
+      "default": 25,
+      "description": "SmoothGrad: noisy copies averaged",
+      "max": 1000,
+      "min": 1,
+      "name": "samples",
+      "type": "int"
+     },
+     {
+      "default": 0.15,
+      "description": "SmoothGrad: noise σ as a fraction of the input's range",
+      "max": 1,
+      "min": 0,
+      "name": "noise",
+      "type": "number"
+     },
+     {
+      "default": 0,
+      "description": "SmoothGrad: seed of the noise",
+      "max": 9007199254740991,
+      "min": 0,
+      "name": "seed",
+      "type": "int"
+     }
+    ]
+   },
+   {
+    "description": "Integrated gradients (Sundararajan et al. 2017) from an all-zero input; completeness: the attributions sum to score(x) − score(0).",
+    "kind": "input",
+    "label": "Integrated gradients",
+    "name": "integrated-gradients",
+    "params": [
+     {
+      "default": 32,
+      "description": "integrated gradients: path steps (midpoint rule)",
+      "max": 1000,
+      "min": 1,
+      "name": "steps",
+      "type": "int"
+     }
+    ]
+   }
+  ],
+  "plans": [
+   "scorecam",
+   "rise",
+   "occlusion",
+   "deletion",
+   "insertion"
+  ],
+  "scalings": [
+   "imagenet",
+   "unit",
+   "signed",
+   "raw"
+  ]
+ },
  "text": {
   "adversary": [
    {

@@ -23,7 +23,7 @@
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
-// in SCHEMA). Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
+// in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Fields are added
 // here when a view needs them.
 
@@ -34,6 +34,9 @@ export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localiz
 // The fields whose values, defaults and ranges the core defines come from its catalogue (web/catalogue.js).
 const IMAGE_MAPS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kind !== 'metric').map((m) => m.name));
 const RISE_N = CATALOGUE.image.methods.find((m) => m.name === 'rise').params.find((p) => p.name === 'n');
+// "Your model" (views/own-model-view.js): the executor's methods, then the image plans that make a map.
+const OWN_METHODS = Object.freeze([...CATALOGUE.onnx.methods.map((m) => m.name),
+  ...CATALOGUE.onnx.plans.filter((p) => CATALOGUE.image.methods.find((m) => m.name === p)?.kind === 'plan')]);
 const RECIPE_NAMES = Object.freeze([CATALOGUE.cnn.default_recipe,
   ...Object.keys(CATALOGUE.cnn.recipes).filter((k) => k !== CATALOGUE.cnn.default_recipe)]);
 
@@ -71,6 +74,10 @@ export const SCHEMA = Object.freeze({
   erasesteps: { type: 'int', default: 3, min: 1, max: 8 },
   erasethr: { type: 'int', default: 50, min: 5, max: 95 },
   erasefill: { type: 'enum', values: Object.freeze([...CATALOGUE.image.erase_fills]), default: CATALOGUE.image.erase_fills[0] },
+  // "Your model" in the Images tab (views/own-model-view.js): the method and the input scaling (the model file
+  // itself is never in the URL).
+  omethod: { type: 'enum', values: OWN_METHODS, default: OWN_METHODS[0] },
+  oscale: { type: 'enum', values: Object.freeze([...CATALOGUE.onnx.scalings]), default: CATALOGUE.onnx.scalings[0] },
   // Localization view (views/localization-view.js): pooling head, CBAM placement, confounder p in percent,
   // epochs, training seed and the training recipe (its RECIPES: image size, widths, images per epoch).
   lochead: { type: 'enum', values: Object.freeze(['gap', 'gmp', 'lse']), default: 'gap' },

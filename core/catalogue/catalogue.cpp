@@ -4,6 +4,7 @@
 #include "explain/explain_text.h"
 #include "explain/image/image_method.h"
 #include "explain/image/method_catalogue.h"
+#include "explain/onnx/method_catalogue.h"
 #include "train/cnn_options.h"
 #include "train/text_options.h"
 
@@ -57,6 +58,15 @@ nlohmann::json image_part() {
           {"default_channels", 1280}};
 }
 
+nlohmann::json onnx_part() {
+  nlohmann::json methods = nlohmann::json::array();
+  for (const OnnxMethodInfo& m : onnx_method_catalogue())
+    methods.push_back({{"name", m.name}, {"label", m.label}, {"kind", m.kind}, {"description", m.description},
+                       {"params", params_json(m.params)}});
+  return {{"methods", methods}, {"scalings", onnx_scaling_names()},
+          {"plans", {"scorecam", "rise", "occlusion", "deletion", "insertion"}}};
+}
+
 nlohmann::json cnn_part() {
   return {{"options", params_json(cnn_option_specs())}, {"recipes", cnn_recipes()}, {"default_recipe", "page"},
           {"class_names", cnn_class_names(5)}};
@@ -66,7 +76,7 @@ nlohmann::json cnn_part() {
 
 nlohmann::json catalogue_json() {
   return {{"format", "attnlab-catalogue-v1"}, {"text", text_part()}, {"experiments", experiments_part()},
-          {"image", image_part()}, {"cnn", cnn_part()}};
+          {"image", image_part()}, {"onnx", onnx_part()}, {"cnn", cnn_part()}};
 }
 
 }  // namespace attnlab

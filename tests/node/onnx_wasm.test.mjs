@@ -102,8 +102,8 @@ test('bad models and bad arguments are readable Errors', { skip }, async () => {
     assert.throws(() => lab.explain('score'), /unknown method 'score'/);
     assert.throws(() => lab.explain('gradcam', 'no-such-layer'), /no tensor named 'no-such-layer'/);
     assert.throws(() => lab.explain('gradcam', 'auto', 10), /out of range/);
-    assert.throws(() => lab.explain('smoothgrad', 'auto', -1, { samples: 'many' }), /options.samples must be an integer/);
-    assert.throws(() => lab.explain('smoothgrad', 'auto', -1, { noise: 2 }), /options.noise/);
+    assert.throws(() => lab.explain('smoothgrad', 'auto', -1, { samples: 'many' }), /samples must be a number in \[1, 1000\]/);
+    assert.throws(() => lab.explain('smoothgrad', 'auto', -1, { noise: 2 }), /noise must be a number/);
     assert.equal(lab.explain('smoothgrad', 'auto', -1, { samples: 2 }).map.length, 112 * 112);
   } finally {
     lab.delete();

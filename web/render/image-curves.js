@@ -18,6 +18,14 @@ export const METHOD_COLORS = Object.freeze({
   rise: '#b2182b',
   occlusion: '#66a61e',
   random: '#8c8c8c',
+  // "Your model"'s methods (catalogue.onnx)
+  hirescam: '#7570b3',
+  xgradcam: '#d95f02',
+  layercam: '#e7298a',
+  eigencam: '#a6761d',
+  gradient: '#666666',
+  smoothgrad: '#1f78b4',
+  'integrated-gradients': '#33a02c',
 });
 
 export function renderCurves(container, runs, { width = 640, labelOf = (m) => m } = {}) {

@@ -4,7 +4,8 @@
 // core, both in one worker (runtime/image-worker.js through runtime/image-client.js).
 //
 // Contract:
-//   mountImageView(section, { store }) → { apply(state), progress() }
+//   mountImageView(section, { store }) → { apply(state), progress(), onPhoto(fn) }  (fn({key, title, source}) is
+//     called with every photo classified, and at once with the current one: "Your model" explains the same photo)
 //     section  the #view-image element of index.html; store the URL-backed state (fields image, method,
 //              opacity, colormap, backend, target, risen, seed, erasesteps, erasethr, erasefill).
 //   Nothing loads until the view is first shown (apply): then the worker starts, the model is downloaded
@@ -97,6 +98,7 @@ export function mountImageView(section, { store }) {
     curves: [], // [{method, kind, cls, x, y, auc}]
     extra: new Map(), // `${class}|${method}` → explanation-mask result
     job: null, // {label, handles: [], cancelled}
+    photoListeners: [], // onPhoto(fn): told every photo classified ({key, title, source})
   };
   // ------------------------------------------------------------ messages
   function showMessage(text) {
@@ -390,5 +392,9 @@ export function mountImageView(section, { store }) {
   installSanity(v);
   installEquivalence(v);
 
-  return { apply, progress: () => {} };
+  function onPhoto(fn) {
+    v.photoListeners.push(fn);
+    if (v.lastPhoto) fn(v.lastPhoto);
+  }
+  return { apply, progress: () => {}, onPhoto };
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "explain/onnx/layer_method.h"
+#include "explain/onnx/method_catalogue.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -87,8 +88,8 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
 }
 
 std::vector<std::string> onnx_method_names() {
-  std::vector<std::string> v = layer_method_names();
-  for (const char* n : {"gradient", "smoothgrad", "integrated-gradients"}) v.push_back(n);
+  std::vector<std::string> v;
+  for (const auto& m : onnx_method_catalogue()) v.push_back(m.name);
   return v;
 }
 

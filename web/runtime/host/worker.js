@@ -9,9 +9,10 @@ import { experimentsLab } from '../labs/experiments.js';
 import { trainLab } from '../labs/train.js';
 import { imageLab } from '../labs/image.js';
 import { localizationLab } from '../labs/localization.js';
+import { ownModelLab } from '../labs/own-model.js';
 import { runtimeLab } from '../labs/runtime.js';
 
-export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, runtimeLab];
+export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, runtimeLab];
 
 if (meterOn()) meterWorker(); // measurement only (meter.js)
 startHost(LABS);

@@ -35,6 +35,7 @@ export function installPhotoInput(v) {
     }
     if (seq !== v.photoSeq) return;
     v.lastPhoto = { key, title, source, mask, entry };
+    for (const fn of v.photoListeners) fn(v.lastPhoto);
     v.photo = { key, title, res, entry, anchor: v.st.image };
     v.maps = new Map();
     v.inflight = new Map();

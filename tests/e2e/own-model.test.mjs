@@ -1,0 +1,192 @@
+// own-model.test.mjs — "Your model" in the Images tab (views/own-model-view.js), in headless Debian Chromium.
+// A torchvision squeezenet1_1 fixture (tests/fixtures/onnx/squeezenet1_1: seeded weights, 10 classes, 112² input) is
+// chosen with the file picker on #view=image&image=cat&backend=wasm:
+//   - the graph summary shows its classes and operators; Grad-CAM at the default layer is drawn, and the map (at
+//     layer resolution) and the top-1 class equal `build/attnlab explain-onnx` on the same photo (cat.png as a PPM)
+//     to 1e-5 — the CLI is checked against PyTorch in tests/node/onnx_core_cli.test.mjs; a negative control: the
+//     CLI with another input scaling gives another map;
+//   - integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress; the deletion
+//     and insertion curves are drawn (two charts, AUC in the legend); a labels file names the classes;
+//   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with an
+//     operator the executor lacks (test_loop11: Loop): a readable message each, the loaded model stays, and the
+//     shipped MobileNetV2 still classifies the next demo photo;
+//   - "Keep this model in this browser": after a reload "Load it" brings the model back; "Forget it" removes it.
+// Screenshot: tests/e2e/out/own-model.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PNG } from 'pngjs';
+import { launchChromium, openRecordingPage, imageLabMissing } from './browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(REPO, 'tests', 'e2e', 'out');
+const CLI = path.join(REPO, 'build/attnlab');
+const FX = path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
+const ONNX_NODE = '/usr/share/libonnx-testdata/data/node';
+const WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
+const TIMEOUT = 180_000;
+const SKIP = imageLabMissing(REPO)
+  || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxLab') ? 'web/gen has no OnnxLab (bash scripts/build-wasm.sh)' : false)
+  || (!fs.existsSync(CLI) ? 'build/attnlab missing' : false);
+
+const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
+const relErr = (a, b) => {
+  let d = 0, s = 0;
+  for (let i = 0; i < b.length; i++) { d = Math.max(d, Math.abs(a[i] - b[i])); s = Math.max(s, Math.abs(b[i])); }
+  return d / (s || 1);
+};
+
+function catPpm(dir) {
+  const png = PNG.sync.read(fs.readFileSync(path.join(REPO, 'web/images/cat.png')));
+  const rgb = Buffer.alloc(png.width * png.height * 3);
+  for (let i = 0; i < png.width * png.height; i++) for (let c = 0; c < 3; c++) rgb[3 * i + c] = png.data[4 * i + c];
+  const file = path.join(dir, 'cat.ppm');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${png.width} ${png.height}\n255\n`), rgb]));
+  return file;
+}
+
+if (SKIP) test('your model in the browser', { skip: SKIP }, () => {});
+else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
+  let server;
+  let ctx;
+  let dir;
+  before(async () => {
+    server = await startServer({ port: 0, root: REPO });
+    ctx = await launchChromium({ viewport: { width: 1200, height: 1000 } });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'own-model-'));
+    fs.mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await ctx?.closeAndClean();
+    await server?.close();
+  });
+
+  const status = (page) => page.evaluate(() => document.getElementById('own-model').dataset.status);
+  async function waitMap(page, method) {
+    await page.waitForFunction((m) => {
+      const c = document.getElementById('own-canvas');
+      const s = document.getElementById('own-model').dataset.status;
+      return (c.dataset.method === m && c.dataset.peakX && s === 'ready') || !document.getElementById('own-message').hidden;
+    }, method, { timeout: TIMEOUT });
+    const msg = await page.evaluate(() => document.getElementById('own-message').textContent);
+    assert.equal(msg, '', `the panel failed: ${msg}`);
+    return page.evaluate(() => ({ ...document.getElementById('own-canvas').dataset }));
+  }
+  async function waitMessage(page, re) {
+    await page.waitForFunction(() => !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    const msg = await page.textContent('#own-message');
+    assert.match(msg, re);
+    return msg;
+  }
+  const clearMessage = (page) => page.evaluate(() => { const m = document.getElementById('own-message'); m.textContent = ''; m.hidden = true; });
+
+  test('squeezenet: summary, Grad-CAM = the CLI, IG completeness, RISE, curves, labels', async () => {
+    const ppm = catPpm(dir);
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&risen=50`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-model > summary');
+    await page.setInputFiles('#own-file', FX);
+    const ds = await waitMap(page, 'gradcam');
+    const summary = await page.textContent('#own-summary');
+    assert.match(summary, /Classes\s*10/);
+    assert.match(summary, /Conv \d+/);
+    const want = lastJson(execFileSync(CLI, ['explain-onnx', '--model', FX, '--image', ppm, '--method', 'gradcam'], { encoding: 'utf8' }));
+    assert.equal(ds.layer, want.layer);
+    assert.equal(ds.mapShape, want.map_shape.join('×'));
+    assert.equal(ds.class, String(want.class));
+    const got = await page.evaluate(() => Array.from(document.getElementById('own-model').ownLastMap));
+    assert.ok(relErr(got, want.map) < 1e-5, `Grad-CAM off the CLI's by ${relErr(got, want.map)}`);
+    // negative control: the same photo scaled 0–1 is another input, so another map
+    const unit = lastJson(execFileSync(CLI, ['explain-onnx', '--model', FX, '--image', ppm, '--method', 'gradcam', '--preprocess', 'unit'], { encoding: 'utf8' }));
+    assert.ok(relErr(got, unit.map) > 1e-3, 'another scaling must give another map');
+
+    await page.selectOption('#own-method', 'integrated-gradients');
+    await waitMap(page, 'integrated-gradients');
+    assert.match(await page.textContent('#own-map-info'), /Completeness: the attributions sum to/);
+    assert.match(page.url(), /omethod=integrated-gradients/);
+
+    await page.selectOption('#own-method', 'rise');
+    await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
+    await page.click('#own-compute');
+    await page.waitForFunction(() => !document.getElementById('own-job').hidden, null, { timeout: TIMEOUT });
+    await waitMap(page, 'rise');
+
+    await page.click('#own-curves-run');
+    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2
+      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
+    assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
+
+    const labels = path.join(dir, 'labels.txt');
+    fs.writeFileSync(labels, Array.from({ length: 10 }, (_, k) => `shape ${k}`).join('\n'));
+    await page.setInputFiles('#own-labels', labels);
+    await page.waitForFunction(() => /shape \d/.test(document.getElementById('own-top').textContent), null, { timeout: TIMEOUT });
+    await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-model.png') });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('bad files: a clear message, the model held stays, the shipped model still works', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-model > summary');
+    await page.setInputFiles('#own-file', FX);
+    await waitMap(page, 'gradcam');
+    const text = path.join(dir, 'notes.onnx');
+    fs.writeFileSync(text, 'these are my notes, not a model\n');
+    const bytes = fs.readFileSync(FX);
+    const cut = path.join(dir, 'cut.onnx');
+    fs.writeFileSync(cut, bytes.subarray(0, bytes.length >> 1));
+    const cases = [
+      [text, /is not an ONNX model/],
+      [cut, /could not be read: .*(truncat|ends|past|short)/i],
+      [path.join(ONNX_NODE, 'test_add/model.onnx'), /cannot be explained here: .*exactly one graph input/],
+      [path.join(ONNX_NODE, 'test_loop11/model.onnx'), /could not be read: .*subgraphs are not supported\./],
+    ];
+    for (const [file, re] of cases) {
+      if (!fs.existsSync(file)) continue; // libonnx-testdata missing: setup.sh installs it
+      await clearMessage(page);
+      await page.setInputFiles('#own-file', file);
+      const msg = await waitMessage(page, re);
+      assert.match(msg, /model\.onnx stays loaded/, `${path.basename(file)}: ${msg}`);
+      assert.equal(await status(page), 'ready');
+    }
+    // the model held still explains, and the shipped MobileNetV2 classifies the next demo photo
+    await clearMessage(page);
+    await page.selectOption('#own-method', 'gradient');
+    await waitMap(page, 'gradient');
+    await page.click('#image-gallery [data-image="owl"]');
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'owl'
+      && document.getElementById('view-image').dataset.status === 'ready', null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => /Owl/.test(document.getElementById('own-caption').textContent), null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('kept in the browser only when asked; Load it / Forget it', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
+    await page.click('#own-model > summary');
+    assert.equal(await page.isVisible('#own-load-kept'), false);
+    await page.setInputFiles('#own-file', FX);
+    await waitMap(page, 'gradcam');
+    await page.check('#own-keep');
+    await page.waitForFunction(async () => Boolean(await (await caches.open('attnlab-own-model-v1')).match(new URL('own-model/kept.onnx', location.href).href)), null, { timeout: TIMEOUT });
+    await page.reload();
+    await page.click('#own-model > summary');
+    await page.waitForSelector('#own-load-kept', { timeout: TIMEOUT });
+    assert.match(await page.textContent('#own-kept'), /Kept from your last visit: model\.onnx/);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-load-kept');
+    await waitMap(page, 'gradcam');
+    assert.equal(await page.isChecked('#own-keep'), true);
+    await page.uncheck('#own-keep');
+    await page.waitForFunction(async () => !(await caches.has('attnlab-own-model-v1')), null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,77 @@
+// own-model.js — pure helpers of the "Your model" panel: labels from a text file, the graph summary as facts,
+// whether the model fixes its input size, and the file checks done before anything is read. No DOM.
+//
+// Contract:
+//   MAX_MODEL_BYTES (200 MiB: the file is copied into the worker and into the wasm heap, which holds 2 GiB)
+//   checkModelFile({ name, size }) → '' or why the file is refused (empty, too large)
+//   looksLikeOnnx(firstBytes Uint8Array) → false for bytes that cannot start an ONNX protobuf (text, an image,
+//     a zip / safetensors …): a quick message before the worker reads it
+//   parseLabels(text, classes) → { labels: string[classes], note }: one label per non-empty line (trimmed); fewer
+//     lines than classes → the rest named "class k"; more → the first `classes`; a 1001-line ImageNet file
+//     (its first line "background") on a 1000-class model drops that line. note says what was done ('' if exact).
+//   defaultLabels(classes) → ["class 0", …]
+//   symbolicSize(summary) → true when the input's H or W is not a fixed number (the page then asks for a size)
+//   summaryFacts(summary, { name, bytes }) → [{ label, value }] for display (file, producer, opset, input, output,
+//     classes, parameters, nodes, operators by count)
+export const MAX_MODEL_BYTES = 200 * 1024 * 1024;
+
+const mib = (n) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`;
+
+export function checkModelFile({ name, size }) {
+  if (!size) return `“${name}” is empty.`;
+  if (size > MAX_MODEL_BYTES) return `“${name}” is ${mib(size)}; models up to ${mib(MAX_MODEL_BYTES)} can be explained in the browser.`;
+  return '';
+}
+
+export function looksLikeOnnx(b) {
+  if (!b || b.length < 2) return false;
+  // An ONNX ModelProto starts with a protobuf field tag: field 1..20 (ir_version 1, producer 2, graph 7, opset 8 …)
+  // as wire type 0 (varint) or 2 (length-delimited). Text, PNG, JPEG, zip and safetensors start otherwise.
+  const tag = b[0];
+  const field = tag >> 3;
+  const wire = tag & 7;
+  return field >= 1 && field <= 20 && (wire === 0 || wire === 2);
+}
+
+export function defaultLabels(classes) {
+  return Array.from({ length: classes }, (_, k) => `class ${k}`);
+}
+
+export function parseLabels(text, classes) {
+  let lines = String(text).split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
+  let note = '';
+  if (lines.length === classes + 1 && /^background$/i.test(lines[0])) {
+    lines = lines.slice(1);
+    note = 'The first line (“background”) was dropped: the model has one class fewer than the file.';
+  }
+  const labels = defaultLabels(classes).map((d, k) => (k < lines.length ? lines[k].slice(0, 200) : d));
+  if (lines.length < classes) note = `The labels file has ${lines.length} lines for ${classes} classes; the others are named “class k”.`;
+  else if (lines.length > classes) note = `The labels file has ${lines.length} lines for ${classes} classes; the first ${classes} are used.`;
+  return { labels, note };
+}
+
+export function symbolicSize(summary) {
+  const shape = summary?.inputs?.[0]?.shape ?? [];
+  return shape.length === 4 && (typeof shape[2] !== 'number' || typeof shape[3] !== 'number');
+}
+
+const shapeText = (s) => `[${(s ?? []).join(', ')}]`;
+
+export function summaryFacts(summary, { name, bytes }) {
+  const ops = Object.entries(summary.operators ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const facts = [
+    { label: 'File', value: `${name} (${mib(bytes)})` },
+    { label: 'Producer', value: (summary.producer ?? '').trim() || 'not stated' },
+    { label: 'Opset', value: Object.entries(summary.opsets ?? {}).map(([d, v]) => `${d} ${v}`).join(', ') || 'not stated' },
+    { label: 'Inputs', value: (summary.inputs ?? []).map((v) => `${v.name} ${v.type} ${shapeText(v.shape)}`).join('; ') },
+    { label: 'Outputs', value: (summary.outputs ?? []).map((v) => `${v.name} ${v.type} ${shapeText(v.shape)}`).join('; ') },
+  ];
+  if (summary.classes) facts.push({ label: 'Classes', value: String(summary.classes) });
+  facts.push(
+    { label: 'Parameters', value: Number(summary.parameters ?? 0).toLocaleString('en') },
+    { label: 'Nodes', value: `${summary.nodes} (${ops.length} operator types)` },
+    { label: 'Operators', value: ops.map(([op, n]) => `${op} ${n}`).join(', ') },
+  );
+  if (summary.spatial_layers?.length) facts.push({ label: 'Spatial layers', value: `${summary.spatial_layers.length} (the default CAM layer: ${summary.auto_layer})` });
+  return facts;
+}
