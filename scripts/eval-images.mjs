@@ -5,7 +5,7 @@
 //
 // Usage: npm run eval:images -- [--limit N] [--methods cam,gradcam,gradcampp,scorecam,rise,occlusion,random]
 //          [--steps S] [--rise-n N] [--rise-cells C] [--rise-p P] [--occlusion-window W] [--occlusion-stride S]
-//          [--explain-limit E] [--heavy-limit H] [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
+//          [--samples S] [--ig-steps T] [--explain-limit E] [--heavy-limit H] [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
 // Data: DIR/imagenet_samples (1000 photos, labels.tsv) and DIR/images (the demo photos with segmentation masks,
 // for the pointing game); DIR defaults to ../shared/data. --limit N classifies N photos spread evenly over the
 // 1000 classes (photo i·1000/N, i = 0…N−1), so a short run still covers the label space; the maps and their
@@ -21,7 +21,10 @@
 // Output: progress on stderr; a markdown table and then, as the LAST line of stdout, one JSON object:
 //   { n, top1, top5, steps, methods: { <m>: { deletion_auc, insertion_auc, average_drop, increase_in_confidence,
 //     sanity_spearman?, pointing_game, pointing_n, seconds } }, pointing_game: { <m>: hits/n }, config }.
-// --out F.json also writes the per-photo rows.
+// --out F.json also writes the per-photo rows. Methods named onnx-<m> (m from catalogue.onnx: gradcam, gradcampp,
+// hirescam, xgradcam, layercam, eigencam, gradient, smoothgrad, integrated-gradients) are made by the core's ONNX
+// executor (the page's "Your model" path) at the default layer (the last spatial one); --samples / --ig-steps set
+// SmoothGrad's samples and integrated gradients' steps (defaults: the catalogue's).
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,9 +33,14 @@ import * as ort from 'onnxruntime-web';
 import { decodeImageFile, readImagenetSamples } from './lib/image-files.mjs';
 import { runPlanLoop } from '../web/runtime/plan-runner.js';
 import { readImageHead } from '../web/runtime/image-head.js';
+import { CATALOGUE } from '../web/catalogue.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ALL_METHODS = ['cam', 'gradcam', 'gradcampp', 'scorecam', 'rise', 'occlusion', 'random'];
+// "Your model"'s methods, made by the core's own ONNX executor (Module.OnnxLab, forward + backward through the
+// whole graph) on the same mobilenet_v2.onnx with its 0–255 input ('raw' scaling): onnx-gradcam … onnx-integrated-gradients.
+const EXECUTOR_PREFIX = 'onnx-';
+const EXECUTOR_METHODS = CATALOGUE.onnx.methods.map((m) => EXECUTOR_PREFIX + m.name);
 const FEATURE_METHODS = new Set(['cam', 'gradcam', 'gradcampp', 'random']);
 const SIZE = 224;
 
@@ -44,7 +52,7 @@ function fail(msg) {
 function parseArgs(argv) {
   const o = {
     limit: 1000, explainLimit: null, heavyLimit: null, methods: ALL_METHODS, steps: 50, riseN: 2000, riseCells: 7, riseP: 0.5,
-    occWindow: 32, occStride: 16, batch: 16, threads: 2, seed: 1,
+    occWindow: 32, occStride: 16, batch: 16, threads: 2, seed: 1, samples: null, igSteps: null,
     data: path.resolve(ROOT, '../shared/data'), out: null,
   };
   const num = (name, v, { int = true, min = -Infinity, max = Infinity } = {}) => {
@@ -58,12 +66,15 @@ function parseArgs(argv) {
     const take = () => { i++; if (v === undefined) fail(`${a} needs a value`); return v; };
     switch (a) {
       case '--limit': o.limit = num('limit', take(), { min: 1, max: 1000 }); break;
+      case '--samples': o.samples = num('samples', take(), { min: 1, max: 1000 }); break;
+      case '--ig-steps': o.igSteps = num('ig-steps', take(), { min: 1, max: 1000 }); break;
       case '--explain-limit': o.explainLimit = num('explain-limit', take(), { min: 0, max: 1000 }); break;
       case '--heavy-limit': o.heavyLimit = num('heavy-limit', take(), { min: 0, max: 1000 }); break;
       case '--methods': {
         o.methods = take().split(',').map((s) => s.trim()).filter(Boolean);
-        const bad = o.methods.filter((m) => !ALL_METHODS.includes(m));
-        if (bad.length || !o.methods.length) fail(`--methods: unknown ${bad.join(',')} (known: ${ALL_METHODS.join(',')})`);
+        const known = [...ALL_METHODS, ...EXECUTOR_METHODS];
+        const bad = o.methods.filter((m) => !known.includes(m));
+        if (bad.length || !o.methods.length) fail(`--methods: unknown ${bad.join(',')} (known: ${known.join(',')})`);
         break;
       }
       case '--steps': o.steps = num('steps', take(), { min: 2, max: SIZE * SIZE }); break;
@@ -133,11 +144,18 @@ async function main() {
   const runBatch = async (inputs, n) => (await runNet(inputs, n)).logits;
 
   const timing = Object.fromEntries(o.methods.map((m) => [m, 0]));
+  const executor = o.methods.some((m) => m.startsWith(EXECUTOR_PREFIX))
+    ? new core.OnnxLab(new Uint8Array(fs.readFileSync(path.join(modelDir, entry.files.onnx.path)))) : null;
+  const executorOptions = { ...(o.samples ? { samples: o.samples } : {}), ...(o.igSteps ? { steps: o.igSteps } : {}), seed: o.seed };
   // The map of `method` for `cls` on `image` (224×224, normalised to [0,1]) and the raw feature-resolution map.
   async function explain(method, image, features, h, w, cls, which = lab) {
     const t0 = performance.now();
     let map224;
-    if (FEATURE_METHODS.has(method)) {
+    if (method.startsWith(EXECUTOR_PREFIX)) {
+      executor.setPhoto(image, 'raw');
+      const r = executor.explain(method.slice(EXECUTOR_PREFIX.length), 'auto', cls, executorOptions);
+      map224 = core.upsampleMap(r.map, r.map_shape[0], r.map_shape[1], SIZE, SIZE);
+    } else if (FEATURE_METHODS.has(method)) {
       const raw = which.map(method, features, h, w, cls, o.seed);
       map224 = core.upsampleMap(raw, h, w, SIZE, SIZE);
     } else {
@@ -271,6 +289,7 @@ async function main() {
   console.log(`n = ${n}, top-1 ${summary.top1}, top-5 ${summary.top5}, ${summary.seconds} s`);
   randomLab.delete();
   lab.delete();
+  executor?.delete();
   console.log(JSON.stringify(summary));
 }
 

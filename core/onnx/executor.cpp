@@ -261,6 +261,32 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
 }
 
 template <class T>
+bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error) {
+  error->clear();
+  const int id = id_of(name);
+  if (id < 0 || !defined_[id] || constant_[id]) {
+    *error = "'" + name + "' is not a runtime value of the last forward pass";
+    return false;
+  }
+  if (values_[id].shape != replacement.shape || values_[id].is_float() != replacement.is_float()) {
+    *error = "the replacement of '" + name + "' has shape " + shape_str(replacement.shape) + ", the value " +
+             shape_str(values_[id].shape);
+    return false;
+  }
+  size_t start = 0;  // the node after the one that produced `name` (0 for a graph input)
+  for (size_t k = 0; k < run_.size(); ++k)
+    for (const auto& o : run_[k]->outputs)
+      if (o == name) start = k + 1;
+  const char rg = requires_grad_[id];
+  values_[id] = replacement;
+  requires_grad_[id] = rg;
+  std::fill(has_grad_.begin(), has_grad_.end(), 0);
+  for (size_t k = start; k < run_.size(); ++k)
+    if (!run_node(*run_[k], error, false)) return false;
+  return true;
+}
+
+template <class T>
 bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std::string* error) {
   error->clear();
   const int oid = id_of(output);

@@ -45,6 +45,10 @@ class Executor {
   const Model& model() const { return *model_; }
 
   bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error);
+  // After a forward: value `name` (a runtime value: a graph input or a node output) replaced by `replacement`
+  // (same shape), then every runtime node after the one that produced it runs again (AblationCAM: one channel
+  // zeroed at a layer, the rest of the network re-run). Gradients are cleared.
+  bool forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error);
   const Tensor<T>* value(const std::string& name) const;
   bool has_value(const std::string& name) const { return value(name) != nullptr; }
 

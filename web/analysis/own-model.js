@@ -4,8 +4,8 @@
 // Contract:
 //   MAX_MODEL_BYTES (200 MiB: the file is copied into the worker and into the wasm heap, which holds 2 GiB)
 //   checkModelFile({ name, size }) → '' or why the file is refused (empty, too large)
-//   looksLikeOnnx(firstBytes Uint8Array) → false for bytes that cannot start an ONNX protobuf (text, an image,
-//     a zip / safetensors …): a quick message before the worker reads it
+//   looksLikeOnnx(firstBytes Uint8Array) → false for bytes that cannot start an ONNX model (most text, images,
+//     zip, safetensors): a quick message before the worker reads it; the core's reader has the last word
 //   parseLabels(text, classes) → { labels: string[classes], note }: one label per non-empty line (trimmed); fewer
 //     lines than classes → the rest named "class k"; more → the first `classes`; a 1001-line ImageNet file
 //     (its first line "background") on a 1000-class model drops that line. note says what was done ('' if exact).
@@ -23,14 +23,13 @@ export function checkModelFile({ name, size }) {
   return '';
 }
 
+// The first byte of a serialised ModelProto is the tag of its lowest-numbered field present (serialisers write
+// fields in number order): ir_version 1 (varint), producer_name 2, producer_version 3, domain 4 (bytes),
+// model_version 5 (varint), doc_string 6, graph 7, opset_import 8, metadata_props 14 (bytes).
+const MODEL_FIRST_TAGS = new Set([0x08, 0x12, 0x1a, 0x22, 0x28, 0x32, 0x3a, 0x42, 0x72]);
+
 export function looksLikeOnnx(b) {
-  if (!b || b.length < 2) return false;
-  // An ONNX ModelProto starts with a protobuf field tag: field 1..20 (ir_version 1, producer 2, graph 7, opset 8 …)
-  // as wire type 0 (varint) or 2 (length-delimited). Text, PNG, JPEG, zip and safetensors start otherwise.
-  const tag = b[0];
-  const field = tag >> 3;
-  const wire = tag & 7;
-  return field >= 1 && field <= 20 && (wire === 0 || wire === 2);
+  return Boolean(b && b.length >= 2 && MODEL_FIRST_TAGS.has(b[0]));
 }
 
 export function defaultLabels(classes) {

@@ -158,10 +158,11 @@ export function mountOwnModelView(details, { store }) {
     if (seq !== v.seq) return;
     ui.kept.hidden = true;
     if (!r.runnable) {
-      renderSummary(r.summary, name, bytes.length);
+      const holding = Boolean(v.model && v.client.loaded);
+      if (!holding) renderSummary(r.summary, name, bytes.length); // what the file holds (the summary of a model held stays)
       const missing = r.summary.unsupported?.length ? ` Unsupported operators: ${r.summary.unsupported.join(', ')}.` : '';
-      showMessage(`“${name}” cannot be explained here: ${sentence(r.error)}${missing}` + (v.model && v.client.loaded ? ` ${v.model.name} stays loaded.` : ''));
-      setStatus(v.model && v.client.loaded ? 'ready' : 'error');
+      showMessage(`“${name}” cannot be explained here: ${sentence(r.error)}${missing}` + (holding ? ` ${v.model.name} stays loaded.` : ''));
+      setStatus(holding ? 'ready' : 'error');
       return;
     }
     const classes = r.summary.classes;

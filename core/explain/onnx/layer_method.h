@@ -10,6 +10,10 @@
 //                                 principal direction (no gradient). The SVD's sign is arbitrary; we pick
 //                                 the sign whose projection correlates positively with Σ_k A_k.
 // Result: row-major [h·w] at layer resolution (before upsampling); empty when A / G are inconsistent.
+// And one that needs forward passes instead of the gradient:
+//   ablationcam (ablation_cam.cpp) ReLU(Σ_k w_k A_k), w_k = (y_c − y_c^(k)) / y_c, y_c the class logit and y_c^(k)
+//                                 the logit with channel k of the layer zeroed and the rest of the network re-run
+//                                 (Desai & Ramaswamy 2020, pytorch-grad-cam's AblationCAM): K partial passes.
 #pragma once
 #include <string>
 #include <vector>
@@ -30,6 +34,14 @@ std::vector<float> onnx_eigen_cam(const LayerTensors& L);
 // name -> method (nullptr if unknown); needs_gradient false only for eigencam.
 LayerMethodFn find_layer_method(const std::string& name, bool* needs_gradient = nullptr);
 std::vector<std::string> layer_method_names();
+
+struct LayerMapResult {
+  std::vector<float> map;  // [h·w]
+  int h = 0, w = 0;
+  std::vector<float> weights;  // [K] the channel weights
+};
+bool onnx_ablation_cam(OnnxClassifier& clf, const std::vector<float>& x, const std::string& layer, int class_index,
+                       LayerMapResult* out, std::string* error);
 
 inline bool layer_tensors_ok(const LayerTensors& L) {
   const size_t n = static_cast<size_t>(L.k) * L.h * L.w;

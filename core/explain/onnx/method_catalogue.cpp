@@ -27,6 +27,8 @@ const std::vector<OnnxMethodInfo>& onnx_method_catalogue() {
       {"hirescam", "HiResCAM", "layer", "HiResCAM (Draelos & Carin 2020): gradient times activation per position, summed over channels.", {}},
       {"xgradcam", "XGrad-CAM", "layer", "XGrad-CAM (Fu et al. 2020): channel weights normalised by the activation.", {}},
       {"layercam", "LayerCAM", "layer", "LayerCAM (Jiang et al. 2021): positive gradient times activation per position.", {}},
+      {"ablationcam", "AblationCAM", "layer",
+       "AblationCAM (Desai & Ramaswamy 2020): each channel is zeroed in turn and the rest of the network re-run; its weight is the relative drop of the class score. One partial pass per channel.", {}},
       {"eigencam", "EigenCAM", "layer", "EigenCAM (Muhammad & Yeasin 2020): the first principal component of the activations; no gradient, no class.", {}},
       {"gradient", "Gradient", "input", "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.", {}},
       {"smoothgrad", "SmoothGrad", "input", "SmoothGrad (Smilkov et al. 2017): the gradient averaged over noisy copies of the photo.",

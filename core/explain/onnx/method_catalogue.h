@@ -18,7 +18,7 @@ struct OnnxMethodInfo {
   std::vector<ParamSpec> params;
 };
 
-// Layer methods first (gradcam … eigencam), then the input methods (gradient, smoothgrad, integrated-gradients).
+// Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam), then the input methods (gradient, smoothgrad, integrated-gradients).
 const std::vector<OnnxMethodInfo>& onnx_method_catalogue();
 const OnnxMethodInfo* find_onnx_method_info(const std::string& name);
 

@@ -109,6 +109,20 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
   return true;
 }
 
+bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error) {
+  const Tensor<float>* a = ex_.value(name);
+  if (!a || !a->is_float() || a->f.size() != activation.size()) {
+    *error = "layer '" + name + "': the replacement has " + std::to_string(activation.size()) + " values" +
+             (a ? ", the layer " + std::to_string(a->f.size()) : ", and there is no such tensor");
+    return false;
+  }
+  Tensor<float> t = *a;
+  t.f = activation;
+  if (!ex_.forward_from(name, t, error)) return false;
+  logits_ = ex_.value(logits_name_)->f;
+  return true;
+}
+
 bool OnnxClassifier::backward_class(int c, std::string* error) {
   if (c < 0 || c >= num_classes()) {
     *error = "class " + std::to_string(c) + " is out of range (the model has " + std::to_string(num_classes()) + " classes)";

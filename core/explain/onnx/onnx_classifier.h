@@ -58,6 +58,10 @@ class OnnxClassifier {
   // d logits[class] / d input after backward_class, [C·H·W].
   bool input_gradient(std::vector<float>* out, std::string* error) const;
 
+  // After forward: the layer's activation replaced by `activation` [K·h·w], the rest of the network re-run; the
+  // logits then are those of the changed network (AblationCAM). forward() again restores everything.
+  bool forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error);
+
   std::vector<SpatialLayer> spatial_layers() const;  // after forward
   // The last layer that still has spatial extent (h·w > 1) and from which the logits depend; "" if none.
   std::string auto_layer() const;

@@ -53,8 +53,20 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
     return false;
   }
   *out = {{"class", cls}, {"logits", logits}};
+  const std::string layer = r.layer == "auto" || r.layer.empty() ? clf.auto_layer() : r.layer;
+  if (r.method == "ablationcam") {
+    LayerMapResult res;
+    if (layer.empty()) {
+      *error = "the model has no layer with spatial extent";
+      return false;
+    }
+    if (!onnx_ablation_cam(clf, x, layer, cls, &res, error)) return false;
+    (*out)["layer"] = layer;
+    (*out)["map_shape"] = {res.h, res.w};
+    (*out)["map"] = res.map;
+    return true;
+  }
   if (LayerMethodFn fn = find_layer_method(r.method)) {
-    const std::string layer = r.layer == "auto" || r.layer.empty() ? clf.auto_layer() : r.layer;
     if (layer.empty()) {
       *error = "the model has no layer with spatial extent";
       return false;
