@@ -125,7 +125,8 @@
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);
   defineClass('OnnxLab', 'OnnxLab', {
-    info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], layerActivation: [R], logitsOf: [R, R],
+    info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], sanity: [R, 'auto', -1, 1, {}],
+    layerActivation: [R], logitsOf: [R, R],
   }, [R, 0]);
 
   // ---- localization lab (wasm/cnn_bindings.cpp) ----

@@ -11,6 +11,8 @@
 //       → logits Float32Array [classes]; the photo's model input is kept for explain / layerActivation.
 //   lab.explain(method, layer = 'auto', classIndex = -1, options = {samples, noise, steps, seed})
 //       → {class, logits, layer, map_shape [h, w], map Float32Array [h·w] (before upsampling), …extras}
+//   lab.sanity(method, layer = 'auto', classIndex = -1, seed = 1, options = {}) → {class, layer, map_shape, map,
+//       randomized_map, spearman, shuffled, randomized_class}: the map again with the weights after the layer shuffled
 //   lab.layerActivation(layer) → {k, h, w, data Float32Array [k·h·w]} of the kept photo (Score-CAM's features)
 //   lab.logitsOf(images Float32Array [n·3·224·224] 0–255, n) → logits Float32Array [n·classes] (plans), with
 //       the scaling of the last setPhoto.
@@ -96,23 +98,16 @@ class OnnxLab {
   }
 
   val explain(const val& method, const val& layer, int class_index, const val& options) {
+    return run(method, layer, class_index, options, false, 0);
+  }
+
+  // The sanity check (onnx_explain.h onnx_sanity): the map and the map of the network with its weights after the
+  // layer shuffled → {…, map, randomized_map (Float32Arrays), spearman, shuffled, randomized_class}.
+  val sanity(const val& method, const val& layer, int class_index, double seed, const val& options) {
     Err e;
-    OnnxExplainRequest r;
-    json o;
-    if (x_.empty()) e.fail("no photo: call setPhoto first");
-    string_arg(method, "method", &r.method, e);
-    string_arg(layer, "layer", &r.layer, e);
-    if (object_arg(options, "options", &o, e)) e.fail(onnx_options_from_json(o, &r.options));  // fail(""): no error
-    r.class_index = class_index;
-    json out;
-    std::string err;
-    if (e.ok() && !onnx_explain(clf_, x_, r, &out, &err)) e.fail(err);
-    if (!e.ok()) return error_val(e.message);
-    const std::vector<float> map = out["map"].get<std::vector<float>>();
-    out.erase("map");
-    val v = out_json(out);
-    v.set("map", out_array(map));
-    return v;
+    uint64_t s = 0;
+    if (!seed_arg(seed, &s, e)) return error_val(e.message);
+    return run(method, layer, class_index, options, true, s);
   }
 
   val layer_activation(const val& layer) {
@@ -146,6 +141,30 @@ class OnnxLab {
   }
 
  private:
+  val run(const val& method, const val& layer, int class_index, const val& options, bool sanity, uint64_t seed) {
+    Err e;
+    OnnxExplainRequest r;
+    json o;
+    if (x_.empty()) e.fail("no photo: call setPhoto first");
+    string_arg(method, "method", &r.method, e);
+    string_arg(layer, "layer", &r.layer, e);
+    if (object_arg(options, "options", &o, e)) e.fail(onnx_options_from_json(o, &r.options));  // fail(""): no error
+    r.class_index = class_index;
+    json out;
+    std::string err;
+    if (e.ok() && !(sanity ? onnx_sanity(clf_, x_, r, seed, &out, &err) : onnx_explain(clf_, x_, r, &out, &err))) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    std::vector<std::pair<std::string, std::vector<float>>> arrays;
+    for (const char* key : {"map", "randomized_map"})
+      if (out.contains(key)) {
+        arrays.emplace_back(key, out[key].get<std::vector<float>>());
+        out.erase(key);
+      }
+    val v = out_json(out);
+    for (const auto& [key, a] : arrays) v.set(key, out_array(a));
+    return v;
+  }
+
   bool to_input(const float* rgb, InputScaling s, std::vector<float>* x, std::string* err) const {
     const auto shape = clf_.input_shape();
     return model_input_from_planar(rgb, kImageSize, static_cast<int>(shape[1]), static_cast<int>(shape[2]),
@@ -168,6 +187,7 @@ EMSCRIPTEN_BINDINGS(attnlab_onnx) {
       .function("info", &OnnxLab::info)
       .function("setPhoto", &OnnxLab::set_photo)
       .function("explain", &OnnxLab::explain)
+      .function("sanity", &OnnxLab::sanity)
       .function("layerActivation", &OnnxLab::layer_activation)
       .function("logitsOf", &OnnxLab::logits_of);
 }

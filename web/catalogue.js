@@ -753,6 +753,13 @@ export const CATALOGUE = Object.freeze({
     "params": []
    },
    {
+    "description": "AblationCAM (Desai & Ramaswamy 2020): each channel is zeroed in turn and the rest of the network re-run; its weight is the relative drop of the class score. One partial pass per channel.",
+    "kind": "layer",
+    "label": "AblationCAM",
+    "name": "ablationcam",
+    "params": []
+   },
+   {
     "description": "EigenCAM (Muhammad & Yeasin 2020): the first principal component of the activations; no gradient, no class.",
     "kind": "layer",
     "label": "EigenCAM",

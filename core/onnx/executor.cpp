@@ -287,7 +287,7 @@ bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replace
 }
 
 template <class T>
-bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std::string* error) {
+bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std::string* error, const std::string& stop_at) {
   error->clear();
   const int oid = id_of(output);
   if (oid < 0 || !defined_[oid]) {
@@ -305,6 +305,7 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
   has_grad_[oid] = 1;
   for (auto it = run_.rbegin(); it != run_.rend(); ++it) {
     const Node& n = **it;
+    if (!stop_at.empty() && std::find(n.outputs.begin(), n.outputs.end(), stop_at) != n.outputs.end()) break;
     std::vector<const Tensor<T>*> dout;
     bool any = false;
     for (const auto& o : n.outputs) {

@@ -52,8 +52,10 @@ class Executor {
   const Tensor<T>* value(const std::string& name) const;
   bool has_value(const std::string& name) const { return value(name) != nullptr; }
 
-  // Reverse mode from one output (any float value of the graph) with dL/d(output) = seed.
-  bool backward(const std::string& output, const Tensor<T>& seed, std::string* error);
+  // Reverse mode from one output (any float value of the graph) with dL/d(output) = seed. stop_at (a value name):
+  // stop once its gradient is complete — at the node that produced it, since every consumer comes after that
+  // node — so nothing upstream is computed (Grad-CAM at a late layer needs only the head's backward).
+  bool backward(const std::string& output, const Tensor<T>& seed, std::string* error, const std::string& stop_at = "");
   const Tensor<T>* gradient(const std::string& name) const;  // null if no gradient reached it
 
   // The nodes that run in forward (constant-folded ones excluded), in execution order.

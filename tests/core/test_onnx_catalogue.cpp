@@ -161,3 +161,93 @@ TEST(OnnxMethods, AblationCamDiffersWhereTheRestIsNonLinear) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// Weight shuffling after a layer (OnnxClassifier::randomized_after): the activation at the layer stays, the logits
+// move; shuffling everything moves the activation too; the same seed gives the same network; the sanity check
+// reports a finite ρ and the tensors shuffled.
+TEST(OnnxMethods, WeightShufflingAfterALayer) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/squeezenet1_1/model.onnx", &bytes));
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  std::vector<float> x(3 * 112 * 112);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 37 + 11) % 256) / 255.f - 0.5f;
+  ASSERT_TRUE(clf.forward(x.data(), x.size(), &err)) << err;
+  const std::string layer = "/features/features.9/Concat_output_0";
+  LayerTensors A;
+  ASSERT_TRUE(clf.layer(layer, &A, &err)) << err;
+  const auto logits = clf.logits();
+
+  auto shuffled = [&](const std::string& after, uint64_t seed, LayerTensors* at, std::vector<float>* out_logits) {
+    OnnxClassifier r;
+    int n = 0;
+    EXPECT_TRUE(clf.randomized_after(after, seed, &r, &n, &err)) << err;
+    EXPECT_TRUE(r.forward(x.data(), x.size(), &err)) << err;
+    EXPECT_TRUE(r.layer(layer, at, &err)) << err;
+    *out_logits = r.logits();
+    return n;
+  };
+  LayerTensors B, C, D;
+  std::vector<float> lb, lc, ld;
+  const int n_after = shuffled(layer, 1, &B, &lb);
+  EXPECT_GT(n_after, 0);
+  EXPECT_EQ(B.activation, A.activation);  // nothing before the layer changed
+  EXPECT_NE(lb, logits);
+  shuffled(layer, 1, &C, &lc);
+  EXPECT_EQ(lc, lb);  // deterministic
+  shuffled(layer, 2, &C, &lc);
+  EXPECT_NE(lc, lb);
+  const int n_all = shuffled("", 1, &D, &ld);
+  EXPECT_GT(n_all, n_after);
+  EXPECT_NE(D.activation, A.activation);
+  OnnxClassifier none;
+  int n = 0;
+  EXPECT_FALSE(clf.randomized_after("no-such-layer", 1, &none, &n, &err));
+  EXPECT_NE(err.find("no-such-layer"), std::string::npos);
+
+  OnnxExplainRequest req;
+  req.method = "gradcam";
+  req.layer = layer;
+  nlohmann::json out;
+  ASSERT_TRUE(onnx_sanity(clf, x, req, 1, &out, &err)) << err;
+  EXPECT_EQ(out["layer"], layer);
+  EXPECT_EQ(out["shuffled"], n_after);
+  ASSERT_TRUE(out["spearman"].is_number());
+  EXPECT_LT(out["spearman"].get<double>(), 0.999);
+  EXPECT_EQ(out["map"].size(), out["randomized_map"].size());
+}
+
+}  // namespace
+}  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// A backward that stops at a layer (Grad-CAM's) gives that layer exactly the full backward's gradient and computes
+// nothing upstream (the input gets no gradient).
+TEST(OnnxMethods, BackwardStopsAtTheLayer) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/squeezenet1_1/model.onnx", &bytes));
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  std::vector<float> x(3 * 112 * 112), g;
+  for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 37 + 11) % 256) / 255.f - 0.5f;
+  ASSERT_TRUE(clf.forward(x.data(), x.size(), &err)) << err;
+  const std::string layer = "/features/features.9/Concat_output_0";
+  LayerTensors full, part;
+  ASSERT_TRUE(clf.backward_class(3, &err)) << err;
+  ASSERT_TRUE(clf.layer(layer, &full, &err)) << err;
+  ASSERT_TRUE(clf.input_gradient(&g, &err)) << err;
+  ASSERT_TRUE(clf.backward_class(3, &err, layer)) << err;
+  ASSERT_TRUE(clf.layer(layer, &part, &err)) << err;
+  EXPECT_EQ(part.gradient, full.gradient);
+  EXPECT_FALSE(clf.input_gradient(&g, &err));
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -5,7 +5,7 @@
 //     layer resolution) and the top-1 class equal `build/attnlab explain-onnx` on the same photo (cat.png as a PPM)
 //     to 1e-5 — the CLI is checked against PyTorch in tests/node/onnx_core_cli.test.mjs; a negative control: the
 //     CLI with another input scaling gives another map;
-//   - integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress; the deletion
+//   - the sanity check (weights after the layer shuffled) draws two maps and ρ; integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress; the deletion
 //     and insertion curves are drawn (two charts, AUC in the legend); a labels file names the classes;
 //   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with an
 //     operator the executor lacks (test_loop11: Loop): a readable message each, the loaded model stays, and the
@@ -105,6 +105,18 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     const unit = lastJson(execFileSync(CLI, ['explain-onnx', '--model', FX, '--image', ppm, '--method', 'gradcam', '--preprocess', 'unit'], { encoding: 'utf8' }));
     assert.ok(relErr(got, unit.map) > 1e-3, 'another scaling must give another map');
 
+    // the sanity check: at the default layer (only pooling after it) it says there is nothing to shuffle; at an
+    // earlier layer it draws two tiles and a Spearman ρ
+    await page.click('#own-sanity-run');
+    await page.waitForFunction(() => /nothing to shuffle/.test(document.getElementById('own-sanity').textContent), null, { timeout: TIMEOUT });
+    await page.selectOption('#own-layer', '/features/features.9/Concat_output_0');
+    await waitMap(page, 'gradcam');
+    await page.click('#own-sanity-run');
+    await page.waitForSelector('#own-sanity p[data-spearman]', { timeout: TIMEOUT });
+    assert.equal(await page.locator('#own-sanity .image-tile').count(), 2);
+    assert.match(await page.textContent('#own-sanity'), /Every weight after .* was shuffled \(\d+ tensors/);
+
+    await page.selectOption('#own-layer', 'auto');
     await page.selectOption('#own-method', 'integrated-gradients');
     await waitMap(page, 'integrated-gradients');
     assert.match(await page.textContent('#own-map-info'), /Completeness: the attributions sum to/);

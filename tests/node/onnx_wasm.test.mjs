@@ -1,7 +1,7 @@
 // The wasm OnnxLab ("Your model", wasm/onnx_bindings.cpp) against the native CLI on a committed torchvision
 // fixture (squeezenet1_1, seeded weights, 112² input; tests/fixtures/onnx/): onnxInfo = `onnx-info`, and on the
 // cat photo (web/images/cat.png, written as a PPM for the CLI) the logits and the maps of Grad-CAM, EigenCAM and
-// integrated gradients = `explain-onnx` (the CLI's Grad-CAM is checked against PyTorch in onnx_core_cli.test.mjs).
+// integrated gradients = `explain-onnx` (and AblationCAM; the sanity check's first map = explain's) (the CLI's Grad-CAM is checked against PyTorch in onnx_core_cli.test.mjs).
 // Negative control: the same photo with another input scaling must differ. Plans run through logitsOf. Bad files
 // and bad options: readable Errors. ~5 s.
 import assert from 'node:assert/strict';
@@ -81,6 +81,16 @@ test('OnnxLab maps equal `explain-onnx` on the same photo; another scaling diffe
     const e = unit.map((v) => Math.exp(v - Math.max(...unit)));
     assert.ok(Math.abs(curve.y[0] - e[want.class] / e.reduce((a, b) => a + b, 0)) < 1e-6);
     assert.equal(curve.x.length, 5);
+    // the sanity check: the same map first, then the shuffled network's; AblationCAM = the CLI's too
+    const mid = '/features/features.9/Concat_output_0';
+    const sane = lab.sanity('gradcam', mid, want.class, 3);
+    assert.ok(relErr(sane.map, lab.explain('gradcam', mid, want.class).map) < 1e-6);
+    assert.equal(sane.randomized_map.length, sane.map.length);
+    assert.ok(sane.shuffled > 0 && sane.spearman < 0.999, JSON.stringify({ shuffled: sane.shuffled, rho: sane.spearman }));
+    // after the last spatial layer comes only pooling: no weight to shuffle, the map cannot change
+    assert.equal(lab.sanity('gradcam', 'auto', want.class, 3).shuffled, 0);
+    const abl = cli(['explain-onnx', '--model', FX, '--image', photo.ppm, '--method', 'ablationcam', '--preprocess', 'unit']);
+    assert.ok(relErr(lab.explain('ablationcam').map, abl.map) < 1e-5, 'AblationCAM');
   } finally {
     lab.delete();
   }

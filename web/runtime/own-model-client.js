@@ -7,6 +7,7 @@
 //   client.classify({ blob } | { rgba, width, height }, scaling) → Promise<classify result>
 //   client.map({ photoId, method, layer, classIndex, options, colormap }) → Promise<map result>
 //   client.recolor({ photoId, keys, colormap }) → Promise<{maps: {key: rgba}}> (the maps the worker holds)
+//   client.sanity({ photoId, method, layer, classIndex, seed, options, colormap }) → Promise<sanity result>
 //   client.runPlan(kind, { photoId, classIndex, params, map, layer, colormap }, onProgress) → { id, promise, cancel() }
 //   client.terminate()
 // Errors reject with an Error carrying the worker's message; when the worker dies or aborts, every open request
@@ -37,6 +38,10 @@ export class OwnModelClient {
 
   recolor({ photoId, keys, colormap = 'viridis' }) {
     return this.channel.request('own.recolor', { photoId, keys, colormap });
+  }
+
+  sanity({ photoId, method, layer = 'auto', classIndex, seed = 1, options = {}, colormap = 'viridis' }) {
+    return this.channel.request('own.sanity', { photoId, method, layer, classIndex, seed, options, colormap });
   }
 
   runPlan(kind, { photoId, classIndex, params = {}, map = null, layer = 'auto', colormap = 'viridis' }, onProgress = null) {

@@ -2,7 +2,8 @@
 // classifier (and optionally a labels file); the page shows its graph summary, asks how the model expects its
 // pixels (input scaling; input size when the model leaves it open) and explains the photo shown above with it:
 // every map of catalogue.onnx.methods (Grad-CAM family at a chosen layer, gradient / SmoothGrad / integrated
-// gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves — all
+// gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves and the
+// sanity check (the weights after the layer shuffled: does the map change?) — all
 // computed by the core's own executor in a worker of its own (runtime/own-model-client.js). Nothing is uploaded;
 // the model is kept in the browser for the next visit only when the user ticks the box (runtime/own-model-store.js).
 //
@@ -16,7 +17,7 @@
 //   A file that is not a model, a model that cannot run, a failed map: a message; the model, photo and settings
 //   held so far stay. A worker that stops: the message says so and "Load it again" reloads the same bytes.
 import { el } from '../render/dom.js';
-import { drawOverlay, downloadCanvasPng } from '../render/image-canvas.js';
+import { drawOverlay, downloadCanvasPng, makeTile } from '../render/image-canvas.js';
 import { renderTop5 } from '../render/image-top5.js';
 import { renderCurves } from '../render/image-curves.js';
 import { widthOf } from '../render/plot-lib.js';
@@ -57,6 +58,7 @@ export function mountOwnModelView(details, { store }) {
     jobText: $('#own-job-text'), cancel: $('#own-cancel'), results: $('#own-results'), canvas: $('#own-canvas'),
     caption: $('#own-caption'), top: $('#own-top'), about: $('#own-method-about'), mapInfo: $('#own-map-info'),
     curvesRun: $('#own-curves-run'), exportButton: $('#own-export'), curves: $('#own-curves'),
+    sanityRun: $('#own-sanity-run'), sanity: $('#own-sanity'),
   };
   const v = {
     st: store.get(),
@@ -245,6 +247,8 @@ export function mountOwnModelView(details, { store }) {
     v.res = res;
     v.maps = new Map();
     v.curves = [];
+    ui.sanity.replaceChildren();
+    ui.sanity.hidden = true;
     v.classIndex = res.top[0];
     const [, C, H, W] = v.model.summary.input_shape;
     ui.caption.textContent = `${v.photoSource.title}: the 224×224 centre crop, resized to the model’s ${H}×${W}` +
@@ -305,6 +309,10 @@ export function mountOwnModelView(details, { store }) {
     ui.curvesRun.textContent = `Run deletion + insertion for ${m.label}`;
     Object.assign(ui.canvas.dataset, { method, layer: '', class: String(v.classIndex), peakX: '', peakY: '', mapShape: '' });
     const key = mapKey();
+    if (v.sanityKey !== key) { // a sanity check shown is of another map
+      ui.sanity.replaceChildren();
+      ui.sanity.hidden = true;
+    }
     let r = v.maps.get(key);
     if (!r && m.kind !== 'plan') {
       const res = v.res;
@@ -440,6 +448,51 @@ export function mountOwnModelView(details, { store }) {
     if (runs.length) renderCurves(ui.curves, runs, { width: widthOf(ui.curves, 640), labelOf: (m) => METHOD[m]?.label ?? m });
   }
 
+  // ------------------------------------------------------------ sanity check
+  async function runSanity() {
+    if (v.job || !v.res) return;
+    const method = v.st.omethod;
+    const m = METHOD[method];
+    if (m.kind === 'plan') {
+      showNotice(`The sanity check runs the gradient and CAM methods; pick one of them (not ${m.label}).`);
+      return;
+    }
+    const res = v.res;
+    v.sanityKey = mapKey();
+    ui.sanityRun.disabled = true;
+    ui.sanity.hidden = false;
+    ui.sanity.replaceChildren(el('p', 'status', `Shuffling the weights and computing ${m.label} again…`));
+    try {
+      const r = await v.client.sanity({ photoId: res.photoId, method, layer: layerOf(), classIndex: v.classIndex, seed: v.st.seed, colormap: v.st.colormap });
+      if (res !== v.res) return;
+      if (r.shuffled === 0) {
+        ui.sanity.replaceChildren(el('p', 'message notice', `No weights follow ${r.layer} (only pooling or reshaping), so there is nothing to shuffle ` +
+          'and the map cannot change: pick an earlier layer for the sanity check.'));
+        return;
+      }
+      const where = r.layer === 'input' ? 'every weight of the model' : `every weight after ${r.layer}`;
+      const tiles = [
+        makeTile({ title: `${m.label}, your model`, sub: `explaining “${labelOf(r.classIndex)}”`, photoRgba: res.display, mapRgba: r.original, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
+        makeTile({ title: `${m.label}, weights shuffled`, sub: `its top-1 now: “${labelOf(r.randomizedClass)}”`, photoRgba: res.display, mapRgba: r.randomized, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
+      ];
+      const rho = r.spearman;
+      const text = el('p', 'chart-caption', `${where[0].toUpperCase()}${where.slice(1)} was shuffled ` +
+        `(${r.shuffled} tensors, each a random permutation of its own values; seed ${v.st.seed}), and ${m.label} computed again for the same class. ` +
+        `Spearman ρ between the two maps (at ${r.mapShape.join('×')}): ${rho === null ? 'undefined (a constant map)' : rho.toFixed(3)}. ` +
+        'A map that explains the model must change (ρ near 0); ρ near 1 means it mostly shows the photo or the layer, not what the network does with it (Adebayo et al. 2018).');
+      text.dataset.spearman = rho === null ? '' : String(rho);
+      const grid = el('div', 'image-grid');
+      grid.append(...tiles);
+      ui.sanity.replaceChildren(grid, text);
+    } catch (e) {
+      ui.sanity.replaceChildren();
+      ui.sanity.hidden = true;
+      showMessage(`The sanity check failed: ${e.message}`);
+    } finally {
+      ui.sanityRun.disabled = false;
+    }
+  }
+
   // ------------------------------------------------------------ inputs
   ui.file.addEventListener('change', () => {
     const f = ui.file.files?.[0];
@@ -507,6 +560,7 @@ export function mountOwnModelView(details, { store }) {
   });
   ui.cancel.addEventListener('click', cancelJob);
   ui.curvesRun.addEventListener('click', runCurves);
+  ui.sanityRun.addEventListener('click', runSanity);
   ui.exportButton.addEventListener('click', () => downloadCanvasPng(ui.canvas, `your-model-${v.st.omethod}.png`));
 
   // The model kept from an earlier visit (only when the user asked): offered, never loaded by itself.

@@ -2,6 +2,9 @@
 #include "explain/onnx/onnx_classifier.h"
 
 #include <map>
+#include <set>
+
+#include "nn/rng.h"
 
 #include "onnx/reader.h"
 
@@ -37,6 +40,13 @@ bool OnnxClassifier::load(const uint8_t* bytes, size_t size, std::string* error)
   loaded_ = false;
   auto m = std::make_unique<Model>();
   if (!read_model(bytes, size, m.get(), error)) return false;
+  return load_model(std::move(m), error);
+}
+
+bool OnnxClassifier::load_model(std::unique_ptr<Model> m, std::string* error) {
+  loaded_ = false;
+  c_ = 3;
+  h_ = w_ = 224;
   if (m->inputs.size() != 1) {
     *error = "an image classifier needs exactly one graph input, this model has " + std::to_string(m->inputs.size());
     return false;
@@ -109,6 +119,65 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
   return true;
 }
 
+bool OnnxClassifier::randomized_after(const std::string& layer, uint64_t seed, OnnxClassifier* out, int* shuffled,
+                                      std::string* error) const {
+  if (!loaded_) {
+    *error = "no model loaded";
+    return false;
+  }
+  const auto& run = ex_.runtime_nodes();
+  size_t start = 0;
+  if (!layer.empty()) {
+    bool found = false;
+    for (size_t k = 0; k < run.size(); ++k)
+      for (const auto& o : run[k]->outputs)
+        if (o == layer) {
+          start = k + 1;
+          found = true;
+        }
+    if (!found) {
+      *error = "no runtime tensor named '" + layer + "' (see the layer list)";
+      return false;
+    }
+  }
+  // The names read after the layer, and back through constant-folded nodes to their initializers.
+  std::map<std::string, const Node*> producer;
+  for (const Node& n : model_->nodes)
+    for (const auto& o : n.outputs) producer[o] = &n;
+  std::set<std::string> read, seen;
+  std::vector<std::string> todo;
+  for (size_t k = start; k < run.size(); ++k)
+    for (const auto& i : run[k]->inputs) todo.push_back(i);
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (name.empty() || !seen.insert(name).second) continue;
+    read.insert(name);
+    auto it = producer.find(name);
+    if (it != producer.end() && ex_.is_constant(name))
+      for (const auto& i : it->second->inputs) todo.push_back(i);
+  }
+  auto copy = std::make_unique<Model>(*model_);
+  Rng rng(seed);
+  int count = 0;
+  for (TensorData& t : copy->initializers) {
+    if (!read.count(t.name) || t.numel() < 2) continue;  // scalars (Clip bounds, Pad values) stay
+    const bool weight_type = t.dtype == kFloat || t.dtype == kFloat16 || t.dtype == kBFloat16 || t.dtype == kInt8 || t.dtype == kUInt8;
+    if (!weight_type) continue;  // shapes, indices and other integer tensors stay
+    auto shuffle = [&](auto& v) {
+      for (size_t k = v.size(); k > 1; --k) std::swap(v[k - 1], v[rng.next_u64() % k]);
+    };
+    if (!t.f.empty()) shuffle(t.f);
+    else shuffle(t.i);
+    ++count;
+  }
+  const int64_t side = h_;
+  if (!out->load_model(std::move(copy), error)) return false;
+  if (side != out->h_) out->set_input_size(static_cast<int>(side));
+  *shuffled = count;
+  return true;
+}
+
 bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error) {
   const Tensor<float>* a = ex_.value(name);
   if (!a || !a->is_float() || a->f.size() != activation.size()) {
@@ -123,14 +192,14 @@ bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vect
   return true;
 }
 
-bool OnnxClassifier::backward_class(int c, std::string* error) {
+bool OnnxClassifier::backward_class(int c, std::string* error, const std::string& stop_at) {
   if (c < 0 || c >= num_classes()) {
     *error = "class " + std::to_string(c) + " is out of range (the model has " + std::to_string(num_classes()) + " classes)";
     return false;
   }
   Tensor<float> seed = Tensor<float>::floats(ex_.value(logits_name_)->shape);
   seed.f[c] = 1.f;
-  return ex_.backward(logits_name_, seed, error);
+  return ex_.backward(logits_name_, seed, error, stop_at);
 }
 
 bool OnnxClassifier::input_gradient(std::vector<float>* out, std::string* error) const {

@@ -54,7 +54,8 @@ class OnnxClassifier {
   bool forward(const float* input, size_t count, std::string* error);
   const std::vector<float>& logits() const { return logits_; }
   int num_classes() const { return static_cast<int>(logits_.size()); }
-  bool backward_class(int class_index, std::string* error);
+  // stop_at: a layer whose gradient is all that is needed (the backward stops there; Executor::backward).
+  bool backward_class(int class_index, std::string* error, const std::string& stop_at = "");
   // d logits[class] / d input after backward_class, [C·H·W].
   bool input_gradient(std::vector<float>* out, std::string* error) const;
 
@@ -62,12 +63,22 @@ class OnnxClassifier {
   // logits then are those of the changed network (AblationCAM). forward() again restores everything.
   bool forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error);
 
+  // Model-parameter randomisation (Adebayo et al. 2018), top-down from a layer: a copy of this classifier whose
+  // weights AFTER `layer` — every float or 8-bit initializer with ≥ 2 values read by a node that runs after the
+  // layer's producer, directly or through constant-folded nodes (DequantizeLinear of int8 weights) — are shuffled,
+  // each by a random permutation from Rng(seed) (the values' distribution kept, their arrangement destroyed).
+  // layer "" = every such weight of the model (the input too). The activation at `layer` is then unchanged and
+  // everything the map learns from the rest of the network is not. *shuffled = the tensors shuffled.
+  bool randomized_after(const std::string& layer, uint64_t seed, OnnxClassifier* out, int* shuffled,
+                        std::string* error) const;
+
   std::vector<SpatialLayer> spatial_layers() const;  // after forward
   // The last layer that still has spatial extent (h·w > 1) and from which the logits depend; "" if none.
   std::string auto_layer() const;
   bool layer(const std::string& name, LayerTensors* out, std::string* error) const;  // after backward_class
 
  private:
+  bool load_model(std::unique_ptr<onnx::Model> m, std::string* error);
   std::unique_ptr<onnx::Model> model_;
   onnx::Executor<float> ex_;
   bool loaded_ = false;

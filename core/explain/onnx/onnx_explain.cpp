@@ -2,9 +2,11 @@
 #include "explain/onnx/onnx_explain.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "explain/onnx/layer_method.h"
 #include "explain/onnx/method_catalogue.h"
+#include "metrics/spearman.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -71,7 +73,7 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
       *error = "the model has no layer with spatial extent";
       return false;
     }
-    if (!clf.backward_class(cls, error)) return false;
+    if (!clf.backward_class(cls, error, layer)) return false;  // nothing upstream of the layer is needed
     LayerTensors L;
     if (!clf.layer(layer, &L, error)) return false;
     const std::vector<float> map = fn(L);
@@ -97,6 +99,29 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
   for (const auto& n : onnx_method_names()) names += (names.empty() ? "" : ", ") + n;
   *error = "unknown method '" + r.method + "' (" + names + ")";
   return false;
+}
+
+bool onnx_sanity(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExplainRequest& r, uint64_t seed, json* out,
+                 std::string* error) {
+  json a;
+  if (!onnx_explain(clf, x, r, &a, error)) return false;
+  const std::string layer = a["layer"];
+  OnnxClassifier rnd;
+  int shuffled = 0;
+  if (!clf.randomized_after(layer == "input" ? "" : layer, seed, &rnd, &shuffled, error)) return false;
+  OnnxExplainRequest rr = r;
+  rr.class_index = a["class"];
+  rr.layer = layer == "input" ? "auto" : layer;
+  json b;
+  if (!onnx_explain(rnd, x, rr, &b, error)) return false;
+  const std::vector<float> m1 = a["map"], m2 = b["map"];
+  const double rho = spearman_rho(std::vector<double>(m1.begin(), m1.end()), std::vector<double>(m2.begin(), m2.end()));
+  const std::vector<float> logits = b["logits"];
+  *out = {{"class", a["class"]}, {"layer", layer}, {"map_shape", a["map_shape"]}, {"map", a["map"]},
+          {"randomized_map", b["map"]}, {"spearman", std::isfinite(rho) ? json(rho) : json(nullptr)},
+          {"shuffled", shuffled},
+          {"randomized_class", std::max_element(logits.begin(), logits.end()) - logits.begin()}};
+  return true;
 }
 
 std::vector<std::string> onnx_method_names() {

@@ -8,6 +8,7 @@
 //     Layer methods (layer_method.h) read `layer` ("auto" = clf.auto_layer()); input methods (input_method.h)
 //     report layer "input".
 //   onnx_method_names(): the layer methods, then the input methods.
+//   onnx_sanity(clf, x, request, seed, out): the map before and after shuffling the weights (see below).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -36,5 +37,12 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
                   nlohmann::json* out, std::string* error);
 
 std::vector<std::string> onnx_method_names();
+
+// The sanity check of Adebayo et al. 2018 on any model: the map of `request` on clf and on
+// clf.randomized_after(L, seed) — L = the map's layer for a layer method (everything after it shuffled), "" for an
+// input method (every weight) — for the same class; → {class, layer, map_shape, map, randomized_map, spearman
+// (null when undefined), shuffled (tensors), randomized_class (the top-1 of the shuffled network)}.
+bool onnx_sanity(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExplainRequest& request, uint64_t seed,
+                 nlohmann::json* out, std::string* error);
 
 }  // namespace attnlab

@@ -15,6 +15,9 @@
 //     (the map at its own resolution), mapShape [h, w], layer, classIndex, peak {x, y} (224² px), completeness?,
 //     ms}. Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves.
 //   own.recolor {photoId, keys, colormap} → {maps: {key: rgba}} (the kept 224² maps in another colour map)
+//   own.sanity {photoId, method, layer, classIndex, seed, options, colormap} → {method, layer, classIndex, spearman
+//     (of the two maps at their own resolution; null when undefined), shuffled (weight tensors), randomizedClass,
+//     original, randomized (colour maps, 224²), mapShape}: the weights after the layer shuffled (OnnxLab.sanity).
 //   own.plan {photoId, kind, classIndex, params, map?, layer?, colormap} (a job: one forward pass per step,
 //     cancellable) kind scorecam (at `layer`) | rise | occlusion → a map result as own.map; deletion | insertion
 //     of the kept map `map` (a key) → {x, y, auc} (core/metrics/deletion_insertion.h). Progress {stage:'plan',
@@ -121,6 +124,22 @@ async function recolor(msg) {
   return { maps };
 }
 
+// The sanity check (Adebayo et al. 2018): the map again on the network whose weights after the map's layer (every
+// weight, for an input method) are shuffled; Spearman ρ of the two maps at their own resolution.
+async function sanity(msg) {
+  const M = await core();
+  const p = needPhoto(msg.photoId);
+  const c = checkClass(msg.classIndex);
+  const r = own.lab.sanity(String(msg.method), msg.layer ?? 'auto', c, msg.seed ?? 1, msg.options ?? {});
+  if (p !== own.photo) throw new Error('That photo is no longer loaded; pick it again.');
+  const [h, w] = r.map_shape;
+  const colour = (m) => new Uint8ClampedArray(M.colorizeMap(M.normalizeMap(M.upsampleMap(m, h, w, S, S)), S, S, msg.colormap ?? 'viridis'));
+  return {
+    method: msg.method, layer: r.layer, classIndex: c, spearman: r.spearman, shuffled: r.shuffled,
+    randomizedClass: r.randomized_class, original: colour(r.map), randomized: colour(r.randomized_map), mapShape: [h, w],
+  };
+}
+
 const PLAN_MAPS = ['scorecam', 'rise', 'occlusion'];
 const CURVES = ['deletion', 'insertion'];
 
@@ -176,5 +195,5 @@ async function plan(msg, ctx) {
 
 export const ownModelLab = {
   name: 'own-model',
-  handlers: { 'own.load': load, 'own.classify': classify, 'own.map': map, 'own.recolor': recolor, 'own.plan': { job: plan } },
+  handlers: { 'own.load': load, 'own.classify': classify, 'own.map': map, 'own.recolor': recolor, 'own.sanity': sanity, 'own.plan': { job: plan } },
 };
