@@ -121,6 +121,13 @@
   ['planScoreCam', 'planRise', 'planOcclusion', 'planDeletion', 'planInsertion', 'planExplanationMask'].forEach(function (name) {
     fn(name, null, 'ImagePlan');
   });
+  var roadDefault = function (key) {
+    return function () {
+      var m = catalogue().image.methods.filter(function (x) { return x.name === 'road'; })[0];
+      return specDefault(m.params, key);
+    };
+  };
+  fn('planRoad', [R, R, R, roadDefault('order'), roadDefault('noise'), roadDefault('seed')], 'ImagePlan');
 
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);

@@ -25,6 +25,7 @@
 #include "image/map_ops.h"
 #include "image/preprocess.h"
 #include "metrics/deletion_insertion.h"
+#include "metrics/road.h"
 #include "metrics/localization.h"
 #include "nn/gap_linear_head.h"
 
@@ -259,6 +260,20 @@ PlanHandle plan_deletion(const val& image, const val& saliency, int class_index,
 }
 PlanHandle plan_insertion(const val& image, const val& saliency, int class_index, int steps) {
   return plan_curve(CurveKind::Insertion, image, saliency, class_index, steps);
+}
+
+// ROAD (metrics/road.h): order 'morf' | 'lerf', the catalogue's percentages 10 … 90, noise (0–255 units), seed.
+PlanHandle plan_road(const val& image, const val& saliency, int class_index, const val& order, double noise, double seed) {
+  Err e;
+  std::vector<float> img, sal;
+  std::string o;
+  uint64_t s = 0;
+  class_arg(class_index, e), image224(image, &img, e), string_arg(order, "order", &o, e), seed_arg(seed, &s, e);
+  if (e.ok() && o != "morf" && o != "lerf") e.fail("order must be morf or lerf, got '" + o + "'");
+  if (!map224(saliency, "saliency", &sal, e)) return failed(e.message);
+  return made(make_road_plan(o == "morf" ? RoadOrder::MostRelevantFirst : RoadOrder::LeastRelevantFirst, img, kImageSize,
+                             kImageSize, sal, class_index, road_percentages(), noise, s, &e.message),
+              e.message);
 }
 
 PlanHandle plan_explanation_mask(const val& image, const val& saliency, int class_index) {
@@ -589,6 +604,7 @@ EMSCRIPTEN_BINDINGS(attnlab_image) {
   emscripten::function("_raw_planDeletion", &plan_deletion);
   emscripten::function("_raw_planInsertion", &plan_insertion);
   emscripten::function("_raw_planExplanationMask", &plan_explanation_mask);
+  emscripten::function("_raw_planRoad", &plan_road);
   emscripten::function("_raw_pointingGame", &pointing_game_js);
   emscripten::function("_raw_energyInMask", &energy_in_mask_js);
   emscripten::function("_raw_maskIoU", &mask_iou_js);

@@ -705,6 +705,42 @@ export const CATALOGUE = Object.freeze({
     "passes_default": 51
    },
    {
+    "description": "ROAD (Rong et al. 2022): the most (MoRF) or least (LeRF) salient 10 … 90 % of the pixels replaced by noisy linear imputation from their neighbours; the class probability at each step.",
+    "kind": "metric",
+    "label": "ROAD",
+    "name": "road",
+    "params": [
+     {
+      "default": "morf",
+      "description": "most (morf) or least (lerf) relevant first",
+      "name": "order",
+      "type": "string",
+      "values": [
+       "morf",
+       "lerf"
+      ]
+     },
+     {
+      "default": 0.6,
+      "description": "σ of the noise added to imputed pixels (0–255 units)",
+      "max": 255,
+      "min": 0,
+      "name": "noise",
+      "type": "number"
+     },
+     {
+      "default": 1,
+      "description": "seed of the noise",
+      "max": 2147483647,
+      "min": 0,
+      "name": "seed",
+      "type": "int"
+     }
+    ],
+    "passes": "9",
+    "passes_default": 9
+   },
+   {
     "description": "The photo masked by the normalised map: drop / increase in confidence (Score-CAM's average drop).",
     "kind": "metric",
     "label": "Explanation as a mask",

@@ -5,12 +5,16 @@
 //     layer resolution) and the top-1 class equal `build/attnlab explain-onnx` on the same photo (cat.png as a PPM)
 //     to 1e-5 — the CLI is checked against PyTorch in tests/node/onnx_core_cli.test.mjs; a negative control: the
 //     CLI with another input scaling gives another map;
-//   - the sanity check (weights after the layer shuffled) draws two maps and ρ; integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress; the deletion
-//     and insertion curves are drawn (two charts, AUC in the legend); a labels file names the classes;
-//   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with an
-//     operator the executor lacks (test_loop11: Loop): a readable message each, the loaded model stays, and the
+//   - the sanity check (weights after the layer shuffled) draws two maps and ρ (and says "nothing to shuffle" at the
+//     last layer); integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress;
+//     the deletion and insertion curves are drawn (two charts, AUC in the legend) with ROAD's MoRF / LeRF means
+//     beside them; a labels file names the classes;
+//   - a model dropped together with its labels file is loaded and named by them;
+//   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with a
+//     subgraph (test_loop11: Loop, refused by the reader): a readable message each, the loaded model stays, and the
 //     shipped MobileNetV2 still classifies the next demo photo;
-//   - "Keep this model in this browser": after a reload "Load it" brings the model back; "Forget it" removes it.
+//   - the shipped MobileNetV2 loaded as "your model" (0–255 scaling) gets ImageNet's labels and the Images tab's top-1;
+//   - "Keep this model in this browser": after a reload "Load it" brings the model back; unticking the box forgets it.
 // Screenshot: tests/e2e/out/own-model.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,6 +137,9 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
       || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
     assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
     assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
+    const road = JSON.parse(await page.getAttribute('#own-curves .own-road', 'data-road'));
+    assert.equal(road[0].method, 'rise');
+    assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
 
     const labels = path.join(dir, 'labels.txt');
     fs.writeFileSync(labels, Array.from({ length: 10 }, (_, k) => `shape ${k}`).join('\n'));
@@ -147,8 +154,16 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
     await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
     await page.click('#own-model > summary');
-    await page.setInputFiles('#own-file', FX);
+    // dropped with its labels file, in one drop
+    await page.evaluate(async ({ b64, labels }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], 'model.onnx', { type: 'application/octet-stream' }));
+      dt.items.add(new File([labels], 'labels.txt', { type: 'text/plain' }));
+      document.getElementById('own-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, { b64: fs.readFileSync(FX).toString('base64'), labels: Array.from({ length: 10 }, (_, k) => `dropped ${k}`).join('\n') });
     await waitMap(page, 'gradcam');
+    assert.match(await page.textContent('#own-top'), /dropped \d/);
     const text = path.join(dir, 'notes.onnx');
     fs.writeFileSync(text, 'these are my notes, not a model\n');
     const bytes = fs.readFileSync(FX);
@@ -176,6 +191,21 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'owl'
       && document.getElementById('view-image').dataset.status === 'ready', null, { timeout: TIMEOUT });
     await page.waitForFunction(() => /Owl/.test(document.getElementById('own-caption').textContent), null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('the shipped MobileNetV2 as your model: ImageNet labels, 0–255 scaling, the same top-1 as the Images tab', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&oscale=raw`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.top1, null, { timeout: TIMEOUT });
+    const shipped = await page.evaluate(() => document.getElementById('view-image').dataset.top1);
+    await page.click('#own-model > summary');
+    await page.setInputFiles('#own-file', path.join(REPO, 'models/image/mobilenet_v2.onnx'));
+    const ds = await waitMap(page, 'gradcam');
+    assert.match(await page.textContent('#own-notice'), /ImageNet labels assumed \(1001 classes\)/);
+    const top1 = await page.evaluate(() => document.querySelector('#own-top [data-top1] .top5-label').textContent);
+    assert.equal(top1, shipped);
+    assert.equal(ds.mapShape, '7×7');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -32,6 +32,7 @@ bool image_method_inputs_ok(const FeatureMapsView& F, const GapLinearHead<float>
 
 // ---- the catalogue entries (method_catalogue.h) ----
 #include "explain/image/method_catalogue.h"
+#include "metrics/road.h"
 
 namespace attnlab {
 namespace {
@@ -67,6 +68,12 @@ const std::vector<ImageMethodInfo>& image_method_catalogue() {
       {"insertion", "Insertion curve", "metric",
        "Insertion: the most salient pixels first restored from a blurred photo; probability against the fraction.",
        "steps + 1", {iparam("steps", 50, 1, 50176, "points of the curve after the first")}},
+      {"road", "ROAD", "metric",
+       "ROAD (Rong et al. 2022): the most (MoRF) or least (LeRF) salient 10 … 90 % of the pixels replaced by noisy linear "
+       "imputation from their neighbours; the class probability at each step.",
+       "9", {{"order", "string", "morf", 0, 0, {"morf", "lerf"}, "most (morf) or least (lerf) relevant first"},
+             {"noise", "number", 0.6, 0, 255, {}, "σ of the noise added to imputed pixels (0–255 units)"},
+             iparam("seed", 1, 0, 2147483647, "seed of the noise")}},
       {"explanationMask", "Explanation as a mask", "metric",
        "The photo masked by the normalised map: drop / increase in confidence (Score-CAM's average drop).", "2", {}},
   };
@@ -99,6 +106,7 @@ long image_method_passes(const std::string& name, const nlohmann::json& params, 
   }
   if (name == "deletion" || name == "insertion") return get("steps") + 1;
   if (name == "explanationMask") return 2;
+  if (name == "road") return static_cast<long>(road_percentages().size());
   return 0;
 }
 

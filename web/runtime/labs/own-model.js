@@ -20,7 +20,8 @@
 //     original, randomized (colour maps, 224²), mapShape}: the weights after the layer shuffled (OnnxLab.sanity).
 //   own.plan {photoId, kind, classIndex, params, map?, layer?, colormap} (a job: one forward pass per step,
 //     cancellable) kind scorecam (at `layer`) | rise | occlusion → a map result as own.map; deletion | insertion
-//     of the kept map `map` (a key) → {x, y, auc} (core/metrics/deletion_insertion.h). Progress {stage:'plan',
+//     of the kept map `map` (a key) → {x, y, auc} (core/metrics/deletion_insertion.h); road {order morf | lerf,
+//     noise, seed} of the kept map → {kind, percentages, y, mean} (core/metrics/road.h; defaults: the catalogue's). Progress {stage:'plan',
 //     loaded, total}. Cancelled → {cancelled: true}.
 import { loadCore } from '../host/core.js';
 import { runPlanLoop } from '../plan-runner.js';
@@ -141,7 +142,7 @@ async function sanity(msg) {
 }
 
 const PLAN_MAPS = ['scorecam', 'rise', 'occlusion'];
-const CURVES = ['deletion', 'insertion'];
+const CURVES = ['deletion', 'insertion', 'road'];
 
 function makePlan(M, msg, p, c) {
   const params = msg.params ?? {};
@@ -155,9 +156,11 @@ function makePlan(M, msg, p, c) {
     case 'occlusion':
       return M.planOcclusion(p.planar, c, params.window ?? 32, params.stride ?? 16);
     case 'deletion':
-    case 'insertion': {
+    case 'insertion':
+    case 'road': {
       const saliency = own.maps.get(msg.map);
       if (!saliency) throw new Error('That map is no longer held by the worker; compute it again.');
+      if (msg.kind === 'road') return M.planRoad(p.planar, saliency, c, params.order, params.noise, params.seed);
       return (msg.kind === 'deletion' ? M.planDeletion : M.planInsertion)(p.planar, saliency, c, params.steps ?? 50);
     }
     default:

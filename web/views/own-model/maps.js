@@ -1,0 +1,148 @@
+// maps.js — the photo on the user's model and its maps: classify, the top classes, one map (computed once per
+// method, layer and class), its readout, recolouring. Part of views/own-model-view.js (installMaps(v) adds classify,
+// renderTop, layerOf, mapKey, redraw, renderInfo, renderMap, recolor to v).
+import { el } from '../../render/dom.js';
+import { drawOverlay } from '../../render/image-canvas.js';
+import { renderTop5 } from '../../render/image-top5.js';
+import { peakText } from '../../analysis/image-readout.js';
+import { percent } from '../../analysis/format.js';
+import { METHOD, SCALING_LABELS } from './methods.js';
+
+export function installMaps(v) {
+  const { ui } = v;
+  // ------------------------------------------------------------ the photo
+  async function classify() {
+    if (!v.model || !v.photoSource || !v.client?.loaded) return;
+    const seq = ++v.seq;
+    v.cancelJob();
+    v.setStatus('busy');
+    ui.caption.textContent = `Classifying ${v.photoSource.title} with ${v.model.name}…`;
+    let res;
+    try {
+      res = await v.client.classify(v.photoSource.source, v.st.oscale);
+    } catch (e) {
+      if (seq !== v.seq) return;
+      v.setStatus('ready');
+      ui.caption.textContent = '';
+      v.showMessage(`${v.model.name} could not classify ${v.photoSource.title}: ${e.message}`);
+      return;
+    }
+    if (seq !== v.seq) return;
+    v.res = res;
+    v.maps = new Map();
+    v.curves = [];
+    v.road = [];
+    ui.sanity.replaceChildren();
+    ui.sanity.hidden = true;
+    v.classIndex = res.top[0];
+    const [, C, H, W] = v.model.summary.input_shape;
+    ui.caption.textContent = `${v.photoSource.title}: the 224×224 centre crop, resized to the model’s ${H}×${W}` +
+      `${C === 1 ? ' (grey)' : ''}, scaled ${SCALING_LABELS[v.st.oscale]}. ${Math.round(res.ms)} ms.`;
+    ui.results.hidden = false;
+    v.setStatus('ready');
+    v.renderTop();
+    await v.renderMap();
+  }
+
+  function renderTop() {
+    renderTop5(ui.top, v.res.top.map((k) => ({ index: k, label: v.labelOf(k), prob: v.res.probs[k] })), {
+      selected: v.classIndex,
+      onSelect: (k) => {
+        v.classIndex = k;
+        v.cancelJob();
+        v.renderTop();
+        v.renderMap();
+      },
+    });
+  }
+
+  // ------------------------------------------------------------ maps
+  const layerOf = () => ui.layer.value || 'auto';
+  function mapKey(method = v.st.omethod, cls = v.classIndex) {
+    const m = METHOD[method];
+    return `${method}|${m.kind === 'layer' || method === 'scorecam' ? v.layerOf() : 'input'}|${cls}`;
+  }
+
+  function redraw() {
+    const r = v.maps.get(v.mapKey());
+    if (v.res) drawOverlay(ui.canvas, v.res.display, r?.rgba ?? null, v.st.opacity / 100);
+  }
+
+  function renderInfo(r) {
+    const method = v.st.omethod;
+    ui.mapInfo.replaceChildren();
+    if (!r) return;
+    const where = r.layer === 'input' ? 'the input pixels' : `layer ${r.layer}`;
+    ui.mapInfo.append(el('span', 'image-peak',
+      `Explaining “${v.labelOf(r.classIndex)}” with ${METHOD[method].label} at ${where}` +
+        `${r.mapShape ? ` (map ${r.mapShape.join('×')})` : ''}: ${peakText(r.peak)}.${r.ms ? ` ${Math.round(r.ms)} ms.` : ''}`));
+    if (r.completeness) {
+      const { sum, target } = r.completeness;
+      const gap = Math.abs(sum - target) / Math.max(1e-12, Math.abs(target));
+      ui.mapInfo.append(el('br'), el('span', gap > 0.05 ? 'point-miss' : 'point-hit',
+        `Completeness: the attributions sum to ${sum.toFixed(4)}; the logit minus the logit of an all-zero input is ${target.toFixed(4)}` +
+          ` (${percent(gap, 1)} apart${gap > 0.05 ? ': more steps would close the gap' : ''}).`));
+    }
+  }
+
+  async function renderMap() {
+    if (!v.res) return;
+    const method = v.st.omethod;
+    const m = METHOD[method];
+    ui.method.value = method;
+    ui.about.textContent = m.about;
+    ui.curvesRun.textContent = `Run deletion + insertion for ${m.label}`;
+    Object.assign(ui.canvas.dataset, { method, layer: '', class: String(v.classIndex), peakX: '', peakY: '', mapShape: '' });
+    const key = v.mapKey();
+    if (v.sanityKey !== key) { // a sanity check shown is of another map
+      ui.sanity.replaceChildren();
+      ui.sanity.hidden = true;
+    }
+    let r = v.maps.get(key);
+    if (!r && m.kind !== 'plan') {
+      const res = v.res;
+      ui.mapInfo.textContent = `Computing ${m.label}…`;
+      try {
+        r = await v.client.map({ photoId: res.photoId, method, layer: v.layerOf(), classIndex: v.classIndex, colormap: v.st.colormap });
+      } catch (e) {
+        if (res !== v.res) return;
+        ui.mapInfo.textContent = '';
+        v.showMessage(`${m.label} failed: ${e.message}`);
+        v.redraw();
+        return;
+      }
+      if (res !== v.res) return;
+      v.maps.set(key, r);
+    }
+    if (method !== v.st.omethod || key !== v.mapKey()) return;
+    v.redraw();
+    if (!r) {
+      ui.mapInfo.replaceChildren(el('span', null, `${m.label} runs many network passes of your model. `));
+      const b = el('button', 'small', 'Compute', { type: 'button', id: 'own-compute' });
+      b.disabled = Boolean(v.job);
+      b.addEventListener('click', () => v.computePlan(method));
+      ui.mapInfo.append(b);
+      return;
+    }
+    Object.assign(ui.canvas.dataset, { layer: r.layer, peakX: String(r.peak.x), peakY: String(r.peak.y), mapShape: r.mapShape ? r.mapShape.join('×') : '224×224' });
+    v.details.ownLastMap = r.raw ?? null;
+    v.renderInfo(r);
+  }
+
+  // A new colour map: the worker recolours the maps it holds (nothing is recomputed).
+  async function recolor() {
+    const res = v.res;
+    const entries = [...v.maps.entries()];
+    if (!entries.length) return v.redraw();
+    try {
+      const { maps } = await v.client.recolor({ photoId: res.photoId, keys: entries.map(([, r]) => r.key), colormap: v.st.colormap });
+      if (res !== v.res) return;
+      for (const [key, r] of entries) if (maps[r.key]) v.maps.set(key, { ...r, rgba: maps[r.key] });
+    } catch (e) {
+      v.showMessage(`The maps could not be recoloured: ${e.message}`);
+    }
+    v.redraw();
+  }
+
+  Object.assign(v, { classify, renderTop, layerOf, mapKey, redraw, renderInfo, renderMap, recolor });
+}

@@ -1,0 +1,25 @@
+// methods.js — what "Your model" offers (from the core's catalogue: catalogue.onnx and the image plans) and the
+// words it uses for the input scalings. Part of views/own-model-view.js.
+import { CATALOGUE } from '../../catalogue.js';
+
+const IMAGE_METHOD = Object.fromEntries(CATALOGUE.image.methods.map((m) => [m.name, m]));
+// Maps on a user model: the executor's methods, then the image lab's perturbation plans that make a map.
+export const OWN_METHODS = Object.freeze([
+  ...CATALOGUE.onnx.methods.map((m) => ({ name: m.name, label: m.label, kind: m.kind, about: m.description })),
+  ...CATALOGUE.onnx.plans.filter((p) => IMAGE_METHOD[p]?.kind === 'plan')
+    .map((p) => ({ name: p, label: IMAGE_METHOD[p].label, kind: 'plan', about: IMAGE_METHOD[p].description })),
+]);
+export const METHOD = Object.fromEntries(OWN_METHODS.map((m) => [m.name, m]));
+export const CURVE_STEPS = 50;
+// The shipped MobileNetV2's 1,001 ImageNet labels (background first), for user models with 1,000 / 1,001 classes.
+export const IMAGENET_LABELS = new URL('../../../models/image/labels.txt', import.meta.url);
+export const sentence = (t) => (/[.!?]$/.test(t) ? t : `${t}.`);
+export const SCALING_LABELS = {
+  imagenet: 'ImageNet mean / std (torchvision)',
+  unit: '0 … 1',
+  signed: '−1 … 1',
+  raw: '0 … 255',
+};
+export const SCALING_ABOUT = 'An ONNX file does not say how its pixels were scaled in training. torchvision’s ImageNet models expect ' +
+  '(x / 255 − mean) / std with the ImageNet mean and std; Keras / TensorFlow ports often expect −1 … 1; some models take 0 … 1 or 0 … 255. ' +
+  'A wrong choice still gives maps, but of a model that sees odd colours: check that the prediction makes sense.';
