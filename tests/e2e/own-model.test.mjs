@@ -6,7 +6,8 @@
 //     to 1e-5 — the CLI is checked against PyTorch in tests/node/onnx_core_cli.test.mjs; a negative control: the
 //     CLI with another input scaling gives another map;
 //   - the sanity check (weights after the layer shuffled) draws two maps and ρ (and says "nothing to shuffle" at the
-//     last layer); integrated gradients shows its completeness line; RISE (50 masks) runs as a job with progress;
+//     last layer); integrated gradients shows its completeness line; occlusion started and cancelled; RISE (50
+//     masks) runs as a job with progress;
 //     the deletion and insertion curves are drawn (two charts, AUC in the legend) with ROAD's MoRF / LeRF means
 //     beside them; a labels file names the classes;
 //   - a model dropped together with its labels file is loaded and named by them;
@@ -125,6 +126,15 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await waitMap(page, 'integrated-gradients');
     assert.match(await page.textContent('#own-map-info'), /Completeness: the attributions sum to/);
     assert.match(page.url(), /omethod=integrated-gradients/);
+
+    // Occlusion (1 + 169 passes) started and cancelled: the job row goes, the Compute button comes back
+    await page.selectOption('#own-method', 'occlusion');
+    await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
+    await page.click('#own-compute');
+    await page.waitForFunction(() => /network passes/.test(document.getElementById('own-job-text').textContent), null, { timeout: TIMEOUT });
+    await page.click('#own-cancel');
+    await page.waitForFunction(() => document.getElementById('own-job').hidden && document.getElementById('own-compute'), null, { timeout: TIMEOUT });
+    assert.equal(await page.getAttribute('#own-canvas', 'data-peak-x'), '');
 
     await page.selectOption('#own-method', 'rise');
     await page.waitForSelector('#own-compute', { timeout: TIMEOUT });

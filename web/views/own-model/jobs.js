@@ -40,6 +40,7 @@ export function installJobs(v) {
 
   async function runJob(label, kind, body) {
     const h = v.client.runPlan(kind, { photoId: v.res.photoId, classIndex: v.classIndex, colormap: v.st.colormap, ...body }, v.jobProgress);
+    v.job.label = label; // the progress line names the part running now
     v.job.handle = h;
     if (v.job.cancelled) h.cancel();
     return h.promise;
