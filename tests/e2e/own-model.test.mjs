@@ -14,6 +14,8 @@
 //   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with a
 //     subgraph (test_loop11: Loop, refused by the reader): a readable message each, the loaded model stays, and the
 //     shipped MobileNetV2 still classifies the next demo photo;
+//   - the worker of your model with its heap filled (browser.mjs fillWasmHeap) aborts on the next map: only that
+//     worker is replaced (the Images tab's keeps its own), the message keeps the model, "Load it again" restores it;
 //   - the shipped MobileNetV2 loaded as "your model" (0–255 scaling) gets ImageNet's labels and the Images tab's top-1;
 //   - "Keep this model in this browser": after a reload "Load it" brings the model back; unticking the box forgets it.
 // Screenshot: tests/e2e/out/own-model.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
@@ -25,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
-import { launchChromium, openRecordingPage, imageLabMissing } from './browser.mjs';
+import { launchChromium, openRecordingPage, imageLabMissing, hostWorkers, fillWasmHeap } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -202,6 +204,37 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
       && document.getElementById('view-image').dataset.status === 'ready', null, { timeout: TIMEOUT });
     await page.waitForFunction(() => /Owl/.test(document.getElementById('own-caption').textContent), null, { timeout: TIMEOUT });
     assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('the worker of your model runs out of memory: only it is replaced, "Load it again" restores the model', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-model > summary');
+    await page.setInputFiles('#own-file', FX);
+    const before = await waitMap(page, 'gradcam');
+    const named = async (name) => {
+      for (const w of hostWorkers(page)) if (await w.evaluate(() => self.name) === name) return w;
+      return null;
+    };
+    const own = await named('attnlab-own-model');
+    const image = await named('attnlab-image');
+    assert.ok(own && image, 'your model and the shipped one run in two host workers');
+    await fillWasmHeap(own);
+    await page.selectOption('#own-method', 'gradient'); // its first allocation aborts the core
+    await page.waitForSelector('#own-retry', { timeout: TIMEOUT });
+    assert.match(await page.textContent('#own-message'), /Your model \(model\.onnx\) is kept/);
+    await page.click('#own-retry');
+    await page.waitForFunction(() => document.getElementById('own-message').hidden || !document.getElementById('own-retry'), null, { timeout: TIMEOUT });
+    await page.selectOption('#own-method', 'gradcam');
+    const after = await waitMap(page, 'gradcam');
+    assert.equal(after.class, before.class);
+    assert.equal(after.peakX, before.peakX);
+    assert.equal(await named('attnlab-image'), image, 'the shipped model kept its worker');
+    await page.click('#image-gallery [data-image="owl"]');
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'owl'
+      && document.getElementById('view-image').dataset.status === 'ready', null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors.filter((e) => !/Aborted\(/.test(e)), []);
     await page.close();
   });
 
