@@ -5,7 +5,7 @@
 //
 // Usage: npm run eval:images -- [--limit N] [--methods cam,gradcam,gradcampp,scorecam,rise,occlusion,random]
 //          [--steps S] [--rise-n N] [--rise-cells C] [--rise-p P] [--occlusion-window W] [--occlusion-stride S]
-//          [--samples S] [--ig-steps T] [--explain-limit E] [--heavy-limit H] [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
+//          [--samples S] [--ig-steps T] [--road] [--explain-limit E] [--heavy-limit H] [--batch B] [--threads T] [--seed S] [--data DIR] [--out F.json]
 // Data: DIR/imagenet_samples (1000 photos, labels.tsv) and DIR/images (the demo photos with segmentation masks,
 // for the pointing game); DIR defaults to ../shared/data. --limit N classifies N photos spread evenly over the
 // 1000 classes (photo i·1000/N, i = 0…N−1), so a short run still covers the label space; the maps and their
@@ -24,7 +24,8 @@
 // --out F.json also writes the per-photo rows. Methods named onnx-<m> (m from catalogue.onnx: gradcam, gradcampp,
 // hirescam, xgradcam, layercam, eigencam, gradient, smoothgrad, integrated-gradients) are made by the core's ONNX
 // executor (the page's "Your model" path) at the default layer (the last spatial one); --samples / --ig-steps set
-// SmoothGrad's samples and integrated gradients' steps (defaults: the catalogue's).
+// SmoothGrad's samples and integrated gradients' steps (defaults: the catalogue's). --road adds ROAD (Rong et al.
+// 2022, core/metrics/road.h: MoRF / LeRF at 10 … 90 %, noisy linear imputation): the mean probability of each.
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -52,7 +53,7 @@ function fail(msg) {
 function parseArgs(argv) {
   const o = {
     limit: 1000, explainLimit: null, heavyLimit: null, methods: ALL_METHODS, steps: 50, riseN: 2000, riseCells: 7, riseP: 0.5,
-    occWindow: 32, occStride: 16, batch: 16, threads: 2, seed: 1, samples: null, igSteps: null,
+    occWindow: 32, occStride: 16, batch: 16, threads: 2, seed: 1, samples: null, igSteps: null, road: false,
     data: path.resolve(ROOT, '../shared/data'), out: null,
   };
   const num = (name, v, { int = true, min = -Infinity, max = Infinity } = {}) => {
@@ -66,6 +67,7 @@ function parseArgs(argv) {
     const take = () => { i++; if (v === undefined) fail(`${a} needs a value`); return v; };
     switch (a) {
       case '--limit': o.limit = num('limit', take(), { min: 1, max: 1000 }); break;
+      case '--road': o.road = true; break;
       case '--samples': o.samples = num('samples', take(), { min: 1, max: 1000 }); break;
       case '--ig-steps': o.igSteps = num('ig-steps', take(), { min: 1, max: 1000 }); break;
       case '--explain-limit': o.explainLimit = num('explain-limit', take(), { min: 0, max: 1000 }); break;
@@ -174,7 +176,8 @@ async function main() {
   async function curve(kind, image, map01, cls) {
     const plan = kind === 'deletion' ? core.planDeletion(image, map01, cls, o.steps)
       : kind === 'insertion' ? core.planInsertion(image, map01, cls, o.steps)
-        : core.planExplanationMask(image, map01, cls);
+        : kind === 'morf' || kind === 'lerf' ? core.planRoad(image, map01, cls, kind, undefined, o.seed)
+          : core.planExplanationMask(image, map01, cls);
     try {
       await runPlanLoop(plan, { batch: o.batch, forward: runBatch });
       return JSON.parse(plan.resultJson());
@@ -208,6 +211,10 @@ async function main() {
       const ins = await curve('insertion', image, map01, pred);
       const em = await curve('mask', image, map01, pred);
       const r = { deletion_auc: del.auc, insertion_auc: ins.auc, original: em.original, masked: em.masked };
+      if (o.road) {
+        r.road_morf = (await curve('morf', image, map01, pred)).mean;
+        r.road_lerf = (await curve('lerf', image, map01, pred)).mean;
+      }
       if (FEATURE_METHODS.has(m)) {
         const rnd = core.normalizeMap(core.upsampleMap(randomLab.map(m, net.features, h, w, pred, o.seed), h, w, SIZE, SIZE));
         r.sanity_spearman = core.spearmanMaps(map01, rnd);
@@ -262,6 +269,7 @@ async function main() {
       average_drop: round(100 * mean(drops), 2),
       increase_in_confidence: round(100 * mean(rs.map((r) => (r.masked > r.original ? 1 : 0))), 2),
       ...(FEATURE_METHODS.has(m) ? { sanity_spearman: round(mean(rs.map((r) => r.sanity_spearman))) } : {}),
+      ...(o.road ? { road_morf: round(mean(rs.map((r) => r.road_morf))), road_lerf: round(mean(rs.map((r) => r.road_lerf))) } : {}),
       pointing_game: pointing[m].n ? round(pointing[m].hits / pointing[m].n) : null,
       pointing_n: pointing[m].n,
       seconds_explaining: round(timing[m], 1),
@@ -280,11 +288,11 @@ async function main() {
   };
   if (o.out) fs.writeFileSync(o.out, JSON.stringify({ summary, rows, pointing: pointingRows }, null, 1));
 
-  console.log(`| method | n | deletion AUC ↓ | insertion AUC ↑ | avg drop % ↓ | increase % ↑ | sanity ρ | pointing |`);
-  console.log(`|---|---|---|---|---|---|---|---|`);
+  console.log(`| method | n | deletion AUC ↓ | insertion AUC ↑ | avg drop % ↓ | increase % ↑ | sanity ρ | pointing |${o.road ? ' ROAD MoRF ↓ | ROAD LeRF ↑ |' : ''}`);
+  console.log(`|---|---|---|---|---|---|---|---|${o.road ? '---|---|' : ''}`);
   for (const m of o.methods) {
     const r = methods[m];
-    console.log(`| ${m} | ${r.n} | ${r.deletion_auc} | ${r.insertion_auc} | ${r.average_drop} | ${r.increase_in_confidence} | ${r.sanity_spearman ?? '—'} | ${pointing[m].hits}/${pointing[m].n} |`);
+    console.log(`| ${m} | ${r.n} | ${r.deletion_auc} | ${r.insertion_auc} | ${r.average_drop} | ${r.increase_in_confidence} | ${r.sanity_spearman ?? '—'} | ${pointing[m].hits}/${pointing[m].n} |${o.road ? ` ${r.road_morf} | ${r.road_lerf} |` : ''}`);
   }
   console.log(`n = ${n}, top-1 ${summary.top1}, top-5 ${summary.top5}, ${summary.seconds} s`);
   randomLab.delete();
