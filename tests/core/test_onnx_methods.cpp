@@ -1,11 +1,20 @@
 // The CAM-family methods on ONNX layers (core/explain/onnx): closed forms on hand-made tensors, and
 // agreement with the image lab's own Grad-CAM / Grad-CAM++ (core/explain/image) on a GAP + linear head,
-// whose gradient d logit_c / dF = W[c, k] / (h·w) is exact.
+// whose gradient d logit_c / dF = W[c, k] / (h·w) is exact. On real models (the end of the file): AblationCAM
+// against the gradient path, weight shuffling after a layer (the sanity check), a backward stopped at a layer.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "explain/image/image_method.h"
 #include "explain/onnx/layer_method.h"
+#include "explain/onnx/onnx_classifier.h"
+#include "explain/onnx/onnx_explain.h"
 #include "nn/rng.h"
+#include "onnx_test_util.h"
 
 using namespace attnlab;
 
@@ -120,3 +129,134 @@ TEST(OnnxMethods, EigenCamFindsARankOneSpatialPattern) {
   EXPECT_EQ(find_layer_method("nope"), nullptr);
   EXPECT_EQ(layer_method_names().size(), 6u);
 }
+
+// ---- on real models ----
+namespace {
+
+const char* kSqueezenet = "/tests/fixtures/onnx/squeezenet1_1/model.onnx";
+const char* kMobileNet = "/models/image/mobilenet_v2.onnx";
+const char* kSqueezeMid = "/features/features.9/Concat_output_0";
+
+// Loads a model of the repository, runs it on a fixed input ((k·37 + 11) mod 256 per value; squeezenet's scaled
+// to [−0.5, 0.5)) and returns that input.
+std::vector<float> load_and_run(const std::string& file, int size, OnnxClassifier* clf) {
+  std::vector<uint8_t> bytes;
+  std::string err;
+  EXPECT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + file, &bytes)) << file;
+  EXPECT_TRUE(clf->load(bytes.data(), bytes.size(), &err)) << err;
+  std::vector<float> x(3 * size * size);
+  for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 37 + 11) % 256);
+  if (file == kSqueezenet)
+    for (float& v : x) v = v / 255.f - 0.5f;
+  EXPECT_TRUE(clf->forward(x.data(), x.size(), &err)) << err;
+  return x;
+}
+
+// AblationCAM's forward re-runs against the gradient: after MobileNetV2's last spatial layer come global average
+// pooling and one linear layer, so zeroing channel k lowers the logit by exactly W_ck · mean(A_k) = Σ_p G_k,p A_k,p
+// (G = the executor's backward, another code path) and w_k = that / y_c. Returns the largest relative difference.
+double ablation_vs_gradient(const std::string& file, const std::string& layer_or_auto, int size) {
+  OnnxClassifier clf;
+  std::string err;
+  const std::vector<float> x = load_and_run(file, size, &clf);
+  const std::string layer = layer_or_auto == "auto" ? clf.auto_layer() : layer_or_auto;
+  const auto logits = clf.logits();
+  const int c = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  EXPECT_TRUE(clf.backward_class(c, &err)) << err;
+  LayerTensors L;
+  EXPECT_TRUE(clf.layer(layer, &L, &err)) << err;
+  LayerMapResult r;
+  EXPECT_TRUE(onnx_ablation_cam(clf, x, layer, c, &r, &err)) << err;
+  EXPECT_EQ(static_cast<int>(r.weights.size()), L.k);
+  EXPECT_EQ(clf.logits(), logits);  // the network is restored afterwards
+  const size_t hw = static_cast<size_t>(L.h) * L.w;
+  double worst = 0, scale = 0;
+  for (int k = 0; k < L.k; ++k) {
+    double d = 0;
+    for (size_t p = 0; p < hw; ++p) d += static_cast<double>(L.gradient[k * hw + p]) * L.activation[k * hw + p];
+    const double want = d / logits[c];
+    worst = std::max(worst, std::abs(r.weights[k] - want));
+    scale = std::max(scale, std::abs(want));
+  }
+  return worst / scale;
+}
+
+TEST(OnnxMethods, AblationCamEqualsTheGradientPathBeforeALinearHead) {
+  EXPECT_LT(ablation_vs_gradient(kMobileNet, "auto", 224), 1e-3);
+}
+
+// Negative control: after squeezenet's features.3 come max pooling and eight Fire modules; zeroing a whole channel
+// there changes which units are active, so the first-order gradient path no longer equals the drop.
+TEST(OnnxMethods, AblationCamDiffersWhereTheRestIsNonLinear) {
+  EXPECT_GT(ablation_vs_gradient(kSqueezenet, "/features/features.3/Concat_output_0", 112), 1e-2);
+}
+
+// Weight shuffling after a layer (OnnxClassifier::randomized_after): the activation at the layer stays, the logits
+// move; shuffling everything moves the activation too; the same seed gives the same network; the sanity check
+// reports a finite ρ and the tensors shuffled.
+TEST(OnnxMethods, WeightShufflingAfterALayer) {
+  OnnxClassifier clf;
+  std::string err;
+  const std::vector<float> x = load_and_run(kSqueezenet, 112, &clf);
+  const std::string layer = kSqueezeMid;
+  LayerTensors A;
+  ASSERT_TRUE(clf.layer(layer, &A, &err)) << err;
+  const auto logits = clf.logits();
+
+  auto shuffled = [&](const std::string& after, uint64_t seed, LayerTensors* at, std::vector<float>* out_logits) {
+    OnnxClassifier r;
+    int n = 0;
+    EXPECT_TRUE(clf.randomized_after(after, seed, &r, &n, &err)) << err;
+    EXPECT_TRUE(r.forward(x.data(), x.size(), &err)) << err;
+    EXPECT_TRUE(r.layer(layer, at, &err)) << err;
+    *out_logits = r.logits();
+    return n;
+  };
+  LayerTensors B, C, D;
+  std::vector<float> lb, lc, ld;
+  const int n_after = shuffled(layer, 1, &B, &lb);
+  EXPECT_GT(n_after, 0);
+  EXPECT_EQ(B.activation, A.activation);  // nothing before the layer changed
+  EXPECT_NE(lb, logits);
+  shuffled(layer, 1, &C, &lc);
+  EXPECT_EQ(lc, lb);  // deterministic
+  shuffled(layer, 2, &C, &lc);
+  EXPECT_NE(lc, lb);
+  const int n_all = shuffled("", 1, &D, &ld);
+  EXPECT_GT(n_all, n_after);
+  EXPECT_NE(D.activation, A.activation);
+  OnnxClassifier none;
+  int n = 0;
+  EXPECT_FALSE(clf.randomized_after("no-such-layer", 1, &none, &n, &err));
+  EXPECT_NE(err.find("no-such-layer"), std::string::npos);
+
+  OnnxExplainRequest req;
+  req.method = "gradcam";
+  req.layer = layer;
+  nlohmann::json out;
+  ASSERT_TRUE(onnx_sanity(clf, x, req, 1, &out, &err)) << err;
+  EXPECT_EQ(out["layer"], layer);
+  EXPECT_EQ(out["shuffled"], n_after);
+  ASSERT_TRUE(out["spearman"].is_number());
+  EXPECT_LT(out["spearman"].get<double>(), 0.999);
+  EXPECT_EQ(out["map"].size(), out["randomized_map"].size());
+}
+
+// A backward that stops at a layer (Grad-CAM's) gives that layer exactly the full backward's gradient and computes
+// nothing upstream (the input gets no gradient).
+TEST(OnnxMethods, BackwardStopsAtTheLayer) {
+  OnnxClassifier clf;
+  std::string err;
+  load_and_run(kSqueezenet, 112, &clf);
+  LayerTensors full, part;
+  std::vector<float> g;
+  ASSERT_TRUE(clf.backward_class(3, &err)) << err;
+  ASSERT_TRUE(clf.layer(kSqueezeMid, &full, &err)) << err;
+  ASSERT_TRUE(clf.input_gradient(&g, &err)) << err;
+  ASSERT_TRUE(clf.backward_class(3, &err, kSqueezeMid)) << err;
+  ASSERT_TRUE(clf.layer(kSqueezeMid, &part, &err)) << err;
+  EXPECT_EQ(part.gradient, full.gradient);
+  EXPECT_FALSE(clf.input_gradient(&g, &err));
+}
+
+}  // namespace

@@ -90,15 +90,24 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     assert.match(msg, re);
     return msg;
   }
+  // The Images tab on the cat (classified by the shipped model), with the "Your model" card opened.
+  async function openCard(extraHash = '') {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm${extraHash}`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-model > summary');
+    return page;
+  }
+  // Chooses a model file with the picker and waits for its default Grad-CAM; → the canvas dataset.
+  async function chooseModel(page, file = FX) {
+    await page.setInputFiles('#own-file', file);
+    return waitMap(page, 'gradcam');
+  }
   const clearMessage = (page) => page.evaluate(() => { const m = document.getElementById('own-message'); m.textContent = ''; m.hidden = true; });
 
   test('squeezenet: summary, Grad-CAM = the CLI, IG completeness, RISE, curves, labels', async () => {
     const ppm = catPpm(dir);
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&risen=50`);
-    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
-    await page.click('#own-model > summary');
-    await page.setInputFiles('#own-file', FX);
-    const ds = await waitMap(page, 'gradcam');
+    const page = await openCard('&risen=50');
+    const ds = await chooseModel(page);
     const summary = await page.textContent('#own-summary');
     assert.match(summary, /Classes\s*10/);
     assert.match(summary, /Conv \d+/);
@@ -163,9 +172,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   });
 
   test('bad files: a clear message, the model held stays, the shipped model still works', async () => {
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
-    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
-    await page.click('#own-model > summary');
+    const page = await openCard();
     // dropped with its labels file, in one drop
     await page.evaluate(async ({ b64, labels }) => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -208,11 +215,8 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   });
 
   test('the worker of your model runs out of memory: only it is replaced, "Load it again" restores the model', async () => {
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
-    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
-    await page.click('#own-model > summary');
-    await page.setInputFiles('#own-file', FX);
-    const before = await waitMap(page, 'gradcam');
+    const page = await openCard();
+    const before = await chooseModel(page);
     const named = async (name) => {
       for (const w of hostWorkers(page)) if (await w.evaluate(() => self.name) === name) return w;
       return null;
@@ -239,12 +243,9 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   });
 
   test('the shipped MobileNetV2 as your model: ImageNet labels, 0–255 scaling, the same top-1 as the Images tab', async () => {
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&oscale=raw`);
-    await page.waitForFunction(() => document.getElementById('view-image').dataset.top1, null, { timeout: TIMEOUT });
+    const page = await openCard('&oscale=raw');
     const shipped = await page.evaluate(() => document.getElementById('view-image').dataset.top1);
-    await page.click('#own-model > summary');
-    await page.setInputFiles('#own-file', path.join(REPO, 'models/image/mobilenet_v2.onnx'));
-    const ds = await waitMap(page, 'gradcam');
+    const ds = await chooseModel(page, path.join(REPO, 'models/image/mobilenet_v2.onnx'));
     assert.match(await page.textContent('#own-notice'), /ImageNet labels assumed \(1001 classes\)/);
     const top1 = await page.evaluate(() => document.querySelector('#own-top [data-top1] .top5-label').textContent);
     assert.equal(top1, shipped);
@@ -254,11 +255,9 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   });
 
   test('kept in the browser only when asked; Load it / Forget it', async () => {
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm`);
-    await page.click('#own-model > summary');
+    const page = await openCard();
     assert.equal(await page.isVisible('#own-load-kept'), false);
-    await page.setInputFiles('#own-file', FX);
-    await waitMap(page, 'gradcam');
+    await chooseModel(page);
     await page.check('#own-keep');
     await page.waitForFunction(async () => Boolean(await (await caches.open('attnlab-own-model-v1')).match(new URL('own-model/kept.onnx', location.href).href)), null, { timeout: TIMEOUT });
     await page.reload();

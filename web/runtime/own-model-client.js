@@ -3,7 +3,8 @@
 //
 // Contract:
 //   const client = new OwnModelClient({ channel? })
-//   client.load(bytes Uint8Array, inputSize = 0)   → Promise<{summary, runnable, error}> (the bytes are copied)
+//   client.load(bytes Uint8Array, inputSize = 0)   → Promise<{summary, runnable, error}> (the bytes are cloned, not
+//                                                     transferred: the view keeps them for "Load it again")
 //   client.classify({ blob } | { rgba, width, height }, scaling) → Promise<classify result>
 //   client.map({ photoId, method, layer, classIndex, options, colormap }) → Promise<map result>
 //   client.recolor({ photoId, keys, colormap }) → Promise<{maps: {key: rgba}}> (the maps the worker holds)
@@ -22,7 +23,7 @@ export class OwnModelClient {
   }
 
   async load(bytes, inputSize = 0) {
-    const r = await this.channel.request('own.load', { bytes: bytes.slice(), inputSize });
+    const r = await this.channel.request('own.load', { bytes, inputSize }); // structured clone: the view keeps its bytes
     if (r.runnable) this.loaded = true;
     return r;
   }

@@ -145,17 +145,17 @@ bool OnnxClassifier::randomized_after(const std::string& layer, uint64_t seed, O
   for (const Node& n : model_->nodes)
     for (const auto& o : n.outputs) producer[o] = &n;
   std::set<std::string> read, seen;
-  std::vector<std::string> todo;
+  std::vector<std::string> pending;
   for (size_t k = start; k < run.size(); ++k)
-    for (const auto& i : run[k]->inputs) todo.push_back(i);
-  while (!todo.empty()) {
-    const std::string name = todo.back();
-    todo.pop_back();
+    for (const auto& i : run[k]->inputs) pending.push_back(i);
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
     if (name.empty() || !seen.insert(name).second) continue;
     read.insert(name);
     auto it = producer.find(name);
     if (it != producer.end() && ex_.is_constant(name))
-      for (const auto& i : it->second->inputs) todo.push_back(i);
+      for (const auto& i : it->second->inputs) pending.push_back(i);
   }
   auto copy = std::make_unique<Model>(*model_);
   Rng rng(seed);

@@ -56,34 +56,30 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
   }
   *out = {{"class", cls}, {"logits", logits}};
   const std::string layer = r.layer == "auto" || r.layer.empty() ? clf.auto_layer() : r.layer;
-  if (r.method == "ablationcam") {
-    LayerMapResult res;
+  const bool ablation = r.method == "ablationcam";  // forward passes instead of a LayerMethodFn (layer_method.h)
+  if (LayerMethodFn fn = ablation ? nullptr : find_layer_method(r.method); fn || ablation) {
     if (layer.empty()) {
       *error = "the model has no layer with spatial extent";
       return false;
     }
-    if (!onnx_ablation_cam(clf, x, layer, cls, &res, error)) return false;
+    LayerMapResult res;
+    if (ablation) {
+      if (!onnx_ablation_cam(clf, x, layer, cls, &res, error)) return false;
+    } else {
+      if (!clf.backward_class(cls, error, layer)) return false;  // nothing upstream of the layer is needed
+      LayerTensors L;
+      if (!clf.layer(layer, &L, error)) return false;
+      res.map = fn(L);
+      res.h = L.h;
+      res.w = L.w;
+      if (res.map.empty()) {
+        *error = "the method returned no map";
+        return false;
+      }
+    }
     (*out)["layer"] = layer;
     (*out)["map_shape"] = {res.h, res.w};
     (*out)["map"] = res.map;
-    return true;
-  }
-  if (LayerMethodFn fn = find_layer_method(r.method)) {
-    if (layer.empty()) {
-      *error = "the model has no layer with spatial extent";
-      return false;
-    }
-    if (!clf.backward_class(cls, error, layer)) return false;  // nothing upstream of the layer is needed
-    LayerTensors L;
-    if (!clf.layer(layer, &L, error)) return false;
-    const std::vector<float> map = fn(L);
-    if (map.empty()) {
-      *error = "the method returned no map";
-      return false;
-    }
-    (*out)["layer"] = layer;
-    (*out)["map_shape"] = {L.h, L.w};
-    (*out)["map"] = map;
     return true;
   }
   if (InputMethodFn in_fn = find_input_method(r.method)) {
