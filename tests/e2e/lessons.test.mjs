@@ -146,6 +146,9 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     const box = await page.locator('.rows-card .measure-rows').boundingBox();
     assert.equal(png.readUInt32BE(16), Math.round(Math.ceil(box.width) * 2), 'PNG at 2× the width on screen');
 
+    // the live panels draw their charts after the explanation, one experiment after another: the report is
+    // saved once the first of them has drawn (under load it can come seconds after the token rows)
+    await page.waitForSelector('.live-panel[data-status=ready] svg', { timeout: TIMEOUT });
     const [repDl] = await Promise.all([page.waitForEvent('download'), page.click('#report-export')]);
     const report = path.join(tmp, 'report.html');
     await repDl.saveAs(report);
@@ -153,23 +156,26 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     assert.ok(!/<script(?![^>]*type="application\/json")/i.test(html), 'no executable script in the report');
     // offline: a fresh context with the network off; nothing may be requested
     const off = await launchChromium();
-    await off.setOffline(true);
-    const requests = [];
-    const p2 = await off.newPage();
-    p2.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) requests.push(r.url()); });
-    await p2.goto(`file://${report}`);
-    const data = JSON.parse(await p2.textContent('#attnlab-report-data'));
-    assert.equal(data.format, 'attnlab-report-v1');
-    assert.deepEqual(data.tokens, ['a', 'gorgeous', ',', 'witty', ',', 'seductive', 'movie', '.']);
-    assert.equal(data.measures.attention.length, 8);
-    assert.ok(Math.abs(data.measures.attention.reduce((a, b) => a + b, 0) - 1) < 1e-4, 'attention sums to 1');
-    assert.ok(Number.isFinite(data.probability));
-    assert.equal(await p2.locator('.measure-row').count(), 4, 'the rows are in the report');
-    assert.ok(await p2.locator('svg').count() >= 1, 'the charts are inline SVG');
-    const bg = await p2.$eval('.measure-row .tok', (c) => getComputedStyle(c).backgroundColor);
-    assert.notEqual(bg, 'rgba(0, 0, 0, 0)', 'the page CSS is inline');
-    assert.deepEqual(requests, [], 'the report requests nothing');
-    await off.closeAndClean();
+    try { // closed even when an assertion fails: a browser left open keeps the test process alive
+      await off.setOffline(true);
+      const requests = [];
+      const p2 = await off.newPage();
+      p2.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) requests.push(r.url()); });
+      await p2.goto(`file://${report}`);
+      const data = JSON.parse(await p2.textContent('#attnlab-report-data'));
+      assert.equal(data.format, 'attnlab-report-v1');
+      assert.deepEqual(data.tokens, ['a', 'gorgeous', ',', 'witty', ',', 'seductive', 'movie', '.']);
+      assert.equal(data.measures.attention.length, 8);
+      assert.ok(Math.abs(data.measures.attention.reduce((a, b) => a + b, 0) - 1) < 1e-4, 'attention sums to 1');
+      assert.ok(Number.isFinite(data.probability));
+      assert.equal(await p2.locator('.measure-row').count(), 4, 'the rows are in the report');
+      assert.ok(await p2.locator('svg').count() >= 1, 'the charts are inline SVG');
+      const bg = await p2.$eval('.measure-row .tok', (c) => getComputedStyle(c).backgroundColor);
+      assert.notEqual(bg, 'rgba(0, 0, 0, 0)', 'the page CSS is inline');
+      assert.deepEqual(requests, [], 'the report requests nothing');
+    } finally {
+      await off.closeAndClean();
+    }
     assert.deepEqual(page.errors, []);
     await page.close();
   });
