@@ -131,6 +131,7 @@
 
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);
+  fn('modelInput', [R, R, R, R, 3]);
   defineClass('OnnxLab', 'OnnxLab', {
     info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], sanity: [R, 'auto', -1, 1, {}],
     layerActivation: [R], logitsOf: [R, R],

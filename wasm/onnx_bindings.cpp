@@ -16,6 +16,9 @@
 //   lab.layerActivation(layer) → {k, h, w, data Float32Array [k·h·w]} of the kept photo (Score-CAM's features)
 //   lab.logitsOf(images Float32Array [n·3·224·224] 0–255, n) → logits Float32Array [n·classes] (plans), with
 //       the scaling of the last setPhoto.
+//   Module.modelInput(images Float32Array [n·3·224·224] 0–255, n, scaling, size, channels = 3)
+//       → Float32Array [n·channels·size·size]: what setPhoto / logitsOf feed the model (core/image/model_input.h),
+//       for a model the core cannot run and ONNX Runtime Web runs instead (labs/own-model.js, engine 'ort').
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +55,23 @@ val onnx_info_js(const val& bytes, int input_size) {
   std::string err;
   if (!onnx_info(b.data(), b.size(), input_size, &out, &err)) return error_val(err);
   return out_json(out);
+}
+
+val model_input_js(const val& images, int n, const val& scaling, int size, int channels) {
+  Err e;
+  std::vector<float> all;
+  std::string name, err;
+  InputScaling s = InputScaling::Imagenet;
+  if (dim(n, "n", e, 4096)) f32(images, "images", &all, e, n * kPlanar, "n·3·224·224 = " + num(n * kPlanar));
+  if (string_arg(scaling, "scaling", &name, e) && !parse_input_scaling(name, &s, &err)) e.fail(err);
+  if (dim(size, "size", e, 4096) && channels != 1 && channels != 3) e.fail("channels must be 1 or 3, got " + std::to_string(channels));
+  std::vector<float> out, x;
+  for (int i = 0; e.ok() && i < n; ++i) {
+    if (!model_input_from_planar(all.data() + i * kPlanar, kImageSize, channels, size, size, s, &x, &err)) e.fail(err);
+    else out.insert(out.end(), x.begin(), x.end());
+  }
+  if (!e.ok()) return error_val(e.message);
+  return out_array(out);
 }
 
 class OnnxLab {
@@ -181,6 +201,7 @@ class OnnxLab {
 
 EMSCRIPTEN_BINDINGS(attnlab_onnx) {
   emscripten::function("_raw_onnxInfo", &onnx_info_js);
+  emscripten::function("_raw_modelInput", &model_input_js);
   emscripten::class_<OnnxLab>("_raw_OnnxLab")
       .constructor<const val&, int>()
       .function("error", &OnnxLab::error)

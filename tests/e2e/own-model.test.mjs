@@ -18,7 +18,15 @@
 //     worker is replaced (the Images tab's keeps its own), the message keeps the model, "Load it again" restores it;
 //   - the shipped MobileNetV2 loaded as "your model" (0–255 scaling) gets ImageNet's labels and the Images tab's top-1;
 //   - "Keep this model in this browser": after a reload "Load it" brings the model back; unticking the box forgets it.
-// Screenshot: tests/e2e/out/own-model.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
+//   - a model the core cannot run (tests/fixtures/onnx/instancenorm_net: InstanceNormalization) runs through ONNX
+//     Runtime Web: the sentence names the missing operator, only RISE and occlusion are offered, the photo's logits
+//     equal ORT in Node on the core's model input (Module.modelInput) to 1e-5, another scaling gives other logits (the
+//     negative control) and the page's logits follow it; RISE (64 masks) draws a map, deletion / insertion / ROAD
+//     their curves; a model with opset 21 (opset21_net) runs through ORT too; the squeezenet loaded next gets Grad-CAM
+//     again (the URL's method was kept). Bad input: int64 token ids (ONNX's test_tril), a 2-D float input
+//     (test_softmax_example) — "… expects …, not an image"; an operator neither runs (customop_net) — both refusals.
+// Screenshots: tests/e2e/out/own-model.png, own-model-ort.png. Skips when web/gen lacks OnnxLab; the CLI comparison
+// skips when build/attnlab is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -29,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { launchChromium, openRecordingPage, imageLabMissing, hostWorkers, fillWasmHeap } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
+import { loadCore } from '../node/parity-lib.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
@@ -37,9 +46,10 @@ const FX = path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
 const ONNX_NODE = '/usr/share/libonnx-testdata/data/node';
 const WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
 const TIMEOUT = 180_000;
+const ORT_FX = (name) => path.join(REPO, 'tests/fixtures/onnx', name, 'model.onnx');
 const SKIP = imageLabMissing(REPO)
-  || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxLab') ? 'web/gen has no OnnxLab (bash scripts/build-wasm.sh)' : false)
-  || (!fs.existsSync(CLI) ? 'build/attnlab missing' : false);
+  || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('modelInput') ? 'web/gen has no OnnxLab / modelInput (bash scripts/build-wasm.sh)' : false);
+const NO_CLI = !fs.existsSync(CLI) ? 'build/attnlab missing' : false;
 
 const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
 const relErr = (a, b) => {
@@ -104,7 +114,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   }
   const clearMessage = (page) => page.evaluate(() => { const m = document.getElementById('own-message'); m.textContent = ''; m.hidden = true; });
 
-  test('squeezenet: summary, Grad-CAM = the CLI, IG completeness, RISE, curves, labels', async () => {
+  test('squeezenet: summary, Grad-CAM = the CLI, IG completeness, RISE, curves, labels', { skip: NO_CLI }, async () => {
     const ppm = catPpm(dir);
     const page = await openCard('&risen=50');
     const ds = await chooseModel(page);
@@ -193,6 +203,9 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
       [cut, /could not be read: .*(truncat|ends|past|short)/i],
       [path.join(ONNX_NODE, 'test_add/model.onnx'), /cannot be explained here: .*exactly one graph input/],
       [path.join(ONNX_NODE, 'test_loop11/model.onnx'), /could not be read: .*subgraphs are not supported\./],
+      [path.join(ONNX_NODE, 'test_tril/model.onnx'), /cannot be explained here: it expects INT64 \[4, 5\] \(input ‘x’\), not an image: an image classifier takes one FLOAT input/],
+      [path.join(ONNX_NODE, 'test_softmax_example/model.onnx'), /cannot be explained here: it expects FLOAT \[1, 3\] \(input ‘x’\), not an image/],
+      [ORT_FX('customop_net'), /cannot be explained here: unsupported operators: com\.example\.Scale \(1\); ONNX Runtime Web could not run it either: .*Scale/],
     ];
     for (const [file, re] of cases) {
       if (!fs.existsSync(file)) continue; // libonnx-testdata missing: setup.sh installs it
@@ -270,6 +283,89 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     assert.equal(await page.isChecked('#own-keep'), true);
     await page.uncheck('#own-keep');
     await page.waitForFunction(async () => !(await caches.has('attnlab-own-model-v1')), null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // The reference: the core's model input for the cat (Module.modelInput, the same conversion as OnnxLab's; checked
+  // against OnnxLab in tests/node/onnx_wasm.test.mjs) run by onnxruntime-web in Node.
+  async function ortReference(file, scaling, size) {
+    const M = await loadCore();
+    const png = PNG.sync.read(fs.readFileSync(path.join(REPO, 'web/images/cat.png')));
+    const planar = M.preprocessImage(new Uint8Array(png.data), png.width, png.height);
+    const ort = await import('onnxruntime-web');
+    const session = await ort.InferenceSession.create(new Uint8Array(fs.readFileSync(file)), { executionProviders: ['wasm'] });
+    const x = M.modelInput(planar, 1, scaling, size, 3);
+    const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', x, [1, 3, size, size]) });
+    const logits = Array.from(out[session.outputNames[0]].data);
+    await session.release();
+    return logits;
+  }
+  const pageLogits = (page) => page.evaluate(() => Array.from(document.getElementById('own-model').ownLogits ?? []));
+
+  test('a model the core cannot run (InstanceNormalization): ONNX Runtime Web runs RISE and the curves', async () => {
+    const FXI = ORT_FX('instancenorm_net');
+    const page = await openCard('&risen=64');
+    await page.setInputFiles('#own-file', FXI);
+    await page.waitForFunction(() => document.getElementById('own-compute') || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await page.textContent('#own-message'), '');
+    assert.equal(await page.textContent('#own-engine'),
+      'The core cannot run InstanceNormalization (1), so gradients and CAMs are not available for this model (nor Score-CAM, ' +
+      'AblationCAM and the sanity check); RISE, occlusion and the deletion / insertion / ROAD curves run through ONNX Runtime Web.');
+    assert.match(await page.textContent('#own-summary'), /Classes\s*10/);
+    // the picker: RISE shown (the URL's Grad-CAM cannot run here), only RISE and occlusion enabled, no sanity check
+    assert.equal(await page.inputValue('#own-method'), 'rise');
+    const options = await page.evaluate(() => [...document.getElementById('own-method').options].map((o) => [o.value, o.disabled]));
+    assert.deepEqual(options.filter(([, d]) => !d).map(([m]) => m), ['rise', 'occlusion']);
+    assert.equal(await page.isDisabled('#own-sanity-run'), true);
+    assert.equal(await page.isDisabled('#own-layer'), true);
+    assert.doesNotMatch(page.url(), /omethod=rise/, 'the URL keeps the method the user chose');
+
+    // the photo's logits = ORT in Node on the core's model input; the negative control: 0–1 scaling differs
+    const got = await pageLogits(page);
+    const want = await ortReference(FXI, 'imagenet', 64);
+    assert.equal(got.length, 10);
+    assert.ok(relErr(got, want) < 1e-5, `logits off ORT in Node by ${relErr(got, want)}: ${got} vs ${want}`);
+    const unit = await ortReference(FXI, 'unit', 64);
+    assert.ok(relErr(unit, want) > 1e-2, 'another scaling must give other logits');
+    await page.selectOption('#own-scaling', 'unit');
+    await page.waitForFunction((w) => {
+      const l = document.getElementById('own-model').ownLogits;
+      return l && Math.abs(l[0] - w[0]) > 1e-4;
+    }, want, { timeout: TIMEOUT });
+    await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
+    assert.ok(relErr(await pageLogits(page), unit) < 1e-5, 'the page with 0–1 scaling = ORT in Node on the 0–1 input');
+
+    // RISE with 64 masks: a map at 224², then deletion + insertion + ROAD
+    await page.click('#own-compute');
+    const ds = await waitMap(page, 'rise');
+    assert.equal(ds.mapShape, '224×224');
+    assert.equal(ds.layer, 'input');
+    await page.click('#own-curves-run');
+    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2
+      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
+    assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
+    const road = JSON.parse(await page.getAttribute('#own-curves .own-road', 'data-road'));
+    assert.equal(road[0].method, 'rise');
+    assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
+    await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-model-ort.png') });
+
+    // opset 21 (the core runs 1–18): through ORT as well
+    await page.setInputFiles('#own-file', ORT_FX('opset21_net'));
+    await page.waitForFunction(() => /opset 21/.test(document.getElementById('own-engine')?.textContent ?? '')
+      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await page.textContent('#own-message'), '');
+    assert.match(await page.textContent('#own-engine'), /^The core runs opsets 1–18, this model uses opset 21, so gradients and CAMs are not available/);
+    await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
+    const o21 = await ortReference(ORT_FX('opset21_net'), 'unit', 64);
+    assert.ok(relErr(await pageLogits(page), o21) < 1e-5, 'opset 21 logits = ORT in Node');
+
+    // a model the core runs, next: every method is back and the URL's Grad-CAM is drawn
+    await chooseModel(page);
+    assert.equal(await page.isVisible('#own-engine'), false);
+    assert.equal(await page.evaluate(() => [...document.getElementById('own-method').options].some((o) => o.disabled)), false);
+    assert.equal(await page.isDisabled('#own-sanity-run'), false);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -1,11 +1,13 @@
 // own-model.test.mjs — the pure helpers of "Your model" (web/analysis/own-model.js) and the store that keeps a
-// model in the browser only when asked (web/runtime/own-model-store.js, with an in-memory CacheStorage).
+// model in the browser only when asked (web/runtime/own-model-store.js, with an in-memory CacheStorage); which models
+// ONNX Runtime Web runs instead of the core (imageInput, coreGaps) and what the panel then offers (views/own-model/methods.js).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkModelFile, looksLikeOnnx, parseLabels, defaultLabels, symbolicSize, summaryFacts, MAX_MODEL_BYTES } from '../../web/analysis/own-model.js';
+import { checkModelFile, looksLikeOnnx, parseLabels, defaultLabels, symbolicSize, summaryFacts, MAX_MODEL_BYTES, imageInput, coreGaps } from '../../web/analysis/own-model.js';
+import { methodAvailable, engineSentence, unavailableWhy, OWN_METHODS } from '../../web/views/own-model/methods.js';
 import { keepModel, keptModel, forgetModel, OWN_CACHE } from '../../web/runtime/own-model-store.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -53,6 +55,38 @@ test('symbolic input size and the summary facts', () => {
   assert.equal(get('Parameters'), '1,234');
   assert.equal(get('Inputs'), 'x FLOAT [1, 3, 8, 8]');
   assert.match(get('Spatial layers'), /default CAM layer: c/);
+});
+
+test('imageInput: a photo\'s input or why not; coreGaps: what the core lacks', () => {
+  const one = (type, shape) => ({ inputs: [{ name: 'x', type, shape }] });
+  assert.deepEqual(imageInput(one('FLOAT', [1, 3, 64, 64])), { ok: true, name: 'x', C: 3, H: 64, W: 64, batchFree: false });
+  assert.deepEqual(imageInput(one('FLOAT', ['N', 1, 'h', 'w']), 96), { ok: true, name: 'x', C: 1, H: 96, W: 96, batchFree: true });
+  assert.deepEqual(imageInput(one('FLOAT', ['N', '?', '?', '?'])), { ok: true, name: 'x', C: 3, H: 224, W: 224, batchFree: true });
+  assert.equal(imageInput(one('FLOAT', [])).ok, true); // no shape declared: the core's defaults
+  assert.equal(imageInput(one('INT64', [1, 64])).why, 'it expects INT64 [1, 64] (input ‘x’), not an image: an image classifier takes one FLOAT input [1, C, H, W] with C = 1 or 3');
+  assert.match(imageInput(one('FLOAT', [1, 64])).why, /^it expects FLOAT \[1, 64\] \(input ‘x’\), not an image/);
+  assert.match(imageInput(one('FLOAT', [1, 4, 32, 32])).why, /not an image/);
+  assert.match(imageInput(one('FLOAT', [2, 3, 32, 32])).why, /input batch 2/);
+  assert.match(imageInput(one('FLOAT', [1, 3, 32, 48])).why, /square input; this model wants 32×48/);
+  assert.match(imageInput({ inputs: [] }).why, /exactly one graph input, this model has 0/);
+  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 13 }, unsupported: ['LRN (2)'] }), { missing: ['LRN (2)'], opset: null });
+  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 21 }, unsupported: [] }), { missing: [], opset: 21 });
+  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 18 }, unsupported: [] }), { missing: [], opset: null });
+  assert.deepEqual(coreGaps({ opsets: { 'com.example': 1 }, unsupported: [] }), { missing: [], opset: 0 });
+});
+
+test('an ORT-run model: only RISE and occlusion, and the sentence that says why', () => {
+  const offered = OWN_METHODS.filter((m) => methodAvailable(m.name, 'ort')).map((m) => m.name);
+  assert.deepEqual(offered, ['rise', 'occlusion']);
+  assert.equal(OWN_METHODS.every((m) => methodAvailable(m.name, 'core')), true);
+  assert.match(unavailableWhy('gradcam'), /Grad-CAM needs a layer’s activations and gradients/);
+  assert.match(unavailableWhy('smoothgrad'), /needs the model’s gradients/);
+  assert.match(unavailableWhy('scorecam'), /Score-CAM needs a layer/);
+  assert.equal(engineSentence({ missing: ['InstanceNormalization (1)'] }),
+    'The core cannot run InstanceNormalization (1), so gradients and CAMs are not available for this model (nor Score-CAM, ' +
+    'AblationCAM and the sanity check); RISE, occlusion and the deletion / insertion / ROAD curves run through ONNX Runtime Web.');
+  assert.match(engineSentence({ missing: ['LRN (2)', 'Resize (1)', 'Mod (3)'] }), /^The core cannot run LRN \(2\), Resize \(1\) and Mod \(3\), so/);
+  assert.match(engineSentence({ missing: [], opset: 21 }), /^The core runs opsets 1–18, this model uses opset 21, so/);
 });
 
 class FakeCache {

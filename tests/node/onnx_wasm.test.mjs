@@ -3,7 +3,9 @@
 // cat photo (web/images/cat.png, written as a PPM for the CLI) the logits and the maps of Grad-CAM, EigenCAM and
 // integrated gradients = `explain-onnx` (and AblationCAM; the sanity check's first map = explain's) (the CLI's Grad-CAM is checked against PyTorch in onnx_core_cli.test.mjs).
 // Negative control: the same photo with another input scaling must differ. Plans run through logitsOf. Bad files
-// and bad options: readable Errors. ~5 s.
+// and bad options: readable Errors. Module.modelInput (the model input for ONNX Runtime Web, "Your model"'s engine
+// 'ort') equals what OnnxLab feeds: a Flatten-only probe's logits are its input (tests/fixtures/onnx/flatten_probe*,
+// models/tools/onnx-fixtures/make_ort_only_fixtures.py); the summaries of the models only ORT runs. ~5 s.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,9 +14,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { PNG } from 'pngjs';
 import { CLI, ROOT, hasWasm, loadCore } from './parity-lib.mjs';
+import { coreGaps, imageInput } from '../../web/analysis/own-model.js';
 
 const FX = path.join(ROOT, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
 const skip = !hasWasm() ? 'web/gen not built' : !fs.existsSync(CLI) ? 'build/attnlab missing' : false;
+const skipWasm = !hasWasm() ? 'web/gen not built' : false;
+const fixture = (name) => new Uint8Array(fs.readFileSync(path.join(ROOT, 'tests/fixtures/onnx', name, 'model.onnx')));
 const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
 const relErr = (a, b) => {
   let d = 0, s = 0;
@@ -118,4 +123,71 @@ test('bad models and bad arguments are readable Errors', { skip }, async () => {
   } finally {
     lab.delete();
   }
+});
+
+test('modelInput = what OnnxLab feeds the model (Flatten probes, colour and grey, every scaling, batches)', { skip: skipWasm }, async () => {
+  const M = await loadCore();
+  const photo = catPhoto();
+  const planar = M.preprocessImage(photo.rgba, photo.width, photo.height);
+  const other = Float32Array.from(planar, (v, i) => planar[planar.length - 1 - i]); // another photo: the crop reversed
+  const both = new Float32Array(2 * planar.length);
+  both.set(planar);
+  both.set(other, planar.length);
+  for (const [name, C] of [['flatten_probe', 3], ['flatten_probe_grey', 1]]) {
+    const lab = new M.OnnxLab(fixture(name));
+    try {
+      assert.deepEqual(lab.info().input_shape, [1, C, 16, 16]);
+      for (const scaling of ['imagenet', 'unit', 'signed', 'raw']) {
+        const fed = lab.setPhoto(planar, scaling); // Flatten: the logits are the model input
+        const got = M.modelInput(planar, 1, scaling, 16, C);
+        assert.ok(got instanceof Float32Array && got.length === C * 256);
+        assert.deepEqual(Array.from(got), Array.from(fed), `${name} ${scaling}`);
+        assert.deepEqual(Array.from(M.modelInput(both, 2, scaling, 16, C)), Array.from(lab.logitsOf(both, 2)), `${name} ${scaling}, n = 2`);
+      }
+      // negative control: another scaling is another input
+      const unit = lab.setPhoto(planar, 'unit');
+      assert.ok(relErr(M.modelInput(planar, 1, 'imagenet', 16, C), unit) > 0.5);
+    } finally {
+      lab.delete();
+    }
+  }
+  // at 224 no resize: unit is v / 255 and raw is the crop itself; grey is the mean of R, G, B
+  const unit224 = M.modelInput(planar, 1, 'unit', 224);
+  const P = 224 * 224;
+  for (const i of [0, 777, 3 * P - 1]) assert.ok(Math.abs(unit224[i] - planar[i] / 255) < 1e-7);
+  assert.deepEqual(Array.from(M.modelInput(planar, 1, 'raw', 224, 3)), Array.from(planar));
+  const grey = M.modelInput(planar, 1, 'raw', 224, 1);
+  for (const i of [0, 12345, P - 1]) assert.ok(Math.abs(grey[i] - (planar[i] + planar[P + i] + planar[2 * P + i]) / 3) < 1e-4);
+  // bad arguments: readable Errors
+  assert.throws(() => M.modelInput(planar, 1, 'bgr', 64), /imagenet, unit, raw or signed/);
+  assert.throws(() => M.modelInput(planar.subarray(1), 1, 'unit', 64), /n·3·224·224/);
+  assert.throws(() => M.modelInput(planar, 2, 'unit', 64), /n·3·224·224 = 301056 values, got 150528/);
+  assert.throws(() => M.modelInput(planar, 1, 'unit', 0), /size must be an integer/);
+  assert.throws(() => M.modelInput(planar, 1, 'unit', 64, 2), /channels must be 1 or 3/);
+  assert.throws(() => M.modelInput(Array.from(planar), 1, 'unit', 64), /images must be a Float32Array/);
+});
+
+test('models only ONNX Runtime Web runs: onnxInfo says what the core lacks; inputs that are not images', { skip: skipWasm }, async () => {
+  const M = await loadCore();
+  const inorm = M.onnxInfo(fixture('instancenorm_net'));
+  assert.equal(inorm.runnable, false);
+  assert.deepEqual(inorm.unsupported, ['InstanceNormalization (1)']);
+  assert.deepEqual(coreGaps(inorm), { missing: ['InstanceNormalization (1)'], opset: null });
+  assert.deepEqual(imageInput(inorm), { ok: true, name: 'image', C: 3, H: 64, W: 64, batchFree: true });
+  const o21 = M.onnxInfo(fixture('opset21_net'));
+  assert.equal(o21.runnable, false);
+  assert.match(o21.error, /opset 21 of the default domain is outside the supported range 1 to 18/);
+  assert.deepEqual(coreGaps(o21), { missing: [], opset: 21 });
+  assert.deepEqual(coreGaps(M.onnxInfo(fixture('customop_net'))).missing, ['com.example.Scale (1)']);
+  // a model the core runs has no gaps (the control)
+  const probe = M.onnxInfo(fixture('flatten_probe'));
+  assert.equal(probe.runnable, true);
+  assert.deepEqual(coreGaps(probe), { missing: [], opset: null });
+  const node = '/usr/share/libonnx-testdata/data/node';
+  if (!fs.existsSync(node)) return; // libonnx-testdata: setup.sh installs it
+  const info = (name) => M.onnxInfo(new Uint8Array(fs.readFileSync(path.join(node, name, 'model.onnx'))));
+  const tril = info('test_tril'); // int64 input and an operator the core lacks: not an image, so not ORT's either
+  assert.deepEqual(tril.unsupported, ['Trilu (1)']);
+  assert.match(imageInput(tril).why, /^it expects INT64 \[4, 5\] \(input ‘x’\), not an image/);
+  assert.match(imageInput(info('test_softmax_example')).why, /^it expects FLOAT \[1, 3\] \(input ‘x’\), not an image/);
 });

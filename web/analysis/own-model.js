@@ -13,6 +13,14 @@
 //   symbolicSize(summary) → true when the input's H or W is not a fixed number (the page then asks for a size)
 //   summaryFacts(summary, { name, bytes }) → [{ label, value }] for display (file, producer, opset, input, output,
 //     classes, parameters, nodes, operators by count)
+//   CORE_OPSETS {min, max}: the default-domain opsets the core's executor runs (core/onnx/executor.h)
+//   imageInput(summary, inputSize = 0) → { ok: true, name, C, H, W, batchFree } | { ok: false, why }: whether the
+//     graph's input is a photo's: the checks of OnnxClassifier::load and model_input.h, read from the onnx-info
+//     summary (for a model the core cannot load, whose summary has no input_shape). A symbolic C is 3, a symbolic
+//     H / W is inputSize (else 224); batchFree: the batch dimension is symbolic (plans may run several at once).
+//     why, for an input that is not an image: "it expects INT64 [1, 64] (input ‘x’), not an image …".
+//   coreGaps(summary) → { missing: ['Op (n)', …], opset: N | null (outside CORE_OPSETS) }: what keeps the core's
+//     executor from running an image classifier that ONNX Runtime Web may still run (labs/own-model.js, engine 'ort')
 export const MAX_MODEL_BYTES = 200 * 1024 * 1024;
 
 const mib = (n) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`;
@@ -73,4 +81,35 @@ export function summaryFacts(summary, { name, bytes }) {
   );
   if (summary.spatial_layers?.length) facts.push({ label: 'Spatial layers', value: `${summary.spatial_layers.length} (the default CAM layer: ${summary.auto_layer})` });
   return facts;
+}
+
+export const CORE_OPSETS = Object.freeze({ min: 1, max: 18 });
+
+const IMAGE_INPUT = 'an image classifier takes one FLOAT input [1, C, H, W] with C = 1 or 3';
+
+export function imageInput(summary, inputSize = 0) {
+  const inputs = summary?.inputs ?? [];
+  if (inputs.length !== 1) return { ok: false, why: `an image classifier needs exactly one graph input, this model has ${inputs.length}` };
+  const { name, type, shape = [] } = inputs[0];
+  const expects = `it expects ${type} ${shapeText(shape)} (input ‘${name}’), not an image: ${IMAGE_INPUT}`;
+  if (type !== 'FLOAT') return { ok: false, why: expects };
+  if (shape.length !== 0 && shape.length !== 4) return { ok: false, why: expects };
+  const fixed = (d) => typeof d === 'number' && d > 0;
+  const [n, c, h, w] = shape.length ? shape : ['N', 'C', 'H', 'W'];
+  if (fixed(n) && n > 1) return { ok: false, why: `input batch ${n}: only batch 1 or a symbolic batch is supported` };
+  if (fixed(c) && c !== 1 && c !== 3) return { ok: false, why: expects };
+  const side = inputSize > 0 ? inputSize : 224;
+  const H = fixed(h) ? h : side;
+  const W = fixed(w) ? w : side;
+  if (H !== W) return { ok: false, why: `photos are resized to a square input; this model wants ${H}×${W}` };
+  return { ok: true, name, C: fixed(c) ? c : 3, H, W, batchFree: !fixed(n) };
+}
+
+export function coreGaps(summary) {
+  const v = summary?.opsets?.['ai.onnx'];
+  const opset = typeof v === 'number' ? v : 0;
+  return {
+    missing: [...(summary?.unsupported ?? [])],
+    opset: opset < CORE_OPSETS.min || opset > CORE_OPSETS.max ? opset : null,
+  };
 }

@@ -3,7 +3,8 @@
 //
 // Contract:
 //   const client = new OwnModelClient({ channel? })
-//   client.load(bytes Uint8Array, inputSize = 0)   → Promise<{summary, runnable, error}> (the bytes are cloned, not
+//   client.load(bytes Uint8Array, inputSize = 0)   → Promise<{summary, runnable, engine 'core' | 'ort' | null, missing,
+//                                                     opset, error}> (labs/own-model.js; the bytes are cloned, not
 //                                                     transferred: the view keeps them for "Load it again")
 //   client.classify({ blob } | { rgba, width, height }, scaling) → Promise<classify result>
 //   client.map({ photoId, method, layer, classIndex, options, colormap }) → Promise<map result>

@@ -4,7 +4,8 @@
 // every map of catalogue.onnx.methods (Grad-CAM family at a chosen layer, gradient / SmoothGrad / integrated
 // gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves and the
 // sanity check (the weights after the layer shuffled: does the map change?) — all
-// computed by the core's own executor in a worker of its own (runtime/own-model-client.js). Nothing is uploaded;
+// computed by the core's own executor in a worker of its own (runtime/own-model-client.js); for a model with an
+// operator the core lacks, only the forward-only ones, on ONNX Runtime Web. Nothing is uploaded;
 // the model is kept in the browser for the next visit only when the user ticks the box (runtime/own-model-store.js).
 //
 // Contract:
@@ -13,7 +14,11 @@
 //     Image view's). setPhoto is called by the Image view with every photo it shows (a demo photo or an upload).
 //   details.dataset.status: 'empty' (no model) | 'loading' | 'ready' | 'busy' | 'error'; #own-canvas carries
 //   data-method, data-layer, data-class, data-peak-x/-y and data-map-shape ("h×w") of the map shown; the raw map of
-//   the last result is details.ownLastMap (tests read it).
+//   the last result is details.ownLastMap, the photo's logits details.ownLogits (tests read them).
+//   A model the core cannot run but ONNX Runtime Web can (engine 'ort', labs/own-model.js) gets a sentence under its
+//   summary (#own-engine: what the core lacks, what still runs), only RISE and occlusion in the method picker (the
+//   others disabled, the reason as their title; the URL keeps the method chosen, shown again for the next model that
+//   runs it), no layer picker and no sanity check.
 //   A file that is not a model, a model that cannot run, a failed map: a message; the model, photo and settings
 //   held so far stay. A worker that stops: the message says so and "Load it again" reloads the same bytes.
 import { el } from '../render/dom.js';
@@ -21,7 +26,7 @@ import { downloadCanvasPng } from '../render/image-canvas.js';
 import { CATALOGUE } from '../catalogue.js';
 import { OwnModelClient } from '../runtime/own-model-client.js';
 import { forgetModel, keepModel } from '../runtime/own-model-store.js';
-import { OWN_METHODS, SCALING_ABOUT, SCALING_LABELS } from './own-model/methods.js';
+import { OWN_METHODS, ORT_METHODS, SCALING_ABOUT, SCALING_LABELS, methodAvailable } from './own-model/methods.js';
 import { installModelFile } from './own-model/model-file.js';
 import { installMaps } from './own-model/maps.js';
 import { installJobs } from './own-model/jobs.js';
@@ -90,7 +95,10 @@ export function mountOwnModelView(details, { store }) {
     return v.client;
   }
 
-  Object.assign(v, { setStatus, showMessage, showNotice, labelOf, ensureClient });
+  // The method shown: the URL's, unless the model held cannot run it (engine 'ort': then RISE; the URL keeps the choice).
+  const method = () => (methodAvailable(v.st.omethod, v.model?.engine) ? v.st.omethod : ORT_METHODS[0]);
+
+  Object.assign(v, { setStatus, showMessage, showNotice, labelOf, ensureClient, method });
   installModelFile(v);
   installMaps(v);
   installJobs(v);
@@ -137,9 +145,10 @@ export function mountOwnModelView(details, { store }) {
     v.ensureClient().load(m.bytes, n).then((r) => {
       if (!r.runnable) throw new Error(r.error);
       if (m !== v.model) return null;
-      Object.assign(m, { inputSize: n, summary: r.summary });
+      Object.assign(m, { inputSize: n, summary: r.summary, engine: r.engine ?? 'core', missing: r.missing ?? [], opset: r.opset ?? null });
       v.renderSummary(r.summary, m.name, m.bytes.length);
       v.fillLayers(r.summary);
+      v.applyEngine();
       return v.classify();
     }).catch((e) => {
       ui.size.value = String(m.inputSize);
@@ -164,13 +173,13 @@ export function mountOwnModelView(details, { store }) {
   ui.cancel.addEventListener('click', v.cancelJob);
   ui.curvesRun.addEventListener('click', v.runCurves);
   ui.sanityRun.addEventListener('click', v.runSanity);
-  ui.exportButton.addEventListener('click', () => downloadCanvasPng(ui.canvas, `your-model-${v.st.omethod}.png`));
+  ui.exportButton.addEventListener('click', () => downloadCanvasPng(ui.canvas, `your-model-${v.method()}.png`));
 
   function apply(state) {
     const prev = v.st;
     v.st = state;
     ui.scaling.value = state.oscale;
-    ui.method.value = state.omethod;
+    ui.method.value = v.method();
     v.offerKept();
     if (!v.res) return;
     if (prev.oscale !== state.oscale) return v.classify();

@@ -66,7 +66,7 @@ export function installJobs(v) {
 
   async function runCurves() {
     if (v.job || !v.res) return;
-    const method = v.st.omethod;
+    const method = v.method();
     const r = v.maps.get(v.mapKey());
     if (!r) {
       v.showNotice(`Compute the ${METHOD[method].label} map first.`);

@@ -29,6 +29,7 @@ export function installMaps(v) {
     }
     if (seq !== v.seq) return;
     v.res = res;
+    v.details.ownLogits = res.logits;
     v.maps = new Map();
     v.curves = [];
     v.road = [];
@@ -58,7 +59,7 @@ export function installMaps(v) {
 
   // ------------------------------------------------------------ maps
   const layerOf = () => ui.layer.value || 'auto';
-  function mapKey(method = v.st.omethod, cls = v.classIndex) {
+  function mapKey(method = v.method(), cls = v.classIndex) {
     const m = METHOD[method];
     return `${method}|${m.kind === 'layer' || method === 'scorecam' ? v.layerOf() : 'input'}|${cls}`;
   }
@@ -69,7 +70,7 @@ export function installMaps(v) {
   }
 
   function renderInfo(r) {
-    const method = v.st.omethod;
+    const method = v.method();
     ui.mapInfo.replaceChildren();
     if (!r) return;
     const where = r.layer === 'input' ? 'the input pixels' : `layer ${r.layer}`;
@@ -87,7 +88,7 @@ export function installMaps(v) {
 
   async function renderMap() {
     if (!v.res) return;
-    const method = v.st.omethod;
+    const method = v.method();
     const m = METHOD[method];
     ui.method.value = method;
     ui.about.textContent = m.about;
@@ -114,7 +115,7 @@ export function installMaps(v) {
       if (res !== v.res) return;
       v.maps.set(key, r);
     }
-    if (method !== v.st.omethod || key !== v.mapKey()) return;
+    if (method !== v.method() || key !== v.mapKey()) return;
     v.redraw();
     if (!r) {
       ui.mapInfo.replaceChildren(el('span', null, `${m.label} runs many network passes of your model. `));

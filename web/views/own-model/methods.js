@@ -10,6 +10,26 @@ export const OWN_METHODS = Object.freeze([
     .map((p) => ({ name: p, label: IMAGE_METHOD[p].label, kind: 'plan', about: IMAGE_METHOD[p].description })),
 ]);
 export const METHOD = Object.fromEntries(OWN_METHODS.map((m) => [m.name, m]));
+// A model that ONNX Runtime Web runs (engine 'ort': the core lacks an operator) has forward passes only: the
+// perturbation maps that need no layer. The first of them stands in for a method the model cannot run.
+export const ORT_METHODS = Object.freeze(['rise', 'occlusion']);
+export function methodAvailable(name, engine) {
+  return engine !== 'ort' || ORT_METHODS.includes(name);
+}
+// Why a method is not offered for an ORT-run model (the option's title).
+export function unavailableWhy(name) {
+  const m = METHOD[name];
+  if (name === 'scorecam') return 'Score-CAM needs a layer’s activations, which ONNX Runtime Web does not give here';
+  return m?.kind === 'layer' ? `${m.label} needs a layer’s activations and gradients` : `${m?.label ?? name} needs the model’s gradients`;
+}
+// The sentence under the summary of an ORT-run model: what the core lacks and what still runs.
+export function engineSentence({ missing = [], opset = null }) {
+  const ops = missing; // 'Op (n)': the operator and its node count (summary.unsupported)
+  const list = ops.length > 1 ? `${ops.slice(0, -1).join(', ')} and ${ops.at(-1)}` : ops[0];
+  const why = ops.length ? `The core cannot run ${list}` : `The core runs opsets 1–18, this model uses opset ${opset}`;
+  return `${why}, so gradients and CAMs are not available for this model (nor Score-CAM, AblationCAM and the sanity check); ` +
+    'RISE, occlusion and the deletion / insertion / ROAD curves run through ONNX Runtime Web.';
+}
 export const CURVE_STEPS = 50;
 // The shipped MobileNetV2's 1,001 ImageNet labels (background first), for user models with 1,000 / 1,001 classes.
 export const IMAGENET_LABELS = new URL('../../../models/image/labels.txt', import.meta.url);

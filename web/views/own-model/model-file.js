@@ -4,7 +4,7 @@
 import { el } from '../../render/dom.js';
 import { checkModelFile, looksLikeOnnx, parseLabels, defaultLabels, symbolicSize, summaryFacts } from '../../analysis/own-model.js';
 import { keepModel, keptModel, forgetModel } from '../../runtime/own-model-store.js';
-import { IMAGENET_LABELS, sentence } from './methods.js';
+import { IMAGENET_LABELS, sentence, engineSentence, methodAvailable, unavailableWhy } from './methods.js';
 
 export function installModelFile(v) {
   const { ui } = v;
@@ -63,7 +63,7 @@ export function installModelFile(v) {
     if (!r.runnable) {
       const holding = Boolean(v.model && v.client.loaded);
       if (!holding) v.renderSummary(r.summary, name, bytes.length); // what the file holds (the summary of a model held stays)
-      const missing = r.summary.unsupported?.length ? ` Unsupported operators: ${r.summary.unsupported.join(', ')}.` : '';
+      const missing = r.summary.unsupported?.length && !/unsupported operators/i.test(r.error) ? ` Unsupported operators: ${r.summary.unsupported.join(', ')}.` : '';
       v.showMessage(`“${name}” cannot be explained here: ${sentence(r.error)}${missing}` + (holding ? ` ${v.model.name} stays loaded.` : ''));
       v.setStatus(holding ? 'ready' : 'error');
       return;
@@ -73,12 +73,14 @@ export function installModelFile(v) {
     const parsed = text ? parseLabels(text, classes) : { labels: defaultLabels(classes), note: '' };
     v.pendingLabels = null;
     v.model = { name, bytes, summary: r.summary, labels: parsed.labels, labelsText, inputSize: r.summary.input_shape[2],
+      engine: r.engine ?? 'core', missing: r.missing ?? [], opset: r.opset ?? null,
       labelsNote: labelsText ? parsed.note : text ? `ImageNet labels assumed (${classes} classes); choose a labels file if the model was trained on other classes.` : '' };
     v.maps = new Map();
     v.curves = [];
     v.res = null;
     v.renderSummary(r.summary, name, bytes.length);
     v.fillLayers(r.summary);
+    v.applyEngine();
     ui.sizeControl.hidden = !symbolicSize(r.summary);
     ui.size.value = String(v.model.inputSize);
     ui.controls.hidden = false;
@@ -94,7 +96,24 @@ export function installModelFile(v) {
     const dl = el('dl', 'own-facts');
     for (const f of summaryFacts(summary, { name, bytes })) dl.append(el('dt', null, f.label), el('dd', null, f.value));
     ui.summary.replaceChildren(dl);
+    if (v.model?.summary === summary && v.model.engine === 'ort') {
+      ui.summary.append(el('p', 'own-engine message notice', engineSentence(v.model), { id: 'own-engine' }));
+    }
     ui.summary.hidden = false;
+  }
+
+  // What the model held can run: for an ORT-run model only the forward-only maps are offered (the others disabled,
+  // their reason as the option's title), no layer, no sanity check. The method in the URL stays as the user chose it.
+  function applyEngine() {
+    const ort = v.model?.engine === 'ort';
+    for (const o of ui.method.options) {
+      o.disabled = !methodAvailable(o.value, v.model?.engine);
+      o.title = o.disabled ? `${unavailableWhy(o.value)}, which the core cannot compute for this model` : '';
+    }
+    ui.layer.disabled = ort;
+    ui.sanityRun.disabled = ort;
+    ui.sanityRun.title = ort ? 'The sanity check recomputes a gradient or CAM map, which this model does not have' : '';
+    ui.method.value = v.method();
   }
 
   function fillLayers(summary) {
@@ -152,5 +171,5 @@ export function installModelFile(v) {
     ui.kept.append(load, ' ', forget);
   }
 
-  Object.assign(v, { offerKept, readLabelsFile, imagenetLabels, pickModelFile, openModel, renderSummary, fillLayers, setLabels });
+  Object.assign(v, { offerKept, readLabelsFile, imagenetLabels, pickModelFile, openModel, renderSummary, fillLayers, setLabels, applyEngine });
 }

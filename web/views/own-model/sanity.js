@@ -9,8 +9,12 @@ export function installSanity(v) {
   // ------------------------------------------------------------ sanity check
   async function runSanity() {
     if (v.job || !v.res) return;
-    const method = v.st.omethod;
+    const method = v.method();
     const m = METHOD[method];
+    if (v.model?.engine === 'ort') {
+      v.showNotice('The sanity check recomputes a gradient or CAM map, and this model has neither (the core cannot run it).');
+      return;
+    }
     if (m.kind === 'plan') {
       v.showNotice(`The sanity check runs the gradient and CAM methods; pick one of them (not ${m.label}).`);
       return;
