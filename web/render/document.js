@@ -15,15 +15,15 @@
 //     More than COLLAPSE_AT sentences and not expanded: the first COLLAPSED_SHOWN are drawn, then a
 //     .doc-toggle button "Show all N sentences" (expanded: "Show fewer"); it calls onToggle().
 //   renderKendall(root, table)  table = analysis/document.js kendallTable(); a <table class="doc-kendall-table">
-//     with one row per level (.doc-kendall-row[data-level]) and one cell per pair ([data-pair][data-tau]); an
-//     n/a cell says why in visible text.
+//     with one row per measure compared with attention (.doc-kendall-row[data-pair]) and one column per level:
+//     td.doc-tau[data-level][data-pair][data-tau] (τ · p · n); an n/a cell says why in visible text.
 import { el } from './dom.js';
 import { sequentialColor, divergingColor, cssGradient, SEQUENTIAL, DIVERGING } from './colors.js';
 import { colorbar } from './colorbar.js';
 import { compact, num, tau as tauText } from '../analysis/format.js';
 import { displayToken, classNamesFor } from '../analysis/display.js';
 import { COLLAPSE_AT, COLLAPSED_SHOWN } from '../analysis/document.js';
-import { pct } from './prediction.js';
+import { pct, formatProbability } from './prediction.js';
 
 export function renderDocPrediction(root, result) {
   const names = classNamesFor(result.model, result.class_names);
@@ -34,7 +34,9 @@ export function renderDocPrediction(root, result) {
   const label = el('span', 'prediction-label doc-label', names[predicted] ?? `class ${predicted}`);
   label.classList.toggle('pos', binary && predicted === 1);
   label.classList.toggle('neg', binary && predicted === 0);
-  const probText = binary ? `p(${names[1]}) = ${pct(p)}` : `p = ${pct(p)}`;
+  const shownP = formatProbability(p);
+  const eq = /^[<>]/.test(shownP) ? '' : '= ';
+  const probText = binary ? `p(${names[1]}) ${eq}${shownP}` : `p(${names[predicted] ?? predicted}) ${eq}${shownP}`;
   const prob = el('span', 'probability doc-probability', probText);
   prob.dataset.probability = String(p);
   head.append(label, prob);
@@ -136,16 +138,24 @@ export function renderDocument(root, model, { expanded = false, onToggle = () =>
 export function renderKendall(root, table) {
   const t = el('table', 'doc-kendall-table');
   const head = el('tr');
-  head.append(el('th', '', 'Level'), ...table[0].pairs.map((p) => el('th', '', `attention vs ${p.label.toLowerCase()}`)));
+  head.append(el('th', '', 'Attention vs'), ...table.map((row) => el('th', '', row.level === 'sentence' ? 'Sentences' : 'Words')));
   const thead = el('thead');
   thead.append(head);
   const tbody = el('tbody');
-  for (const row of table) {
-    const tr = el('tr', 'doc-kendall-row', null, { 'data-level': row.level });
-    tr.append(el('th', '', row.level === 'sentence' ? 'Sentences' : 'Words'));
-    for (const p of row.pairs) {
+  table[0].pairs.forEach((pair, j) => {
+    const tr = el('tr', 'doc-kendall-row', null, { 'data-pair': pair.key });
+    tr.append(el('th', '', pair.label.toLowerCase()));
+    for (const row of table) {
+      const p = row.pairs[j];
       const text = tauText(p.tau === null ? null : { tau: p.tau, p: p.p }, p.n);
-      const td = el('td', text.na ? 'doc-tau na' : 'doc-tau', text.text, { 'data-pair': p.key, 'data-tau': p.tau ?? '' });
+      const td = el('td', text.na ? 'doc-tau na' : 'doc-tau', null, {
+        'data-level': row.level, 'data-pair': p.key, 'data-tau': p.tau ?? '',
+      });
+      // τ, p and n each stay on one line; a narrow screen breaks between them.
+      text.text.split(' · ').forEach((part, k) => {
+        if (k) td.append(document.createTextNode(' · '));
+        td.append(el('span', 'doc-tau-part', part));
+      });
       if (text.na) {
         const reason = p.n < 2 ? `needs at least two ${row.level === 'sentence' ? 'sentences' : 'words'}` : text.reason;
         td.append(el('span', 'doc-tau-why', ` (${reason})`));
@@ -153,7 +163,7 @@ export function renderKendall(root, table) {
       tr.append(td);
     }
     tbody.append(tr);
-  }
+  });
   t.append(thead, tbody);
   root.replaceChildren(t);
 }
