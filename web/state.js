@@ -13,7 +13,8 @@
 //                             `fitsInUrl(state)` to tell the user. parse() cuts a longer value to maxLength.
 //                             An 'int' takes decimal digits only (a leading '-' where min < 0 allows it) and
 //                             is clamped to [min, max]; anything else takes its default.
-//   fitsInUrl(state)       → true when serialize(state) keeps every non-default field.
+//   fitsInUrl(state, fields?) → true when serialize(state) keeps every non-default field (of `fields`, default
+//                             all: a view asks about its own text, e.g. ['text'], not another view's).
 //   parseWithNotices(hash) → { state (as parse), notices: [{field, given, used, reason}] }: one notice for every
 //                             value of the link that was not used as given (not one of the values, not a
 //                             number, clamped to [min, max], cut to maxLength); noticeText(notice) → a sentence.
@@ -191,8 +192,10 @@ export function serialize(state) {
   return q ? '#' + q : '';
 }
 
-export function fitsInUrl(state) {
-  for (const [key, spec] of Object.entries(SCHEMA)) {
+export function fitsInUrl(state, fields = Object.keys(SCHEMA)) {
+  for (const key of fields) {
+    const spec = SCHEMA[key];
+    if (!spec) continue;
     const v = state[key];
     if (spec.maxLength !== undefined && typeof v === 'string' && v !== spec.default && v.length > spec.maxLength) {
       return false;

@@ -8,7 +8,7 @@
 // the measure picker switches both levels (values = the CLI's gradient) and puts docmeasure in the URL; a reload of
 // that URL restores model, text and measure; bad input: empty text (hint), one sentence (notice), a
 // 10,000-sentence document (the core's cut stated in a visible notice, the long document collapsed, the text kept),
-// markup (<br />) read as a paragraph break. Saves tests/e2e/out/document.png (1280 px) and document-390.png
+// markup (<br />) read as a paragraph break, a link naming an unknown model. Saves tests/e2e/out/document.png (1280 px) and document-390.png
 // (390 px) — look at them. Skips — with the reason printed — when web/gen, imdb-han or build/attnlab is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -201,5 +201,14 @@ else describe('documents view in the browser', { timeout: 20 * 60_000 }, () => {
     assert.equal(await page.isVisible('#doc-message'), false);
     assert.deepEqual(page.errors, []);
     await page.close();
+
+    // A link naming a document model that does not exist: the shipped one is used, and the notice says so.
+    const linked = await openPage(`#view=documents&docmodel=no-such-han&doctext=${encodeURIComponent('Fine. Dull.')}`);
+    await waitSettled(linked);
+    assert.match(await linked.locator('#doc-notice').textContent(), /"no-such-han" from the link is not available/);
+    assert.equal(await linked.inputValue('#doc-model-select'), 'imdb-han');
+    assert.equal(await linked.locator('.doc-sentence').count(), 2);
+    assert.deepEqual(linked.errors, []);
+    await linked.close();
   });
 });

@@ -16,7 +16,7 @@
 //   A document of more than COLLAPSE_AT sentences shows its first sentences and a "Show all" button.
 // Examples: three short IMDB test reviews (../shared/data/imdb/test.tsv lines 369, 453, 431), copied here:
 // the page never reads ../shared.
-import { SCHEMA } from '../state.js';
+import { SCHEMA, fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
 import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords } from '../analysis/document.js';
 import { renderDocPrediction, renderDocument, renderKendall } from '../render/document.js';
@@ -78,8 +78,7 @@ export function mountDocumentView(section, { client, store }) {
     messageEl.hidden = !text;
   };
   const renderNotice = () => {
-    const text = textarea.value;
-    const urlNotice = text.length > SCHEMA.doctext.maxLength
+    const urlNotice = !fitsInUrl({ doctext: textarea.value }, ['doctext'])
       ? 'This document is too long to keep in the link; a copied link will open the page without it.' : '';
     const lines = [modelNotice, ...resultNotices, urlNotice].filter(Boolean);
     noticeEl.textContent = lines.join('\n');
