@@ -154,11 +154,24 @@ else describe('documents view in the browser', { timeout: 20 * 60_000 }, () => {
     assert.equal(await again.locator('#doc-measures input[value=leave_one_out]').isChecked(), true);
     assertMatches(await drawn(again), expected, 'sentence_leave_one_out', 'word_leave_one_out');
 
-    // A phone-width screenshot of the same view: nothing scrolls sideways.
+    // A phone-width screenshot of the same view: nothing scrolls sideways; no number shown with an exponent or more
+    // than 6 decimals (as tests/e2e/screens.test.mjs checks the other tabs), for every measure.
     await again.setViewportSize({ width: 390, height: 844 });
-    await again.locator('#doc-measures input[value=attention]').check();
-    const overflow = await again.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `page scrolls horizontally by ${overflow}px at 390 px`);
+    for (const m of ['integrated_gradients', 'gradient', 'attention']) {
+      await again.locator(`#doc-measures input[value=${m}]`).check();
+      const a = await again.evaluate(() => {
+        const bad = [];
+        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const p = n.parentElement;
+          if (!p || p.closest('[hidden], script, style, option, textarea') || !p.getClientRects().length) continue;
+          if (/\d(?:\.\d+)?e[+-−]?\d/i.test(n.textContent) || /\d\.\d{7,}/.test(n.textContent)) bad.push(n.textContent.trim().slice(0, 80));
+        }
+        return { overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth, bad };
+      });
+      assert.ok(a.overflow <= 0, `${m}: the page scrolls horizontally by ${a.overflow}px at 390 px`);
+      assert.deepEqual(a.bad, [], `${m}: raw numbers on the page`);
+    }
     await again.screenshot({ path: path.join(OUT, 'document-390.png'), fullPage: true });
     assert.deepEqual(page.errors, []);
     assert.deepEqual(again.errors, []);
