@@ -48,8 +48,11 @@ test('attention: word heat is β·α over the document maximum; value keeps α; 
   assert.equal(m.sentences[1].words[0].unknown, true);
 });
 
-test('integrated gradients: signed heat and signed bars', () => {
-  const m = documentModel(result, 'integrated_gradients');
+test('integrated gradients: signed heat and signed bars; the completeness check', () => {
+  const m = documentModel({ ...result, integrated_gradients_completeness: { word: { sum: 0.35, target: 0.36 }, sentence: { sum: 0.25, target: 0.5 } } },
+    'integrated_gradients');
+  assert.deepEqual(m.completeness.map((c) => [c.level, c.off]), [['word', false], ['sentence', true]]);
+  assert.equal(documentModel(result, 'gradient').completeness, null);
   assert.equal(m.sentences[1].bar, -0.5);
   assert.equal(m.sentences[1].words[0].heat, -0.5);
   assert.equal(m.sentences[0].words[1].heat, 1);

@@ -12,6 +12,8 @@
 //       sentences: [{ index, words: [{ text, unknown, value, heat }], value, bar }],
 //       sentenceMax, wordMax,           normalisers (max |value| over the sentences / all words; 0 when none)
 //       missing,                        true when the result lacks this measure (e.g. igSteps = 0)
+//       completeness,                   integrated gradients only: [{ level, sum, target, off }] (sum of the
+//                                       attributions vs p(x) − p(baseline); off: more than 5 % apart), else null
 //     }
 //     value = the explain-text number itself (for attention: α_it within its sentence and β_i); heat (words, in
 //     −1…1 for signed measures, 0…1 otherwise) = the shown quantity ÷ the document's max |.|. For attention the
@@ -85,9 +87,16 @@ export function documentModel(result, measureKey) {
   const wordMax = maxAbs(shownAll);
   const sentenceMax = maxAbs(sentValues ?? []);
   const scale = (v, max) => (finite(v) && max > 0 ? (measure.signed ? v / max : Math.abs(v) / max) : 0);
+  const comp = result?.integrated_gradients_completeness;
+  const completeness = measure.key !== 'integrated_gradients' || !comp ? null
+    : ['word', 'sentence'].filter((l) => finite(comp[l]?.sum) && finite(comp[l]?.target)).map((level) => {
+      const { sum, target } = comp[level];
+      return { level, sum, target, off: Math.abs(sum - target) > 0.05 * Math.max(Math.abs(target), 1e-12) };
+    });
   return {
     measure,
     missing,
+    completeness,
     sentenceMax,
     wordMax,
     sentences: sentences.map((words, i) => {

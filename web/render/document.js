@@ -71,6 +71,12 @@ function legend(model) {
   const unk = el('span', 'legend-item');
   unk.append(el('span', 'doc-word unk', 'word'), el('span', 'legend-text', 'unknown word'));
   box.append(barKey, unk, el('p', 'doc-legend-help', m.help));
+  if (model.completeness?.length) {
+    const line = el('p', 'doc-legend-help doc-completeness');
+    line.textContent = 'Completeness check: ' + model.completeness.map((c) =>
+      `${c.level}s sum to ${num(c.sum, 4)} vs p(x) − p(baseline) = ${num(c.target, 4)}${c.off ? ' (more than 5 % apart: read with care)' : ''}`).join('; ') + '.';
+    box.append(line);
+  }
   return box;
 }
 
