@@ -105,6 +105,9 @@
   };
   M.AdversaryTraining.wrap = AdversaryTraining.wrap;
 
+  // ---- documents (wasm/han_bindings.cpp) ----
+  defineClass('HanLab', 'HanLab', { info: [], predict: [R], explain: [R, explainDefault('ig_steps')] });
+
   // ---- image (wasm/image_bindings.cpp) ----
   defineClass('ImageLab', 'ImageLab', {
     logits: [R, R, R, R], softmax: [R, R], map: [R, R, R, R, R, 1], classes: [], channels: [],

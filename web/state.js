@@ -13,7 +13,8 @@
 //                             `fitsInUrl(state)` to tell the user. parse() cuts a longer value to maxLength.
 //                             An 'int' takes decimal digits only (a leading '-' where min < 0 allows it) and
 //                             is clamped to [min, max]; anything else takes its default.
-//   fitsInUrl(state)       → true when serialize(state) keeps every non-default field.
+//   fitsInUrl(state, fields?) → true when serialize(state) keeps every non-default field (of `fields`, default
+//                             all: a view asks about its own text, e.g. ['text'], not another view's).
 //   parseWithNotices(hash) → { state (as parse), notices: [{field, given, used, reason}] }: one notice for every
 //                             value of the link that was not used as given (not one of the values, not a
 //                             number, clamped to [min, max], cut to maxLength); noticeText(notice) → a sentence.
@@ -24,12 +25,13 @@
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
 // in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
-// (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Fields are added
+// (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
+// docmeasure (attention | gradient | leave_one_out | integrated_gradients). Fields are added
 // here when a view needs them.
 
 import { CATALOGUE } from './catalogue.js';
 
-export const VIEWS = Object.freeze(['text', 'debate', 'train', 'image', 'localization']);
+export const VIEWS = Object.freeze(['text', 'documents', 'debate', 'train', 'image', 'localization']);
 
 // The fields whose values, defaults and ranges the core defines come from its catalogue (web/catalogue.js).
 const IMAGE_MAPS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kind !== 'metric').map((m) => m.name));
@@ -41,6 +43,11 @@ const RECIPE_NAMES = Object.freeze([CATALOGUE.cnn.default_recipe,
   ...Object.keys(CATALOGUE.cnn.recipes).filter((k) => k !== CATALOGUE.cnn.default_recipe)]);
 
 export const DEFAULT_TEXT = "The acting is superb, but the plot is thin and the ending falls flat.";
+// The Documents view's first example (an IMDB test review, views/document-view.js DOC_EXAMPLES[0]).
+export const DEFAULT_DOC = 'A wonderful film - a charming, quirky family story. A cross-country journey filled with lots of ' +
+  'interesting, oddball stops along the way (& several very cool cameos). Great cast led by Rod Steiger carries the film ' +
+  'along and leads to a surprise ending. Well directed & shot - a really nice movie.';
+export const DOC_MEASURE_KEYS = Object.freeze(['attention', 'gradient', 'leave_one_out', 'integrated_gradients']);
 
 export const SCHEMA = Object.freeze({
   view: { type: 'enum', values: VIEWS, default: 'text' },
@@ -92,6 +99,11 @@ export const SCHEMA = Object.freeze({
   // count: its last layer, with a notice) and shown heads ('all', 'none' or 1-based heads such as '1,3').
   hlayer: { type: 'int', default: 1, min: 1, max: 64 },
   hheads: { type: 'string', default: 'all', maxLength: 40 },
+  // Documents view (views/document-view.js): the HAN model (manifest `documents`), the document, and the measure
+  // shown at both levels (sentence bars, word heat). Apart from `model` / `text`: the Text tab's models are flat.
+  docmodel: { type: 'string', default: 'imdb-han', maxLength: 100 },
+  doctext: { type: 'string', default: DEFAULT_DOC, maxLength: 2000 },
+  docmeasure: { type: 'enum', values: DOC_MEASURE_KEYS, default: 'attention' },
 });
 
 export function defaults() {
@@ -180,8 +192,10 @@ export function serialize(state) {
   return q ? '#' + q : '';
 }
 
-export function fitsInUrl(state) {
-  for (const [key, spec] of Object.entries(SCHEMA)) {
+export function fitsInUrl(state, fields = Object.keys(SCHEMA)) {
+  for (const key of fields) {
+    const spec = SCHEMA[key];
+    if (!spec) continue;
     const v = state[key];
     if (spec.maxLength !== undefined && typeof v === 'string' && v !== spec.default && v.length > spec.maxLength) {
       return false;

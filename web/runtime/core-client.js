@@ -13,6 +13,11 @@
 //   client.attention({model, text, maxTokens})
 //                                    → Promise<maps | null>: a transformer's attention tensors (labs/text.js
 //                                      `attention`); superseded like explain, on its own lane.
+//   client.documentModels()          → Promise<[entry]>: the manifest's `documents` (HAN models)
+//   client.explainDocument({model, text, igSteps})
+//                                    → Promise<result | null>: a HAN model's explanation of a document
+//                                      (labs/documents.js, = `attnlab explain-text` on it); superseded like
+//                                      explain, on its own lane ('document').
 //   client.datasetInfo({model, dataset}) → Promise<{total, class_names, …}>
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
@@ -85,6 +90,14 @@ export class CoreClient {
   experiment({ model, name, text, params = {}, seed = 1, maxTokens }) {
     this.reRegister();
     return this.channel.latest('experiment', 'experiment', { model, name, text, params, seed, maxTokens });
+  }
+
+  // Documents (labs/documents.js): the HAN models of the manifest, and one document's explanation (its own lane).
+  documentModels() { return this.request('documentModels'); }
+
+  explainDocument({ model, text, igSteps }) {
+    this.reRegister();
+    return this.channel.latest('document', 'explainDocument', { model, text, igSteps });
   }
 
   datasetInfo({ model, dataset }) { return this.request('datasetInfo', { model, dataset }); }

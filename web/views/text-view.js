@@ -180,7 +180,7 @@ export function mountTextView(section, { client, store }) {
   function onTextChanged(immediate) {
     const text = textarea.value;
     store.update({ text });
-    urlNotice = fitsInUrl(store.get())
+    urlNotice = fitsInUrl(store.get(), ['text'])
       ? ''
       : 'This text is too long to keep in the link; a copied link will open the page without it.';
     renderNotice();

@@ -10,9 +10,10 @@ import { trainLab } from '../labs/train.js';
 import { imageLab } from '../labs/image.js';
 import { localizationLab } from '../labs/localization.js';
 import { ownModelLab } from '../labs/own-model.js';
+import { documentsLab } from '../labs/documents.js';
 import { runtimeLab } from '../labs/runtime.js';
 
-export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, runtimeLab];
+export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, documentsLab, runtimeLab];
 
 if (meterOn()) meterWorker(); // measurement only (meter.js)
 startHost(LABS);

@@ -9,6 +9,9 @@
 //   loadDataset(name, { trees } = {}) → Promise<{ name, tsv, lines, trees? }>  (lines: datasetLines(tsv), numbered as
 //     the core does); trees: true → also the data set's SST PTB trees (manifest `trees`, sha256-checked: human
 //     rationales for `plausibility`), as the data set `${name}+trees` (the core keeps the two apart)
+//   documentModels() → Promise<[entry]>            (the manifest's `documents`: HAN models; [] when none)
+//   loadDocumentSession(name, onProgress?) → Promise<{ lab (the core's HanLab), config, classNames }>: one per
+//     document model, loaded once, the same sha256-checked files as the text models
 //   registerTrained(name, { entry, configText, weights }) / trained: Map name → the same
 //   A failed load is not cached, so a retry can succeed.
 import { datasetLines } from '../dataset-lines.js';
@@ -20,6 +23,7 @@ const MANIFEST_URL = new URL('../../../models/text/manifest.json', import.meta.u
 
 let manifestPromise = null;
 const sessions = new Map(); // model name → Promise<{ session, config, classNames }>
+const documentSessions = new Map(); // document (HAN) model name → Promise<{ lab (HanLab), config, classNames }>
 const datasets = new Map(); // data set name → Promise<{ name, tsv, lines }>
 export const trained = new Map(); // name of a model trained here → { entry, configText, weights }
 
@@ -57,12 +61,9 @@ function newSession(Module, name, configText, weights) {
   return { session, config, classNames: classNamesOf(config) };
 }
 
-async function loadShipped(name, progress) {
-  const manifest = await loadManifest();
-  const entry = manifest.models.find((m) => m.name === name);
-  if (!entry) {
-    throw new Error(`Unknown model "${name}". Available: ${manifest.models.map((m) => m.name).join(', ')}.`);
-  }
+// The files of a shipped model entry (models: `models`, documents: `documents` of the manifest), fetched and
+// sha256-checked: { Module, configText, weights }.
+async function fetchShipped(name, entry, progress) {
   const base = new URL(entry.path ?? `${name}/`, MANIFEST_URL);
   const files = entry.files ?? {};
   const configUrl = new URL(files.config ?? 'config.json', base);
@@ -85,10 +86,56 @@ async function loadShipped(name, progress) {
   } catch (e) {
     throw new Error(`The config of ${name} is not valid JSON: ${e.message}`);
   }
+  return { Module, configText, weights };
+}
+
+async function loadShipped(name, progress) {
+  const manifest = await loadManifest();
+  const entry = manifest.models.find((m) => m.name === name);
+  if (!entry) {
+    throw new Error(`Unknown model "${name}". Available: ${manifest.models.map((m) => m.name).join(', ')}.`);
+  }
+  const { Module, configText, weights } = await fetchShipped(name, entry, progress);
   progress(name, 'init');
   const s = newSession(Module, name, configText, weights);
   progress(name, 'ready');
   return s;
+}
+
+// The document models (manifest `documents`: HAN, docs/DESIGN.md "HAN"); [] when the list has none.
+export async function documentModels() {
+  const manifest = await loadManifest();
+  return Array.isArray(manifest.documents) ? manifest.documents : [];
+}
+
+// One HanLab per document model, loaded once (same files check as the text models); a failed load is forgotten.
+export function loadDocumentSession(name, onProgress = () => {}) {
+  if (documentSessions.has(name)) return documentSessions.get(name);
+  const progress = (model, stage, loaded = 0, total = 0) => onProgress({ model, stage, loaded, total });
+  const p = (async () => {
+    const list = await documentModels();
+    const entry = list.find((m) => m?.name === name);
+    if (!entry) {
+      throw new Error(`Unknown document model "${name}". Available: ${list.map((m) => m.name).join(', ') || 'none'}.`);
+    }
+    const { Module, configText, weights } = await fetchShipped(name, entry, progress);
+    progress(name, 'init');
+    if (typeof Module.HanLab !== 'function') {
+      throw new Error('This build of the WebAssembly core has no document (HAN) models; rebuild it (bash scripts/build-wasm.sh).');
+    }
+    let lab;
+    try {
+      lab = new Module.HanLab(configText, weights);
+    } catch (e) {
+      throw new Error(`The core could not load ${name}: ${e.message}`);
+    }
+    const config = JSON.parse(configText);
+    progress(name, 'ready');
+    return { lab, config, classNames: classNamesOf(config) };
+  })();
+  documentSessions.set(name, p);
+  p.catch(() => documentSessions.delete(name));
+  return p;
 }
 
 export function loadSession(name, onProgress = () => {}) {
