@@ -10,6 +10,7 @@
 // Writing: tensors in name order, contiguous, header padded with spaces to a multiple of 8 bytes.
 // write_safetensors returns an empty vector when the input is invalid (see write_safetensors_checked).
 #include "io/safetensors.h"
+#include "io/config_fields.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -114,12 +115,6 @@ float load_f64(const uint8_t* p) {
     return d > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
   }
   return static_cast<float>(d);
-}
-
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 // Max nesting of [ and { outside strings; guards the parser and the json destructor against deep input.

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "nn/embedding.h"
+#include "nn/init.h"
 #include "nn/loss.h"
 
 namespace attnlab {
@@ -28,12 +29,6 @@ void HanParams<T>::resize(const HanConfig& c) {
   att(sentence_attention, c.sentence_attention, 2 * Hs, c.sentence_attention_dim());
   classifier.w = Mat<T>::Zero(c.outputs(), 2 * Hs);
   classifier.b = Mat<T>::Zero(c.outputs(), 1);
-}
-
-template <class T>
-static void fill_uniform(Mat<T>& m, double bound, Rng& rng) {
-  for (Eigen::Index j = 0; j < m.cols(); ++j)
-    for (Eigen::Index i = 0; i < m.rows(); ++i) m(i, j) = T(rng.uniform(-bound, bound));
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "nn/embedding.h"
+#include "nn/init.h"
 #include "nn/loss.h"
 
 namespace attnlab {
@@ -39,12 +40,6 @@ void TextParams<T>::resize(const TextConfig& c) {
   }
   decoder.w = Mat<T>::Zero(c.outputs(), 2 * H);
   decoder.b = Mat<T>::Zero(c.outputs(), 1);
-}
-
-template <class T>
-static void fill_uniform(Mat<T>& m, double bound, Rng& rng) {
-  for (Eigen::Index j = 0; j < m.cols(); ++j)
-    for (Eigen::Index i = 0; i < m.rows(); ++i) m(i, j) = T(rng.uniform(-bound, bound));
 }
 
 template <class T>

@@ -7,15 +7,11 @@
 #include "model/text_model.h"
 #include "nn/dropout.h"
 #include "nn/gelu.h"
+#include "nn/init.h"
 
 namespace attnlab {
 
 namespace {
-
-template <class T>
-void fill_uniform(Mat<T>& m, double bound, Rng& rng) {
-  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = T(rng.uniform(-bound, bound));
-}
 
 template <class T>
 void fill_normal(Mat<T>& m, double std, Rng& rng) {

@@ -176,7 +176,7 @@ TEST(CnnModel, ConfigChecks) {
 // A short native training run on a small fixed seed: 3 classes (circle, square, triangle), 32x32, the default
 // widths. The task is not easy for a small net (a PyTorch model of the same architecture and recipe learns
 // it at the same slow pace), so the bar is modest: well above chance (1/3) after 15,000 images.
-CnnConfig small_config() {
+CnnConfig small_cnn_config() {
   CnnConfig cfg;
   cfg.image_size = 32;
   cfg.num_classes = 3;
@@ -194,7 +194,7 @@ CnnTrainOptions small_options() {
 }
 
 TEST(CnnTraining, ShortRunReachesStatedAccuracy) {
-  const CnnConfig cfg = small_config();
+  const CnnConfig cfg = small_cnn_config();
   const CnnTrainOptions o = small_options();
   Rng rng(o.seed);
   CnnParams<float> p;
@@ -224,7 +224,7 @@ TEST(CnnTraining, ShortRunReachesStatedAccuracy) {
 }
 
 TEST(CnnTraining, DeterministicPerSeedAndStepSizeIndependent) {
-  const CnnConfig cfg = small_config();
+  const CnnConfig cfg = small_cnn_config();
   CnnTrainOptions o = small_options();
   o.epochs = 1;
   o.train_size = 96;
@@ -247,7 +247,7 @@ TEST(CnnTraining, DeterministicPerSeedAndStepSizeIndependent) {
 TEST(CnnTraining, RecalibratedBatchNormMatchesBatchStatistics) {
   // After recalibrating on one batch, eval mode on that batch equals training mode on it (up to the
   // unbiased-variance factor count / (count - 1), count = 8 * 32 * 32 for the first stage).
-  CnnConfig cfg = small_config();
+  CnnConfig cfg = small_cnn_config();
   cfg.cbam = {false, true, false};
   Rng rng(2);
   CnnParams<float> p;
@@ -275,7 +275,7 @@ TEST(CnnTraining, RecalibratedBatchNormMatchesBatchStatistics) {
 }
 
 TEST(CnnTraining, BadOptionsAreReported) {
-  CnnConfig cfg = small_config();
+  CnnConfig cfg = small_cnn_config();
   CnnTrainOptions o = small_options();
   o.optimizer = "rmsprop";
   CnnParams<float> p;

@@ -133,16 +133,16 @@ Mat<double> mat_rows(const nlohmann::json& j) {  // [[..],[..]] row-major -> Mat
   return m;
 }
 
-struct Fixture {
+struct TorchGruFixture {
   int E = 0, H = 0, T = 0;
   std::vector<int> lengths;
   Mat<double> x, G, out, d_x;  // [. x T*B] (columns k = t*B + b)
   BiGruParams<double> params, grads;
 };
 
-Fixture read_fixture() {
+TorchGruFixture read_torch_gru_fixture() {
   const nlohmann::json j = load_fixture();
-  Fixture f;
+  TorchGruFixture f;
   if (j.is_discarded()) return f;
   f.E = j["E"];
   f.H = j["H"];
@@ -167,14 +167,14 @@ Fixture read_fixture() {
   return f;
 }
 
-double max_out_diff(const BiGruParams<double>& p, const Fixture& f) {
+double max_out_diff(const BiGruParams<double>& p, const TorchGruFixture& f) {
   BiGruCache<double> c;
   bigru_forward(p, f.x, f.lengths, f.T, c);
   return (c.out - f.out).cwiseAbs().maxCoeff();
 }
 
 TEST(Gru, MatchesPyTorchForwardAndBackward) {
-  const Fixture f = read_fixture();
+  const TorchGruFixture f = read_torch_gru_fixture();
   ASSERT_GT(f.E, 0) << "tests/fixtures/gru/bigru_small.json missing or invalid";
   EXPECT_LT(max_out_diff(f.params, f), 1e-12);
   BiGruCache<double> c;
@@ -191,7 +191,7 @@ TEST(Gru, MatchesPyTorchForwardAndBackward) {
 }
 
 TEST(Gru, PyTorchParityNegativeControls) {
-  const Fixture f = read_fixture();
+  const TorchGruFixture f = read_torch_gru_fixture();
   ASSERT_GT(f.E, 0);
   const int H = f.H;
   // (a) b_hn outside the reset product (ONNX linear_before_reset = 0 style): fold b_hn into b_in.
@@ -213,7 +213,7 @@ TEST(Gru, PyTorchParityNegativeControls) {
 }
 
 TEST(Gru, FloatMatchesDouble) {
-  const Fixture f = read_fixture();
+  const TorchGruFixture f = read_torch_gru_fixture();
   ASSERT_GT(f.E, 0);
   BiGruParams<float> pf;
   pf.fwd = {f.params.fwd.w_ih.cast<float>(), f.params.fwd.w_hh.cast<float>(), f.params.fwd.b_ih.cast<float>(),
