@@ -10,8 +10,8 @@ namespace attnlab {
 namespace {
 
 char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_space_char(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Rule 1: a known tag starting at text[i] == '<'. Returns its length (0: not a known tag) and sets *hard.
 size_t known_tag(const std::string& s, size_t i, bool* hard) {
@@ -21,7 +21,7 @@ size_t known_tag(const std::string& s, size_t i, bool* hard) {
   if (j < n && s[j] == '/') ++j;
   while (j < n && s[j] == ' ') ++j;
   std::string name;
-  while (j < n && is_alpha(s[j]) && name.size() < 8) name.push_back(lower(s[j++]));
+  while (j < n && is_ascii_letter(s[j]) && name.size() < 8) name.push_back(lower(s[j++]));
   static const char* const kHard[] = {"br", "p", "hr", "div"};
   static const char* const kInline[] = {"i", "b", "em", "strong", "u", "span"};
   bool is_hard = false, is_inline = false;
@@ -115,8 +115,8 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
   size_t start = 0;
   auto emit = [&](size_t end) {
     size_t a = start, b = end;
-    while (a < b && is_ws(p[a])) ++a;
-    while (b > a && is_ws(p[b - 1])) --b;
+    while (a < b && is_space_char(p[a])) ++a;
+    while (b > a && is_space_char(p[b - 1])) --b;
     if (b > a) out->push_back(p.substr(a, b - a));
     start = end;
   };
@@ -137,7 +137,7 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
     }
     size_t len = 0;
     while (i < n && is_closer(p, i, &len)) i += len;
-    if (i < n && !is_ws(p[i])) {
+    if (i < n && !is_space_char(p[i])) {
       // No space after the terminator: a boundary only in the run-together case "love.The", "bore.A cosmic",
       // "etc...Michael" (a lower-case letter before, an upper-case letter after that starts a word); never
       // in "9.50", "imdb.com", "E.Green", "Azar.FBI".
@@ -147,17 +147,17 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
       if (!run_together || !lower_before || !upper_after) continue;
     }
     size_t j = i;
-    while (j < n && is_ws(p[j])) ++j;
+    while (j < n && is_space_char(p[j])) ++j;
     if (j >= n) break;  // the paragraph's end is a boundary anyway
     size_t k = j;
     while (k < n && is_opener(p, k, &len)) k += len;
     if (k < n && p[k] >= 'a' && p[k] <= 'z') continue;  // lower-case continues the sentence
     if (periods == 1 && !other) {
       size_t w = run_start;
-      while (w > start && (is_alpha(p[w - 1]) || (p[w - 1] == '.' && w - 1 > start && is_alpha(p[w - 2])))) --w;
+      while (w > start && (is_ascii_letter(p[w - 1]) || (p[w - 1] == '.' && w - 1 > start && is_ascii_letter(p[w - 2])))) --w;
       std::string word;
       for (size_t q = w; q < run_start; ++q) word.push_back(lower(p[q]));
-      if (!word.empty() && (w == start || !is_alpha(p[w - 1])) && is_abbreviation(word)) continue;
+      if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word)) continue;
     }
     emit(i);
   }

@@ -5,7 +5,7 @@
 namespace attnlab {
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_tree_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 std::string where(size_t pos) { return "column " + std::to_string(pos + 1) + ": "; }
 
@@ -26,7 +26,7 @@ bool parse_sst_tree(const std::string& s, SstTree* out, std::string* error) {
   const size_t n = s.size();
   size_t i = 0;
   const auto skip_ws = [&] {
-    while (i < n && is_ws(s[i])) ++i;
+    while (i < n && is_tree_space(s[i])) ++i;
   };
   const auto fail = [&](const std::string& what) {
     if (error) *error = where(i) + what;
@@ -43,7 +43,7 @@ bool parse_sst_tree(const std::string& s, SstTree* out, std::string* error) {
     const int label = s[i] - '0';
     ++i;
     if (label > 4 || (i < n && s[i] >= '0' && s[i] <= '9')) return fail("label must be 0..4");
-    if (i >= n || !is_ws(s[i])) return fail("expected a space after the label");
+    if (i >= n || !is_tree_space(s[i])) return fail("expected a space after the label");
     if (static_cast<int>(open.size()) >= kSstMaxTreeDepth) return fail("tree deeper than " + std::to_string(kSstMaxTreeDepth));
     skip_ws();
     const int node = static_cast<int>(tree.nodes.size());
@@ -53,7 +53,7 @@ bool parse_sst_tree(const std::string& s, SstTree* out, std::string* error) {
     if (s[i] == '(') continue;  // the first child
     // A word: up to whitespace or a bracket.
     const size_t start = i;
-    while (i < n && !is_ws(s[i]) && s[i] != '(' && s[i] != ')') ++i;
+    while (i < n && !is_tree_space(s[i]) && s[i] != '(' && s[i] != ')') ++i;
     if (i == start) return fail("expected a word or '('");
     tree.words.push_back(s.substr(start, i - start));
     // Close nodes; stop at a '(' that opens the next sibling. A word's node closes right after the word.
@@ -125,7 +125,7 @@ bool SstTreebank::parse(const std::string& content, std::string* error) {
     const std::string text = content.substr(start, end - start);
     start = end + 1;
     bool blank = true;
-    for (char c : text) blank = blank && is_ws(c);
+    for (char c : text) blank = blank && is_tree_space(c);
     if (blank) continue;
     SstTree tree;
     std::string why;

@@ -125,9 +125,9 @@ std::string clean(const std::string& in) {
 
 bool is_space(char c) { return c == ' '; }  // clean() has turned all whitespace into ' '
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return c >= 'a' && c <= 'z'; }
+bool is_lower_letter(char c) { return c >= 'a' && c <= 'z'; }
 // Word characters: ASCII letters and digits, and every byte of a non-ASCII character.
-bool is_word(char c) { return is_alpha(c) || is_digit(c) || static_cast<unsigned char>(c) >= 0x80; }
+bool is_word(char c) { return is_lower_letter(c) || is_digit(c) || static_cast<unsigned char>(c) >= 0x80; }
 
 // Abbreviations that keep their final period ("mr." stays one token, "end." becomes "end" ".").
 const char* const kAbbreviations[] = {
@@ -257,7 +257,7 @@ class Scanner {
       bool keep = false;
       if (w.find('.') != std::string::npos) {
         keep = true;  // e.t.  u.s.  c.h.o.
-      } else if (w.size() == 1 && is_alpha(w[0]) && w[0] != 'i') {
+      } else if (w.size() == 1 && is_lower_letter(w[0]) && w[0] != 'i') {
         keep = true;  // j.  a. (initials; "i." is the pronoun at a sentence end)
       } else if (in_list(w, kWeakAbbreviations)) {
         keep = next_nonspace(i + 1) < n_;
