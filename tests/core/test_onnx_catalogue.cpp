@@ -33,7 +33,7 @@ TEST(OnnxCatalogue, EveryMethodIsRegisteredAndBack) {
     }
   }
   EXPECT_EQ(layer, static_cast<int>(layer_method_names().size()));
-  EXPECT_EQ(input, 3);
+  EXPECT_EQ(input, 4);
   EXPECT_EQ(onnx_method_names().size(), onnx_method_catalogue().size());
   const auto c = catalogue_json();
   EXPECT_EQ(c["onnx"]["methods"].size(), onnx_method_catalogue().size());

@@ -98,6 +98,34 @@ TEST(OnnxMethods, MatchTheImageLabOnAGapLinearHead) {
   }
 }
 
+// CAM from the gradient on a GAP + linear head equals the image lab's CAM from the weights (Σ_k W[c,k] F_k, no
+// ReLU); one gradient entry off the constant (a head that is not GAP + linear) and CAM refuses: an empty map.
+TEST(OnnxMethods, CamReadsTheClassWeightsOffAGapLinearGradient) {
+  const int K = 5, h = 4, w = 3, C = 2, c = 1;
+  LayerTensors L = random_layer(K, h, w, 21);
+  GapLinearHead<float> head;
+  head.classes = C;
+  head.channels = K;
+  Rng rng(4);
+  for (int q = 0; q < C * K; ++q) head.weight.push_back(static_cast<float>(rng.normal()));
+  head.bias.assign(C, 0.f);
+  for (int k = 0; k < K; ++k)
+    for (int p = 0; p < h * w; ++p) L.gradient[k * h * w + p] = head.weight[c * K + k] / (h * w);
+  FeatureMapsView F{L.activation.data(), K, h, w};
+  const auto a = onnx_cam(L), b = cam_map(F, head, c, {});
+  ASSERT_EQ(a.size(), b.size());
+  bool negative = false;
+  for (size_t p = 0; p < a.size(); ++p) {
+    EXPECT_NEAR(a[p], b[p], 1e-5) << p;
+    negative = negative || b[p] < 0;
+  }
+  EXPECT_TRUE(negative) << "the fixture should have negative class-map values (CAM has no ReLU)";
+  L.gradient[2 * h * w + 5] *= 1.01f;
+  EXPECT_TRUE(onnx_cam(L).empty());
+  EXPECT_NE(layer_method_no_map_reason("cam").find("global-average-pooling + linear"), std::string::npos);
+  EXPECT_EQ(layer_method_no_map_reason("gradcam"), "");
+}
+
 TEST(OnnxMethods, EigenCamFindsARankOneSpatialPattern) {
   // A_k,p = u_k · s_p + c_k: the centred activations are rank one along s, so the map is ReLU(s − mean s)
   // times a positive scale (sign fixed by the correlation with Σ_k A_k, which grows with s since Σ u_k > 0).
@@ -125,9 +153,9 @@ TEST(OnnxMethods, EigenCamFindsARankOneSpatialPattern) {
     }
   }
   EXPECT_GT(ratio, 0);
-  // Unknown names give nullptr; the list has all six.
+  // Unknown names give nullptr; the list has all seven.
   EXPECT_EQ(find_layer_method("nope"), nullptr);
-  EXPECT_EQ(layer_method_names().size(), 6u);
+  EXPECT_EQ(layer_method_names().size(), 7u);
 }
 
 // ---- on real models ----
@@ -260,3 +288,60 @@ TEST(OnnxMethods, BackwardStopsAtTheLayer) {
 }
 
 }  // namespace
+
+// CAM on MobileNetV2 (its head after the last spatial layer: global average pooling, one linear layer): the map's
+// spatial mean is the class logit minus the class bias (Zhou et al.: the class score is the pooled class map), the
+// bias read as the logit with that layer's activation replaced by zeros (forward_from_layer, another code path).
+// Negative control: at squeezenet's features.9, eight non-linear layers follow — CAM is refused with its reason.
+TEST(OnnxMethods, CamPoolsToTheLogitOnMobileNetV2) {
+  OnnxClassifier clf;
+  std::string err;
+  const std::vector<float> x = load_and_run(kMobileNet, 224, &clf);
+  const auto logits = clf.logits();
+  const int c = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  OnnxExplainRequest r;
+  r.method = "cam";
+  r.class_index = c;
+  nlohmann::json out;
+  ASSERT_TRUE(onnx_explain(clf, x, r, &out, &err)) << err;
+  const std::vector<float> map = out["map"].get<std::vector<float>>();
+  double mean = 0;
+  for (float v : map) mean += v;
+  mean /= static_cast<double>(map.size());
+  LayerTensors L;
+  ASSERT_TRUE(clf.backward_class(c, &err)) << err;
+  ASSERT_TRUE(clf.layer(out["layer"].get<std::string>(), &L, &err)) << err;
+  ASSERT_TRUE(clf.forward_from_layer(out["layer"].get<std::string>(), std::vector<float>(L.activation.size(), 0.f), &err)) << err;
+  const double bias = clf.logits()[c];
+  EXPECT_NEAR(mean, logits[c] - bias, 1e-4 * std::abs(logits[c])) << "logit " << logits[c] << ", bias " << bias;
+  EXPECT_GT(std::abs(logits[c] - bias), 1.0);  // the check is not vacuous
+
+  OnnxClassifier sq;
+  const std::vector<float> xs = load_and_run(kSqueezenet, 112, &sq);
+  r.layer = kSqueezeMid;
+  r.class_index = -1;
+  EXPECT_FALSE(onnx_explain(sq, xs, r, &out, &err));
+  EXPECT_NE(err.find("global-average-pooling + linear"), std::string::npos) << err;
+  EXPECT_NE(err.find(kSqueezeMid), std::string::npos) << err;
+}
+
+// Gradient × input on a model whose logits are its input (the Flatten-only probe, 3×16×16 → 768 classes): for class
+// c the gradient is the unit vector e_c, so the map is x_c at pixel c mod 256 and zero elsewhere, and the attributions
+// sum to y_c = x_c (Euler's identity for a function linear in x without bias).
+TEST(OnnxMethods, GradientTimesInputOnALinearProbe) {
+  OnnxClassifier clf;
+  std::string err;
+  const std::vector<float> x = load_and_run("/tests/fixtures/onnx/flatten_probe/model.onnx", 16, &clf);
+  for (int c : {5, 300, 767}) {
+    OnnxExplainRequest r;
+    r.method = "gradient-x-input";
+    r.class_index = c;
+    nlohmann::json out;
+    ASSERT_TRUE(onnx_explain(clf, x, r, &out, &err)) << err;
+    const std::vector<float> map = out["map"].get<std::vector<float>>();
+    ASSERT_EQ(map.size(), 256u);
+    for (int p = 0; p < 256; ++p) EXPECT_FLOAT_EQ(map[p], p == c % 256 ? x[c] : 0.f) << "class " << c << " pixel " << p;
+    EXPECT_DOUBLE_EQ(out["sum"].get<double>(), x[c]);
+    EXPECT_EQ(out["layer"], "input");
+  }
+}

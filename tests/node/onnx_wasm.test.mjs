@@ -57,7 +57,9 @@ test('OnnxLab maps equal `explain-onnx` on the same photo; another scaling diffe
     const info = lab.info();
     assert.deepEqual(info.input_shape, [1, 3, 112, 112]);
     const logits = lab.setPhoto(planar, 'imagenet');
-    for (const [method, extra] of [['gradcam', []], ['eigencam', []], ['integrated-gradients', ['--steps', '4']]]) {
+    // cam: squeezenet's last spatial layer (its final ReLU) is followed by global average pooling alone, so CAM applies
+    for (const [method, extra] of [['gradcam', []], ['eigencam', []], ['cam', []], ['gradient-x-input', []],
+      ['integrated-gradients', ['--steps', '4']]]) {
       const want = cli(['explain-onnx', '--model', FX, '--image', photo.ppm, '--method', method, ...extra]);
       const got = lab.explain(method, 'auto', -1, method === 'integrated-gradients' ? { steps: 4 } : {});
       assert.equal(got.class, want.class);
@@ -67,6 +69,7 @@ test('OnnxLab maps equal `explain-onnx` on the same photo; another scaling diffe
       assert.ok(relErr(got.map, want.map) < 1e-5, `${method}: map off by ${relErr(got.map, want.map)}`);
       assert.ok(relErr(logits, want.logits) < 1e-5, 'logits');
       if (method === 'integrated-gradients') assert.deepEqual(Object.keys(got.completeness).sort(), ['sum', 'target']);
+      if (method === 'gradient-x-input') assert.ok(Math.abs(got.sum - want.sum) <= 1e-5 * Math.abs(want.sum), 'sum');
     }
     // negative control: 0–1 scaling is another input, so other logits than the CLI's imagenet run
     const want = cli(['explain-onnx', '--model', FX, '--image', photo.ppm, '--method', 'gradcam']);

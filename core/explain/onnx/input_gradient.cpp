@@ -33,6 +33,7 @@ bool onnx_gradient_map(OnnxClassifier& clf, const std::vector<float>& x, int c, 
 
 InputMethodFn find_input_method(const std::string& name) {
   if (name == "gradient") return &onnx_gradient_map;
+  if (name == "gradient-x-input") return &onnx_gradient_x_input_map;
   if (name == "smoothgrad") return &onnx_smoothgrad_map;
   if (name == "integrated-gradients") return &onnx_integrated_gradients_map;
   return nullptr;

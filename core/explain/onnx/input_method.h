@@ -1,5 +1,6 @@
 // Input-space attribution methods on an OnnxClassifier (one per file), all explaining logits[class]:
 //   gradient             (input_gradient.cpp)        map = max over channels of |∂y_c/∂x| (Simonyan et al.)
+//   gradient-x-input     (gradient_x_input.cpp)      x ⊙ ∂y_c/∂x, map = Σ over channels (signed); extra {sum}
 //   smoothgrad           (smoothgrad.cpp)            the gradient averaged over `samples` copies of x plus
 //                                                    N(0, (noise·(max x − min x))²) from the seed; map = max_c |mean|
 //   integrated-gradients (integrated_gradients.cpp)  baseline 0 (in model input space); attributions =
@@ -33,6 +34,8 @@ struct InputMapResult {
 
 bool onnx_gradient_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index, const InputMethodOptions& o,
                        InputMapResult* out, std::string* error);
+bool onnx_gradient_x_input_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index,
+                               const InputMethodOptions& o, InputMapResult* out, std::string* error);
 bool onnx_smoothgrad_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index, const InputMethodOptions& o,
                          InputMapResult* out, std::string* error);
 bool onnx_integrated_gradients_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index,

@@ -9,7 +9,11 @@
 //   eigencam   (eigen_cam.cpp)    ReLU of the projection of the centred [h·w, K] activations on their first
 //                                 principal direction (no gradient). The SVD's sign is arbitrary; we pick
 //                                 the sign whose projection correlates positively with Σ_k A_k.
-// Result: row-major [h·w] at layer resolution (before upsampling); empty when A / G are inconsistent.
+//   cam        (cam.cpp)          Σ_k w_k A_k, no ReLU, w_k = h·w · G_k (Zhou et al.: the class map); only where
+//                                 the head after the layer is GAP + linear, i.e. G_k is the same at every
+//                                 position (to 1e-4 of max |G|) — else empty
+// Result: row-major [h·w] at layer resolution (before upsampling); empty when A / G are inconsistent (or, for a
+// method with conditions such as cam, when they do not hold: layer_method_no_map_reason(name) says which).
 // And one that needs forward passes instead of the gradient:
 //   ablationcam (ablation_cam.cpp) ReLU(Σ_k w_k A_k), w_k = (y_c − y_c^(k)) / y_c, y_c the class logit and y_c^(k)
 //                                 the logit with channel k of the layer zeroed and the rest of the network re-run
@@ -30,10 +34,13 @@ std::vector<float> onnx_hires_cam(const LayerTensors& L);
 std::vector<float> onnx_xgrad_cam(const LayerTensors& L);
 std::vector<float> onnx_layer_cam(const LayerTensors& L);
 std::vector<float> onnx_eigen_cam(const LayerTensors& L);
+std::vector<float> onnx_cam(const LayerTensors& L);
 
 // name -> method (nullptr if unknown); needs_gradient false only for eigencam.
 LayerMethodFn find_layer_method(const std::string& name, bool* needs_gradient = nullptr);
 std::vector<std::string> layer_method_names();
+// Why a method can return no map for consistent A / G ("" when it always returns one).
+std::string layer_method_no_map_reason(const std::string& name);
 
 struct LayerMapResult {
   std::vector<float> map;  // [h·w]

@@ -73,7 +73,8 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
       res.h = L.h;
       res.w = L.w;
       if (res.map.empty()) {
-        *error = "the method returned no map";
+        const std::string why = layer_method_no_map_reason(r.method);
+        *error = why.empty() ? "the method returned no map" : why + " (layer '" + layer + "')";
         return false;
       }
     }

@@ -8,10 +8,15 @@ struct Entry {
   const char* name;
   LayerMethodFn fn;
   bool needs_gradient;
+  const char* no_map_reason = "";
 };
 const Entry kMethods[] = {
     {"gradcam", &onnx_grad_cam, true},   {"gradcampp", &onnx_grad_cam_pp, true}, {"hirescam", &onnx_hires_cam, true},
     {"xgradcam", &onnx_xgrad_cam, true}, {"layercam", &onnx_layer_cam, true},    {"eigencam", &onnx_eigen_cam, false},
+    {"cam", &onnx_cam, true,
+     "CAM needs a global-average-pooling + linear head right after the layer (the class score's gradient is then the "
+     "same at every position of the layer); this model's head after that layer is not, so use Grad-CAM, which is CAM's "
+     "generalisation"},
 };
 }  // namespace
 
@@ -22,6 +27,12 @@ LayerMethodFn find_layer_method(const std::string& name, bool* needs_gradient) {
       return e.fn;
     }
   return nullptr;
+}
+
+std::string layer_method_no_map_reason(const std::string& name) {
+  for (const auto& e : kMethods)
+    if (name == e.name) return e.no_map_reason;
+  return "";
 }
 
 std::vector<std::string> layer_method_names() {
