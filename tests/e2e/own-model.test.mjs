@@ -84,6 +84,18 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   });
 
   const status = (page) => page.evaluate(() => document.getElementById('own-model').dataset.status);
+  // The deletion / insertion curves and ROAD of the RISE map shown: two charts with an AUC, ROAD's MoRF / LeRF in [0, 1].
+  async function riseCurves(page) {
+    await page.click('#own-curves-run');
+    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2
+      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
+    assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
+    const road = JSON.parse(await page.getAttribute('#own-curves .own-road', 'data-road'));
+    assert.equal(road[0].method, 'rise');
+    assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
+  }
+
   async function waitMap(page, method) {
     await page.waitForFunction((m) => {
       const c = document.getElementById('own-canvas');
@@ -163,14 +175,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await page.waitForFunction(() => !document.getElementById('own-job').hidden, null, { timeout: TIMEOUT });
     await waitMap(page, 'rise');
 
-    await page.click('#own-curves-run');
-    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2
-      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
-    assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
-    assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
-    const road = JSON.parse(await page.getAttribute('#own-curves .own-road', 'data-road'));
-    assert.equal(road[0].method, 'rise');
-    assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
+    await riseCurves(page);
 
     const labels = path.join(dir, 'labels.txt');
     fs.writeFileSync(labels, Array.from({ length: 10 }, (_, k) => `shape ${k}`).join('\n'));
@@ -341,14 +346,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     const ds = await waitMap(page, 'rise');
     assert.equal(ds.mapShape, '224×224');
     assert.equal(ds.layer, 'input');
-    await page.click('#own-curves-run');
-    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2
-      || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
-    assert.equal(await page.locator('#own-curves .chart[data-n="1"]').count(), 2, await page.textContent('#own-message'));
-    assert.match(await page.textContent('#own-curves'), /RISE — AUC 0\.\d{3}/);
-    const road = JSON.parse(await page.getAttribute('#own-curves .own-road', 'data-road'));
-    assert.equal(road[0].method, 'rise');
-    assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
+    await riseCurves(page);
     await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-model-ort.png') });
 
     // opset 21 (the core runs 1–18): through ORT as well
