@@ -803,10 +803,24 @@ export const CATALOGUE = Object.freeze({
     "params": []
    },
    {
+    "description": "CAM (Zhou et al. 2016): the layer's channels weighted by the linear classifier's weights of the class; only for a model whose head after the layer is global average pooling + one linear layer (Grad-CAM generalises it).",
+    "kind": "layer",
+    "label": "CAM",
+    "name": "cam",
+    "params": []
+   },
+   {
     "description": "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.",
     "kind": "input",
     "label": "Gradient",
     "name": "gradient",
+    "params": []
+   },
+   {
+    "description": "Gradient × input (Shrikumar et al. 2016): each pixel's value times the score's gradient there, summed over the colour channels (signed).",
+    "kind": "input",
+    "label": "Gradient × input",
+    "name": "gradient-x-input",
     "params": []
    },
    {
