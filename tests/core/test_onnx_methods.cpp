@@ -33,6 +33,21 @@ LayerTensors random_layer(int k, int h, int w, uint64_t seed) {
   return L;
 }
 
+// A random GAP + linear head (C classes over K channels, no bias), and L's gradient set to what that head gives
+// for class c: d logit_c / dF_k,p = W[c,k] / (h·w) at every position.
+GapLinearHead<float> gap_linear_head(LayerTensors& L, int C, int c, uint64_t seed) {
+  GapLinearHead<float> head;
+  head.classes = C;
+  head.channels = L.k;
+  Rng rng(seed);
+  for (int q = 0; q < C * L.k; ++q) head.weight.push_back(static_cast<float>(rng.normal()));
+  head.bias.assign(C, 0.f);
+  const int hw = L.h * L.w;
+  for (int k = 0; k < L.k; ++k)
+    for (int p = 0; p < hw; ++p) L.gradient[k * hw + p] = head.weight[c * L.k + k] / hw;
+  return head;
+}
+
 }  // namespace
 
 TEST(OnnxMethods, ClosedFormsOnOneChannel) {
@@ -76,15 +91,8 @@ TEST(OnnxMethods, HiResCamIsElementwise) {
 TEST(OnnxMethods, MatchTheImageLabOnAGapLinearHead) {
   const int K = 4, h = 3, w = 3, C = 3;
   LayerTensors L = random_layer(K, h, w, 9);
-  GapLinearHead<float> head;
-  head.classes = C;
-  head.channels = K;
-  Rng rng(2);
-  for (int q = 0; q < C * K; ++q) head.weight.push_back(static_cast<float>(rng.normal()));
-  head.bias.assign(C, 0.f);
   const int c = 1;
-  for (int k = 0; k < K; ++k)  // d logit_c / dF_k,p = W[c,k] / (h·w)
-    for (int p = 0; p < h * w; ++p) L.gradient[k * h * w + p] = head.weight[c * K + k] / (h * w);
+  const GapLinearHead<float> head = gap_linear_head(L, C, c, 2);
   FeatureMapsView F{L.activation.data(), K, h, w};
   const auto a = onnx_grad_cam(L), b = grad_cam_map(F, head, c, {});
   const auto pa = onnx_grad_cam_pp(L), pb = grad_cam_plus_plus_map(F, head, c, {});
@@ -103,14 +111,7 @@ TEST(OnnxMethods, MatchTheImageLabOnAGapLinearHead) {
 TEST(OnnxMethods, CamReadsTheClassWeightsOffAGapLinearGradient) {
   const int K = 5, h = 4, w = 3, C = 2, c = 1;
   LayerTensors L = random_layer(K, h, w, 21);
-  GapLinearHead<float> head;
-  head.classes = C;
-  head.channels = K;
-  Rng rng(4);
-  for (int q = 0; q < C * K; ++q) head.weight.push_back(static_cast<float>(rng.normal()));
-  head.bias.assign(C, 0.f);
-  for (int k = 0; k < K; ++k)
-    for (int p = 0; p < h * w; ++p) L.gradient[k * h * w + p] = head.weight[c * K + k] / (h * w);
+  const GapLinearHead<float> head = gap_linear_head(L, C, c, 4);
   FeatureMapsView F{L.activation.data(), K, h, w};
   const auto a = onnx_cam(L), b = cam_map(F, head, c, {});
   ASSERT_EQ(a.size(), b.size());
