@@ -20,7 +20,7 @@ namespace {
 // sigmoid(x) = (1 + tanh(x/2)) / 2; c = f*c_prev + i*g; h = o*tanh(c).
 // Double precision (gradient checks) uses std::tanh; float uses the 4-lane rational tanh. Used in wasm,
 // where Eigen has no SIMD packets; natively Eigen's array expressions below are faster.
-void cell_forward(double* z, const double* c_prev, double* c, double* h, int H) {
+[[maybe_unused]] void cell_forward(double* z, const double* c_prev, double* c, double* h, int H) {
   for (int r = 0; r < H; ++r) {
     const double i = 0.5 + 0.5 * std::tanh(0.5 * z[r]);
     const double f = 0.5 + 0.5 * std::tanh(0.5 * z[H + r]);
@@ -35,7 +35,7 @@ void cell_forward(double* z, const double* c_prev, double* c, double* h, int H) 
   }
 }
 
-void cell_forward(float* z, const float* c_prev, float* c, float* h, int H) {
+[[maybe_unused]] void cell_forward(float* z, const float* c_prev, float* c, float* h, int H) {
   using namespace simd;
   const v4 half = splat(0.5f);
   int r = 0;

@@ -20,7 +20,9 @@ inline v4 min(v4 a, v4 b) { return a < b ? a : b; }
 inline v4 max(v4 a, v4 b) { return a > b ? a : b; }
 
 // tanh to a few ulp: the odd/even minimax rational approximation Eigen uses (generic_fast_tanh_float:
-// clamp to +-7.9053, x for |x| < 0.0004), on four lanes. Tested against std::tanh in tests/core.
+// clamp to +-7.9053, x for |x| < 0.0004), on four lanes; exactly +-1 beyond the clamp (the rational's value
+// there is 1 or 1 - 1 ulp depending on whether the compiler fuses multiply-adds). NaN stays NaN. Tested
+// against std::tanh in tests/core.
 inline v4 tanh(v4 a) {
   const v4 x = max(min(a, splat(7.90531110763549805f)), splat(-7.90531110763549805f));
   const v4 x2 = x * x;
@@ -35,7 +37,8 @@ inline v4 tanh(v4 a) {
   q = x2 * q + splat(2.26843463243900e-03f);
   q = x2 * q + splat(4.89352518554385e-03f);
   const v4 abs_a = a < splat(0.f) ? -a : a;
-  return abs_a < splat(0.0004f) ? x : p / q;
+  const v4 r = abs_a < splat(0.0004f) ? x : p / q;
+  return abs_a >= splat(7.90531110763549805f) ? (a < splat(0.f) ? splat(-1.f) : splat(1.f)) : r;
 }
 
 }  // namespace attnlab::simd

@@ -113,7 +113,8 @@ TEST(ImagePreprocess, AlphaIsCompositedOverWhite) {
 TEST(ImagePreprocess, MaskGeometryMatchesImageGeometry) {
   // A label rectangle drawn into a mask and, white on black, into an image of the same size: after the
   // same geometry the image's 50 % contour and the mask's edge differ only next to the mask's edge.
-  for (auto [w, h] : {std::pair{640, 480}, std::pair{300, 700}, std::pair{150, 120}}) {
+  for (const auto& size : {std::pair{640, 480}, std::pair{300, 700}, std::pair{150, 120}}) {
+    const int w = size.first, h = size.second;  // not a structured binding: clang 14 cannot capture those
     auto inside = [&](int x, int y) { return x >= w / 3 && x < 3 * w / 4 && y >= h / 4 && y < 2 * h / 3; };
     std::vector<uint8_t> labels(static_cast<size_t>(w) * h);
     for (int y = 0; y < h; ++y)
