@@ -41,7 +41,7 @@ function finish(lab, start) {
   let r;
   let calls = 0;
   do {
-    r = lab.globalViewStep(3);
+    r = lab.globalViewStep(2);
     calls++;
     if (!r.finished) assert.ok(r.done > 0 && r.done < r.total, `progress ${r.done}/${r.total}`);
   } while (!r.finished);

@@ -14,7 +14,8 @@
 //   #gv-tables: top / bottom N overall and per predicted class; #gv-map (renderGlobalMap); #gv-examples: the
 //   selected item and, for a word, training texts that contain it (highlighted with <mark>); for HAN's sentence
 //   level the list itself is "the training sentences closest to u_s".
-//   #gv-csv downloads every ranked item as CSV (analysis/csv.js); the map gets SVG / PNG from page-tools.js (.chart).
+//   #gv-csv downloads every ranked item as CSV (analysis/csv.js); the map (drawn into #gv-map-plot) gets SVG / PNG
+//   from page-tools.js (#gv-map is a .chart: its export bar stays across redraws).
 import { rowsToCsv } from '../analysis/csv.js';
 import { supportFor, trainDataFor, rankTables, search, mapIndices, item, csvRows } from '../analysis/global-view.js';
 import { renderGlobalMap } from '../render/global-map.js';
@@ -193,7 +194,7 @@ export function mountGlobalView(section, { client, store, openView }) {
     if (!shown) return;
     const sel = selectedIndex();
     const indices = mapIndices(shown, { max: 1500, keep: sel >= 0 ? [sel] : [] });
-    renderGlobalMap(mapEl, { view: shown, indices, selected: sel, width: Math.min(900, mapEl.clientWidth || 640), noun: noun() });
+    renderGlobalMap($('#gv-map-plot'), { view: shown, indices, selected: sel, width: Math.min(900, mapEl.clientWidth || 640), noun: noun() });
     $('#gv-map-sub').textContent = `Each dot is a ${noun()}'s representation u = tanh(W h + b), projected on its two main directions (PCA; ` +
       `${indices.length.toLocaleString('en')} of ${shown.count_total.toLocaleString('en')} drawn: the highest and lowest scores and an even sample of the rest). ` +
       'The arrow is the query; the score is linear on this plane, so the equal-score lines (grey) run across the query ' +
