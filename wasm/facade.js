@@ -94,6 +94,7 @@
     runSummary: experimentArgs,
     summarizeRows: experimentArgs,
     forwardBackward: [R, R], forwardBackwardBatch: [R, R, R],
+    globalViewStart: [''], globalViewStep: [1],
   });
   var trainingMethods = { step: [R], configJson: [''], weights: [] };
   defineClass('TextTraining', 'TextTraining', trainingMethods, [R, R, {}]);
@@ -106,7 +107,9 @@
   M.AdversaryTraining.wrap = AdversaryTraining.wrap;
 
   // ---- documents (wasm/han_bindings.cpp) ----
-  defineClass('HanLab', 'HanLab', { info: [], predict: [R], explain: [R, explainDefault('ig_steps')] });
+  defineClass('HanLab', 'HanLab', {
+    info: [], predict: [R], explain: [R, explainDefault('ig_steps')], globalViewStart: [[], 'word'], globalViewStep: [1],
+  });
 
   // ---- image (wasm/image_bindings.cpp) ----
   defineClass('ImageLab', 'ImageLab', {

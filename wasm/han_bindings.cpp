@@ -8,6 +8,8 @@
 #include <emscripten/bind.h>
 
 #include "boundary.h"
+#include "global_view_out.h"
+#include "explain/global_view.h"
 #include "explain/han/explain_han.h"
 #include "model/han_checkpoint.h"
 
@@ -59,9 +61,32 @@ class HanLab {
     return val::global("JSON").call<val>("parse", val(out));
   }
 
+  // The global view at level "word" or "sentence" (core/explain/global_view.h, as `attnlab global-view --model
+  // HAN_DIR --data TRAIN.tsv --level L`) in steps: globalViewStart(texts, level) takes the training documents'
+  // texts (a JS array of strings: the TSV's text fields, as the CLI reads them; [] = no data) → {total} or an
+  // Error (a level without additive attention); globalViewStep(n) as TextLab's (wasm/global_view_out.h).
+  val global_view_start(const val& texts, const std::string& level) {
+    gv_job_.reset();
+    if (!texts.isArray()) return error_val("texts must be an array of strings");
+    const size_t n = texts["length"].as<size_t>();
+    std::vector<HanDocument> docs;
+    for (size_t i = 0; i < n; ++i) {
+      const val t = texts[i];
+      if (!t.isString()) return error_val("texts[" + std::to_string(i) + "] must be a string");
+      docs.push_back(han_encode(model_, t.as<std::string>()).ids);
+    }
+    auto job = std::make_unique<GlobalViewJob>(model_, std::move(docs), level);
+    if (!job->error().empty()) return error_val(job->error());
+    const int total = job->steps_total();
+    gv_job_ = std::move(job);
+    return out_json({{"total", total}, {"texts", n}});
+  }
+  val global_view_step(int steps) { return global_view_steps(gv_job_, steps, model_.class_names); }
+
  private:
   std::string error_;
   HanModel model_;
+  std::unique_ptr<GlobalViewJob> gv_job_;
 };
 
 }  // namespace
@@ -72,5 +97,7 @@ EMSCRIPTEN_BINDINGS(attnlab_han) {
       .function("error", &HanLab::error)
       .function("info", &HanLab::info)
       .function("predict", &HanLab::predict)
-      .function("explain", &HanLab::explain);
+      .function("explain", &HanLab::explain)
+      .function("globalViewStart", &HanLab::global_view_start)
+      .function("globalViewStep", &HanLab::global_view_step);
 }

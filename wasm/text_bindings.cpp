@@ -11,8 +11,10 @@
 #include <emscripten/bind.h>
 
 #include "boundary.h"
+#include "global_view_out.h"
 #include "experiments/experiment.h"
 #include "explain/explain_text.h"
+#include "explain/global_view.h"
 #include "explain/self_attention_maps.h"
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
@@ -210,6 +212,26 @@ class TextLab {
     return out_json(summarize_rows(*e, model_, kept, options_));
   }
 
+  // The global view (core/explain/global_view.h, as `attnlab global-view --model DIR --data TRAIN.tsv`) in steps:
+  // globalViewStart(tsv) reads label<TAB>text training data for the contextual scores, cut to the model's
+  // max_tokens as the CLI reads --data ("" = no data: contextual scores NaN, counts 0) → {total} or an Error
+  // (not a tanh model, a malformed line); globalViewStep(n) runs up to n batches → {finished: false, done, total},
+  // then the view (wasm/global_view_out.h). A new start replaces a running job.
+  val global_view_start(const std::string& tsv) {
+    gv_job_.reset();
+    std::vector<TextExample> parsed;
+    std::string error;
+    if (!tsv.empty() && !parse_labeled_tsv(tsv, &parsed, &error, model_.max_tokens)) return error_val("training data: " + error);
+    std::vector<std::vector<int>> train;
+    for (const TextExample& ex : parsed) train.push_back(model_.vocab.ids(ex.tokens));
+    auto job = std::make_unique<GlobalViewJob>(model_, std::move(train));
+    if (!job->error().empty()) return error_val(job->error());
+    const int total = job->steps_total();
+    gv_job_ = std::move(job);
+    return out_json({{"total", total}, {"texts", parsed.size()}});
+  }
+  val global_view_step(int steps) { return global_view_steps(gv_job_, steps, model_.class_names); }
+
   // One forward + backward (all parameter gradients) on `copies` copies of the text as one batch, for
   // benchmarks; returns the summed loss for `label` (NaN when copies < 1).
   double forward_backward_batch(const std::string& text, int label, int copies) {
@@ -305,6 +327,7 @@ class TextLab {
   uint64_t run_counter_ = 0;
   TextParams<float> grads_;
   std::vector<int> touched_;  // embedding columns with non-zero gradient
+  std::unique_ptr<GlobalViewJob> gv_job_;
 };
 
 val progress_json(const TrainProgress& p, bool done) {
@@ -471,6 +494,8 @@ EMSCRIPTEN_BINDINGS(attnlab_text) {
       .function("experimentRange", &TextLab::experiment_range)
       .function("runSummary", &TextLab::run_summary)
       .function("summarizeRows", &TextLab::summarize_rows_js)
+      .function("globalViewStart", &TextLab::global_view_start)
+      .function("globalViewStep", &TextLab::global_view_step)
       .function("forwardBackward", &TextLab::forward_backward)
       .function("forwardBackwardBatch", &TextLab::forward_backward_batch);
   emscripten::class_<TextTraining>("_raw_TextTraining")

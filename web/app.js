@@ -5,7 +5,8 @@
 //   store.update(patch) merges into the state and rewrites the hash with history.replaceState (no history
 //   entry per keystroke, no hashchange event); views call it for every change the user makes.
 //   A hashchange (the user edits or pastes a link) re-parses the URL and re-applies it to the view.
-//   Views: text (views/text-view.js), documents (views/document-view.js: HAN models), debate (views/debate-view.js), train (views/train-view.js) and
+//   Views: text (views/text-view.js), documents (views/document-view.js: HAN models), global (views/global-view.js:
+//   what an additive attention query looks for), debate (views/debate-view.js), train (views/train-view.js) and
 //   localization (views/localization-view.js) share one host worker (runtime/lab-runtime.js: one core, one
 //   queue); image (views/image-view.js) has its own host worker (ORT's backend is per worker; it loads nothing
 //   until first shown; "Your model" there, views/own-model-view.js, has a worker of its own); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
@@ -24,6 +25,7 @@ import { mountImageView } from './views/image-view.js';
 import { mountOwnModelView } from './views/own-model-view.js';
 import { mountLocalizationView } from './views/localization-view.js';
 import { mountDocumentView } from './views/document-view.js';
+import { mountGlobalView } from './views/global-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -81,11 +83,13 @@ const store = {
 let textView = null;
 let debateView = null;
 let documentView = null;
+let globalView = null;
 const client = new CoreClient({
   onProgress: (msg) => {
     textView?.progress(msg);
     debateView?.progress(msg);
     documentView?.progress(msg);
+    globalView?.progress(msg);
   },
 });
 // The worker's "stopped" message stays until the fresh worker answers (then it is taken down); any other
@@ -103,6 +107,14 @@ textView = mountTextView(document.getElementById('view-text'), { client, store }
 debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
 // Documents (HAN models of the manifest's `documents`) share the text host: one core, one queue.
 documentView = mountDocumentView(document.getElementById('view-documents'), { client, store });
+globalView = mountGlobalView(document.getElementById('view-global'), {
+  client,
+  store,
+  openView: (view) => {
+    store.update({ view });
+    showView();
+  },
+});
 const trainView = mountTrainView(document.getElementById('view-train'), {
   client,
   store,
@@ -131,7 +143,7 @@ const localizationView = mountLocalizationView(document.getElementById('view-loc
   store, client: new CnnClient({ channel: client.channel }),
 });
 
-const views = { text: textView, documents: documentView, debate: debateView, train: trainView, image: imageView, localization: localizationView };
+const views = { text: textView, documents: documentView, global: globalView, debate: debateView, train: trainView, image: imageView, localization: localizationView };
 const TITLES = { localization: 'Localization lab — coming soon' };
 
 function showView() {

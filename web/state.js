@@ -26,12 +26,13 @@
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
 // in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
-// docmeasure (attention | gradient | leave_one_out | integrated_gradients). Fields are added
+// docmeasure (attention | gradient | leave_one_out | integrated_gradients). Global view: gvmodel, gvlevel (word |
+// sentence), gvword (the searched / selected word or sentence), gvn (top and bottom N). Fields are added
 // here when a view needs them.
 
 import { CATALOGUE } from './catalogue.js';
 
-export const VIEWS = Object.freeze(['text', 'documents', 'debate', 'train', 'image', 'localization']);
+export const VIEWS = Object.freeze(['text', 'documents', 'global', 'debate', 'train', 'image', 'localization']);
 
 // The fields whose values, defaults and ranges the core defines come from its catalogue (web/catalogue.js).
 const IMAGE_MAPS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kind !== 'metric').map((m) => m.name));
@@ -104,6 +105,13 @@ export const SCHEMA = Object.freeze({
   docmodel: { type: 'string', default: 'imdb-han', maxLength: 100 },
   doctext: { type: 'string', default: DEFAULT_DOC, maxLength: 2000 },
   docmeasure: { type: 'enum', values: DOC_MEASURE_KEYS, default: 'attention' },
+  // Global view (views/global-view.js): the model (a flat text model of the manifest's `models` or a HAN model of
+  // its `documents`; whether it has additive attention is for the view to say), the level (sentence: HAN only),
+  // the searched / selected word (or sentence), and how many of the top and bottom to list.
+  gvmodel: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
+  gvlevel: { type: 'enum', values: Object.freeze(['word', 'sentence']), default: 'word' },
+  gvword: { type: 'string', default: '', maxLength: 300 },
+  gvn: { type: 'int', default: 20, min: 5, max: 50 },
 });
 
 export function defaults() {

@@ -59,86 +59,131 @@ void set_contextual(GlobalViewItem& it, double sum, int count) {
 
 }  // namespace
 
-GlobalView global_view_text(const TextModel& model, const std::vector<std::vector<int>>& train) {
-  GlobalView v;
-  v.level = "word";
+namespace {
+constexpr size_t kTextBatch = 64, kTextUnits = 2048, kHanBatch = 32, kHanUnits = 1024;
+size_t batches(size_t n, size_t per) { return (n + per - 1) / per; }
+}  // namespace
+
+GlobalViewJob::GlobalViewJob(const TextModel& model, std::vector<std::vector<int>> train) : text_(&model) {
+  view_.level = "word";
   if (model.config.attention != AttentionKind::Tanh) {
-    v.error = std::string("the global view needs additive (tanh) attention; this model has '") +
-              attention_name(model.config.attention) + "'";
-    return v;
+    view_.error = std::string("the global view needs additive (tanh) attention; this model has '") +
+                  attention_name(model.config.attention) + "'";
+    finished_ = true;
+    return;
   }
-  const int V = model.vocab.size();
-  const Mat<float>& q = model.params.attention.v;
-  std::vector<double> sum(V, 0.0);
-  std::vector<int> count(V, 0);
   // Contextual: the training texts in batches of similar length.
   std::vector<int> order(train.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return train[a].size() < train[b].size(); });
-  TextCache<float> c;
-  for (size_t a = 0; a < order.size(); a += 64) {
-    std::vector<std::vector<int>> seqs;
-    for (size_t k = a; k < std::min(order.size(), a + 64); ++k)
-      if (!train[order[k]].empty()) seqs.push_back(train[order[k]]);
-    if (seqs.empty()) continue;
-    const TextBatch batch = TextBatch::from_sequences(seqs);
-    text_forward_ids(model.config, model.params, batch, c);
-    const Mat<float> scores = q * c.attention.act;  // [1 x T*B]
-    const int B = batch.size();
-    for (int t = 0; t < batch.steps; ++t)
-      for (int b = 0; b < B; ++b)
-        if (t < batch.lengths[b]) {
-          const int id = batch.ids[static_cast<size_t>(t) * B + b];
-          if (id >= 0 && id < V) {
-            sum[id] += scores(0, static_cast<Eigen::Index>(t) * B + b);
-            ++count[id];
-          }
-        }
-  }
-  // Non-contextual: every word alone.
-  const int first = 2;
-  Mat<double> U(q.cols(), std::max(0, V - first));
-  for (int a = first; a < V; a += 2048) {
-    std::vector<std::vector<int>> seqs;
-    for (int id = a; id < std::min(V, a + 2048); ++id) seqs.push_back({id});
-    text_forward_ids(model.config, model.params, TextBatch::from_sequences(seqs), c);
-    for (int b = 0; b < static_cast<int>(seqs.size()); ++b) {
-      const int id = a + b;
-      GlobalViewItem it;
-      it.text = model.vocab.word(id);
-      it.score = q.row(0).dot(c.attention.act.col(b));
-      it.predicted_class = argmax_col(c.logits, b);
-      set_contextual(it, sum[id], count[id]);
-      v.items.push_back(it);
-      U.col(id - first) = c.attention.act.col(b).cast<double>();
-    }
-  }
-  finish(v, U, q.cast<double>());
-  return v;
+  for (int i : order) train_.push_back(std::move(train[i]));
+  const int V = model.vocab.size();
+  sum_.assign(V, 0.0);
+  count_.assign(V, 0);
+  unit_ = 2;  // <pad>, <unk> are not ranked
+  U_.resize(model.params.attention.v.cols(), std::max(0, V - 2));
+  total_ = static_cast<int>(batches(train_.size(), kTextBatch) + batches(static_cast<size_t>(std::max(0, V - 2)), kTextUnits));
 }
 
-GlobalView global_view_han(const HanModel& model, const std::vector<HanDocument>& train, const std::string& level) {
-  GlobalView v;
-  v.level = level;
-  const bool word = level == "word";
-  if (!word && level != "sentence") {
-    v.error = "level must be \"word\" or \"sentence\"";
-    return v;
+GlobalViewJob::GlobalViewJob(const HanModel& model, std::vector<HanDocument> train, const std::string& level)
+    : han_(&model), docs_(std::move(train)) {
+  view_.level = level;
+  word_ = level == "word";
+  if (!word_ && level != "sentence") {
+    view_.error = "level must be \"word\" or \"sentence\"";
+    finished_ = true;
+    return;
   }
-  if ((word ? model.config.word_attention : model.config.sentence_attention) != AttentionKind::Tanh) {
-    v.error = "the global view needs additive attention at the " + level + " level; this model's is uniform";
-    return v;
+  if ((word_ ? model.config.word_attention : model.config.sentence_attention) != AttentionKind::Tanh) {
+    view_.error = "the global view needs additive attention at the " + level + " level; this model's is uniform";
+    finished_ = true;
+    return;
   }
-  const Mat<float>& q = word ? model.params.word_attention.v : model.params.sentence_attention.v;
   const int V = model.vocab.size();
-  std::vector<double> sum(word ? V : 0, 0.0);
-  std::vector<int> count(word ? V : 0, 0);
-  std::map<std::vector<int>, std::pair<double, int>> sentences;  // sentence ids -> (score sum, count)
+  size_t units = 0;
+  if (word_) {
+    sum_.assign(V, 0.0);
+    count_.assign(V, 0);
+    units = static_cast<size_t>(std::max(0, V - 2));
+  } else {
+    std::map<std::vector<int>, int> distinct;
+    for (const HanDocument& d : docs_)
+      for (const auto& s : d) distinct[s] = 0;
+    units = distinct.size();
+  }
+  total_ = static_cast<int>(batches(docs_.size(), kHanBatch) + batches(units, kHanUnits));
+}
+
+bool GlobalViewJob::step() {
+  if (finished_) return false;
+  const bool more = text_ ? step_text() : step_han();
+  ++done_;
+  if (!more) {
+    finished_ = true;
+    done_ = total_;
+    const Mat<float>& q = text_ ? text_->params.attention.v
+                          : word_ ? han_->params.word_attention.v : han_->params.sentence_attention.v;
+    finish(view_, U_, q.cast<double>());
+  }
+  return more;
+}
+
+bool GlobalViewJob::step_text() {
+  const TextModel& model = *text_;
+  const Mat<float>& q = model.params.attention.v;
+  const int V = model.vocab.size();
+  TextCache<float> c;
+  if (pos_ < train_.size()) {
+    std::vector<std::vector<int>> seqs;
+    for (size_t k = pos_; k < std::min(train_.size(), pos_ + kTextBatch); ++k)
+      if (!train_[k].empty()) seqs.push_back(train_[k]);
+    pos_ = std::min(train_.size(), pos_ + kTextBatch);
+    if (!seqs.empty()) {
+      const TextBatch batch = TextBatch::from_sequences(seqs);
+      text_forward_ids(model.config, model.params, batch, c);
+      const Mat<float> scores = q * c.attention.act;  // [1 x T*B]
+      const int B = batch.size();
+      for (int t = 0; t < batch.steps; ++t)
+        for (int b = 0; b < B; ++b)
+          if (t < batch.lengths[b]) {
+            const int id = batch.ids[static_cast<size_t>(t) * B + b];
+            if (id >= 0 && id < V) {
+              sum_[id] += scores(0, static_cast<Eigen::Index>(t) * B + b);
+              ++count_[id];
+            }
+          }
+    }
+    return true;
+  }
+  // Non-contextual: every word alone.
+  if (unit_ >= static_cast<size_t>(V)) return false;
+  const int a = static_cast<int>(unit_);
+  std::vector<std::vector<int>> seqs;
+  for (int id = a; id < std::min(V, a + static_cast<int>(kTextUnits)); ++id) seqs.push_back({id});
+  unit_ = static_cast<size_t>(std::min(V, a + static_cast<int>(kTextUnits)));
+  text_forward_ids(model.config, model.params, TextBatch::from_sequences(seqs), c);
+  for (int b = 0; b < static_cast<int>(seqs.size()); ++b) {
+    const int id = a + b;
+    GlobalViewItem it;
+    it.text = model.vocab.word(id);
+    it.score = q.row(0).dot(c.attention.act.col(b));
+    it.predicted_class = argmax_col(c.logits, b);
+    set_contextual(it, sum_[id], count_[id]);
+    view_.items.push_back(it);
+    U_.col(id - 2) = c.attention.act.col(b).cast<double>();
+  }
+  return unit_ < static_cast<size_t>(V);
+}
+
+bool GlobalViewJob::step_han() {
+  const HanModel& model = *han_;
+  const Mat<float>& q = word_ ? model.params.word_attention.v : model.params.sentence_attention.v;
   HanCache<float> c;
-  for (size_t a = 0; a < train.size(); a += 32) {
-    std::vector<HanDocument> docs(train.begin() + a, train.begin() + std::min(train.size(), a + 32));
+  if (pos_ < docs_.size()) {
+    std::vector<HanDocument> docs(docs_.begin() + pos_, docs_.begin() + std::min(docs_.size(), pos_ + kHanBatch));
+    pos_ = std::min(docs_.size(), pos_ + kHanBatch);
     han_forward(model.config, model.params, docs, c);
-    if (word) {
+    if (word_) {
       for (const HanWordChunk<float>& ch : c.chunks) {
         const Mat<float> scores = q * ch.attention.act;
         const int B = static_cast<int>(ch.sentences.size());
@@ -146,53 +191,72 @@ GlobalView global_view_han(const HanModel& model, const std::vector<HanDocument>
           for (int b = 0; b < B; ++b)
             if (t < ch.lengths[b]) {
               const int id = ch.ids[static_cast<size_t>(t) * B + b];
-              sum[id] += scores(0, static_cast<Eigen::Index>(t) * B + b);
-              ++count[id];
+              sum_[id] += scores(0, static_cast<Eigen::Index>(t) * B + b);
+              ++count_[id];
             }
       }
     } else {
       const Mat<float> scores = q * c.sentence_attention.act;  // [1 x smax*D]
       for (int d = 0; d < c.D; ++d)
         for (int i = 0; i < c.doc_count[d]; ++i) {
-          auto& e = sentences[docs[d][i]];
+          auto& e = sentences_[docs[d][i]];
           e.first += scores(0, static_cast<Eigen::Index>(i) * c.D + d);
           ++e.second;
         }
     }
+    return true;
   }
-  std::vector<std::vector<int>> units;  // word: {id}; sentence: its ids
-  if (word)
-    for (int id = 2; id < V; ++id) units.push_back({id});
-  else
-    for (const auto& kv : sentences) units.push_back(kv.first);
-  Mat<double> U(q.cols(), static_cast<Eigen::Index>(units.size()));
-  for (size_t a = 0; a < units.size(); a += 1024) {
-    std::vector<HanDocument> docs;
-    for (size_t k = a; k < std::min(units.size(), a + 1024); ++k) docs.push_back({units[k]});
-    han_forward(model.config, model.params, docs, c);
-    for (int d = 0; d < static_cast<int>(docs.size()); ++d) {
-      const std::vector<int>& u = units[a + d];
-      GlobalViewItem it;
-      Vec<float> rep;
-      if (word) {
-        const HanWordChunk<float>& ch = c.chunks[c.sentence_chunk[d]];
-        rep = ch.attention.act.col(c.sentence_col[d]);  // one-word sentence: step 0
-        it.text = model.vocab.word(u[0]);
-        set_contextual(it, sum[u[0]], count[u[0]]);
-      } else {
-        rep = c.sentence_attention.act.col(d);  // smax = 1: column d
-        for (size_t t = 0; t < u.size(); ++t) it.text += (t ? " " : "") + model.vocab.word(u[t]);
-        const auto& e = sentences[u];
-        set_contextual(it, e.first, e.second);
-      }
-      it.score = q.row(0).dot(rep);
-      it.predicted_class = argmax_col(c.logits, d);
-      U.col(static_cast<Eigen::Index>(a + d)) = rep.cast<double>();
-      v.items.push_back(std::move(it));
+  if (!contextual_done_) {  // the units: word: {id}; sentence: its ids
+    contextual_done_ = true;
+    if (word_)
+      for (int id = 2; id < model.vocab.size(); ++id) units_.push_back({id});
+    else
+      for (const auto& kv : sentences_) units_.push_back(kv.first);
+    U_.resize(q.cols(), static_cast<Eigen::Index>(units_.size()));
+  }
+  if (unit_ >= units_.size()) return false;
+  const size_t a = unit_;
+  std::vector<HanDocument> docs;
+  for (size_t k = a; k < std::min(units_.size(), a + kHanUnits); ++k) docs.push_back({units_[k]});
+  unit_ = std::min(units_.size(), a + kHanUnits);
+  han_forward(model.config, model.params, docs, c);
+  for (int d = 0; d < static_cast<int>(docs.size()); ++d) {
+    const std::vector<int>& u = units_[a + d];
+    GlobalViewItem it;
+    Vec<float> rep;
+    if (word_) {
+      const HanWordChunk<float>& ch = c.chunks[c.sentence_chunk[d]];
+      rep = ch.attention.act.col(c.sentence_col[d]);  // one-word sentence: step 0
+      it.text = model.vocab.word(u[0]);
+      set_contextual(it, sum_[u[0]], count_[u[0]]);
+    } else {
+      rep = c.sentence_attention.act.col(d);  // smax = 1: column d
+      for (size_t t = 0; t < u.size(); ++t) it.text += (t ? " " : "") + model.vocab.word(u[t]);
+      const auto& e = sentences_[u];
+      set_contextual(it, e.first, e.second);
     }
+    it.score = q.row(0).dot(rep);
+    it.predicted_class = argmax_col(c.logits, d);
+    U_.col(static_cast<Eigen::Index>(a + d)) = rep.cast<double>();
+    view_.items.push_back(std::move(it));
   }
-  finish(v, U, q.cast<double>());
-  return v;
+  return unit_ < units_.size();
+}
+
+GlobalView GlobalViewJob::result() { return std::move(view_); }
+
+GlobalView global_view_text(const TextModel& model, const std::vector<std::vector<int>>& train) {
+  GlobalViewJob job(model, train);
+  while (job.step()) {
+  }
+  return job.result();
+}
+
+GlobalView global_view_han(const HanModel& model, const std::vector<HanDocument>& train, const std::string& level) {
+  GlobalViewJob job(model, train, level);
+  while (job.step()) {
+  }
+  return job.result();
 }
 
 std::string global_view_json(const GlobalView& v, int top_n, const std::vector<std::string>& class_names) {

@@ -13,7 +13,10 @@
 // Levels: "word" (every vocabulary word except <pad>, <unk>) for tanh text models and HAN models with word
 // attention; "sentence" (every distinct training sentence) for HAN models with sentence attention.
 // No exceptions: an unsupported model / level gives `error`.
+// GlobalViewJob is the same computation in steps (one batch each), for a caller that reports progress and can
+// stop between steps (the page's worker); global_view_text / global_view_han run it to the end.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,39 @@ GlobalView global_view_han(const HanModel& model, const std::vector<HanDocument>
 // bottom N by score, "words" or "sentences" key: the top N then the bottom N), per_class: {name: {top, bottom}}
 // (class = predicted_class of the unit alone), count_total}. Each item {text, score, contextual_score, count,
 // predicted_class, x, y}.
+// The global view in steps: step() runs one batch (contextual batches first, then the units alone) and returns
+// false once nothing is left (at once on error); result() then gives the view (call it once). The model must
+// outlive the job; the job owns its copy of the training data. Same batches and order as global_view_text/_han.
+class GlobalViewJob {
+ public:
+  GlobalViewJob(const TextModel& model, std::vector<std::vector<int>> train);
+  GlobalViewJob(const HanModel& model, std::vector<HanDocument> train, const std::string& level);
+  bool step();
+  int steps_done() const { return done_; }
+  int steps_total() const { return total_; }
+  const std::string& error() const { return view_.error; }  // set at construction (unsupported model / level)
+  GlobalView result();
+
+ private:
+  bool step_text();
+  bool step_han();
+  const TextModel* text_ = nullptr;
+  const HanModel* han_ = nullptr;
+  bool word_ = true;
+  std::vector<std::vector<int>> train_;     // text: token ids, in length order
+  std::vector<HanDocument> docs_;
+  std::vector<double> sum_;
+  std::vector<int> count_;
+  std::map<std::vector<int>, std::pair<double, int>> sentences_;  // sentence ids -> (score sum, count)
+  std::vector<std::vector<int>> units_;     // HAN: {id} or a sentence's ids
+  Mat<double> U_;
+  GlobalView view_;
+  size_t pos_ = 0;      // next training text / document
+  size_t unit_ = 0;     // next unit (text: vocabulary id; HAN: index in units_)
+  int done_ = 0, total_ = 0;
+  bool contextual_done_ = false, finished_ = false;
+};
+
 std::string global_view_json(const GlobalView& view, int top_n, const std::vector<std::string>& class_names);
 
 }  // namespace attnlab

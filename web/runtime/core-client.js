@@ -18,6 +18,10 @@
 //                                    → Promise<result | null>: a HAN model's explanation of a document
 //                                      (labs/documents.js, = `attnlab explain-text` on it); superseded like
 //                                      explain, on its own lane ('document').
+//   client.globalView({model, level}, onProgress) → { promise: Promise<view | {cancelled: true}>, cancel() }: the
+//                                      Global view of a model (labs/global-view.js), a long job; onProgress({stage,
+//                                      done, total}) after each of the core's steps
+//   client.globalViewExamples({dataset, word, limit}) → Promise<{examples, dataset}>
 //   client.datasetInfo({model, dataset}) → Promise<{total, class_names, …}>
 //   client.experimentRows({model, name, dataset, start, count, params, seed}) → Promise<{rows, total, …}>
 //   client.experimentSummary({model, name, rows, params, seed})           → Promise<summary>
@@ -99,6 +103,13 @@ export class CoreClient {
     this.reRegister();
     return this.channel.latest('document', 'explainDocument', { model, text, igSteps });
   }
+
+  globalView({ model, level }, onProgress = () => {}) {
+    this.reRegister();
+    return this.channel.send('globalView', { model, level }, (m) => onProgress(m));
+  }
+
+  globalViewExamples({ dataset, word, limit }) { return this.request('globalViewExamples', { dataset, word, limit }); }
 
   datasetInfo({ model, dataset }) { return this.request('datasetInfo', { model, dataset }); }
 

@@ -11,9 +11,10 @@ import { imageLab } from '../labs/image.js';
 import { localizationLab } from '../labs/localization.js';
 import { ownModelLab } from '../labs/own-model.js';
 import { documentsLab } from '../labs/documents.js';
+import { globalViewLab } from '../labs/global-view.js';
 import { runtimeLab } from '../labs/runtime.js';
 
-export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, documentsLab, runtimeLab];
+export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, documentsLab, globalViewLab, runtimeLab];
 
 if (meterOn()) meterWorker(); // measurement only (meter.js)
 startHost(LABS);
