@@ -6,6 +6,9 @@
 //   fmt(v, digits = 4) → analysis/format.js num(): fixed-point with `digits` decimals; a non-zero value that
 //     rounds to 0 shows a bound ('< 0.0001'); 0 → '0'; non-finite → 'n/a'. Never an exponent.
 //   pct(v, digits = 1) → '12.3 %' for a fraction 0.123 (format.js percent); non-finite → 'n/a'.
+//   viewStatus(section, statusEl, messageEl) → { setStatus(status, text = ''), showMessage(text) }: a view's
+//     status (section's data-status, which the tests wait on, and its status line) and its message box
+//     (hidden when empty).
 import { num, percent } from '../analysis/format.js';
 
 export function el(tag, className, text, attrs) {
@@ -23,4 +26,17 @@ export function fmt(v, digits = 4) {
 
 export function pct(v, digits = 1) {
   return percent(v, digits);
+}
+
+export function viewStatus(section, statusEl, messageEl) {
+  return {
+    setStatus(status, text = '') {
+      section.dataset.status = status;
+      statusEl.textContent = text;
+    },
+    showMessage(text) {
+      messageEl.textContent = text;
+      messageEl.hidden = !text;
+    },
+  };
 }

@@ -20,6 +20,7 @@ import { SCHEMA, fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
 import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords } from '../analysis/document.js';
 import { renderDocPrediction, renderDocument, renderKendall } from '../render/document.js';
+import { viewStatus } from '../render/dom.js';
 
 const IG_STEPS = CATALOGUE.text.explain.find((p) => p.name === 'ig_steps').default; // = the CLI's --ig-steps default
 const DEBOUNCE_MS = 400;
@@ -69,14 +70,7 @@ export function mountDocumentView(section, { client, store }) {
   let resultNotices = [];
   let active = false; // explains only once the view has been shown
 
-  const setStatus = (status, text = '') => {
-    section.dataset.status = status;
-    statusEl.textContent = text;
-  };
-  const showMessage = (text) => {
-    messageEl.textContent = text;
-    messageEl.hidden = !text;
-  };
+  const { setStatus, showMessage } = viewStatus(section, statusEl, messageEl);
   const renderNotice = () => {
     const urlNotice = !fitsInUrl({ doctext: textarea.value }, ['doctext'])
       ? 'This document is too long to keep in the link; a copied link will open the page without it.' : '';
@@ -135,8 +129,10 @@ export function mountDocumentView(section, { client, store }) {
     if (!models?.length) return;
     let name = store.get().docmodel;
     if (!models.some((m) => m.name === name)) {
-      modelNotice = `The document model "${name}" from the link is not available here; showing ${models[0].name} instead.`;
-      name = models[0].name;
+      // the schema's default model (imdb-han), not the first alphabetically
+      const fallback = (models.find((m) => m.name === SCHEMA.docmodel.default) ?? models[0]).name;
+      modelNotice = `The document model "${name}" from the link is not available here; showing ${fallback} instead.`;
+      name = fallback;
       store.update({ docmodel: name });
     }
     select.value = name;

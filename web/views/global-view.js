@@ -20,6 +20,7 @@ import { rowsToCsv } from '../analysis/csv.js';
 import { supportFor, trainDataFor, rankTables, search, mapIndices, item, csvRows } from '../analysis/global-view.js';
 import { renderGlobalMap } from '../render/global-map.js';
 import { download } from '../render/export.js';
+import { viewStatus } from '../render/dom.js';
 
 const fmt = (v) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(3));
 const h = (tag, cls, text) => {
@@ -53,14 +54,7 @@ export function mountGlobalView(section, { client, store, openView }) {
   let active = false;
   let seq = 0;
 
-  const setStatus = (status, text = '') => {
-    section.dataset.status = status;
-    statusEl.textContent = text;
-  };
-  const showMessage = (text) => {
-    messageEl.textContent = text;
-    messageEl.hidden = !text;
-  };
+  const { setStatus, showMessage } = viewStatus(section, statusEl, messageEl);
   const entryOf = (name) => entries?.find((e) => e.name === name) ?? null;
   const noun = () => (store.get().gvlevel === 'sentence' ? 'sentence' : 'word');
 

@@ -24,6 +24,7 @@ import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
 import { mountHeadsView } from './heads-view.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
+import { viewStatus } from '../render/dom.js';
 
 // The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
 const EXPLAIN = Object.fromEntries(CATALOGUE.text.explain.map((p) => [p.name, p.default]));
@@ -74,14 +75,7 @@ export function mountTextView(section, { client, store }) {
   let resultNotice = '';
   let modelNotice = '';
 
-  const setStatus = (status, text = '') => {
-    section.dataset.status = status;
-    statusEl.textContent = text;
-  };
-  const showMessage = (text) => {
-    messageEl.textContent = text;
-    messageEl.hidden = !text;
-  };
+  const { setStatus, showMessage } = viewStatus(section, statusEl, messageEl);
   const renderNotice = () => {
     const text = [modelNotice, resultNotice, urlNotice].filter(Boolean).join('\n');
     noticeEl.textContent = text;
