@@ -109,9 +109,12 @@ class HanLab {
     if (!error.empty()) return error_val(error);
     if (!rows_val.isArray()) return error_val("rows must be an array of rows");
     const json rows = json::parse(val::global("JSON").call<std::string>("stringify", rows_val), nullptr, false);
+    if (!rows.is_array()) return error_val("rows must be an array of rows");
     std::vector<json> kept;
-    for (const auto& r : rows)
-      if (r.is_object()) kept.push_back(r);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!han_row_well_formed(name, rows[i])) return error_val("row " + std::to_string(i) + " is not a row of " + name);
+      kept.push_back(rows[i]);
+    }
     return out_json(summarize_han_rows(*e, model_, kept, o));
   }
 

@@ -38,6 +38,10 @@ nlohmann::json run_han_instance(const HanExperiment& e, const HanModel& model, c
 nlohmann::json summarize_han_rows(const HanExperiment& e, const HanModel& model, const std::vector<nlohmann::json>& rows,
                                   const ExperimentOptions& options);
 
+// True when `row` has what the experiment's summary reads, with the right types (a "skipped" row always has):
+// the wasm binding checks rows that come from the page with it before summarising (no exceptions in wasm).
+bool han_row_well_formed(const std::string& experiment, const nlohmann::json& row);
+
 // {"experiment", "n", "summary", "rows"}; rows get "index" and "label". progress(done, total) may cancel.
 nlohmann::json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
                                   const ExperimentOptions& options,

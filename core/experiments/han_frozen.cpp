@@ -41,6 +41,37 @@ json summarize_han_rows(const HanExperiment& e, const HanModel& model, const std
   return summary;
 }
 
+bool han_row_well_formed(const std::string& experiment, const json& row) {
+  if (!row.is_object()) return false;
+  if (row.contains("skipped")) return true;
+  const auto integer_or_absent = [&](const char* key) { return !row.contains(key) || row[key].is_number_integer(); };
+  if (!integer_or_absent("label") || !integer_or_absent("predicted")) return false;
+  const auto unit = [&](const char* key, const char* number) {
+    return row.contains(key) && row[key].is_object() && row[key].contains(number) && row[key][number].is_number() &&
+           row[key].contains("flipped") && row[key]["flipped"].is_boolean();
+  };
+  if (experiment == "erase-max") return unit("top", "jsd") && unit("random", "jsd");
+  if (experiment == "erase-until-flip") {
+    for (const char* r : {"attention", "gradient", "attention_x_gradient", "random"})
+      if (!unit(r, "fraction")) return false;
+    return true;
+  }
+  if (experiment == "kendall") {
+    if (!row.contains("label") && !row.contains("predicted")) return false;
+    for (const char* level : {"sentence", "word"}) {
+      if (!row.contains(level) || !row[level].is_object()) return false;
+      for (const char* m : {"gradient", "leave_one_out"}) {
+        if (!row[level].contains(m) || !row[level][m].is_object()) return false;
+        const json& k = row[level][m];
+        for (const char* f : {"tau", "p"})
+          if (!k.contains(f) || !(k[f].is_number() || k[f].is_null())) return false;
+      }
+    }
+    return true;
+  }
+  return true;  // adversarial reads its rows with row_number / row_flag / row_class
+}
+
 json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
                         const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
   std::vector<json> rows;

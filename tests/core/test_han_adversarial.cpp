@@ -165,5 +165,23 @@ TEST(HanAdversarial, FindsDivergentAttentionWithinEpsilonOnImdbHan) {
   }
 }
 
+// The rows the HAN experiments write are well formed; rows missing or mistyping what a summary reads are not
+// (the wasm binding refuses them before summarising: no exceptions in wasm).
+TEST(HanAdversarial, RowsFromThePageAreCheckedBeforeSummarising) {
+  HanModel m = adv_small_han();
+  ExperimentOptions o;
+  o.params = {{"level", "sentence"}, {"steps", 20}};
+  const std::vector<HanInstance> data = {{0, 1, kAdvDoc}, {1, 0, {}}};
+  for (const HanExperiment& e : han_experiment_registry())
+    for (const nlohmann::json& row : run_han_experiment(e, m, data, o)["rows"]) EXPECT_TRUE(han_row_well_formed(e.name, row)) << e.name;
+  EXPECT_FALSE(han_row_well_formed("erase-max", nlohmann::json{{"top", {{"jsd", 0.1}}}}));
+  EXPECT_FALSE(han_row_well_formed("erase-max", nlohmann::json{{"top", {{"jsd", "x"}, {"flipped", false}}},
+                                                               {"random", {{"jsd", 0.1}, {"flipped", false}}}}));
+  EXPECT_FALSE(han_row_well_formed("kendall", nlohmann::json{{"label", 1}, {"sentence", 3}}));
+  EXPECT_FALSE(han_row_well_formed("erase-until-flip", nlohmann::json{{"label", "a"}}));
+  EXPECT_FALSE(han_row_well_formed("adversarial", nlohmann::json::array()));
+  EXPECT_TRUE(han_row_well_formed("kendall", nlohmann::json{{"skipped", "no tokens"}}));
+}
+
 }  // namespace
 }  // namespace attnlab

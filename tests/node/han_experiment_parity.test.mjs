@@ -7,7 +7,8 @@
 // params, seconds). The rows are run in two chunks ([0, 5) and [5, N)), as the page's pool does. Negative
 // controls (a comparison that cannot fail checks nothing): the summary of documents [1, N + 1) and, for
 // erase-max, the summary with seed 2 must differ from the CLI's. Also: an unknown experiment and a bad level are
-// readable Errors. Skips only when web/gen, build/attnlab or the model is missing.
+// readable Errors, and rows that are not the experiment's (summarizeRows checks them first: no exceptions in
+// wasm). Skips only when web/gen, build/attnlab or the model is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -108,6 +109,8 @@ test('HanLab experiments: readable errors', { skip }, async () => {
     assert.throws(() => lab.experimentRange('erase-max', 'imdb-test-200', 0, 1, { level: 'paragraph' }, 1), /level/);
     assert.throws(() => lab.experimentRange('erase-max', 'nope', 0, 1, {}, 1), /not loaded/);
     assert.throws(() => lab.summarizeRows('erase-max', 'x', {}, 1), /array/);
+    assert.throws(() => lab.summarizeRows('erase-max', [{ top: { jsd: 'x' } }], {}, 1), /row 0 is not a row of erase-max/);
+    assert.throws(() => lab.summarizeRows('kendall', [{ skipped: 'no tokens' }, { label: 1, sentence: 2 }], {}, 1), /row 1/);
   } finally {
     lab.delete();
   }
