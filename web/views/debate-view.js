@@ -55,6 +55,8 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   const levelSelect = $('#debate-level');
   const levelControl = $('#debate-level-control');
   const nLabel = $('label[for="debate-n"]');
+  const lead = $('#debate-lead');
+  const flatLead = lead ? [...lead.childNodes].map((n) => n.cloneNode(true)) : [];
   const nInput = $('#debate-n');
   const allButton = $('#debate-all');
   const seedInput = $('#debate-seed');
@@ -110,6 +112,15 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     dataset = datasets.find((d) => d.name === (han ? HAN_DATASET : DATASET)) ?? (han ? null : datasets[0] ?? null);
     levelControl.hidden = !han;
     nLabel.textContent = han ? 'Documents (first N)' : 'Sentences (first N)';
+    if (lead && lead.dataset.han !== String(han)) {
+      lead.dataset.han = String(han);
+      lead.replaceChildren(...(han
+        ? ['Run one experiment of the debate on a hierarchical attention network over the first N of 200 IMDB test reviews, ',
+          'at the sentence level (β over the sentences) or the word level (α within each sentence), as Serrano & Smith did ',
+          'on HAN. Each review gets its own random stream from (seed, position), so a run matches ',
+          el('code', null, 'attnlab experiment NAME --model models/text/imdb-han --param level=…'), '.']
+        : flatLead.map((n) => n.cloneNode(true))));
+    }
     if (experiments && shownList !== experiments) {
       shownList = experiments;
       expSelect.replaceChildren(...experiments.map((e) => {
