@@ -12,6 +12,7 @@
 
 #include "explain/han/explain_han.h"
 #include "files.h"
+#include "text/dataset.h"
 #include "train/han_trainer.h"
 
 namespace attnlab::cli {
@@ -21,22 +22,10 @@ using nlohmann::json;
 std::vector<RawDocument> load_raw_tsv(const std::string& path) {
   std::string content, error;
   if (!read_file(path, &content, &error)) fail(error);
+  std::vector<RawTextExample> raw;  // core/text/dataset.h: the parser the wasm HanLab uses too
+  if (!parse_raw_labeled_tsv(content, &raw, &error)) fail(path + ": " + error);
   std::vector<RawDocument> out;
-  std::istringstream in(content);
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const size_t tab = line.find('\t');
-    const std::string label = line.substr(0, tab);
-    char* end = nullptr;
-    const long v = std::strtol(label.c_str(), &end, 10);
-    if (tab == std::string::npos || label.empty() || *end != '\0' || v < 0 || v > 100000)
-      fail(path + ": line " + std::to_string(lineno) + ": expected label<TAB>text with a non-negative integer label");
-    out.push_back({static_cast<int>(v), line.substr(tab + 1)});
-  }
+  for (auto& r : raw) out.push_back({r.label, std::move(r.text)});
   return out;
 }
 

@@ -109,6 +109,7 @@
   // ---- documents (wasm/han_bindings.cpp) ----
   defineClass('HanLab', 'HanLab', {
     info: [], predict: [R], explain: [R, explainDefault('ig_steps')], globalViewStart: [[], 'word'], globalViewStep: [1],
+    hasDataset: [R], loadDataset: [R, R], experimentRange: [R, R, R, R, {}, 1], summarizeRows: experimentArgs,
   });
 
   // ---- image (wasm/image_bindings.cpp) ----

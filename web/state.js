@@ -57,6 +57,8 @@ export const SCHEMA = Object.freeze({
   experiment: { type: 'string', default: 'adversarial', maxLength: 40 },
   n: { type: 'int', default: 200, min: 1, max: 1_000_000 },
   seed: { type: 'int', default: 1, min: 0, max: Number.MAX_SAFE_INTEGER },
+  // Debate view on a HAN model (manifest `documents`): the level its experiment runs at (param level).
+  level: { type: 'enum', values: Object.freeze(['sentence', 'word']), default: 'sentence' },
   attention: { type: 'enum', values: Object.freeze(['uniform', 'tanh', 'dot']), default: 'uniform' },
   trainseed: { type: 'int', default: 50, min: 0, max: 2147483647 },
   epochs: { type: 'int', default: 8, min: 1, max: 30 },

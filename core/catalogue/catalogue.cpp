@@ -1,6 +1,7 @@
 #include "catalogue/catalogue.h"
 
 #include "experiments/experiment.h"
+#include "experiments/han_experiment.h"
 #include "explain/explain_text.h"
 #include "explain/image/image_method.h"
 #include "explain/image/method_catalogue.h"
@@ -47,6 +48,14 @@ nlohmann::json experiments_part() {
   return out;
 }
 
+// The debate experiments on HAN documents (core/experiments/han_experiment.h), each at either level.
+nlohmann::json han_experiments_part() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const HanExperiment& e : han_experiment_registry())
+    out.push_back({{"name", e.name}, {"description", e.description}, {"levels", {"sentence", "word"}}});
+  return out;
+}
+
 nlohmann::json image_part() {
   nlohmann::json methods = nlohmann::json::array();
   for (const ImageMethodInfo& m : image_method_catalogue())
@@ -76,7 +85,7 @@ nlohmann::json cnn_part() {
 
 nlohmann::json catalogue_json() {
   return {{"format", "attnlab-catalogue-v1"}, {"text", text_part()}, {"experiments", experiments_part()},
-          {"image", image_part()}, {"onnx", onnx_part()}, {"cnn", cnn_part()}};
+          {"han_experiments", han_experiments_part()}, {"image", image_part()}, {"onnx", onnx_part()}, {"cnn", cnn_part()}};
 }
 
 }  // namespace attnlab

@@ -2,7 +2,7 @@
 // a registry of its own, because the text registry (experiment.h) runs on the flat TextModel. Same shape:
 // one experiment per file (han_*.cpp), run on one instance -> a JSON row, summarise rows -> a JSON object;
 // each instance gets the random stream instance_rng(seed, index). Names match the flat experiments
-// (`kendall`, `erase-max`, `erase-until-flip`), so `attnlab experiment NAME --model HAN_DIR` dispatches here.
+// (`kendall`, `erase-max`, `erase-until-flip`, `adversarial`), so `attnlab experiment NAME --model HAN_DIR` dispatches here.
 // Parameter `level` = "sentence" (default) | "word" for the erasure experiments.
 #pragma once
 #include <functional>
@@ -30,6 +30,18 @@ struct HanExperiment {
 const std::vector<HanExperiment>& han_experiment_registry();
 const HanExperiment* find_han_experiment(const std::string& name);
 
+// One instance's row with "index" and "label" (its random stream instance_rng(options.seed, index)), and the
+// summary of rows with "n" — what run_han_experiment does per instance and at the end (the wasm HanLab runs
+// index ranges with these, so its rows and summary equal the CLI's).
+nlohmann::json run_han_instance(const HanExperiment& e, const HanModel& model, const HanInstance& instance,
+                                const ExperimentOptions& options);
+nlohmann::json summarize_han_rows(const HanExperiment& e, const HanModel& model, const std::vector<nlohmann::json>& rows,
+                                  const ExperimentOptions& options);
+
+// True when `row` has what the experiment's summary reads, with the right types (a "skipped" row always has):
+// the wasm binding checks rows that come from the page with it before summarising (no exceptions in wasm).
+bool han_row_well_formed(const std::string& experiment, const nlohmann::json& row);
+
 // {"experiment", "n", "summary", "rows"}; rows get "index" and "label". progress(done, total) may cancel.
 nlohmann::json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
                                   const ExperimentOptions& options,
@@ -38,6 +50,7 @@ nlohmann::json run_han_experiment(const HanExperiment& e, const HanModel& model,
 HanExperiment han_kendall_experiment();
 HanExperiment han_erase_max_experiment();
 HanExperiment han_erase_until_flip_experiment();
+HanExperiment han_adversarial_experiment();  // han_adversarial.cpp
 
 // ---- shared by the HAN experiments (han_frozen.cpp) ----
 // One document's forward with what the interventions need. The sentence encoder states are frozen for

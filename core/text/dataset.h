@@ -25,4 +25,12 @@ struct TextExample {
 bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error,
                        int max_tokens = 0);
 
+// The same lines with the texts untouched (HAN models split sentences from the raw text): the same rules
+// (empty lines skipped, kMaxTsvLineBytes, the label check) and messages, no tokenising.
+struct RawTextExample {
+  int label = 0;
+  std::string text;
+};
+bool parse_raw_labeled_tsv(const std::string& content, std::vector<RawTextExample>* out, std::string* error);
+
 }  // namespace attnlab

@@ -1,8 +1,8 @@
 // Writes models/text/manifest.json from the model folders under models/text/: for each model its files
 // with sha256 and size, its metrics (from config.json, measured on the f16 weights as stored) and its
 // provenance (training command, seed, the sha256 of every data file used), and the data sets under
-// models/text/data/ (sst2-test, sst2-train, sst2-dev, imdb-train-500 (a stated sample, for the Global view): name,
-// path, n, bytes, sha256, source; sst2-test also its PTB trees,
+// models/text/data/ (sst2-test, sst2-train, sst2-dev, imdb-train-500 (a stated sample, for the Global view),
+// imdb-test-200 (a stated sample, the Debate tab's HAN documents): name, path, n, bytes, sha256, source; sst2-test also its PTB trees,
 // `trees` {path, bytes, sha256, source}). The page reads this file.
 // Usage: node models/tools/build-text-manifest.mjs [DATA_DIR]
 import { createHash } from 'node:crypto';
@@ -104,6 +104,15 @@ const DATASETS = [
     share: 'imdb',
     from: 'train.tsv',
     sample: 'the first 500 lines',
+    source: 'aclImdb v1 (Maas et al. 2011) via dax44/AMLM, balanced subset',
+  },
+  {
+    // The Debate tab's documents for HAN models: `head -n 200 ../shared/data/imdb/test.tsv > models/text/data/imdb-test-200.tsv`.
+    name: 'imdb-test-200',
+    description: 'IMDB test reviews: the first 200 of the 2,000-review balanced test subset (100 negative, 100 positive), label 0 negative / 1 positive',
+    share: 'imdb',
+    from: 'test.tsv',
+    sample: 'the first 200 lines',
     source: 'aclImdb v1 (Maas et al. 2011) via dax44/AMLM, balanced subset',
   },
 ];

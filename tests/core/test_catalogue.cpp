@@ -10,6 +10,7 @@
 #include <string>
 
 #include "catalogue/catalogue.h"
+#include "experiments/han_experiment.h"
 #include "catalogue/param_spec.h"
 #include "experiments/experiment.h"
 #include "explain/explain_text.h"
@@ -59,6 +60,9 @@ TEST(Catalogue, ListsEveryRegistryEntry) {
   }
   for (const TrainingExperimentInfo& e : training_experiments()) EXPECT_EQ(names[i++], e.name);
   EXPECT_EQ(i, names.size());
+  ASSERT_EQ(c["han_experiments"].size(), han_experiment_registry().size());
+  for (size_t k = 0; k < han_experiment_registry().size(); ++k)
+    EXPECT_EQ(c["han_experiments"][k]["name"], han_experiment_registry()[k].name);
   std::vector<std::string> feature;
   for (const auto& m : c["image"]["methods"])
     if (m["kind"] == "map") feature.push_back(m["name"]);

@@ -13,6 +13,11 @@
 //     pool of core workers (runtime/pool.js: navigator.hardwareConcurrency, or workers= in the URL; rows equal
 //     one worker's; section.dataset.workers = the pool size of the last run); the figure grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
 //     partial. Controls are disabled while a run is going.
+//   HAN (document) models (manifest `documents`) are in the model picker too: with one chosen the experiment
+//   picker lists the core's HAN experiments (catalogue.han_experiments), the level picker (#debate-level,
+//   state.level: sentence | word, passed as param level) shows, and the run is over manifest.datasets'
+//   "imdb-test-200" (the first 200 IMDB test reviews); the figures and headlines are the flat experiments',
+//   read through analysis/han-debate.js.
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
 //   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
 //   the experiment skipped; their reasons are listed in the result line) once a run ends;
@@ -28,8 +33,13 @@ import { WorkerPool, poolSize } from '../runtime/pool.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
+import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
+import { CATALOGUE } from '../catalogue.js';
 
 const DATASET = 'sst2-test';
+const HAN_DATASET = 'imdb-test-200';
+const HAN_EXPERIMENTS = Object.freeze((CATALOGUE.han_experiments ?? []).map((e) => ({ name: e.name, description: e.description })));
+const isHan = (m) => m?.kind === 'han';
 const REDRAW_MS = 400;
 
 function seconds(s) {
@@ -42,6 +52,11 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   const latestRows = new Map(); // "model|experiment" → the rows of its latest run (plausibility reads ERASER's)
   const expSelect = $('#debate-experiment');
   const modelSelect = $('#debate-model');
+  const levelSelect = $('#debate-level');
+  const levelControl = $('#debate-level-control');
+  const nLabel = $('label[for="debate-n"]');
+  const lead = $('#debate-lead');
+  const flatLead = lead ? [...lead.childNodes].map((n) => n.cloneNode(true)) : [];
   const nInput = $('#debate-n');
   const allButton = $('#debate-all');
   const seedInput = $('#debate-seed');
@@ -63,8 +78,11 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   const jsonLink = $('#debate-json');
 
   let models = null;
-  let dataset = null; // manifest entry
-  let experiments = null; // [{name, description}]
+  let datasets = []; // manifest entries
+  let dataset = null; // the entry of the chosen model's data set
+  let flatExperiments = null; // [{name, description}] of the flat models
+  let experiments = null; // the chosen model's: flatExperiments or HAN_EXPERIMENTS
+  let shownList = null; // the list the experiment picker holds
   let loadError = '';
   let running = false;
   let cancelRequested = false;
@@ -84,9 +102,37 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     noticeEl.hidden = !text;
   };
   const maxN = () => (Number.isInteger(dataset?.n) && dataset.n > 0 ? dataset.n : 1821);
+  const hanModel = (name) => isHan(models?.find((m) => m.name === name));
+  const unitsOf = (name) => (hanModel(name) ? 'documents' : 'sentences');
+
+  // The experiments, data set and level picker of the chosen model (flat or HAN).
+  function chooseFor(modelName) {
+    const han = hanModel(modelName);
+    experiments = han ? HAN_EXPERIMENTS : flatExperiments;
+    dataset = datasets.find((d) => d.name === (han ? HAN_DATASET : DATASET)) ?? (han ? null : datasets[0] ?? null);
+    levelControl.hidden = !han;
+    nLabel.textContent = han ? 'Documents (first N)' : 'Sentences (first N)';
+    if (lead && lead.dataset.han !== String(han)) {
+      lead.dataset.han = String(han);
+      lead.replaceChildren(...(han
+        ? ['Run one experiment of the debate on a hierarchical attention network over the first N of 200 IMDB test reviews, ',
+          'at the sentence level (β over the sentences) or the word level (α within each sentence), as Serrano & Smith did ',
+          'on HAN. Each review gets its own random stream from (seed, position), so a run matches ',
+          el('code', null, 'attnlab experiment NAME --model models/text/imdb-han --param level=…'), '.']
+        : flatLead.map((n) => n.cloneNode(true))));
+    }
+    if (experiments && shownList !== experiments) {
+      shownList = experiments;
+      expSelect.replaceChildren(...experiments.map((e) => {
+        const o = new Option(infoFor(e.name).title, e.name);
+        o.title = e.description ?? '';
+        return o;
+      }));
+    }
+  }
 
   function setControlsDisabled(disabled) {
-    for (const c of [expSelect, modelSelect, nInput, allButton, seedInput, runButton]) c.disabled = disabled || !experiments?.length || !models;
+    for (const c of [expSelect, modelSelect, levelSelect, nInput, allButton, seedInput, runButton]) c.disabled = disabled || !experiments?.length || !models;
     cancelButton.disabled = !running || cancelRequested;
   }
 
@@ -99,11 +145,16 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   // --- pickers ------------------------------------------------------------------------------------
   function sync() {
     const st = store.get();
+    if (models) chooseFor(models.some((x) => x.name === st.model) ? st.model : 'sst2-tanh');
+    levelSelect.value = st.level;
     if (experiments) {
       let name = st.experiment;
       if (!experiments.some((e) => e.name === name)) {
         const fallback = experiments.some((e) => e.name === 'adversarial') ? 'adversarial' : experiments[0]?.name;
-        notices.experiment = experiments.length
+        const flatOnly = experiments === HAN_EXPERIMENTS && flatExperiments?.some((e) => e.name === name);
+        notices.experiment = flatOnly
+          ? `The experiment "${name}" runs on the flat models only; on the HAN model ${st.model}: ${fallback}.`
+          : experiments.length
           ? `The experiment "${name}" is not available in this build; showing ${fallback} instead.`
           : 'This build of the core has no experiments (rebuild it: bash scripts/build-wasm.sh).';
         name = fallback;
@@ -122,8 +173,10 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
           (m.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
         m = fallback;
         store.update({ model: m });
+        chooseFor(m);
       } else notices.model = '';
       modelSelect.value = m;
+      if (hanModel(m) && !dataset) notices.model = `The IMDB test documents (${HAN_DATASET}) are not in the model list, so ${m} cannot run here.`;
     }
     const n = Math.min(store.get().n, maxN());
     nInput.max = String(maxN());
@@ -142,8 +195,9 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   modelSelect.addEventListener('change', () => {
     store.update({ model: modelSelect.value });
     notices.model = '';
-    renderNotice();
+    sync(); // a HAN model has its own experiments, data set and level
   });
+  levelSelect.addEventListener('change', () => store.update({ level: levelSelect.value }));
   nInput.addEventListener('change', () => {
     const v = Math.round(Number(nInput.value));
     const n = Number.isFinite(v) ? Math.min(maxN(), Math.max(1, v)) : store.get().n;
@@ -179,13 +233,13 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function offerDownloads(cfg, res) {
     clearDownloads();
-    const base = `attnlab-${cfg.name}-${cfg.model}-${cfg.dataset}-n${res.done}-seed${cfg.seed}${res.cancelled ? '-partial' : ''}`;
+    const base = `attnlab-${cfg.name}-${cfg.model}${cfg.han ? `-${cfg.level}` : ''}-${cfg.dataset}-n${res.done}-seed${cfg.seed}${res.cancelled ? '-partial' : ''}`;
     const json = {
       experiment: cfg.name,
       model: cfg.model,
       dataset: cfg.dataset,
       seed: cfg.seed,
-      params: {},
+      params: cfg.params,
       n_requested: cfg.n,
       n: res.done,
       partial: res.cancelled || Boolean(res.error),
@@ -207,7 +261,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function drawFigure(cfg, rows, classNames) {
     try {
-      renderDebateFigure(figureEl, cfg.name, rows, {
+      renderDebateFigure(figureEl, cfg.name, cfg.han ? hanRowsAtLevel(cfg.name, rows, cfg.level) : rows, {
         classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900),
         eraserRows: latestRows.get(`${cfg.model}|eraser`) ?? null, // plausibility's faithfulness axis
       });
@@ -219,7 +273,12 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   async function start() {
     if (running || !experiments || !models) return;
     const st = store.get();
-    const cfg = { name: st.experiment, model: st.model, n: Math.min(st.n, maxN()), seed: st.seed, dataset: dataset?.name ?? DATASET };
+    const han = hanModel(st.model);
+    if (han && !dataset) return;
+    const cfg = {
+      name: st.experiment, model: st.model, n: Math.min(st.n, maxN()), seed: st.seed, dataset: dataset?.name ?? DATASET,
+      han, level: han ? st.level : null, params: han ? { level: st.level } : {}, units: unitsOf(st.model),
+    };
     const info = infoFor(cfg.name, experiments.find((e) => e.name === cfg.name)?.description);
     running = true;
     cancelRequested = false;
@@ -230,7 +289,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     resultEl.hidden = false;
     resultEl.dataset.partial = 'false';
     resultEl.dataset.rows = '0';
-    titleEl.textContent = `${info.title} · ${cfg.model} · first ${cfg.n.toLocaleString('en')} sentences of ${cfg.dataset} · seed ${cfg.seed}`;
+    titleEl.textContent = `${info.title} · ${cfg.model}${cfg.han ? ` · ${cfg.level} level` : ''} · first ${cfg.n.toLocaleString('en')} ${cfg.units} of ${cfg.dataset} · seed ${cfg.seed}`;
     stateEl.textContent = 'Running…';
     stateEl.className = 'result-state';
     captionEl.textContent = info.figure ?? '';
@@ -239,20 +298,20 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     figureEl.replaceChildren(el('p', 'chart-note', 'The figure appears after the first chunk.'));
     bar.max = cfg.n;
     bar.value = 0;
-    barText.textContent = `0 / ${cfg.n.toLocaleString('en')} sentences · starting…`;
+    barText.textContent = `0 / ${cfg.n.toLocaleString('en')} ${cfg.units} · starting…`;
 
     let lastDraw = 0;
     const clients = pool.clients(poolSize({ requested: st.workers, hardwareConcurrency: globalThis.navigator?.hardwareConcurrency }));
     section.dataset.workers = String(clients.length);
     const res = await runDataset({
-      client, clients, model: cfg.model, name: cfg.name, dataset: cfg.dataset, n: cfg.n, seed: cfg.seed, params: {},
+      client, clients, model: cfg.model, name: cfg.name, dataset: cfg.dataset, n: cfg.n, seed: cfg.seed, params: cfg.params,
       isCancelled: () => cancelRequested,
       onChunk: ({ rows, done, limit, classNames, seconds: s }) => {
         bar.max = limit;
         bar.value = done;
         resultEl.dataset.rows = String(rows.length);
         const left = done > 0 && done < limit ? ` · about ${seconds((s / done) * (limit - done))} left` : '';
-        barText.textContent = `${done.toLocaleString('en')} / ${limit.toLocaleString('en')} sentences · ${seconds(s)}${left}` +
+        barText.textContent = `${done.toLocaleString('en')} / ${limit.toLocaleString('en')} ${cfg.units} · ${seconds(s)}${left}` +
           (cancelRequested ? ' · stopping after the current chunk…' : '');
         if (performance.now() - lastDraw > REDRAW_MS) {
           drawFigure(cfg, rows, classNames);
@@ -278,19 +337,20 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
       ? ` (${skippedRows.length === res.rows.length ? 'all' : skippedRows.length} skipped by the experiment: ${reasons.slice(0, 3).join('; ')})`
       : '';
     resultEl.dataset.skipped = String(skippedRows.length);
-    barText.textContent = `${res.done.toLocaleString('en')} / ${res.limit.toLocaleString('en')} sentences · ${seconds(res.seconds)}`;
+    barText.textContent = `${res.done.toLocaleString('en')} / ${res.limit.toLocaleString('en')} ${cfg.units} · ${seconds(res.seconds)}`;
     if (res.error) {
       showMessage(`The run stopped: ${res.error}`);
-      stateEl.textContent = `Partial result: stopped by an error after ${res.done} of ${res.limit} sentences${skippedText}.`;
+      stateEl.textContent = `Partial result: stopped by an error after ${res.done} of ${res.limit} ${cfg.units}${skippedText}.`;
     } else if (res.cancelled) {
-      stateEl.textContent = `Partial result: cancelled after ${res.done} of ${res.limit} sentences${skippedText}.`;
+      stateEl.textContent = `Partial result: cancelled after ${res.done} of ${res.limit} ${cfg.units}${skippedText}.`;
     } else {
-      stateEl.textContent = `Complete: ${res.done.toLocaleString('en')} sentences in ${seconds(res.seconds)}${skippedText}.`;
+      stateEl.textContent = `Complete: ${res.done.toLocaleString('en')} ${cfg.units} in ${seconds(res.seconds)}${skippedText}.`;
     }
     stateEl.className = `result-state${partial ? ' partial' : ''}`;
     if (res.summary) {
       // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
-      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? info.headline(res.summary) : []);
+      const shown = cfg.han ? hanSummaryAtLevel(cfg.name, res.summary, cfg.level) : res.summary;
+      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? info.headline(shown) : []);
       renderAllNumbers(allNumbersEl, res.summary);
     }
     if (res.rows.length) {
@@ -319,7 +379,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   let extraModels = []; // trained in this tab; may arrive before the manifest does
   function modelOptions() {
     const value = modelSelect.value;
-    modelSelect.replaceChildren(...models.map((m) => new Option(`${m.name} — ${modelKind(m)}`, m.name)));
+    modelSelect.replaceChildren(...models.map((m) => new Option(`${m.name} — ${isHan(m) ? 'HAN (documents)' : modelKind(m)}`, m.name)));
     if (value && models.some((m) => m.name === value)) modelSelect.value = value;
   }
 
@@ -336,17 +396,12 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   setControlsDisabled(true);
   Promise.all([client.manifest(), client.experimentNames()])
     .then(([manifest, names]) => {
-      models = [...manifest.models, ...extraModels.filter((e) => !manifest.models.some((m) => m.name === e.name))];
-      const sets = Array.isArray(manifest.datasets) ? manifest.datasets : [];
-      dataset = sets.find((d) => d.name === DATASET) ?? sets[0] ?? null;
-      if (!dataset) throw new Error('The model list names no data set (manifest.datasets), so there is nothing to run on.');
-      experiments = names;
+      const documents = Array.isArray(manifest.documents) ? manifest.documents.filter(isHan) : [];
+      models = [...manifest.models, ...documents, ...extraModels.filter((e) => !manifest.models.some((m) => m.name === e.name))];
+      datasets = Array.isArray(manifest.datasets) ? manifest.datasets : [];
+      if (!datasets.length) throw new Error('The model list names no data set (manifest.datasets), so there is nothing to run on.');
+      flatExperiments = names;
       modelOptions();
-      expSelect.replaceChildren(...names.map((e) => {
-        const o = new Option(infoFor(e.name).title, e.name);
-        o.title = e.description ?? '';
-        return o;
-      }));
       sync();
       setStatus(loadError ? 'error' : 'idle');
       setControlsDisabled(false);
