@@ -30,6 +30,7 @@ bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out
 struct RawTextExample {
   int label = 0;
   std::string text;
+  int line = 0;  // 1-based line number in the content (for messages)
 };
 bool parse_raw_labeled_tsv(const std::string& content, std::vector<RawTextExample>* out, std::string* error);
 
