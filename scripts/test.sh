@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# test.sh — `npm test`: setup, native build, CTest (GoogleTest), the Node test runner over tests/node, tests/js
-# and tests/e2e (those that exist); one AddressSanitizer + UndefinedBehaviorSanitizer build (build-fuzz/, clang 14,
-# -O1) of the whole core, CLI and GoogleTest suite, compiled in the background meanwhile, which then runs the whole
-# suite and a short libFuzzer run of every target in tests/fuzz/ (ATTNLAB_FUZZ_SECONDS each, default 20) plus
-# their committed crash inputs. Every part
+# test.sh — `npm test`: setup, native build, CTest (GoogleTest); one AddressSanitizer +
+# UndefinedBehaviorSanitizer build (build-fuzz/, clang 14, -O1) of the whole core, CLI and GoogleTest suite, which
+# runs the whole suite and a short libFuzzer run of every target in tests/fuzz/ (ATTNLAB_FUZZ_SECONDS each, default
+# 20) plus their committed crash inputs; then the Node test runner over tests/node, tests/js and tests/e2e (those
+# that exist). Every part
 # runs even when an earlier test part fails; the script exits non-zero if any part failed and ends with a
 # one-line-per-part summary (with each part's seconds). A failed setup or build stops dependent parts.
 # ATTNLAB_SANITIZE=0 / ATTNLAB_FUZZ_SECONDS=0 skip the sanitizer / fuzz parts (local runs only).
@@ -45,28 +45,7 @@ JOBS="${ATTNLAB_JOBS:-$(nproc)}"
 { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" && cmake --build build -j"$JOBS"; }; rc=$?
 record "native build" $rc
 
-NATIVE_RC=$rc
-
-# The sanitized build (build-fuzz/, clang 14, ASan + UBSan, -O1): the whole core (with libFuzzer's coverage
-# instrumentation), the CLI, the whole GoogleTest suite and the libFuzzer targets, so CI compiles the sanitized
-# core once (docs/RELIABILITY.md "Sanitizers"). It compiles in the background at the lowest priority while CTest
-# and the Node tests run (they leave CPU idle while a browser waits; at nice 19 it takes only that), and is
-# waited for before its own tests. Under ASan the suite skips ASAN_SLOW_TESTS: trainings to a stated accuracy that
-# take minutes there and run no code the rest of the suite does not (the Release CTest runs them).
-SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-ASAN_SLOW_TESTS='^CnnTraining\.ShortRunReachesStatedAccuracy$'
-FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-20}"
-SAN_PID=""
-if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
-  SAN_LOG="$ROOT/build-fuzz.log"
-  SAN_T0=$SECONDS
-  printf '\n==== sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets), in the background: %s ====\n' "$SAN_LOG"
-  ( nice -n 19 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
-      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" && nice -n 19 cmake --build build-fuzz -j"$JOBS" ) >"$SAN_LOG" 2>&1 &
-  SAN_PID=$!
-fi
-
-if ((NATIVE_RC == 0)); then
+if ((rc == 0)); then
   step "ctest"
   ctest --test-dir build -j"$JOBS" --output-on-failure; rc=$?
   record "ctest" $rc
@@ -74,25 +53,18 @@ else
   SUMMARY+=("  skip  ctest (native build failed)")
 fi
 
-dirs=()
-for d in tests/node tests/js tests/e2e; do [[ -d "$d" ]] && dirs+=("$d/"); done
-if ((${#dirs[@]})); then
-  step "node --test ${dirs[*]}"
-  # --test-force-exit: a test file whose tests have all ended exits even if something it started is still
-  # open (a browser a failed test did not close); without it such a file keeps the whole run waiting.
-  node --test --test-force-exit "${dirs[@]}"; rc=$?
-  record "node --test" $rc
-else
-  SUMMARY+=("  skip  node --test (no tests/node, tests/js or tests/e2e)")
-fi
-
-if [[ -n "$SAN_PID" ]]; then
-  step "sanitized build: waiting for the background build"
-  wait "$SAN_PID"; rc=$?
-  tail -n 5 "$SAN_LOG"
-  ((rc == 0)) || tail -n 60 "$SAN_LOG"
-  T0=$SAN_T0
-  record "sanitized build (build-fuzz, in the background from the native build on)" $rc
+# The sanitized build (build-fuzz/, clang 14, ASan + UBSan, -O1): the whole core (with libFuzzer's coverage
+# instrumentation), the CLI, the whole GoogleTest suite and the libFuzzer targets, so CI compiles the sanitized
+# core once (docs/RELIABILITY.md "Sanitizers"). Under ASan the suite skips ASAN_SLOW_TESTS: trainings to a stated
+# accuracy that take minutes there and run no code the rest of the suite does not (the Release CTest runs them).
+SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+ASAN_SLOW_TESTS='^CnnTraining\.ShortRunReachesStatedAccuracy$'
+FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-20}"
+if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
+  step "sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets)"
+  { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
+      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
+  record "sanitized build (build-fuzz)" $rc
   if ((rc != 0)); then
     SUMMARY+=("  skip  ctest, ASan + UBSan and fuzz (build failed)")
   else
@@ -107,6 +79,18 @@ if [[ -n "$SAN_PID" ]]; then
       record "fuzz (${FUZZ_SECONDS} s per target)" $rc
     fi
   fi
+fi
+
+dirs=()
+for d in tests/node tests/js tests/e2e; do [[ -d "$d" ]] && dirs+=("$d/"); done
+if ((${#dirs[@]})); then
+  step "node --test ${dirs[*]}"
+  # --test-force-exit: a test file whose tests have all ended exits even if something it started is still
+  # open (a browser a failed test did not close); without it such a file keeps the whole run waiting.
+  node --test --test-force-exit "${dirs[@]}"; rc=$?
+  record "node --test" $rc
+else
+  SUMMARY+=("  skip  node --test (no tests/node, tests/js or tests/e2e)")
 fi
 
 finish
