@@ -5,6 +5,7 @@
 // of ../shared/data/imdb/test.tsv, also one of the page's examples) is drawn as one paragraph per sentence with a
 // sentence bar and one heat-coloured word per token; the probability, every sentence value and word value and the
 // Kendall τ on the page equal the native CLI's (`build/attnlab explain-text --model models/text/imdb-han`) to 1e-5;
+// the CSV export holds every sentence and word with the CLI's numbers, and the paragraphs export as SVG;
 // the measure picker switches both levels (values = the CLI's gradient) and puts docmeasure in the URL; a reload of
 // that URL restores model, text and measure; bad input: empty text (hint), one sentence (notice), a
 // 10,000-sentence document (the core's cut stated in a visible notice, the long document collapsed, the text kept),
@@ -131,6 +132,27 @@ else describe('documents view in the browser', { timeout: 20 * 60_000 }, () => {
       }
     }
     await page.screenshot({ path: path.join(OUT, 'document.png'), fullPage: true });
+
+    // Export: the CSV holds both levels and every measure with the CLI's numbers; the paragraphs as SVG.
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.locator('#doc-csv').click()]);
+    const csv = fs.readFileSync(await csvDownload.path(), 'utf8').trim().split('\r\n');
+    assert.equal(csv[0], 'level,sentence,word,attention,gradient,leave_one_out,integrated_gradients,attention_in_document,text');
+    const nWords = expected.sentences.reduce((n, s) => n + s.length, 0);
+    assert.equal(csv.length, 1 + expected.sentences.length + nWords, 'a CSV row per sentence and per word');
+    const s0 = csv[1].split(',');
+    close(Number(s0[3]), expected.sentence_attention[0], 'CSV β of sentence 0');
+    close(Number(s0[6]), expected.sentence_integrated_gradients[0], 'CSV IG of sentence 0');
+    const w0 = csv[1 + expected.sentences.length].split(',');
+    assert.deepEqual(w0.slice(0, 3), ['word', '0', '0']);
+    close(Number(w0[3]), expected.word_attention[0][0], 'CSV α of the first word');
+    close(Number(w0[5]), expected.word_leave_one_out[0][0], 'CSV leave-one-out of the first word');
+    close(Number(w0[7]), expected.sentence_attention[0] * expected.word_attention[0][0], 'CSV β·α of the first word');
+    await page.waitForSelector('#view-documents .export-bar .export-svg');
+    const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.locator('#view-documents .export-bar .export-svg').click()]);
+    assert.match(svgDownload.suggestedFilename(), /\.svg$/);
+    const svg = await page.evaluate(() => window.__attnlabLastSvg);
+    assert.match(svg, /^<svg /);
+    assert.ok(svg.includes(`>${displayToken(expected.sentences[0][0])}<`), 'the SVG holds the document\'s words');
 
     // The measure picker switches both levels; the URL takes the measure.
     await page.locator('#doc-measures input[value=gradient]').check();

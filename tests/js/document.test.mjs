@@ -4,7 +4,8 @@
 // core's cuts, one sentence, markup), a result without a measure. Run: node --test tests/js/document.test.mjs (< 1 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords, measureOf } from '../../web/analysis/document.js';
+import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords, measureOf, documentRows } from '../../web/analysis/document.js';
+import { rowsToCsv } from '../../web/analysis/csv.js';
 import { DOC_MEASURE_KEYS, SCHEMA, parse, serialize } from '../../web/state.js';
 
 const result = {
@@ -79,4 +80,24 @@ test('notices: the core\'s cuts, one sentence, markup', () => {
   assert.match(markupNotice('Good.<br /><br />Bad.'), /paragraph break/);
   assert.match(markupNotice('a <P> b'), /paragraph break/);
   assert.equal(markupNotice('I <3 it, <grin>'), '');
+});
+
+test('CSV rows: a row per sentence, then per word, with the explain-text numbers (α and β·α both)', () => {
+  const rows = documentRows(result);
+  assert.equal(rows.length, 2 + 5);
+  assert.deepEqual(rows[1], {
+    level: 'sentence', sentence: 1, word: '', text: 'dull .', attention: 0.25, gradient: 0.6, leave_one_out: 0.1,
+    integrated_gradients: -0.25,
+  });
+  assert.deepEqual(rows[5], {
+    level: 'word', sentence: 1, word: 0, text: 'dull', attention: 0.9, gradient: 0.5, leave_one_out: 0.2,
+    integrated_gradients: -0.2, attention_in_document: 0.25 * 0.9,
+  });
+  const csv = rowsToCsv(rows, { first: ['level', 'sentence', 'word'], last: ['text'] }).split('\r\n');
+  assert.equal(csv[0], 'level,sentence,word,attention,gradient,leave_one_out,integrated_gradients,attention_in_document,text');
+  assert.equal(csv[3], 'word,0,0,0.2,0.1,0,0.1,0.15000000000000002,a');
+  // a result without integrated gradients: the column is absent, not zeros
+  const { sentence_integrated_gradients, word_integrated_gradients, ...noIg } = result;
+  assert.ok(documentRows(noIg).every((r) => !('integrated_gradients' in r)));
+  assert.deepEqual(documentRows(null), []);
 });

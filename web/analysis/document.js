@@ -28,6 +28,12 @@
 //   markupNotice(text) → '' or a sentence saying that line-break markup (<br />, <p>, …) was read as a paragraph
 //     break (core/text/sentence_splitter.h rule 1), so a student sees why "<br />" is not among the words.
 //   totalWords(result) → number of words analysed.
+//   documentRows(result) → the CSV rows of the Documents view (analysis/csv.js rowsToCsv): one per sentence
+//     {level: 'sentence', sentence, word: '', text (its tokens joined by spaces), attention (β_i), gradient,
+//     leave_one_out, integrated_gradients}, then one per word {level: 'word', sentence, word (position in the
+//     sentence), text (the token), attention (α_it within the sentence), attention_in_document (β_i·α_it),
+//     gradient, leave_one_out, integrated_gradients}: the explain-text numbers as the CLI prints them; a measure
+//     the result lacks is left out.
 
 export const DOC_MEASURES = Object.freeze([
   Object.freeze({
@@ -151,4 +157,25 @@ export function markupNotice(text) {
   return /<\s*\/?\s*(br|p|hr|div)\b[^>]*>/i.test(String(text ?? ''))
     ? 'Markup such as <br /> was read as a paragraph break (as in the IMDB reviews the model was trained on), not as words.'
     : '';
+}
+
+export function documentRows(result) {
+  const sentences = Array.isArray(result?.sentences) ? result.sentences : [];
+  const at = (key, i, t) => {
+    const v = t === undefined ? result?.[key]?.[i] : result?.[key]?.[i]?.[t];
+    return finite(v) ? v : undefined;
+  };
+  const values = (level, i, t) => Object.fromEntries(DOC_MEASURES
+    .map((m) => [m.key, at(level === 'sentence' ? m.sentenceKey : m.wordKey, i, t)])
+    .filter(([, v]) => v !== undefined));
+  const rows = sentences.map((tokens, i) => ({
+    level: 'sentence', sentence: i, word: '', text: (Array.isArray(tokens) ? tokens : []).join(' '), ...values('sentence', i),
+  }));
+  sentences.forEach((tokens, i) => (Array.isArray(tokens) ? tokens : []).forEach((token, t) => {
+    const row = { level: 'word', sentence: i, word: t, text: token, ...values('word', i, t) };
+    const beta = at('sentence_attention', i);
+    if (beta !== undefined && row.attention !== undefined) row.attention_in_document = beta * row.attention;
+    rows.push(row);
+  }));
+  return rows;
 }

@@ -14,11 +14,15 @@
 //   Notices (#doc-notice): the core's cuts (sentences / tokens kept of how many, no sentence boundary, over-long
 //   sentences cut), a one-sentence document, markup read as paragraph breaks, a text too long for the link.
 //   A document of more than COLLAPSE_AT sentences shows its first sentences and a "Show all" button.
+//   #doc-csv downloads the shown result as CSV (analysis/document.js documentRows: both levels, every measure);
+//   page-tools.js gives the paragraphs (#doc-body) an SVG / PNG export bar.
 // Examples: three short IMDB test reviews (../shared/data/imdb/test.tsv lines 369, 453, 431), copied here:
 // the page never reads ../shared.
 import { SCHEMA, fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
-import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords } from '../analysis/document.js';
+import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords, documentRows } from '../analysis/document.js';
+import { rowsToCsv } from '../analysis/csv.js';
+import { download } from '../render/export.js';
 import { renderDocPrediction, renderDocument, renderKendall } from '../render/document.js';
 import { viewStatus } from '../render/dom.js';
 
@@ -249,6 +253,13 @@ export function mountDocumentView(section, { client, store }) {
       },
     });
   }
+
+  // The shown result as CSV: both levels, every measure, the numbers of `attnlab explain-text`.
+  $('#doc-csv').addEventListener('click', () => {
+    if (!shown) return;
+    const text = rowsToCsv(documentRows(shown), { first: ['level', 'sentence', 'word'], last: ['text'] });
+    download(new Blob([text], { type: 'text/csv' }), `attnlab-document-${shown.model ?? 'han'}.csv`);
+  });
 
   // --- wiring to the app -------------------------------------------------------------------------------
   function progress(msg) {

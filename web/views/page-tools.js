@@ -6,6 +6,7 @@
 //     page state and the figures' numbers as JSON (token rows: tokens + values per measure; debate: rows +
 //     summary from its JSON download; every [data-value] number otherwise);
 //   - export bars: every chart SVG (.chart, figures with one <svg>), the token-row set (#token-rows), the
+//     Documents view's paragraphs (#doc-body), the
 //     live panels' figures, the Localization charts and the image view's main canvas get "SVG · PNG 2×" buttons;
 //   - accessible names: a chart <svg> or <canvas> without a name gets role="img" and an aria-label from its
 //     figure's heading / caption;
@@ -124,7 +125,7 @@ window.attnlabSaveReport = saveReport;
 // --- export bars, accessible names, the main map's colour bar ------------------------------------------------
 // Containers first (one bar for a whole figure); a .chart inside one of them gets none. A persistent container
 // gets its bar in front of it; a .chart (redrawn by replacement) gets it inside, so it goes with the chart.
-const FIGURES = ['#token-rows', '#debate-figure', '.live-panel .panel-body', '#loc-charts', '#loc-probes', '#loc-toy-chart', '#image-curves',
+const FIGURES = ['#token-rows', '#doc-body', '#debate-figure', '.live-panel .panel-body', '#loc-charts', '#loc-probes', '#loc-toy-chart', '#image-curves',
   '#train-charts', '#train-adversary-curve', '.chart', '#image-canvas'];
 
 function nameOf(target) {
@@ -140,6 +141,7 @@ function fileBase(target) {
 
 function hasFigure(t) {
   if (t.id === 'token-rows') return Boolean(t.querySelector('.measure-row'));
+  if (t.id === 'doc-body') return Boolean(t.querySelector('.doc-sentence'));
   if (t instanceof HTMLCanvasElement) return true;
   return Boolean(t.querySelector('svg, canvas'));
 }
