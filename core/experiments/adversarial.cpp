@@ -16,8 +16,6 @@ std::vector<double> softmax_of(const std::vector<double>& theta) {
   return a;
 }
 
-namespace {
-
 // d JSD(a, b) / d a_i = 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0: it is multiplied by a_i in
 // the softmax backward anyway).
 void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g) {
@@ -34,7 +32,6 @@ std::vector<double> softmax_backward(const std::vector<double>& a, const std::ve
   return out;
 }
 
-}  // namespace
 
 double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, const std::vector<std::vector<double>>& theta,
                              const AdversarialOptions& o, std::vector<std::vector<double>>* grad) {

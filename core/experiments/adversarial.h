@@ -31,6 +31,12 @@ struct AdversarialResult {
 };
 
 // The objective L for candidates theta[k] (each of length T) and its gradient (same shape).
+// Shared with the HAN adversary (han_adversarial.cpp):
+// g_i += scale * d JSD(a, b) / d a_i = scale * 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0).
+void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g);
+// theta gradient from an alpha gradient through softmax: a_i (g_i - sum_l a_l g_l).
+std::vector<double> softmax_backward(const std::vector<double>& a, const std::vector<double>& g);
+
 double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, const std::vector<std::vector<double>>& theta,
                              const AdversarialOptions& o, std::vector<std::vector<double>>* grad);
 

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "experiments/adversarial.h"  // add_d_jsd, softmax_backward
 #include "experiments/frozen_encoder.h"
 
 namespace attnlab {
@@ -27,20 +28,6 @@ using nlohmann::json;
 using Groups = std::vector<std::vector<double>>;
 
 namespace {
-
-// d JSD(a, b) / d a_i = 0.5 log(a_i / m_i) (0 where a_i = 0), scaled.
-void add_group_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g) {
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] > 0) g[i] += scale * 0.5 * std::log(a[i] / (0.5 * (a[i] + b[i])));
-}
-
-std::vector<double> group_softmax_backward(const std::vector<double>& a, const std::vector<double>& g) {
-  double dot = 0;
-  for (size_t i = 0; i < a.size(); ++i) dot += a[i] * g[i];
-  std::vector<double> out(a.size());
-  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] * (g[i] - dot);
-  return out;
-}
 
 // d(sum_c d_probs_c y_c) / d logits for one instance (binary: one sigmoid logit; else softmax).
 Vec<double> d_logits_of(const HanConfig& cfg, const std::vector<double>& probs, const std::vector<double>& d_probs) {
@@ -167,7 +154,7 @@ double han_adversarial_objective(const HanModel& model, const HanAdversary& adv,
   double loss = 0;
   for (int k = 0; k < K; ++k) {
     loss -= han_group_jsd(a[k], adv.attention, adv.weights);
-    for (size_t g = 0; g < a[k].size(); ++g) add_group_d_jsd(a[k][g], adv.attention[g], -adv.weights[g], g_a[k][g]);
+    for (size_t g = 0; g < a[k].size(); ++g) add_d_jsd(a[k][g], adv.attention[g], -adv.weights[g], g_a[k][g]);
     const double tvd = total_variation(probs[k], adv.probs);
     if (tvd > o.epsilon) {
       loss += o.penalty * (tvd - o.epsilon);
@@ -184,7 +171,7 @@ double han_adversarial_objective(const HanModel& model, const HanAdversary& adv,
       for (int k = 0; k < K; ++k) {
         if (j == k) continue;
         loss -= w * han_group_jsd(a[j], a[k], adv.weights);
-        for (size_t g = 0; g < a[j].size(); ++g) add_group_d_jsd(a[j][g], a[k][g], -2 * w * adv.weights[g], g_a[j][g]);
+        for (size_t g = 0; g < a[j].size(); ++g) add_d_jsd(a[j][g], a[k][g], -2 * w * adv.weights[g], g_a[j][g]);
       }
   }
   if (!grad) return loss;
@@ -197,7 +184,7 @@ double han_adversarial_objective(const HanModel& model, const HanAdversary& adv,
   }
   grad->assign(K, {});
   for (int k = 0; k < K; ++k)
-    for (size_t g = 0; g < a[k].size(); ++g) (*grad)[k].push_back(group_softmax_backward(a[k][g], g_a[k][g]));
+    for (size_t g = 0; g < a[k].size(); ++g) (*grad)[k].push_back(softmax_backward(a[k][g], g_a[k][g]));
   return loss;
 }
 
