@@ -14,6 +14,8 @@ command -v emcmake >/dev/null || { echo "build-wasm: emcmake not found (apt-get 
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 mkdir -p web/gen
 echo "build-wasm: building web/gen/attnlab_core.{mjs,wasm}" >&2
-emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_OUT="$PWD/web/gen" >/dev/null
+source scripts/lib/generator.sh
+mapfile -t GEN < <(cmake_generator build-wasm)
+emcmake cmake -S . -B build-wasm "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_WASM_OUT="$PWD/web/gen" >/dev/null
 cmake --build build-wasm -j"${ATTNLAB_JOBS:-$(nproc)}"
 touch "$out"

@@ -18,7 +18,8 @@ log() { printf 'setup: %s\n' "$*"; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # clang-14 + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/); g++'s ASan/UBSan runtimes come with g++.
-PACKAGES=(cmake g++ libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
+# ninja-build: the build scripts configure new build directories with Ninja (scripts/lib/generator.sh).
+PACKAGES=(cmake ninja-build g++ libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
           libbenchmark-dev emscripten chromium nodejs npm clang-14 libclang-rt-14-dev libonnx-testdata)
 
 # --- 1. Debian packages ---------------------------------------------------------------------------

@@ -40,9 +40,11 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="$ROOT" CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 fi
 
+source scripts/lib/generator.sh
 step "native build"
 JOBS="${ATTNLAB_JOBS:-$(nproc)}"
-{ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" && cmake --build build -j"$JOBS"; }; rc=$?
+mapfile -t GEN < <(cmake_generator build)
+{ cmake -S . -B build "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" && cmake --build build -j"$JOBS"; }; rc=$?
 record "native build" $rc
 
 if ((rc == 0)); then
@@ -62,7 +64,8 @@ ASAN_SLOW_TESTS='^CnnTraining\.ShortRunReachesStatedAccuracy$'
 FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-20}"
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
   step "sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets)"
-  { cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
+  mapfile -t GEN < <(cmake_generator build-fuzz)
+  { cmake -S . -B build-fuzz "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
       -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
   record "sanitized build (build-fuzz)" $rc
   if ((rc != 0)); then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh BUILD_DIR SECONDS — runs every libFuzzer target built in BUILD_DIR (fuzz_*):
+# run.sh BUILD_DIR SECONDS [JOBS] — runs every libFuzzer target built in BUILD_DIR (fuzz_*), JOBS targets at a
+# time (default: the number of CPUs; each target is one single-threaded process):
 #   1. on its committed crash inputs tests/fixtures/reliability/fuzz/<target>/* (each must pass now),
 #   2. for SECONDS seconds from its seed corpus tests/fuzz/corpus/<target>/ (copied to BUILD_DIR/corpus/,
 #      so the committed seeds never change), with its dictionary, inputs ≤ 64 KB, 2 GB RSS, 10 s per input.
@@ -8,12 +9,14 @@
 set -uo pipefail
 BUILD="${1:?build dir}"
 SECONDS_EACH="${2:-30}"
+JOBS="${3:-$(nproc)}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 declare -A DICT=([fuzz_safetensors]=safetensors [fuzz_text_checkpoint]=checkpoint [fuzz_cnn_checkpoint]=checkpoint
                  [fuzz_tokenizer]=text [fuzz_tsv]=text [fuzz_onnx]=onnx)
-failed=0
-for bin in "$BUILD"/fuzz_*; do
-  [[ -x "$bin" && -f "$bin" ]] || continue
+# One target: its committed crash inputs, then the timed run; prints its lines, exits non-zero on a failure.
+fuzz_target() {
+  local bin="$1" failed=0
+  local name target
   name="$(basename "$bin")"
   target="${name#fuzz_}"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -40,5 +43,23 @@ for bin in "$BUILD"/fuzz_*; do
     grep -m5 -E 'ERROR|SUMMARY|runtime error' "$log"
     failed=1
   fi
+  return $failed
+}
+
+# JOBS targets at a time; each one's lines are printed whole when it ends (no interleaving).
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+for bin in "$BUILD"/fuzz_*; do
+  [[ -x "$bin" && -f "$bin" ]] || continue
+  while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
+  name="$(basename "$bin")"
+  ( fuzz_target "$bin" >"$OUT/$name.out" 2>&1; echo $? >"$OUT/$name.rc" ) &
+done
+wait
+failed=0
+for f in "$OUT"/*.out; do
+  [[ -e "$f" ]] || continue
+  cat "$f"
+  [[ "$(cat "${f%.out}.rc")" == 0 ]] || failed=1
 done
 exit $failed
