@@ -1,10 +1,9 @@
 // Attention flow (Abnar & Zuidema 2020): the layered graph whose edge (l, j) -> (l+1, i) has capacity Ã_l[i, j]
 // (head-fused, residual-augmented, rows renormalised — the matrices of rollout); a token's score is the maximum
 // flow from the token's node at layer 0 to [CLS] at the top layer. Exact: Dinic's algorithm (BFS levels +
-// blocking flows by DFS) on the (L+1)·n-node graph, one run per token.
+// blocking flows by DFS) on the (L+1)·n-node graph, built once and run from each token (capacities restored).
 #include <algorithm>
 #include <limits>
-#include <queue>
 
 #include "explain/self_attention_maps.h"
 
@@ -19,8 +18,8 @@ struct FlowGraph {
   };
   std::vector<Edge> edges;
   std::vector<std::vector<int>> adj;
-  std::vector<int> level, it;
-  explicit FlowGraph(int nodes) : adj(nodes), level(nodes), it(nodes) {}
+  std::vector<int> level, it, queue;
+  explicit FlowGraph(int nodes) : adj(nodes), level(nodes), it(nodes) { queue.reserve(nodes); }
   void add(int u, int v, double c) {
     adj[u].push_back(static_cast<int>(edges.size()));
     edges.push_back({v, c});
@@ -30,16 +29,15 @@ struct FlowGraph {
   static constexpr double kEps = 1e-15;
   bool bfs(int s, int t) {
     std::fill(level.begin(), level.end(), -1);
-    std::queue<int> q;
+    queue.clear();  // breadth-first order; never more entries than nodes
     level[s] = 0;
-    q.push(s);
-    while (!q.empty()) {
-      const int u = q.front();
-      q.pop();
+    queue.push_back(s);
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const int u = queue[head];
       for (int e : adj[u])
         if (edges[e].cap > kEps && level[edges[e].to] < 0) {
           level[edges[e].to] = level[u] + 1;
-          q.push(edges[e].to);
+          queue.push_back(edges[e].to);
         }
     }
     return level[t] >= 0;
@@ -70,26 +68,44 @@ struct FlowGraph {
   }
 };
 
+// The graph of layered_max_flow, built once; each max_flow call starts again from the full capacities, so one
+// build serves every source (the graph and its edge order are the same, so are the results).
+class LayeredGraph {
+ public:
+  explicit LayeredGraph(const std::vector<Mat<double>>& caps)
+      : L_(static_cast<int>(caps.size())), n_(L_ ? static_cast<int>(caps[0].rows()) : 0), g_((L_ + 1) * n_) {
+    g_.edges.reserve(2 * static_cast<size_t>(L_) * n_ * n_);
+    for (int l = 0; l < L_; ++l)
+      for (int i = 0; i < n_; ++i)
+        for (int j = 0; j < n_; ++j)
+          if (caps[l](i, j) > 0) g_.add(l * n_ + j, (l + 1) * n_ + i, caps[l](i, j));
+    for (const auto& e : g_.edges) full_.push_back(e.cap);
+  }
+  double max_flow(int source, int sink) {
+    if (L_ == 0) return source == sink ? 1.0 : 0.0;
+    for (size_t e = 0; e < full_.size(); ++e) g_.edges[e].cap = full_[e];
+    return g_.max_flow(source, L_ * n_ + sink);
+  }
+
+ private:
+  int L_, n_;
+  FlowGraph g_;
+  std::vector<double> full_;
+};
+
 }  // namespace
 
 double layered_max_flow(const std::vector<Mat<double>>& caps, int source, int sink) {
-  const int L = static_cast<int>(caps.size());
-  const int n = L ? static_cast<int>(caps[0].rows()) : 0;
-  if (L == 0) return source == sink ? 1.0 : 0.0;
-  FlowGraph g((L + 1) * n);
-  for (int l = 0; l < L; ++l)
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (caps[l](i, j) > 0) g.add(l * n + j, (l + 1) * n + i, caps[l](i, j));
-  return g.max_flow(source, L * n + sink);
+  return LayeredGraph(caps).max_flow(source, sink);
 }
 
 std::vector<double> flow_from_maps(const SelfAttentionMaps& m, HeadFusion fusion, int layers) {
   const int L = layers <= 0 ? m.layers : std::min(layers, m.layers);
   std::vector<Mat<double>> caps;
   for (int l = 0; l < L; ++l) caps.push_back(residual_augmented(fuse_heads(m.A[l], fusion)));
+  LayeredGraph g(caps);
   std::vector<double> out;
-  for (int j = 1; j < m.n; ++j) out.push_back(layered_max_flow(caps, j, 0));
+  for (int j = 1; j < m.n; ++j) out.push_back(g.max_flow(j, 0));
   return out;
 }
 

@@ -12,7 +12,7 @@ struct ExplainInput {
   const TextParams<float>* params = nullptr;
   std::vector<int> ids;  // >= 1 token
   int target = 1;        // class whose probability is explained (binary: 1 = positive)
-  int ig_steps = 50;     // integrated gradients: Riemann midpoint steps
+  int ig_steps = 50;     // integrated gradients: uniform trapezoid segments to start (adaptive, see its file)
 };
 
 // The batched methods (leave-one-out's T shortened inputs, integrated gradients' path points) run in chunks of

@@ -1,8 +1,11 @@
 // GELU, exact form (Hendrycks & Gimpel 2016; PyTorch's default, ONNX Erf): y = x · Φ(x) = 0.5 x (1 + erf(x/√2)).
-// dy/dx = Φ(x) + x φ(x). Element-wise on any shape.
+// dy/dx = Φ(x) + x φ(x). Element-wise on any shape. float runs four lanes at a time on simd::erf / simd::exp
+// (a few ulp from std::erf / std::exp; Eigen 3.4 has no wasm packet path, and libm's erf is slow there);
+// double (gradient checks) uses std::erf / std::exp.
 #pragma once
 #include <cmath>
 
+#include "nn/simd.h"
 #include "nn/tensor.h"
 
 namespace attnlab {
@@ -19,16 +22,43 @@ inline T gelu_derivative(T x) {
   return cdf + x * pdf;
 }
 
+namespace simd {
+inline v4 gelu(v4 x) { return splat(0.5f) * x * (splat(1.f) + erf(x * splat(0.70710678118654752440f))); }
+inline v4 gelu_derivative(v4 x) {
+  const v4 cdf = splat(0.5f) * (splat(1.f) + erf(x * splat(0.70710678118654752440f)));
+  const v4 pdf = splat(0.39894228040143267794f) * exp(splat(-0.5f) * x * x);
+  return cdf + x * pdf;
+}
+// out[i] = f(in[i]) (times scale[i] when scale is given) over n floats, the tail through a padded lane set.
+template <class F>
+inline void map4(const float* in, const float* scale, float* out, long n, F f) {
+  long i = 0;
+  for (; i + 4 <= n; i += 4) store(out + i, scale ? f(load(in + i)) * load(scale + i) : f(load(in + i)));
+  if (i < n) {
+    float a[4] = {0, 0, 0, 0}, s[4] = {1, 1, 1, 1};
+    for (long k = i; k < n; ++k) a[k - i] = in[k], s[k - i] = scale ? scale[k] : 1.f;
+    const v4 r = f(load(a)) * load(s);
+    for (long k = i; k < n; ++k) out[k] = r[k - i];
+  }
+}
+}  // namespace simd
+
 // y = gelu(x) (same shape).
-template <class T>
-void gelu_forward(const Mat<T>& x, Mat<T>& y) {
-  y = x.unaryExpr([](T v) { return gelu(v); });
+inline void gelu_forward(const Mat<double>& x, Mat<double>& y) {
+  y = x.unaryExpr([](double v) { return gelu(v); });
+}
+inline void gelu_forward(const Mat<float>& x, Mat<float>& y) {
+  y.resize(x.rows(), x.cols());
+  simd::map4(x.data(), nullptr, y.data(), x.size(), [](simd::v4 v) { return simd::gelu(v); });
 }
 
 // d_x = d_y ⊙ gelu'(x) (written).
-template <class T>
-void gelu_backward(const Mat<T>& x, const Mat<T>& d_y, Mat<T>& d_x) {
-  d_x = (d_y.array() * x.unaryExpr([](T v) { return gelu_derivative(v); }).array()).matrix();
+inline void gelu_backward(const Mat<double>& x, const Mat<double>& d_y, Mat<double>& d_x) {
+  d_x = (d_y.array() * x.unaryExpr([](double v) { return gelu_derivative(v); }).array()).matrix();
+}
+inline void gelu_backward(const Mat<float>& x, const Mat<float>& d_y, Mat<float>& d_x) {
+  d_x.resize(x.rows(), x.cols());
+  simd::map4(x.data(), d_y.data(), d_x.data(), x.size(), [](simd::v4 v) { return simd::gelu_derivative(v); });
 }
 
 }  // namespace attnlab

@@ -3,7 +3,53 @@
 
 #include <cmath>
 
+#include "nn/matmul.h"
+#include "nn/simd.h"
+
 namespace attnlab {
+
+namespace {
+
+// Softmax of every column of s in place (the column maximum subtracted first, so it never overflows).
+void softmax_columns(Mat<double>& s) {
+  for (Eigen::Index i = 0; i < s.cols(); ++i) {
+    auto col = s.col(i);
+    col = (col.array() - col.maxCoeff()).exp().matrix();
+    col /= col.sum();
+  }
+}
+
+// float: four lanes at a time with simd::exp (Eigen 3.4's exp is scalar under wasm).
+void softmax_columns(Mat<float>& s) {
+  using namespace simd;
+  const int n = static_cast<int>(s.rows());
+  for (Eigen::Index i = 0; i < s.cols(); ++i) {
+    float* c = s.col(i).data();
+    const float mx = s.col(i).maxCoeff();
+    int j = 0;
+    v4 acc = splat(0.f);
+    for (; j + 4 <= n; j += 4) {
+      const v4 e = simd::exp(load(c + j) - splat(mx));
+      store(c + j, e);
+      acc += e;
+    }
+    float sum = acc[0] + acc[1] + acc[2] + acc[3];
+    if (j < n) {
+      float tail[4] = {mx, mx, mx, mx};
+      for (int k = j; k < n; ++k) tail[k - j] = c[k];
+      const v4 e = simd::exp(load(tail) - splat(mx));
+      for (int k = j; k < n; ++k) {
+        c[k] = e[k - j];
+        sum += e[k - j];
+      }
+    }
+    const v4 sv = splat(sum);
+    for (j = 0; j + 4 <= n; j += 4) store(c + j, load(c + j) / sv);
+    for (; j < n; ++j) c[j] /= sum;
+  }
+}
+
+}  // namespace
 
 template <class T>
 void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vector<int>& n, int S, bool uniform,
@@ -30,33 +76,32 @@ void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vecto
   c.ctx = Mat<T>::Zero(d, x.cols());
   c.probs.assign(static_cast<size_t>(B) * H, Mat<T>());
   c.own_row0.assign(c.imposed ? static_cast<size_t>(B) * H : 0, Mat<T>());
+  Mat<T> kt, st;
   for (int b = 0; b < B; ++b) {
     const int nb = n[b];
     const Eigen::Index col0 = static_cast<Eigen::Index>(b) * S;
     for (int h = 0; h < H; ++h) {
-      Mat<T>& P = c.probs[static_cast<size_t>(b) * H + h];
-      P = Mat<T>::Zero(S, S);
+      // st = P_h transposed ([key j x query i]): each query's softmax is one contiguous column, and
+      // ctx_h = V_h P_h^T = V_h st is a plain product.
       if (uniform) {
-        P.topLeftCorner(nb, nb).setConstant(T(1) / T(nb));
+        st.setConstant(nb, nb, T(1) / T(nb));
       } else {
-        const auto qh = c.q.block(h * dk, col0, dk, nb);
-        const auto kh = c.k.block(h * dk, col0, dk, nb);
-        Mat<T> scores = (qh.transpose() * kh) * scale;  // [nb x nb]
-        for (int i = 0; i < nb; ++i) {
-          const T mx = scores.row(i).maxCoeff();
-          scores.row(i) = (scores.row(i).array() - mx).exp().matrix();
-          scores.row(i) /= scores.row(i).sum();
-        }
-        P.topLeftCorner(nb, nb) = scores;
+        kt = c.k.block(h * dk, col0, dk, nb).transpose();
+        st.setZero(nb, nb);
+        matmul_acc(st, kt, c.q.block(h * dk, col0, dk, nb));  // st(j, i) = k_j . q_i
+        st *= scale;
+        softmax_columns(st);
       }
       if (c.imposed) {
-        c.own_row0[static_cast<size_t>(b) * H + h] = P.block(0, 0, 1, nb);
-        const T self = P(0, 0);
-        for (int j = 1; j < nb; ++j) P(0, j) = (T(1) - self) * (*imposed_alpha)(j - 1, b);
+        c.own_row0[static_cast<size_t>(b) * H + h] = st.col(0).transpose();
+        const T self = st(0, 0);
+        for (int j = 1; j < nb; ++j) st(j, 0) = (T(1) - self) * (*imposed_alpha)(j - 1, b);
       }
+      Mat<T>& P = c.probs[static_cast<size_t>(b) * H + h];
+      P = Mat<T>::Zero(S, S);
+      P.topLeftCorner(nb, nb) = st.transpose();
       if (!c.head_off.empty() && c.head_off[h]) continue;  // switched off: ctx_h stays 0
-      c.ctx.block(h * dk, col0, dk, nb).noalias() =
-          c.v.block(h * dk, col0, dk, nb) * P.topLeftCorner(nb, nb).transpose();
+      matmul_acc(c.ctx.block(h * dk, col0, dk, nb), c.v.block(h * dk, col0, dk, nb), st);
     }
   }
   linear_forward(p.o, c.ctx, out);
@@ -87,27 +132,28 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
       const auto P = Pfull.topLeftCorner(nb, nb);
       const auto dctx = d_ctx.block(h * dk, col0, dk, nb);
       const auto vh = c.v.block(h * dk, col0, dk, nb);
-      d_v.block(h * dk, col0, dk, nb).noalias() += dctx * P;            // dv_j = sum_i P[i,j] dctx_i
-      Mat<T> dP = dctx.transpose() * vh;                                  // dP[i,j] = dctx_i . v_j
+      matmul_acc(d_v.block(h * dk, col0, dk, nb), dctx, P);  // dv_j = sum_i P[i,j] dctx_i
+      // Transposed layout as in the forward: dpt(j, i) = dP[i, j] = dctx_i . v_j, one query per column.
+      Mat<T> dpt = Mat<T>::Zero(nb, nb);
+      matmul_acc_tn(dpt, vh, dctx);
       if (d_probs) {
         Mat<T>& out = (*d_probs)[static_cast<size_t>(b) * H + h];
         out = Mat<T>::Zero(S, S);
-        out.topLeftCorner(nb, nb) = dP;
+        out.topLeftCorner(nb, nb) = dpt.transpose();
       }
       if (c.imposed) {
         // Row 0 = [c, (1-c) a]: d c = dP[0,0] - sum_j a_j dP[0,j]; d a_j = (1-c) dP[0,j].
         const T self = P(0, 0);
-        T d_self = dP(0, 0);
+        T d_self = dpt(0, 0);
         for (int j = 1; j < nb; ++j) {
           const T a = c.alpha(j - 1, b);
-          d_self -= a * dP(0, j);
-          if (d_alpha) (*d_alpha)(j - 1, b) += (T(1) - self) * dP(0, j);
+          d_self -= a * dpt(j, 0);
+          if (d_alpha) (*d_alpha)(j - 1, b) += (T(1) - self) * dpt(j, 0);
         }
         // c is the own softmax's weight of key 0: its gradient goes to row 0's scores through that softmax.
-        dP.row(0).setZero();
+        dpt.col(0).setZero();
         if (scores_path) {
           const Mat<T>& own = c.own_row0[static_cast<size_t>(b) * H + h];
-          for (int j = 0; j < nb; ++j) dP(0, j) = 0;
           // d score_j = d_self * own_0 (delta_0j - own_j); expressed as a dP row on the own softmax below.
           Mat<T> dS0 = (-d_self * own(0, 0)) * own;
           dS0(0, 0) += d_self * own(0, 0);
@@ -118,24 +164,19 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
           d_k.block(h * dk, col0, dk, nb).noalias() += (qh.col(0) * dS0) * scale;
         }
       } else if (d_alpha) {
-        for (int j = 1; j < nb; ++j) (*d_alpha)(j - 1, b) += (T(1) - P(0, 0)) * dP(0, j);
+        for (int j = 1; j < nb; ++j) (*d_alpha)(j - 1, b) += (T(1) - P(0, 0)) * dpt(j, 0);
       }
       if (!scores_path) continue;
-      // Softmax backward per row: dS = P ⊙ (dP - rowsum(dP ⊙ P)). (Imposed row 0 was handled above: its dP is 0
-      // and its P row is not the softmax, so skip it.)
-      Mat<T> dS(nb, nb);
-      for (int i = 0; i < nb; ++i) {
-        if (c.imposed && i == 0) {
-          dS.row(0).setZero();
-          continue;
-        }
-        const T dot = (dP.row(i).array() * P.row(i).array()).sum();
-        dS.row(i) = (P.row(i).array() * (dP.row(i).array() - dot)).matrix();
+      // Softmax backward per query (column of the transposed layout): dS = P ⊙ (dP - rowsum(dP ⊙ P)), then
+      // scaled. (Imposed row 0 was handled above: its P row is not the softmax, so its column stays 0.)
+      const Mat<T> pt = P.transpose();
+      for (int i = (c.imposed ? 1 : 0); i < nb; ++i) {
+        const T dot = (dpt.col(i).array() * pt.col(i).array()).sum();
+        dpt.col(i) = (pt.col(i).array() * (dpt.col(i).array() - dot) * scale).matrix();
       }
-      const auto qh = c.q.block(h * dk, col0, dk, nb);
-      const auto kh = c.k.block(h * dk, col0, dk, nb);
-      d_q.block(h * dk, col0, dk, nb).noalias() += (kh * dS.transpose()) * scale;  // dq_i = sum_j dS[i,j] k_j
-      d_k.block(h * dk, col0, dk, nb).noalias() += (qh * dS) * scale;              // dk_j = sum_i dS[i,j] q_i
+      // dpt now holds dS^T · scale: dq_i = sum_j dS[i,j] k_j, dk_j = sum_i dS[i,j] q_i.
+      matmul_acc(d_q.block(h * dk, col0, dk, nb), c.k.block(h * dk, col0, dk, nb), dpt);
+      matmul_acc_nt(d_k.block(h * dk, col0, dk, nb), c.q.block(h * dk, col0, dk, nb), dpt);
     }
   }
   Mat<T> dx_part;

@@ -48,3 +48,40 @@ TEST(SimdTanh, WithinAFewUlpOfStdTanhEverywhere) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// The transformer's softmax and GELU (float) run on these under wasm and natively.
+TEST(SimdExp, WithinAFewUlpOfStdExpOverTheClampedRange) {
+  double max_rel = 0;
+  for (int k = -870000; k <= 880000; ++k) {
+    const float x = k * 1e-4f;  // [-87, 88]
+    const float got = simd::exp(simd::splat(x))[1];
+    const double want = std::exp(double(x));
+    max_rel = std::max(max_rel, std::abs(double(got) - want) / want);
+  }
+  EXPECT_LT(max_rel, 3e-7);  // about 2.5 ulp
+  EXPECT_EQ(simd::exp(simd::splat(0.f))[0], 1.f);
+  EXPECT_EQ(simd::exp(simd::splat(-88.f))[2], 0.f);
+  EXPECT_EQ(simd::exp(simd::splat(-1e30f))[3], 0.f);
+  const simd::v4 mixed = simd::exp(simd::v4{-1.f, 0.5f, -20.f, 3.f});
+  EXPECT_NEAR(mixed[0], std::exp(-1.f), 1e-7f);
+  EXPECT_NEAR(mixed[1], std::exp(0.5f), 1e-6f);
+  EXPECT_NEAR(mixed[2], std::exp(-20.f), 1e-14f);
+  EXPECT_NEAR(mixed[3], std::exp(3.f), 1e-5f);
+}
+
+TEST(SimdErf, WithinAFewUlpOfStdErfEverywhere) {
+  double max_err = 0;
+  for (int k = -100000; k <= 100000; ++k) {
+    const float x = k * 1e-4f;  // [-10, 10]
+    const float got = simd::erf(simd::splat(x))[0];
+    max_err = std::max(max_err, std::abs(double(got) - std::erf(double(x))));
+  }
+  EXPECT_LT(max_err, 5e-7);
+  EXPECT_EQ(simd::erf(simd::splat(0.f))[0], 0.f);
+}
+
+}  // namespace
+}  // namespace attnlab

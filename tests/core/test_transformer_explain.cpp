@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
+#include <sstream>
 
 #include "experiments/frozen_encoder.h"
 #include "explain/explain_text.h"
 #include "explain/self_attention_maps.h"
 #include "gradcheck.h"
+#include "model/text_checkpoint.h"
 #include "nn/gelu.h"
 
 namespace attnlab {
@@ -291,6 +294,33 @@ TEST(ExplainTransformer, FieldsShapesAndBadInput) {
   const std::string j = explanation_json(e);
   for (const char* key : {"\"attention_layers\"", "\"rollout\"", "\"flow\"", "\"relevance\"", "\"attention_norm\""})
     EXPECT_NE(j.find(key), std::string::npos) << key;
+}
+
+// Integrated gradients on the shipped transformer: the trapezoid segments refined where their completeness misses
+// keep the attributions' sum within 1 % of p(x) − p(baseline) on this SST-2 test sentence with the default 50 steps
+// (0.29 % measured; the earlier midpoint rule with bisection where p moved > 0.02 was 2.4 % off here).
+std::string transformer_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(TransformerIntegratedGradients, CompleteWithinOnePercentOnAShippedModelSentence) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-transformer/";
+  const std::string config = transformer_file_bytes(dir + "config.json"),
+                    weights = transformer_file_bytes(dir + "model.safetensors");
+  if (config.empty()) GTEST_SKIP() << "no shipped model at " << dir;
+  TextModel model;
+  std::string error;
+  ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
+      << error;
+  const TokenExplanation e = explain_text(model,
+                                          "a gob of drivel so sickly sweet , even the eager consumers of moore 's "
+                                          "pasteurized ditties will retch it up like rancid crème brûlée .",
+                                          {});
+  EXPECT_GT(std::abs(e.ig_target), 0.5);
+  EXPECT_NEAR(e.ig_sum, e.ig_target, 0.01 * std::abs(e.ig_target));
 }
 
 }  // namespace
