@@ -1,9 +1,12 @@
 // Browser benchmark runner: serves the app, exports the text model to ONNX, opens web/bench/text.html in
 // headless Debian Chromium (cross-origin isolated, so ORT can use 2 threads) and prints the results as a
 // markdown table and one JSON line. Usage: node tests/bench/bench-browser.mjs [--model sst2-tanh] [--runs 50]
+// A transformer model (config.json "encoder": "transformer") is exported by export-transformer-onnx.mjs.
+import fs from 'node:fs';
 import path from 'node:path';
 import { launchChromium } from '../e2e/browser.mjs';
 import { buildModel, readCheckpoint } from '../../models/tools/export-onnx.mjs';
+import { buildTransformerModel, readTransformerCheckpoint } from '../../models/tools/export-transformer-onnx.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const args = process.argv.slice(2);
@@ -12,7 +15,9 @@ const model = opt('--model', 'sst2-tanh');
 const runs = opt('--runs', '50');
 const root = path.resolve(import.meta.dirname, '../..');
 
-const onnx = buildModel(readCheckpoint(path.join(root, 'models/text', model)));
+const dir = path.join(root, 'models/text', model);
+const transformer = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')).encoder === 'transformer';
+const onnx = transformer ? buildTransformerModel(readTransformerCheckpoint(dir)) : buildModel(readCheckpoint(dir));
 const server = await startServer({ port: 0, root });
 const context = await launchChromium();
 try {

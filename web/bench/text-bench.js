@@ -50,7 +50,8 @@ async function main() {
   const gemm = (eigen) => median(() => Module.gemmProbe(512, 128, 640, 1, eigen), 20);
   results.gemm_kernel_gflops = (2 * 512 * 128 * 640) / gemm(false) / 1e6;
   results.gemm_eigen_gflops = (2 * 512 * 128 * 640) / gemm(true) / 1e6;
-  results.core_forward_gflops = (50 * 590208) / results.core_forward_ms / 1e6;
+  // FLOPs per token of the shipped BiLSTM (sst2-tanh's sizes); not meaningful for other encoders.
+  if (JSON.parse(config).encoder !== 'transformer') results.core_forward_gflops = (50 * 590208) / results.core_forward_ms / 1e6;
   session.delete();
 
   const onnxResponse = await fetch('./model.onnx');
