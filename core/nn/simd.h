@@ -86,4 +86,17 @@ inline v4 erf(v4 a) {
   return p / q;
 }
 
+// out[i] = f(in[i]) (times scale[i] when scale is given) over n floats, the tail through a padded lane set.
+template <class F>
+inline void map4(const float* in, const float* scale, float* out, long n, F f) {
+  long i = 0;
+  for (; i + 4 <= n; i += 4) store(out + i, scale ? f(load(in + i)) * load(scale + i) : f(load(in + i)));
+  if (i < n) {
+    float a[4] = {0, 0, 0, 0}, s[4] = {1, 1, 1, 1};
+    for (long k = i; k < n; ++k) a[k - i] = in[k], s[k - i] = scale ? scale[k] : 1.f;
+    const v4 r = f(load(a)) * load(s);
+    for (long k = i; k < n; ++k) out[k] = r[k - i];
+  }
+}
+
 }  // namespace attnlab::simd
