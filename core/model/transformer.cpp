@@ -165,21 +165,28 @@ void transformer_forward(const TextConfig& cfg, const TransformerParams<T>& p, c
     lc.in = *h;
     layer_norm_forward(lp.ln1, lc.in, lc.y1, lc.ln1);
     Mat<T> a;
+    const bool cls_query = run.logits_only && l == L - 1;  // a [d x B]: the [CLS] query only
     mha_forward(lp.attn, cfg.heads, lc.y1, c.n, S, uniform, (alpha_override && l == L - 1) ? &imposed : nullptr,
-                lc.attn, a, run.head_off.empty() ? nullptr : run.head_off.data() + static_cast<size_t>(l) * cfg.heads);
+                lc.attn, a, run.head_off.empty() ? nullptr : run.head_off.data() + static_cast<size_t>(l) * cfg.heads,
+                cls_query);
     dropout_forward(a, run.dropout, rng, lc.mask1);
-    lc.mid = lc.in + a;
     lc.ffn_cols.clear();
     if (l == L - 1) {
       for (int b = 0; b < B; ++b) lc.ffn_cols.push_back(static_cast<Eigen::Index>(b) * S);
     } else {
-      for (Eigen::Index k = 0; k < lc.mid.cols(); ++k) lc.ffn_cols.push_back(k);
+      for (Eigen::Index k = 0; k < lc.in.cols(); ++k) lc.ffn_cols.push_back(k);
     }
     const Eigen::Index M = static_cast<Eigen::Index>(lc.ffn_cols.size());
-    if (l == L - 1) {
+    if (cls_query) {
+      lc.mid.resize(0, 0);  // only the [CLS] columns exist
+      lc.mid_sel.resize(d, M);
+      for (Eigen::Index k = 0; k < M; ++k) lc.mid_sel.col(k) = lc.in.col(lc.ffn_cols[k]) + a.col(k);
+    } else if (l == L - 1) {
+      lc.mid = lc.in + a;
       lc.mid_sel.resize(d, M);
       for (Eigen::Index k = 0; k < M; ++k) lc.mid_sel.col(k) = lc.mid.col(lc.ffn_cols[k]);
     } else {
+      lc.mid = lc.in + a;
       lc.mid_sel = lc.mid;
     }
     layer_norm_forward(lp.ln2, lc.mid_sel, lc.y2, lc.ln2);
@@ -248,15 +255,18 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
     linear_backward(lp.fc1, lc.y2, d_pre, lg ? &lg->fc1 : nullptr, &d_y2);
     layer_norm_backward(lp.ln2, lc.ln2, d_y2, lg ? &lg->ln2 : nullptr, &d_mid_sel);
     d_mid_sel += d_h;
+    const bool cls_query = lc.attn.first_query_only;  // the forward ran logits_only: d_a is [d x B]
     Mat<T> d_mid;
-    if (l == L - 1) {
+    if (cls_query) {
+      // d_mid stays empty: the residual's gradient is added at the [CLS] columns below
+    } else if (l == L - 1) {
       d_mid = Mat<T>::Zero(d, lc.mid.cols());
       for (size_t k = 0; k < lc.ffn_cols.size(); ++k) d_mid.col(lc.ffn_cols[k]) = d_mid_sel.col(static_cast<Eigen::Index>(k));
     } else {
       d_mid = std::move(d_mid_sel);
     }
     // mid = in + Drop(MHA(LN1(in)))
-    Mat<T> d_a = d_mid;
+    Mat<T> d_a = cls_query ? d_mid_sel : d_mid;
     dropout_backward(lc.mask1, d_a);
     Mat<T> d_y1, d_in;
     Mat<T> d_alpha_l;
@@ -266,7 +276,11 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
       d_alpha->topRows(std::min<Eigen::Index>(steps, d_alpha_l.rows())) =
           d_alpha_l.topRows(std::min<Eigen::Index>(steps, d_alpha_l.rows()));
     layer_norm_backward(lp.ln1, lc.ln1, d_y1, lg ? &lg->ln1 : nullptr, &d_in);
-    d_in += d_mid;
+    if (cls_query) {
+      for (size_t k = 0; k < lc.ffn_cols.size(); ++k) d_in.col(lc.ffn_cols[k]) += d_mid_sel.col(static_cast<Eigen::Index>(k));
+    } else {
+      d_in += d_mid;
+    }
     d_h = std::move(d_in);
   }
   if (L > 0) d_h0 = std::move(d_h);

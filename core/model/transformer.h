@@ -52,7 +52,7 @@ struct TransformerLayerCache {
   Mat<T> y1;   // LN1(in)
   MhaCache<T> attn;
   Mat<T> mask1;
-  Mat<T> mid;  // in + Drop(MHA)  [d x B*S]
+  Mat<T> mid;  // in + Drop(MHA)  [d x B*S] (empty in the last layer under TransformerRun::logits_only)
   std::vector<Eigen::Index> ffn_cols;  // columns of mid the FFN ran on (all, or the [CLS] columns in the last layer)
   Mat<T> mid_sel;  // mid at ffn_cols [d x M]
   LayerNormCache<T> ln2;
@@ -67,6 +67,10 @@ struct TransformerRun {
   uint64_t seed = 0;
   // Heads switched off ([layer * H + head] flags, empty = all on): Michel et al.'s head ablation.
   std::vector<char> head_off;
+  // Only the logits (and input / parameter gradients) are wanted: the last layer's attention computes the
+  // [CLS] query alone (self_attention.h first_query_only) — its probs hold row 0 only and its mid is empty.
+  // The output, alpha and every gradient are unchanged; the other rows of the last layer's maps are not computed.
+  bool logits_only = false;
 };
 
 template <class T>

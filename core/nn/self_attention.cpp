@@ -49,11 +49,20 @@ void softmax_columns(Mat<float>& s) {
   }
 }
 
+// Column b*S (position 0 of each sequence) of x [d x B*S], as [d x B].
+template <class T>
+Mat<T> first_columns(const Mat<T>& x, int B, int S) {
+  Mat<T> out(x.rows(), B);
+  for (int b = 0; b < B; ++b) out.col(b) = x.col(static_cast<Eigen::Index>(b) * S);
+  return out;
+}
+
 }  // namespace
 
 template <class T>
 void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vector<int>& n, int S, bool uniform,
-                 const Mat<T>* imposed_alpha, MhaCache<T>& c, Mat<T>& out, const char* head_off) {
+                 const Mat<T>* imposed_alpha, MhaCache<T>& c, Mat<T>& out, const char* head_off,
+                 bool first_query_only) {
   const int B = static_cast<int>(n.size());
   const Eigen::Index d = x.rows();
   const int dk = static_cast<int>(d) / H;
@@ -63,32 +72,40 @@ void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vecto
   c.n = n;
   c.uniform = uniform;
   c.imposed = imposed_alpha != nullptr;
+  c.first_query_only = first_query_only;
   c.alpha = imposed_alpha ? *imposed_alpha : Mat<T>();
   c.head_off.assign(head_off ? head_off : nullptr, head_off ? head_off + H : nullptr);
   if (!uniform) {
-    linear_forward(p.q, x, c.q);
+    if (first_query_only) {
+      linear_forward(p.q, first_columns(x, B, S), c.q);
+    } else {
+      linear_forward(p.q, x, c.q);
+    }
     linear_forward(p.k, x, c.k);
   } else {
     c.q.resize(0, 0);
     c.k.resize(0, 0);
   }
   linear_forward(p.v, x, c.v);
-  c.ctx = Mat<T>::Zero(d, x.cols());
+  c.ctx = Mat<T>::Zero(d, first_query_only ? B : x.cols());
   c.probs.assign(static_cast<size_t>(B) * H, Mat<T>());
   c.own_row0.assign(c.imposed ? static_cast<size_t>(B) * H : 0, Mat<T>());
   Mat<T> kt, st;
   for (int b = 0; b < B; ++b) {
     const int nb = n[b];
     const Eigen::Index col0 = static_cast<Eigen::Index>(b) * S;
+    // The query columns of this sequence: all nb positions, or position 0 only (its column b in q and ctx).
+    const int nq = first_query_only ? 1 : nb;
+    const Eigen::Index qcol0 = first_query_only ? b : col0;
     for (int h = 0; h < H; ++h) {
       // st = P_h transposed ([key j x query i]): each query's softmax is one contiguous column, and
       // ctx_h = V_h P_h^T = V_h st is a plain product.
       if (uniform) {
-        st.setConstant(nb, nb, T(1) / T(nb));
+        st.setConstant(nb, nq, T(1) / T(nb));
       } else {
         kt = c.k.block(h * dk, col0, dk, nb).transpose();
-        st.setZero(nb, nb);
-        matmul_acc(st, kt, c.q.block(h * dk, col0, dk, nb));  // st(j, i) = k_j . q_i
+        st.setZero(nb, nq);
+        matmul_acc(st, kt, c.q.block(h * dk, qcol0, dk, nq));  // st(j, i) = k_j . q_i
         st *= scale;
         softmax_columns(st);
       }
@@ -99,9 +116,9 @@ void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vecto
       }
       Mat<T>& P = c.probs[static_cast<size_t>(b) * H + h];
       P = Mat<T>::Zero(S, S);
-      P.topLeftCorner(nb, nb) = st.transpose();
+      P.topLeftCorner(nq, nb) = st.transpose();
       if (!c.head_off.empty() && c.head_off[h]) continue;  // switched off: ctx_h stays 0
-      matmul_acc(c.ctx.block(h * dk, col0, dk, nb), c.v.block(h * dk, col0, dk, nb), st);
+      matmul_acc(c.ctx.block(h * dk, qcol0, dk, nq), c.v.block(h * dk, col0, dk, nb), st);
     }
   }
   linear_forward(p.o, c.ctx, out);
@@ -116,30 +133,33 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
   const T scale = T(1) / std::sqrt(T(dk));
   Mat<T> d_ctx;
   linear_backward(p.o, c.ctx, d_out, grads ? &grads->o : nullptr, &d_ctx);
-  Mat<T> d_q = Mat<T>::Zero(d, x.cols()), d_k = Mat<T>::Zero(d, x.cols()), d_v = Mat<T>::Zero(d, x.cols());
+  const bool fq = c.first_query_only;
+  Mat<T> d_q = Mat<T>::Zero(d, fq ? B : x.cols()), d_k = Mat<T>::Zero(d, x.cols()), d_v = Mat<T>::Zero(d, x.cols());
   if (d_probs) d_probs->assign(static_cast<size_t>(B) * H, Mat<T>());
   if (d_alpha) *d_alpha = Mat<T>::Zero(c.alpha.rows() ? c.alpha.rows() : S - 1, B);
   const bool scores_path = !c.uniform && !detach;
   for (int b = 0; b < B; ++b) {
     const int nb = c.n[b];
     const Eigen::Index col0 = static_cast<Eigen::Index>(b) * S;
+    const int nq = fq ? 1 : nb;  // query columns, as in the forward
+    const Eigen::Index qcol0 = fq ? b : col0;
     for (int h = 0; h < H; ++h) {
       if (!c.head_off.empty() && c.head_off[h]) {
         if (d_probs) (*d_probs)[static_cast<size_t>(b) * H + h] = Mat<T>::Zero(S, S);
         continue;  // no path through a switched-off head
       }
       const Mat<T>& Pfull = c.probs[static_cast<size_t>(b) * H + h];
-      const auto P = Pfull.topLeftCorner(nb, nb);
-      const auto dctx = d_ctx.block(h * dk, col0, dk, nb);
+      const auto P = Pfull.topLeftCorner(nq, nb);
+      const auto dctx = d_ctx.block(h * dk, qcol0, dk, nq);
       const auto vh = c.v.block(h * dk, col0, dk, nb);
       matmul_acc(d_v.block(h * dk, col0, dk, nb), dctx, P);  // dv_j = sum_i P[i,j] dctx_i
       // Transposed layout as in the forward: dpt(j, i) = dP[i, j] = dctx_i . v_j, one query per column.
-      Mat<T> dpt = Mat<T>::Zero(nb, nb);
+      Mat<T> dpt = Mat<T>::Zero(nb, nq);
       matmul_acc_tn(dpt, vh, dctx);
       if (d_probs) {
         Mat<T>& out = (*d_probs)[static_cast<size_t>(b) * H + h];
         out = Mat<T>::Zero(S, S);
-        out.topLeftCorner(nb, nb) = dpt.transpose();
+        out.topLeftCorner(nq, nb) = dpt.transpose();
       }
       if (c.imposed) {
         // Row 0 = [c, (1-c) a]: d c = dP[0,0] - sum_j a_j dP[0,j]; d a_j = (1-c) dP[0,j].
@@ -158,10 +178,10 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
           Mat<T> dS0 = (-d_self * own(0, 0)) * own;
           dS0(0, 0) += d_self * own(0, 0);
           // Apply the row-0 score gradient directly.
-          const auto qh = c.q.block(h * dk, col0, dk, nb);
+          const auto q0 = c.q.block(h * dk, qcol0, dk, 1);
           const auto kh = c.k.block(h * dk, col0, dk, nb);
-          d_q.block(h * dk, col0, dk, 1).noalias() += (kh * dS0.transpose()) * scale;
-          d_k.block(h * dk, col0, dk, nb).noalias() += (qh.col(0) * dS0) * scale;
+          d_q.block(h * dk, qcol0, dk, 1).noalias() += (kh * dS0.transpose()) * scale;
+          d_k.block(h * dk, col0, dk, nb).noalias() += (q0 * dS0) * scale;
         }
       } else if (d_alpha) {
         for (int j = 1; j < nb; ++j) (*d_alpha)(j - 1, b) += (T(1) - P(0, 0)) * dpt(j, 0);
@@ -170,13 +190,13 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
       // Softmax backward per query (column of the transposed layout): dS = P ⊙ (dP - rowsum(dP ⊙ P)), then
       // scaled. (Imposed row 0 was handled above: its P row is not the softmax, so its column stays 0.)
       const Mat<T> pt = P.transpose();
-      for (int i = (c.imposed ? 1 : 0); i < nb; ++i) {
+      for (int i = (c.imposed ? 1 : 0); i < nq; ++i) {
         const T dot = (dpt.col(i).array() * pt.col(i).array()).sum();
         dpt.col(i) = (pt.col(i).array() * (dpt.col(i).array() - dot) * scale).matrix();
       }
       // dpt now holds dS^T · scale: dq_i = sum_j dS[i,j] k_j, dk_j = sum_i dS[i,j] q_i.
-      matmul_acc(d_q.block(h * dk, col0, dk, nb), c.k.block(h * dk, col0, dk, nb), dpt);
-      matmul_acc_nt(d_k.block(h * dk, col0, dk, nb), c.q.block(h * dk, col0, dk, nb), dpt);
+      matmul_acc(d_q.block(h * dk, qcol0, dk, nq), c.k.block(h * dk, col0, dk, nb), dpt);
+      matmul_acc_nt(d_k.block(h * dk, col0, dk, nb), c.q.block(h * dk, qcol0, dk, nq), dpt);
     }
   }
   Mat<T> dx_part;
@@ -184,8 +204,14 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
   linear_backward(p.v, x, d_v, grads ? &grads->v : nullptr, d_x ? &dx_part : nullptr);
   if (d_x) *d_x += dx_part;
   if (!c.uniform) {
-    linear_backward(p.q, x, d_q, grads ? &grads->q : nullptr, d_x ? &dx_part : nullptr);
-    if (d_x) *d_x += dx_part;
+    if (fq) {
+      linear_backward(p.q, first_columns(x, B, S), d_q, grads ? &grads->q : nullptr, d_x ? &dx_part : nullptr);
+      if (d_x)
+        for (int b = 0; b < B; ++b) d_x->col(static_cast<Eigen::Index>(b) * S) += dx_part.col(b);
+    } else {
+      linear_backward(p.q, x, d_q, grads ? &grads->q : nullptr, d_x ? &dx_part : nullptr);
+      if (d_x) *d_x += dx_part;
+    }
     linear_backward(p.k, x, d_k, grads ? &grads->k : nullptr, d_x ? &dx_part : nullptr);
     if (d_x) *d_x += dx_part;
   }
@@ -193,7 +219,7 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
 
 #define ATTNLAB_INSTANTIATE(T)                                                                                 \
   template void mha_forward<T>(const MhaParams<T>&, int, const Mat<T>&, const std::vector<int>&, int, bool,    \
-                               const Mat<T>*, MhaCache<T>&, Mat<T>&, const char*);                                          \
+                               const Mat<T>*, MhaCache<T>&, Mat<T>&, const char*, bool);                  \
   template void mha_backward<T>(const MhaParams<T>&, const Mat<T>&, const MhaCache<T>&, const Mat<T>&, bool,   \
                                 MhaParams<T>*, Mat<T>*, std::vector<Mat<T>>*, Mat<T>*);
 ATTNLAB_INSTANTIATE(float)

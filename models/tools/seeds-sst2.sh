@@ -9,7 +9,7 @@
 # Usage: bash models/tools/seeds-sst2.sh [DATA_DIR]
 #   ATTENTIONS="tanh dot uniform"  SEEDS="50 257 500231 100078 12504"  EXPERIMENTS="kendall permutation adversarial
 #   erase-until-flip eraser plausibility"  LIMIT=0 (test sentences per experiment, 0 = all)  EPOCHS=8  JOBS=2 (trainings side by side)
-#   OUT=models/text/seeds  WORK=build/seeds  TRAIN_LIMIT=0.
+#   OUT=models/text/seeds  WORK=build/seeds  TRAIN_LIMIT=0  ATTNLAB=build/attnlab (a copy keeps long runs safe from rebuilds).
 # Cost on this 2-core machine: ~4 min a training; kendall ~0.5 min, erase-until-flip ~2, eraser and
 # plausibility ~5–12 min a model on the whole test set (integrated gradients, 50 steps).
 set -euo pipefail
@@ -26,7 +26,8 @@ TRAIN_LIMIT=${TRAIN_LIMIT:-0}    # first N training phrases only (0 = all; smoke
 out=${OUT:-models/text/seeds}
 work=${WORK:-build/seeds}
 mkdir -p "$out" "$work"
-[ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+BIN=${ATTNLAB:-build/attnlab}
+[ -x "$BIN" ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
 source models/tools/transformer-recipe.sh
 
 # One (attention, seed): train unless already trained with the same settings, record its metrics, run the
@@ -38,7 +39,7 @@ one() {
     recipe=("${TRANSFORMER_RECIPE[@]}" --layers 2 --max-len 64 --attention "${att#transformer-}" --epochs "$TF_EPOCHS") ;;
   esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
-    nice -n 10 build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+    nice -n 10 "$BIN" train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
       --out "$dir" "${recipe[@]}" --seed "$seed" --min-count 2 --storage f32 --limit "$TRAIN_LIMIT" \
       > "$work/$tag.train.log" 2>&1
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
@@ -50,7 +51,7 @@ one() {
     [ "$LIMIT" != 0 ] && suffix=".limit$LIMIT"
     f="$out/$tag.$e$suffix.json"
     [ -f "$f" ] && continue
-    build/attnlab experiment "$e" --model "$dir" --data "$data/test.tsv" --limit "$LIMIT" \
+    nice -n 10 "$BIN" experiment "$e" --model "$dir" --data "$data/test.tsv" --limit "$LIMIT" \
       --out "$work/$tag.$e$suffix.rows.json" 2>/dev/null | tail -n 1 > "$f.tmp"
     mv "$f.tmp" "$f"
   done

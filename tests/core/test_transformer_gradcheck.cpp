@@ -1,6 +1,7 @@
 // Transformer layers against central finite differences (double, small sizes): LayerNorm, GELU, multi-head
 // self-attention (learned with a key-padding mask, uniform, imposed [CLS] row), and the whole encoder through
-// the text-model interface (padding, a cut input, an empty input, dropout with a fixed seed, imposed alpha).
+// the text-model interface (padding, a cut input, an empty input, dropout with a fixed seed, imposed alpha), and the
+// [CLS]-query-only mode of the last layer (TransformerRun::logits_only, self_attention.h first_query_only).
 #include "gradcheck.h"
 #include "model/text_model.h"
 #include "nn/gelu.h"
@@ -71,7 +72,9 @@ MhaParams<double> zero_mha(int d) {
   return p;
 }
 
-void check_mha(bool uniform, bool imposed, uint64_t seed) {
+// first_query: the [CLS]-query-only mode (out [d x B]); besides the numeric gradients it must equal the full
+// forward's position-0 columns and the full backward's gradients for a d_out that is zero elsewhere.
+void check_mha(bool uniform, bool imposed, uint64_t seed, bool first_query = false) {
   constexpr int d = 4, H = 2, S = 4;
   const std::vector<int> n = {4, 2, 3};
   const int B = 3;
@@ -79,27 +82,52 @@ void check_mha(bool uniform, bool imposed, uint64_t seed) {
   MhaParams<double> p = random_mha(d, rng);
   Mat<double> x = random_mat(d, B * S, rng, 1.0);
   Mat<double> alpha = random_mat(S - 1, B, rng).cwiseAbs();
-  Mat<double> r = random_mat(d, B * S, rng);
-  for (int b = 0; b < B; ++b)  // loss only on real positions
-    for (int s = n[b]; s < S; ++s) r.col(b * S + s).setZero();
+  Mat<double> r = random_mat(d, first_query ? B : B * S, rng);
+  if (!first_query)
+    for (int b = 0; b < B; ++b)  // loss only on real positions
+      for (int s = n[b]; s < S; ++s) r.col(b * S + s).setZero();
   auto loss = [&] {
     MhaCache<double> c;
     Mat<double> out;
-    mha_forward<double>(p, H, x, n, S, uniform, imposed ? &alpha : nullptr, c, out);
+    mha_forward<double>(p, H, x, n, S, uniform, imposed ? &alpha : nullptr, c, out, nullptr, first_query);
     return (out.array() * r.array()).sum();
   };
   MhaCache<double> c;
   Mat<double> out, dx, d_alpha;
-  mha_forward<double>(p, H, x, n, S, uniform, imposed ? &alpha : nullptr, c, out);
+  mha_forward<double>(p, H, x, n, S, uniform, imposed ? &alpha : nullptr, c, out, nullptr, first_query);
+  ASSERT_EQ(out.cols(), first_query ? B : B * S);
   // Rows of P sum to 1 on real queries (except an imposed row 0), padded keys get exactly 0.
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       const Mat<double>& P = c.probs[b * H + h];
-      for (int i = imposed ? 1 : 0; i < n[b]; ++i) EXPECT_NEAR(P.row(i).sum(), 1.0, 1e-12);
+      for (int i = imposed ? 1 : 0; i < (first_query ? 1 : n[b]); ++i) EXPECT_NEAR(P.row(i).sum(), 1.0, 1e-12);
       for (int j = n[b]; j < S; ++j) EXPECT_EQ(P.col(j).cwiseAbs().sum(), 0.0);
     }
   MhaParams<double> g = zero_mha(d);
   mha_backward<double>(p, x, c, r, false, &g, &dx, nullptr, imposed ? &d_alpha : nullptr);
+  if (first_query) {
+    MhaCache<double> cf;
+    Mat<double> full, dxf, d_alpha_f;
+    mha_forward<double>(p, H, x, n, S, uniform, imposed ? &alpha : nullptr, cf, full);
+    Mat<double> rf = Mat<double>::Zero(d, B * S);
+    for (int b = 0; b < B; ++b) {
+      rf.col(b * S) = r.col(b);
+      EXPECT_LT((out.col(b) - full.col(b * S)).cwiseAbs().maxCoeff(), 1e-12);
+      for (int h = 0; h < H; ++h) {
+        EXPECT_LT((c.probs[b * H + h].row(0) - cf.probs[b * H + h].row(0)).cwiseAbs().maxCoeff(), 1e-12);
+        // The other query rows are not computed (the full forward's are, on sequences longer than [CLS]).
+        EXPECT_EQ(c.probs[b * H + h].bottomRows(S - 1).cwiseAbs().sum(), 0.0);
+        EXPECT_GT(cf.probs[b * H + h].row(1).sum(), 0.5);
+      }
+    }
+    MhaParams<double> gf = zero_mha(d);
+    mha_backward<double>(p, x, cf, rf, false, &gf, &dxf, nullptr, imposed ? &d_alpha_f : nullptr);
+    EXPECT_LT((dx - dxf).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((g.v.w - gf.v.w).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((g.o.w - gf.o.w).cwiseAbs().maxCoeff(), 1e-12);
+    if (!uniform) EXPECT_LT((g.q.w - gf.q.w).cwiseAbs().maxCoeff() + (g.k.w - gf.k.w).cwiseAbs().maxCoeff(), 1e-12);
+    if (imposed) EXPECT_LT((d_alpha - d_alpha_f).cwiseAbs().maxCoeff(), 1e-12);
+  }
   if (!uniform) {
     expect_gradient("q.w", p.q.w, g.q.w, loss);
     expect_gradient("q.b", p.q.b, g.q.b, loss);
@@ -124,6 +152,9 @@ void check_mha(bool uniform, bool imposed, uint64_t seed) {
 TEST(TransformerGradCheck, MultiHeadAttentionMasked) { check_mha(false, false, 13); }
 TEST(TransformerGradCheck, MultiHeadAttentionUniform) { check_mha(true, false, 14); }
 TEST(TransformerGradCheck, MultiHeadAttentionImposedClsRow) { check_mha(false, true, 15); }
+TEST(TransformerGradCheck, MultiHeadAttentionFirstQueryOnly) { check_mha(false, false, 17, true); }
+TEST(TransformerGradCheck, MultiHeadAttentionFirstQueryOnlyUniform) { check_mha(true, false, 18, true); }
+TEST(TransformerGradCheck, MultiHeadAttentionFirstQueryOnlyImposed) { check_mha(false, true, 19, true); }
 
 TEST(TransformerGradCheck, SoftmaxIsSafeForHugeScores) {
   constexpr int d = 2;
@@ -165,7 +196,7 @@ TinyModel tiny_transformer(uint64_t seed, int layers = 2, int classes = 2) {
   return m;
 }
 
-void check_model(TinyModel& m, double dropout, bool impose, bool detach = false) {
+void check_model(TinyModel& m, double dropout, bool impose, bool detach = false, bool logits_only = false) {
   const std::vector<int> lengths = {4, 2, 0};  // 4 > max_len 3: cut; 0: [CLS] alone
   const int B = 3, T = 4;
   Rng rng(21);
@@ -175,6 +206,7 @@ void check_model(TinyModel& m, double dropout, bool impose, bool detach = false)
   auto forward = [&](TextCache<double>& c) {
     c.run.dropout = dropout;
     c.run.seed = 5;
+    c.run.logits_only = logits_only;
     text_forward(m.cfg, m.p, x, lengths, c, impose ? &alpha : nullptr);
   };
   auto loss = [&] {
@@ -243,6 +275,55 @@ TEST(TransformerGradCheck, EncoderWithDropout) {
 TEST(TransformerGradCheck, EncoderImposedAlpha) {
   TinyModel m = tiny_transformer(34);
   check_model(m, 0.0, true);
+}
+
+TEST(TransformerGradCheck, EncoderLogitsOnly) {
+  TinyModel m = tiny_transformer(37);
+  check_model(m, 0.0, false, false, true);
+}
+
+TEST(TransformerGradCheck, EncoderLogitsOnlyImposedAlpha) {
+  TinyModel m = tiny_transformer(38);
+  check_model(m, 0.0, true, false, true);
+}
+
+// TransformerRun::logits_only computes the last layer's [CLS] query alone: logits, alpha, the input gradient
+// (plain and detached) and every parameter gradient equal the full forward's to rounding; the last layer's
+// other attention rows are then zero (the full forward's are not: the mode really skips them).
+TEST(TransformerGradCheck, LogitsOnlyEqualsTheFullForward) {
+  for (const bool uniform : {false, true}) {
+    TinyModel m = tiny_transformer(39, 2, 3);
+    if (uniform) m.cfg.attention = AttentionKind::Uniform;
+    const std::vector<int> lengths = {3, 1, 2};
+    Rng rng(4);
+    const Mat<double> x = random_mat(4, 3 * 3, rng, 1.0);
+    const Mat<double> r = random_mat(m.cfg.outputs(), 3, rng);
+    TextCache<double> full, fast;
+    fast.run.logits_only = true;
+    text_forward(m.cfg, m.p, x, lengths, full);
+    text_forward(m.cfg, m.p, x, lengths, fast);
+    EXPECT_LT((full.logits - fast.logits).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT((full.transformer.alpha - fast.transformer.alpha).cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_EQ(fast.transformer.layers[1].attn.ctx.cols(), 3);
+    EXPECT_EQ(fast.transformer.probs(1, 0, 0).row(1).cwiseAbs().sum(), 0.0);
+    EXPECT_GT(full.transformer.probs(1, 0, 0).row(1).sum(), 0.5);
+    for (const bool detach : {false, true}) {
+      BackwardOptions opts;
+      opts.detach_attention = detach;
+      TextParams<double> gf, gs;
+      for (TextParams<double>* g : {&gf, &gs}) {
+        g->resize(m.cfg);
+        g->set_zero();
+      }
+      Mat<double> dxf, dxs;
+      text_backward<double>(m.cfg, m.p, full, r, opts, &gf, &dxf);
+      text_backward<double>(m.cfg, m.p, fast, r, opts, &gs, &dxs);
+      EXPECT_LT((dxf - dxs).cwiseAbs().maxCoeff(), 1e-12);
+      auto a = gf.named(), b = gs.named();
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_LT((*a[i].second - *b[i].second).cwiseAbs().maxCoeff(), 1e-12) << a[i].first;
+    }
+  }
 }
 
 TEST(TransformerGradCheck, EncoderUniform) {
