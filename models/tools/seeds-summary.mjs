@@ -74,8 +74,48 @@ for (const metrics of Object.values(table)) {
 }
 fs.writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(table, null, 1)}\n`);
 for (const [att, metrics] of Object.entries(table)) {
-  console.log(`\n### sst2-${att}\n\n| metric | mean ± std | seeds |\n| --- | --- | --- |`);
+  console.log(`\n### sst2-${att}\n\n| metric | mean ± std | seeds | per seed |\n| --- | --- | --- | --- |`);
   for (const [k, s] of Object.entries(metrics)) {
-    console.log(`| ${k} | ${s.mean.toFixed(3)}${s.std === null ? '' : ` ± ${s.std.toFixed(3)}`} | ${s.n} |`);
+    const per = Object.entries(s.values).map(([seed, v]) => `${seed}: ${v.toFixed(3)}`).join(', ');
+    console.log(`| ${k} | ${s.mean.toFixed(3)}${s.std === null ? '' : ` ± ${s.std.toFixed(3)}`} | ${s.n} | ${per} |`);
   }
 }
+
+// Is a difference larger than the seed spread? Paired over the seeds both metrics have (the same model's two
+// rankings, or two models trained with the same seed): mean ± sample std of the difference, how many seeds agree
+// on its sign, and "yes" when every seed agrees and |mean| > 2 · std / sqrt(n) (a paired t of 2; n ≥ 3).
+function paired(a, b) {
+  const seeds = Object.keys(a?.values ?? {}).filter((k) => k in (b?.values ?? {}));
+  const d = seeds.map((k) => a.values[k] - b.values[k]);
+  const n = d.length;
+  if (n < 2) return null;
+  const mean = d.reduce((x, y) => x + y, 0) / n;
+  const std = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1));
+  const agree = d.filter((x) => Math.sign(x) === Math.sign(mean)).length;
+  return { n, mean, std, agree, beyond: n >= 3 && agree === n && Math.abs(mean) > (2 * std) / Math.sqrt(n) };
+}
+const comparisons = [];
+const flip = (r) => `erase-until-flip: fraction removed (flipped by all), ${r}`;
+for (const [att, m] of Object.entries(table)) {
+  for (const [x, y] of [['attention', 'random'], ['attention', 'leave_one_out'], ['gradient', 'attention'],
+    ['attention_x_gradient', 'gradient'], ['leave_one_out', 'random']]) {
+    const c = paired(m[flip(x)], m[flip(y)]);
+    if (c) comparisons.push({ what: `sst2-${att}: erase-until-flip fraction, ${x} − ${y}`, ...c });
+  }
+  for (const k of ['τ(attention, gradient)', 'τ(attention, leave-one-out)']) {
+    const c = paired(m[k], { values: Object.fromEntries(Object.keys(m[k]?.values ?? {}).map((s) => [s, 0])) });
+    if (c) comparisons.push({ what: `sst2-${att}: ${k} − 0`, ...c });
+  }
+}
+for (const [x, y] of [['tanh', 'uniform'], ['dot', 'uniform'], ['tanh', 'dot'], ['transformer-dot', 'transformer-uniform']]) {
+  for (const k of ['test F1', 'test accuracy']) {
+    const c = paired(table[x]?.[k], table[y]?.[k]);
+    if (c) comparisons.push({ what: `${k}: sst2-${x} − sst2-${y} (same seeds)`, ...c });
+  }
+}
+if (comparisons.length) {
+  console.log('\n### Differences against the seed spread (paired by seed)\n\n| difference | mean ± std | seeds agreeing | larger than the spread |\n| --- | --- | --- | --- |');
+  for (const c of comparisons)
+    console.log(`| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`);
+}
+fs.writeFileSync(path.join(dir, 'comparisons.json'), `${JSON.stringify(comparisons, null, 1)}\n`);
