@@ -1,0 +1,85 @@
+// The seed summaries: models/tools/seeds-summary.mjs (text) computes mean ± sample std over seeds and the paired
+// differences against the seed spread — checked on hand-made files with known answers; and the committed
+// summaries RESULTS' seed tables come from (models/text/seeds/summary.json, comparisons.json; models/cnn/seeds/
+// summary.json from seeds-cnn.sh summary) are what the scripts compute from the committed per-seed files.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const SCRIPT = path.join(ROOT, 'models/tools/seeds-summary.mjs');
+
+function run(dir) {
+  execFileSync(process.execPath, [SCRIPT, dir], { stdio: 'pipe' });
+  return {
+    summary: JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')),
+    comparisons: JSON.parse(fs.readFileSync(path.join(dir, 'comparisons.json'), 'utf8')),
+  };
+}
+
+function write(dir, name, obj) {
+  fs.writeFileSync(path.join(dir, name), `${JSON.stringify(obj)}\n`);
+}
+
+const flipFile = (att, rnd) => ({
+  fraction_mean_flipped_by_all: { attention: att, gradient: 0.4, attention_x_gradient: 0.3, leave_one_out: 0.6, random: rnd },
+});
+
+test('mean, sample std and paired differences against hand-computed values', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-summary-'));
+  const f1 = { 1: 0.8, 2: 0.82, 3: 0.84 };
+  const uni = { 1: 0.79, 2: 0.83, 3: 0.83 };  // tanh − uniform: 0.01, −0.01, 0.01 → signs disagree
+  for (const s of [1, 2, 3]) {
+    write(dir, `sst2-tanh-s${s}.train.json`, { best_epoch: s, metrics: { test: { f1: f1[s], accuracy: f1[s] } } });
+    write(dir, `sst2-uniform-s${s}.train.json`, { best_epoch: 1, metrics: { test: { f1: uni[s], accuracy: uni[s] } } });
+    // attention − random: −0.30, −0.31, −0.29 (every seed agrees, far beyond the spread)
+    write(dir, `sst2-tanh-s${s}.erase-until-flip.json`, flipFile(0.5 - [0.30, 0.31, 0.29][s - 1], 0.5));
+  }
+  write(dir, 'sst2-tanh-s9.kendall.limit100.json', { tau_gradient_mean: 0.25 });  // a limited run keeps its suffix
+  fs.writeFileSync(path.join(dir, 'sst2-tanh-s8.kendall.json'), '');  // an interrupted run's empty file is skipped
+  const { summary, comparisons } = run(dir);
+
+  const t = summary.tanh['test F1'];
+  assert.equal(t.n, 3);
+  assert.ok(Math.abs(t.mean - 0.82) < 1e-12);
+  assert.ok(Math.abs(t.std - 0.02) < 1e-12);  // sqrt(((−0.02)² + 0 + 0.02²) / 2)
+  assert.deepEqual(t.values, { 1: 0.8, 2: 0.82, 3: 0.84 });
+  assert.equal(summary.tanh['τ(attention, gradient) (limit100)'].n, 1);
+  assert.equal(summary.tanh['τ(attention, gradient) (limit100)'].std, null);
+  assert.equal(summary.tanh['τ(attention, gradient)'], undefined);
+
+  const byWhat = Object.fromEntries(comparisons.map((c) => [c.what, c]));
+  const ar = byWhat['sst2-tanh: erase-until-flip fraction, attention − random'];
+  assert.ok(Math.abs(ar.mean + 0.30) < 1e-12);
+  assert.ok(Math.abs(ar.std - 0.01) < 1e-12);
+  assert.equal(ar.agree, 3);
+  assert.equal(ar.beyond, true);
+  const tu = byWhat['test F1: sst2-tanh − sst2-uniform (same seeds)'];
+  assert.ok(Math.abs(tu.mean - 0.01 / 3) < 1e-12);
+  assert.equal(tu.agree, 2);
+  assert.equal(tu.beyond, false);  // one seed disagrees: not larger than the spread
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('the committed models/text/seeds/summary.json is what the script computes from the committed files', () => {
+  const src = path.join(ROOT, 'models/text/seeds');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-committed-'));
+  for (const f of fs.readdirSync(src)) if (!['summary.json', 'comparisons.json'].includes(f)) fs.copyFileSync(path.join(src, f), path.join(dir, f));
+  const { summary, comparisons } = run(dir);
+  assert.deepEqual(summary, JSON.parse(fs.readFileSync(path.join(src, 'summary.json'), 'utf8')));
+  assert.deepEqual(comparisons, JSON.parse(fs.readFileSync(path.join(src, 'comparisons.json'), 'utf8')));
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('the committed models/cnn/seeds/summary.json is what seeds-cnn.sh summary computes from the committed runs', () => {
+  const src = path.join(ROOT, 'models/cnn/seeds');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-cnn-'));
+  for (const f of fs.readdirSync(src)) if (/\.seed\d+\.json$/.test(f)) fs.copyFileSync(path.join(src, f), path.join(dir, f));
+  execFileSync('bash', [path.join(ROOT, 'models/tools/seeds-cnn.sh'), 'summary'], { env: { ...process.env, OUT: dir }, stdio: 'pipe' });
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')),
+    JSON.parse(fs.readFileSync(path.join(src, 'summary.json'), 'utf8')));
+  fs.rmSync(dir, { recursive: true });
+});
