@@ -102,6 +102,13 @@ for (const [att, m] of Object.entries(table)) {
     const c = paired(m[flip(x)], m[flip(y)]);
     if (c) comparisons.push({ what: `sst2-${att}: erase-until-flip fraction, ${x} − ${y}`, ...c });
   }
+  for (const kind of ['comprehensiveness', 'sufficiency']) {
+    for (const [x, y] of [['attention', 'gradient'], ['attention', 'integrated_gradients'], ['leave_one_out', 'attention'],
+      ['attention', 'random']]) {
+      const c = paired(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]);
+      if (c) comparisons.push({ what: `sst2-${att}: ERASER AOPC ${kind}, ${x} − ${y}`, ...c });
+    }
+  }
   for (const k of ['τ(attention, gradient)', 'τ(attention, leave-one-out)']) {
     const c = paired(m[k], { values: Object.fromEntries(Object.keys(m[k]?.values ?? {}).map((s) => [s, 0])) });
     if (c) comparisons.push({ what: `sst2-${att}: ${k} − 0`, ...c });
