@@ -7,7 +7,7 @@ namespace attnlab {
 
 std::vector<double> gradient_importance(const ExplainInput& in) {
   TextCache<float> cache;
-  cache.run.logits_only = true;  // output and input gradients only
+  cache.run.logits_only = kExplainLogitsOnly;  // importance.h
   text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences({in.ids}), cache);
   const Mat<float> d_logits = d_class_probability(*in.cfg, cache.logits, in.target);
   Mat<float> d_x;

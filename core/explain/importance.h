@@ -20,6 +20,19 @@ struct ExplainInput {
 // of growing with T² (leave-one-out) or steps × T (integrated gradients); the values do not depend on it.
 constexpr long kExplainBatchTokens = 8192;
 
+// Leave-one-out, IG and the gradient importance read only the output and the input gradients, so in wasm they run
+// the transformer's last layer on the [CLS] query alone (TransformerRun::logits_only) — the page's speed target.
+// Natively they keep the full path: Eigen computes a one-column product in another order than a many-column one,
+// so the mode moves the CLI's values at float rounding, enough to reorder leave-one-out values tied at a saturated
+// probability and change rank statistics (the Debate's attention-flow summary on 12 sentences moved by 2.5e-4).
+// The wasm kernel computes every column in the same order, and there the mode changed no printed digit (IG
+// completeness on 100 sentences; that summary equal to the native full path's).
+#if defined(__wasm__)
+constexpr bool kExplainLogitsOnly = true;
+#else
+constexpr bool kExplainLogitsOnly = false;
+#endif
+
 using ImportanceMethod = std::vector<double> (*)(const ExplainInput&);
 
 // Probability of class c for column b of logits, and d p_c / d logits (column vector).

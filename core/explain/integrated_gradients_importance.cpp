@@ -48,7 +48,7 @@ std::vector<PathPoint> path_points(const ExplainInput& in, const Mat<float>& x, 
     const std::vector<double> chunk(alphas.begin() + a0, alphas.begin() + std::min(alphas.size(), a0 + per));
     const Eigen::Index A = static_cast<Eigen::Index>(chunk.size());
     TextCache<float> cache;
-    cache.run.logits_only = true;  // output and input gradients only
+    cache.run.logits_only = kExplainLogitsOnly;  // importance.h
     text_forward(*in.cfg, *in.params, scaled_inputs(x, chunk), std::vector<int>(chunk.size(), T), cache);
     const Mat<float> d_logits = d_class_probability(*in.cfg, cache.logits, in.target);
     Mat<float> d_x;

@@ -9,7 +9,7 @@ namespace attnlab {
 std::vector<double> leave_one_out_importance(const ExplainInput& in) {
   const size_t n = in.ids.size();
   TextCache<float> full;
-  full.run.logits_only = true;  // only the output is read (transformer: [CLS] query alone in the last layer)
+  full.run.logits_only = kExplainLogitsOnly;  // importance.h
   text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences({in.ids}), full);
   const double p = class_probability(*in.cfg, full.logits, 0, in.target);
   std::vector<double> out(n);
@@ -27,7 +27,7 @@ std::vector<double> leave_one_out_importance(const ExplainInput& in) {
       seqs[t - s0].erase(seqs[t - s0].begin() + static_cast<long>(t));
     }
     TextCache<float> cache;
-    cache.run.logits_only = true;
+    cache.run.logits_only = kExplainLogitsOnly;
     text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences(seqs), cache);
     for (size_t t = s0; t < s1; ++t)
       out[t] = std::abs(p - class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(t - s0), in.target));
