@@ -149,7 +149,8 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
+// IG on the shipped sst2-tanh for one sentence: the attributions' sum within 3 % of p(x) - p(0).
+void expect_complete_on_shipped_tanh(const std::string& text) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
   const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
   if (config.empty()) GTEST_SKIP() << "no shipped model at " << dir;
@@ -157,12 +158,15 @@ TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
   std::string error;
   ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
       << error;
-  const auto e = explain_text(model,
-                              "gangs of new york is an unapologetic mess , whose only saving grace is that it ends by "
-                              "blowing just about everything up .",
-                              {});
+  const auto e = explain_text(model, text, {});
   EXPECT_GT(std::abs(e.ig_target), 0.5);
   EXPECT_NEAR(e.ig_sum, e.ig_target, 0.03 * std::abs(e.ig_target));
+}
+
+TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
+  expect_complete_on_shipped_tanh(
+      "gangs of new york is an unapologetic mess , whose only saving grace is that it ends by blowing just about "
+      "everything up .");
 }
 
 // SST-2 test line 34 on the same model: along the path p jumps from 0.004 to 0.88 between alpha = 0.125647 and
@@ -170,20 +174,10 @@ TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
 // bisection stopped at segments of 1e-6 the sum was 0.107 against p(x) - p(0) = 0.999 (89 % off); segments down to
 // 1e-9 (below float's spacing of alpha there) bring it to 1.6 % with the default 50 steps.
 TEST(IntegratedGradients, CompletenessHoldsAcrossAJumpNarrowerThanAMillionthOfThePath) {
-  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
-  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
-  if (config.empty()) GTEST_SKIP() << "no shipped model at " << dir;
-  TextModel model;
-  std::string error;
-  ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
-      << error;
-  const auto e = explain_text(model,
-                              "an enthralling , playful film that constantly frustrates our desire to know the ` truth ' "
-                              "about this man , while deconstructing the very format of the biography in a manner that "
-                              "derrida would doubtless give his blessing to .",
-                              {});
-  EXPECT_GT(std::abs(e.ig_target), 0.5);
-  EXPECT_NEAR(e.ig_sum, e.ig_target, 0.03 * std::abs(e.ig_target));
+  expect_complete_on_shipped_tanh(
+      "an enthralling , playful film that constantly frustrates our desire to know the ` truth ' about this man , "
+      "while deconstructing the very format of the biography in a manner that derrida would doubtless give his "
+      "blessing to .");
 }
 
 }  // namespace
