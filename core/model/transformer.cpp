@@ -181,13 +181,14 @@ void transformer_forward(const TextConfig& cfg, const TransformerParams<T>& p, c
       lc.mid.resize(0, 0);  // only the [CLS] columns exist
       lc.mid_sel.resize(d, M);
       for (Eigen::Index k = 0; k < M; ++k) lc.mid_sel.col(k) = lc.in.col(lc.ffn_cols[k]) + a.col(k);
-    } else if (l == L - 1) {
-      lc.mid = lc.in + a;
-      lc.mid_sel.resize(d, M);
-      for (Eigen::Index k = 0; k < M; ++k) lc.mid_sel.col(k) = lc.mid.col(lc.ffn_cols[k]);
     } else {
       lc.mid = lc.in + a;
-      lc.mid_sel = lc.mid;
+      if (l == L - 1) {
+        lc.mid_sel.resize(d, M);
+        for (Eigen::Index k = 0; k < M; ++k) lc.mid_sel.col(k) = lc.mid.col(lc.ffn_cols[k]);
+      } else {
+        lc.mid_sel = lc.mid;
+      }
     }
     layer_norm_forward(lp.ln2, lc.mid_sel, lc.y2, lc.ln2);
     linear_forward(lp.fc1, lc.y2, lc.pre);
