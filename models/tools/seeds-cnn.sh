@@ -39,6 +39,7 @@ declare -A ARGS=(
   [ext-w10-f0.3]="$CONF --ext-weight 10 --ext-fraction 0.3"
   [ext-w10-f0.02-am1]="$CONF --ext-weight 10 --ext-fraction 0.02 --attention-mining 1"
   [ext-w10-f0.1-am1]="$CONF --ext-weight 10 --ext-fraction 0.1 --attention-mining 1"
+  [ext-w1-f0.1-am1]="$CONF --ext-weight 1 --ext-fraction 0.1 --attention-mining 1"   # GAIN_ext's full loss at W = 1
   # residual stages (model/cnn_model.h), CBAM on the residual branch before the addition, lr 0.02 as §2
   [res-none]="--head gap --residual --lr 0.02"
   [res-cbam-all]="--head gap --residual --cbam all --lr 0.02"

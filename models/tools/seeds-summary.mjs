@@ -1,6 +1,7 @@
-// Mean ± std over seeds of the files models/tools/seeds-sst2.sh writes (DIR/sst2-ATT-sSEED.train.json, the
-// last line of train-text; DIR/sst2-ATT-sSEED.EXPERIMENT[.limitN].json, the experiment's summary line).
-// Writes DIR/summary.json {ATT: {metric: {mean, std, n, values: {seed: v}}}} (std: sample, n − 1) and prints a
+// Mean ± std over seeds of the files models/tools/seeds-sst2.sh and seeds-han.sh write (DIR/MODEL-sSEED.train.json,
+// the last line of train-text / train-han; DIR/MODEL-sSEED.EXPERIMENT[.limitN].json, the experiment's summary line;
+// MODEL e.g. sst2-tanh, 20news-han). Writes DIR/summary.json {MODEL: {metric: {mean, std, n, values: {seed: v}}}}
+// (std: sample, n − 1) and DIR/comparisons.json (paired differences against the seed spread), and prints a
 // Markdown table per model. Usage: node models/tools/seeds-summary.mjs [DIR]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,12 @@ function metricsOf(kind, j) {
   } else if (kind.startsWith('adversarial')) {
     put('adversarial: mean max JSD', j.mean_max_jsd);
     put('adversarial: fraction max JSD > 0.4', j['fraction_jsd_above_0.4']);
+  } else if (kind.startsWith('erase-max')) {
+    put('erase-max: fraction top JSD > random JSD', j.fraction_top_larger);
+    put('erase-max: mean JSD, top erased', j.jsd_top_mean);
+    put('erase-max: mean JSD, random erased', j.jsd_random_mean);
+    put('erase-max: flip rate, top', j.flip_rate_top);
+    put('erase-max: flip rate, random', j.flip_rate_random);
   } else if (kind.startsWith('erase-until-flip')) {
     // as docs/RESULTS.md reports it: the mean fraction removed over the sentences every ranking flips, and the
     // flip rate of each ranking
@@ -39,6 +46,8 @@ function metricsOf(kind, j) {
     }
   } else if (kind.startsWith('plausibility')) {
     for (const m of MEASURES) put(`plausibility token F1, ${m}`, j[m]?.token_f1);
+    for (const m of MEASURES) put(`plausibility AUPRC, ${m}`, j[m]?.auprc);
+    for (const m of MEASURES) put(`plausibility IOU F1, ${m}`, j[m]?.iou_f1);
   } else if (kind.startsWith('attention-flow')) {
     // Abnar & Zuidema, last layer: Spearman of raw / rollout / flow with blank-out and with gradients
     for (const k of ['raw_blankout', 'rollout_blankout', 'flow_blankout', 'raw_gradient', 'rollout_gradient', 'flow_gradient']) {
@@ -54,14 +63,14 @@ function metricsOf(kind, j) {
 
 const table = {};
 for (const f of fs.readdirSync(dir).sort()) {
-  const m = /^sst2-([\w-]+)-s(\d+)\.(.+)\.json$/.exec(f);
+  const m = /^([\w-]+)-s(\d+)\.(.+)\.json$/.exec(f);
   if (!m) continue;
-  const [, att, seed, kind] = m;
+  const [, model, seed, kind] = m;
   const text = fs.readFileSync(path.join(dir, f), 'utf8').trim();
   if (!text) continue;
   for (const [k, v] of Object.entries(metricsOf(kind, JSON.parse(text)))) {
     const key = kind.includes('.limit') ? `${k} (${kind.split('.').pop()})` : k;
-    ((table[att] ??= {})[key] ??= { values: {} }).values[seed] = v;
+    ((table[model] ??= {})[key] ??= { values: {} }).values[seed] = v;
   }
 }
 for (const metrics of Object.values(table)) {
@@ -73,8 +82,8 @@ for (const metrics of Object.values(table)) {
   }
 }
 fs.writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(table, null, 1)}\n`);
-for (const [att, metrics] of Object.entries(table)) {
-  console.log(`\n### sst2-${att}\n\n| metric | mean ± std | seeds | per seed |\n| --- | --- | --- | --- |`);
+for (const [model, metrics] of Object.entries(table)) {
+  console.log(`\n### ${model}\n\n| metric | mean ± std | seeds | per seed |\n| --- | --- | --- | --- |`);
   for (const [k, s] of Object.entries(metrics)) {
     const per = Object.entries(s.values).map(([seed, v]) => `${seed}: ${v.toFixed(3)}`).join(', ');
     console.log(`| ${k} | ${s.mean.toFixed(3)}${s.std === null ? '' : ` ± ${s.std.toFixed(3)}`} | ${s.n} | ${per} |`);
@@ -83,41 +92,55 @@ for (const [att, metrics] of Object.entries(table)) {
 
 // Is a difference larger than the seed spread? Paired over the seeds both metrics have (the same model's two
 // rankings, or two models trained with the same seed): mean ± sample std of the difference, how many seeds agree
-// on its sign, and "yes" when every seed agrees and |mean| > 2 · std / sqrt(n) (a paired t of 2; n ≥ 3).
-function paired(a, b) {
-  const seeds = Object.keys(a?.values ?? {}).filter((k) => k in (b?.values ?? {}));
-  const d = seeds.map((k) => a.values[k] - b.values[k]);
+// on its (non-zero) sign, and "yes" when every seed agrees and |mean| > 2 · std / sqrt(n) (a paired t of 2; n ≥ 3).
+// oneSample asks the same of one metric's values against zero (is τ > 0 beyond the spread?).
+function verdict(d) {
   const n = d.length;
   if (n < 2) return null;
   const mean = d.reduce((x, y) => x + y, 0) / n;
   const std = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1));
-  const agree = d.filter((x) => Math.sign(x) === Math.sign(mean)).length;
+  const agree = d.filter((x) => x !== 0 && Math.sign(x) === Math.sign(mean)).length;  // a zero difference agrees with nothing
   return { n, mean, std, agree, beyond: n >= 3 && agree === n && Math.abs(mean) > (2 * std) / Math.sqrt(n) };
 }
+function paired(a, b) {
+  const seeds = Object.keys(a?.values ?? {}).filter((k) => k in (b?.values ?? {}));
+  return verdict(seeds.map((k) => a.values[k] - b.values[k]));
+}
+const oneSample = (a) => verdict(Object.values(a?.values ?? {}));
 const comparisons = [];
 const flip = (r) => `erase-until-flip: fraction removed (flipped by all), ${r}`;
-for (const [att, m] of Object.entries(table)) {
+for (const [model, m] of Object.entries(table)) {
   for (const [x, y] of [['attention', 'random'], ['attention', 'leave_one_out'], ['gradient', 'attention'],
     ['attention_x_gradient', 'gradient'], ['leave_one_out', 'random']]) {
     const c = paired(m[flip(x)], m[flip(y)]);
-    if (c) comparisons.push({ what: `sst2-${att}: erase-until-flip fraction, ${x} − ${y}`, ...c });
+    if (c) comparisons.push({ what: `${model}: erase-until-flip fraction, ${x} − ${y}`, ...c });
   }
   for (const kind of ['comprehensiveness', 'sufficiency']) {
     for (const [x, y] of [['attention', 'gradient'], ['attention', 'integrated_gradients'], ['leave_one_out', 'attention'],
       ['attention', 'random']]) {
       const c = paired(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]);
-      if (c) comparisons.push({ what: `sst2-${att}: ERASER AOPC ${kind}, ${x} − ${y}`, ...c });
+      if (c) comparisons.push({ what: `${model}: ERASER AOPC ${kind}, ${x} − ${y}`, ...c });
     }
   }
+  for (const [x, y] of [['attention', 'leave_one_out'], ['attention', 'gradient'], ['leave_one_out', 'gradient'],
+    ['integrated_gradients', 'gradient'], ['attention', 'random']]) {
+    const c = paired(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]);
+    if (c) comparisons.push({ what: `${model}: plausibility token F1, ${x} − ${y}`, ...c });
+  }
+  for (const [x, y] of [['flip rate, top', 'flip rate, random'], ['mean JSD, top erased', 'mean JSD, random erased']]) {
+    const c = paired(m[`erase-max: ${x}`], m[`erase-max: ${y}`]);
+    if (c) comparisons.push({ what: `${model}: erase-max ${x} − ${y.replace(/^.*, /, '')}`, ...c });
+  }
   for (const k of ['τ(attention, gradient)', 'τ(attention, leave-one-out)']) {
-    const c = paired(m[k], { values: Object.fromEntries(Object.keys(m[k]?.values ?? {}).map((s) => [s, 0])) });
-    if (c) comparisons.push({ what: `sst2-${att}: ${k} − 0`, ...c });
+    const c = oneSample(m[k]);
+    if (c) comparisons.push({ what: `${model}: ${k} − 0`, ...c });
   }
 }
-for (const [x, y] of [['tanh', 'uniform'], ['dot', 'uniform'], ['tanh', 'dot'], ['transformer-dot', 'transformer-uniform']]) {
+for (const [x, y] of [['sst2-tanh', 'sst2-uniform'], ['sst2-dot', 'sst2-uniform'], ['sst2-tanh', 'sst2-dot'],
+  ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform']]) {
   for (const k of ['test F1', 'test accuracy']) {
     const c = paired(table[x]?.[k], table[y]?.[k]);
-    if (c) comparisons.push({ what: `${k}: sst2-${x} − sst2-${y} (same seeds)`, ...c });
+    if (c) comparisons.push({ what: `${k}: ${x} − ${y} (same seeds)`, ...c });
   }
 }
 if (comparisons.length) {
@@ -126,3 +149,26 @@ if (comparisons.length) {
     console.log(`| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`);
 }
 fs.writeFileSync(path.join(dir, 'comparisons.json'), `${JSON.stringify(comparisons, null, 1)}\n`);
+
+// The side-by-side tables of docs/RESULTS.md, printed from the summary so that they are pasted, not retyped:
+// one column per model of a group, "mean ± std" (fractions that RESULTS shows as % in %), "–" where a model has
+// no such metric; the seed count is in the header.
+const GROUPS = [
+  ['SST-2 BiLSTMs', ['sst2-tanh', 'sst2-dot', 'sst2-uniform']],
+  ['SST-2 transformers', ['sst2-transformer-dot', 'sst2-transformer-uniform']],
+  ['20 Newsgroups HAN', ['20news-han', '20news-han-uniform']],
+];
+const AS_PERCENT = /fraction with|fraction max|flip rate|fraction top/;
+function cell(s, k) {
+  if (!s) return '–';
+  const pc = AS_PERCENT.test(k), f = (x) => (pc ? (100 * x).toFixed(1) : x.toFixed(3));
+  return `${f(s.mean)}${s.std === null ? '' : ` ± ${f(s.std)}`}${pc ? ' %' : ''}`;
+}
+for (const [title, models] of GROUPS) {
+  const present = models.filter((m) => table[m]);
+  if (!present.length) continue;
+  const keys = [...new Set(present.flatMap((m) => Object.keys(table[m])))];
+  const seeds = present.map((m) => `${m} ${Math.max(...Object.values(table[m]).map((s) => s.n))}`).join(', ');
+  console.log(`\n### ${title}, side by side (seeds: ${seeds})\n\n| metric | ${present.map((m) => `\`${m}\``).join(' | ')} |\n| --- |${' ---: |'.repeat(present.length)}`);
+  for (const k of keys) console.log(`| ${k} | ${present.map((m) => cell(table[m][k], k)).join(' | ')} |`);
+}

@@ -37,19 +37,29 @@ test('mean, sample std and paired differences against hand-computed values', () 
     write(dir, `sst2-uniform-s${s}.train.json`, { best_epoch: 1, metrics: { test: { f1: uni[s], accuracy: uni[s] } } });
     // attention − random: −0.30, −0.31, −0.29 (every seed agrees, far beyond the spread)
     write(dir, `sst2-tanh-s${s}.erase-until-flip.json`, flipFile(0.5 - [0.30, 0.31, 0.29][s - 1], 0.5));
+    write(dir, `sst2-uniform-s${s}.erase-until-flip.json`, { fraction_mean_flipped_by_all: { gradient: 0.6 + s / 100, attention_x_gradient: 0.6 + s / 100 } });
   }
   write(dir, 'sst2-tanh-s9.kendall.limit100.json', { tau_gradient_mean: 0.25 });  // a limited run keeps its suffix
+  // τ against zero, one sample: dot's 0.20, 0.22, 0.24 is beyond its spread; uniform-ish −0.1, 0.3, 0.1 is not
+  for (const [s, a, b] of [[1, 0.2, -0.1], [2, 0.22, 0.3], [3, 0.24, 0.1]]) {
+    write(dir, `sst2-dot-s${s}.kendall.json`, { tau_gradient_mean: a, tau_loo_mean: b });
+  }
+  // a HAN on another data set (its model name has no sst2- prefix): erase-max's top − random flip rate per seed
+  // 0.02 − 0.01, 0.03 − 0.01, 0.01 − 0.02 → one seed disagrees
+  for (const [s, top, rnd] of [[1, 0.02, 0.01], [2, 0.03, 0.01], [3, 0.01, 0.02]]) {
+    write(dir, `20news-han-s${s}.erase-max.json`, { flip_rate_top: top, flip_rate_random: rnd, jsd_top_mean: 0.003, jsd_random_mean: 0.001 * s });
+  }
   fs.writeFileSync(path.join(dir, 'sst2-tanh-s8.kendall.json'), '');  // an interrupted run's empty file is skipped
   const { summary, comparisons } = run(dir);
 
-  const t = summary.tanh['test F1'];
+  const t = summary['sst2-tanh']['test F1'];
   assert.equal(t.n, 3);
   assert.ok(Math.abs(t.mean - 0.82) < 1e-12);
   assert.ok(Math.abs(t.std - 0.02) < 1e-12);  // sqrt(((−0.02)² + 0 + 0.02²) / 2)
   assert.deepEqual(t.values, { 1: 0.8, 2: 0.82, 3: 0.84 });
-  assert.equal(summary.tanh['τ(attention, gradient) (limit100)'].n, 1);
-  assert.equal(summary.tanh['τ(attention, gradient) (limit100)'].std, null);
-  assert.equal(summary.tanh['τ(attention, gradient)'], undefined);
+  assert.equal(summary['sst2-tanh']['τ(attention, gradient) (limit100)'].n, 1);
+  assert.equal(summary['sst2-tanh']['τ(attention, gradient) (limit100)'].std, null);
+  assert.equal(summary['sst2-tanh']['τ(attention, gradient)'], undefined);
 
   const byWhat = Object.fromEntries(comparisons.map((c) => [c.what, c]));
   const ar = byWhat['sst2-tanh: erase-until-flip fraction, attention − random'];
@@ -57,6 +67,25 @@ test('mean, sample std and paired differences against hand-computed values', () 
   assert.ok(Math.abs(ar.std - 0.01) < 1e-12);
   assert.equal(ar.agree, 3);
   assert.equal(ar.beyond, true);
+  const tg = byWhat['sst2-dot: τ(attention, gradient) − 0'];
+  assert.ok(Math.abs(tg.mean - 0.22) < 1e-12);
+  assert.ok(Math.abs(tg.std - 0.02) < 1e-12);
+  assert.equal(tg.beyond, true);  // 0.22 > 2 · 0.02 / √3
+  const tl = byWhat['sst2-dot: τ(attention, leave-one-out) − 0'];
+  assert.equal(tl.agree, 2);
+  assert.equal(tl.beyond, false);
+  const han = byWhat['20news-han: erase-max flip rate, top − random'];
+  assert.ok(Math.abs(han.mean - 0.02 / 3) < 1e-12);
+  assert.equal(han.agree, 2);
+  assert.equal(han.beyond, false);
+  const jsd = byWhat['20news-han: erase-max mean JSD, top erased − random erased'];
+  assert.ok(Math.abs(jsd.mean - 0.001) < 1e-12);  // 0.002, 0.001, 0 → the third seed has sign 0: not every seed agrees
+  assert.equal(jsd.agree, 2);
+  assert.equal(jsd.beyond, false);
+  assert.deepEqual(summary['20news-han']['erase-max: flip rate, top'].values, { 1: 0.02, 2: 0.03, 3: 0.01 });
+  // two rankings identical in every seed: no seed "agrees" on a sign that is not there
+  const same = byWhat['sst2-uniform: erase-until-flip fraction, attention_x_gradient − gradient'];
+  assert.deepEqual([same.n, same.mean, same.std, same.agree, same.beyond], [3, 0, 0, 0, false]);
   const tu = byWhat['test F1: sst2-tanh − sst2-uniform (same seeds)'];
   assert.ok(Math.abs(tu.mean - 0.01 / 3) < 1e-12);
   assert.equal(tu.agree, 2);

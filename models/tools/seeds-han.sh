@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Error bars over seeds (issue 14) for the HAN models on 20 Newsgroups hockey vs baseball: the shipped recipe of
+# models/tools/train-han-models.sh (20news-han: tanh word and sentence attention; 20news-han-uniform: uniform at
+# both levels; 8 epochs each, current splitter) trained again with Wiegreffe & Pinter's seeds into build/seeds/
+# (weights are not committed; the shipped models are seed 1 and are linked, not retrained), then S&S's
+# sentence-level erasure experiments (erase-max, erase-until-flip) on all 796 test posts for the learned model
+# (under uniform attention the attention ranking is no ranking). One JSON line per (model, seed, file) in
+# models/text/seeds/ (20news-han[-uniform]-sSEED.{train,erase-max,erase-until-flip}.json), summarised with the
+# SST-2 seeds by models/tools/seeds-summary.mjs.
+# Usage: SEEDS="50 257" bash models/tools/seeds-han.sh [DATA_DIR]   (default ../shared/data/20news_hockey_baseball)
+#   ATTNLAB=build/attnlab (a copy keeps long runs safe from rebuilds)  OUT=models/text/seeds  WORK=build/seeds
+# Cost on this 2-core machine: ~12 min a learned-attention training (≈ 20 min niced beside another job), ~1 min a
+# uniform one, seconds per experiment.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data=${1:-../shared/data/20news_hockey_baseball}
+SEEDS=${SEEDS:-50 257 500231 100078 12504}
+out=${OUT:-models/text/seeds}
+work=${WORK:-build/seeds}
+BIN=${ATTNLAB:-build/attnlab}
+mkdir -p "$out" "$work"
+[ -x "$BIN" ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
+
+one() {  # NAME ATTENTION SEED
+  local name=$1 att=$2 seed=$3 tag="$1-s$3" dir="$work/$1-s$3"
+  if [ "$seed" = 1 ]; then
+    # the shipped model: its training log's last line is its metrics
+    ln -sfn "$PWD/models/text/$name" "$dir"
+    [ -f "$out/$tag.train.json" ] || grep '^{' "models/text/$name.train.log" | tail -n 1 > "$out/$tag.train.json"
+  elif [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
+    nice -n 10 "$BIN" train-han --train "$data/train.tsv" --test "$data/test.tsv" --dev-fraction 0.1 --out "$dir" \
+      --word-attention "$att" --sentence-attention "$att" --seed "$seed" --epochs 8 --min-count 2 --max-vocab 15000 \
+      --embedding-dim 100 --word-hidden 50 --sentence-hidden 50 --max-sentences 100 --max-sentence-tokens 100 \
+      --split-run-together true --storage f16 > "$work/$tag.train.log" 2>&1
+    grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
+  fi
+  [ "$att" = uniform ] && return 0
+  for e in erase-max erase-until-flip; do
+    local f="$out/$tag.$e.json"
+    [ -f "$f" ] && continue
+    nice -n 10 "$BIN" experiment "$e" --model "$dir" --data "$data/test.tsv" --limit 0 \
+      --out "$work/$tag.$e.rows.json" 2>/dev/null | tail -n 1 > "$f.tmp"
+    mv "$f.tmp" "$f"
+  done
+}
+
+for seed in 1 $SEEDS; do
+  one 20news-han-uniform uniform "$seed"
+  one 20news-han tanh "$seed"
+done
+node models/tools/seeds-summary.mjs "$out"
