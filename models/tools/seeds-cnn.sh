@@ -8,8 +8,10 @@
 # stored weights are scored by `eval-cnn --n 1000` (source "shipped model"). Existing JSON files are kept
 # (delete one to redo it), so the script resumes where it stopped.
 # Usage: SEEDS="1 2 3" models/tools/seeds-cnn.sh [name ...]      (default: the main configurations below)
-#        models/tools/seeds-cnn.sh summary [name ...]            (mean ± sample std over the seeds present,
-#                                                                 to stdout and models/cnn/seeds/summary.json)
+#        models/tools/seeds-cnn.sh summary [name ...]            (mean ± sample std over the seeds present and
+#                                                                 paired differences against the seed spread:
+#                                                                 models/tools/seeds-cnn-summary.mjs, to stdout
+#                                                                 and models/cnn/seeds/{summary,comparisons}.json)
 # ATTNLAB=path/to/attnlab (default build/attnlab). One training at a time, nice -n 10 (≈ 3 min each on an idle
 # core; 515-972 s measured on the shared 2-core machine under load).
 set -euo pipefail
@@ -52,47 +54,7 @@ mkdir -p "$OUT"
 
 if [ "${1:-}" = summary ]; then
   shift
-  OUT="$OUT" node - "$@" <<'JS'
-const fs = require('fs'), path = require('path');
-const dir = process.env.OUT, only = process.argv.slice(2);
-const runs = {};
-for (const f of fs.readdirSync(dir).sort()) {
-  const m = f.match(/^(.+)\.seed(\d+)\.json$/);
-  if (!m || (only.length && !only.includes(m[1]))) continue;
-  (runs[m[1]] ??= []).push(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
-}
-const pick = {
-  accuracy: (t) => t.accuracy, pointing_0px: (t) => t.pointing_game,
-  pointing_std_tol: (t) => t.pointing?.hit_standard_tolerance, mask_iou: (t) => t.mask_iou,
-  energy_in_mask: (t) => t.energy_in_mask, background_class_rate: (t) => t.background_class_rate,
-  cbam_energy_in_mask: (t) => t.cbam_spatial?.energy_in_mask, cbam_pointing: (t) => t.cbam_spatial?.pointing_game,
-};
-const stat = (xs) => {
-  const n = xs.length, mean = xs.reduce((a, b) => a + b, 0) / n;
-  const std = n > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1)) : null;
-  return { n, mean, std, values: xs };
-};
-const summary = {};
-for (const [name, rs] of Object.entries(runs)) {
-  summary[name] = { seeds: rs.map((r) => r.seed), command: rs[0].command };
-  for (const split of ['test_decorrelated', 'test_confounded']) {
-    if (!rs.every((r) => r[split])) continue;
-    const s = {};
-    for (const [k, f] of Object.entries(pick)) {
-      const v = rs.map((r) => f(r[split]));
-      if (v.some((x) => x === undefined || x === null)) continue;
-      if (Array.isArray(v[0])) s[k] = v[0].map((_, i) => (v.some((a) => a[i] === null) ? null : stat(v.map((a) => a[i]))));
-      else s[k] = stat(v);
-    }
-    summary[name][split] = s;
-    const fmt = (x) => (x === null ? '-' : x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
-    console.log(`${name} [${split}, seeds ${summary[name].seeds.join(',')}] ` +
-      Object.entries(s).map(([k, x]) => `${k} ${Array.isArray(x) ? x.map(fmt).join(' / ') : fmt(x)}`).join('; '));
-  }
-}
-fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
-JS
-  exit 0
+  exec node models/tools/seeds-cnn-summary.mjs "$OUT" "$@"
 fi
 
 NAMES=("$@")

@@ -5,6 +5,7 @@
 // Markdown table per model. Usage: node models/tools/seeds-summary.mjs [DIR]
 import fs from 'node:fs';
 import path from 'node:path';
+import { meanStd, paired, oneSample } from './seed-stats.mjs';
 
 const dir = process.argv[2] ?? 'models/text/seeds';
 const RANKINGS = ['attention', 'gradient', 'attention_x_gradient', 'leave_one_out', 'random'];
@@ -74,12 +75,7 @@ for (const f of fs.readdirSync(dir).sort()) {
   }
 }
 for (const metrics of Object.values(table)) {
-  for (const s of Object.values(metrics)) {
-    const v = Object.values(s.values);
-    s.n = v.length;
-    s.mean = v.reduce((a, b) => a + b, 0) / v.length;
-    s.std = v.length > 1 ? Math.sqrt(v.reduce((a, b) => a + (b - s.mean) ** 2, 0) / (v.length - 1)) : null;
-  }
+  for (const s of Object.values(metrics)) Object.assign(s, meanStd(Object.values(s.values)));
 }
 fs.writeFileSync(path.join(dir, 'summary.json'), `${JSON.stringify(table, null, 1)}\n`);
 for (const [model, metrics] of Object.entries(table)) {
@@ -90,56 +86,43 @@ for (const [model, metrics] of Object.entries(table)) {
   }
 }
 
-// Is a difference larger than the seed spread? Paired over the seeds both metrics have (the same model's two
-// rankings, or two models trained with the same seed): mean ± sample std of the difference, how many seeds agree
-// on its (non-zero) sign, and "yes" when every seed agrees and |mean| > 2 · std / sqrt(n) (a paired t of 2; n ≥ 3).
-// oneSample asks the same of one metric's values against zero (is τ > 0 beyond the spread?).
-function verdict(d) {
-  const n = d.length;
-  if (n < 2) return null;
-  const mean = d.reduce((x, y) => x + y, 0) / n;
-  const std = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1));
-  const agree = d.filter((x) => x !== 0 && Math.sign(x) === Math.sign(mean)).length;  // a zero difference agrees with nothing
-  return { n, mean, std, agree, beyond: n >= 3 && agree === n && Math.abs(mean) > (2 * std) / Math.sqrt(n) };
-}
-function paired(a, b) {
-  const seeds = Object.keys(a?.values ?? {}).filter((k) => k in (b?.values ?? {}));
-  return verdict(seeds.map((k) => a.values[k] - b.values[k]));
-}
-const oneSample = (a) => verdict(Object.values(a?.values ?? {}));
+// Is a difference larger than the seed spread? Paired by seed (the same model's two rankings, or two models trained
+// with the same seed), or one metric against zero (τ > 0): seed-stats.mjs.
+const pairedM = (a, b) => paired(a?.values, b?.values);
+const oneSampleM = (a) => oneSample(a?.values);
 const comparisons = [];
 const flip = (r) => `erase-until-flip: fraction removed (flipped by all), ${r}`;
 for (const [model, m] of Object.entries(table)) {
   for (const [x, y] of [['attention', 'random'], ['attention', 'leave_one_out'], ['gradient', 'attention'],
     ['attention_x_gradient', 'gradient'], ['leave_one_out', 'random']]) {
-    const c = paired(m[flip(x)], m[flip(y)]);
+    const c = pairedM(m[flip(x)], m[flip(y)]);
     if (c) comparisons.push({ what: `${model}: erase-until-flip fraction, ${x} − ${y}`, ...c });
   }
   for (const kind of ['comprehensiveness', 'sufficiency']) {
     for (const [x, y] of [['attention', 'gradient'], ['attention', 'integrated_gradients'], ['leave_one_out', 'attention'],
       ['attention', 'random']]) {
-      const c = paired(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]);
+      const c = pairedM(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]);
       if (c) comparisons.push({ what: `${model}: ERASER AOPC ${kind}, ${x} − ${y}`, ...c });
     }
   }
   for (const [x, y] of [['attention', 'leave_one_out'], ['attention', 'gradient'], ['leave_one_out', 'gradient'],
     ['integrated_gradients', 'gradient'], ['attention', 'random']]) {
-    const c = paired(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]);
+    const c = pairedM(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]);
     if (c) comparisons.push({ what: `${model}: plausibility token F1, ${x} − ${y}`, ...c });
   }
   for (const [x, y] of [['flip rate, top', 'flip rate, random'], ['mean JSD, top erased', 'mean JSD, random erased']]) {
-    const c = paired(m[`erase-max: ${x}`], m[`erase-max: ${y}`]);
+    const c = pairedM(m[`erase-max: ${x}`], m[`erase-max: ${y}`]);
     if (c) comparisons.push({ what: `${model}: erase-max ${x} − ${y.replace(/^.*, /, '')}`, ...c });
   }
   for (const k of ['τ(attention, gradient)', 'τ(attention, leave-one-out)']) {
-    const c = oneSample(m[k]);
+    const c = oneSampleM(m[k]);
     if (c) comparisons.push({ what: `${model}: ${k} − 0`, ...c });
   }
 }
 for (const [x, y] of [['sst2-tanh', 'sst2-uniform'], ['sst2-dot', 'sst2-uniform'], ['sst2-tanh', 'sst2-dot'],
   ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform']]) {
   for (const k of ['test F1', 'test accuracy']) {
-    const c = paired(table[x]?.[k], table[y]?.[k]);
+    const c = pairedM(table[x]?.[k], table[y]?.[k]);
     if (c) comparisons.push({ what: `${k}: ${x} − ${y} (same seeds)`, ...c });
   }
 }

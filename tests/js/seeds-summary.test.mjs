@@ -1,7 +1,8 @@
 // The seed summaries: models/tools/seeds-summary.mjs (text) computes mean ± sample std over seeds and the paired
-// differences against the seed spread — checked on hand-made files with known answers; and the committed
-// summaries RESULTS' seed tables come from (models/text/seeds/summary.json, comparisons.json; models/cnn/seeds/
-// summary.json from seeds-cnn.sh summary) are what the scripts compute from the committed per-seed files.
+// differences against the seed spread (models/tools/seed-stats.mjs) — checked on hand-made files with known
+// answers; and the committed summaries RESULTS' seed tables come from (models/text/seeds/{summary,comparisons}.json;
+// models/cnn/seeds/{summary,comparisons}.json from seeds-cnn.sh summary) are what the scripts compute from the
+// committed per-seed files.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -108,7 +109,38 @@ test('the committed models/cnn/seeds/summary.json is what seeds-cnn.sh summary c
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-cnn-'));
   for (const f of fs.readdirSync(src)) if (/\.seed\d+\.json$/.test(f)) fs.copyFileSync(path.join(src, f), path.join(dir, f));
   execFileSync('bash', [path.join(ROOT, 'models/tools/seeds-cnn.sh'), 'summary'], { env: { ...process.env, OUT: dir }, stdio: 'pipe' });
-  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')),
-    JSON.parse(fs.readFileSync(path.join(src, 'summary.json'), 'utf8')));
+  for (const f of ['summary.json', 'comparisons.json'])
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')), JSON.parse(fs.readFileSync(path.join(src, f), 'utf8')), f);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('seeds-cnn.sh summary: paired differences by seed and CBAM maps against chance, on hand-made runs', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-cnn-hand-'));
+  const run = (name, seed, t) => write(dir, `${name}.seed${seed}.json`, { name, seed, command: 'x', test_decorrelated: t });
+  // ext − confounded accuracy: +0.05, +0.07, +0.06; ext's seed 4 has no confounded twin and is not paired
+  for (const [s, c, e] of [[3, 0.40, 0.46], [1, 0.38, 0.43], [2, 0.37, 0.44]]) {
+    run('confounded', s, { accuracy: c, mask_iou: 0.3 });
+    run('ext-w1-f0.1', s, { accuracy: e, mask_iou: 0.3 });
+  }
+  run('ext-w1-f0.1', 4, { accuracy: 0.1, mask_iou: 0.9 });
+  // CBAM at stage 3 only; its map's energy in mask vs the test set's mask fraction: +0.001, −0.002, +0.004
+  for (const [s, en, mf] of [[1, 0.135, 0.134], [2, 0.132, 0.134], [3, 0.140, 0.136]])
+    run('res-cbam-stage3', s, { accuracy: 0.9, mask_fraction: mf, cbam_spatial: { energy_in_mask: [null, null, en], pointing_game: [null, null, 0] } });
+  execFileSync('bash', [path.join(ROOT, 'models/tools/seeds-cnn.sh'), 'summary'], { env: { ...process.env, OUT: dir }, stdio: 'pipe' });
+  const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  const byWhat = Object.fromEntries(JSON.parse(fs.readFileSync(path.join(dir, 'comparisons.json'), 'utf8')).map((c) => [c.what, c]));
+  assert.deepEqual(summary.confounded.seeds, [1, 2, 3]);
+  assert.ok(Math.abs(summary.confounded.test_decorrelated.accuracy.mean - 1.15 / 3) < 1e-12);
+  const ext = byWhat['accuracy: ext-w1-f0.1 − confounded (same seeds)'];
+  assert.equal(ext.n, 3);
+  assert.ok(Math.abs(ext.mean - 0.06) < 1e-12);
+  assert.ok(Math.abs(ext.std - 0.01) < 1e-12);
+  assert.deepEqual([ext.agree, ext.beyond], [3, true]);
+  const iou = byWhat['mask_iou: ext-w1-f0.1 − confounded (same seeds)'];
+  assert.deepEqual([iou.mean, iou.agree, iou.beyond], [0, 0, false]);
+  const cbam = byWhat['CBAM stage 3 map energy in mask − chance: res-cbam-stage3'];
+  assert.ok(Math.abs(cbam.mean - 0.001) < 1e-12);
+  assert.deepEqual([cbam.n, cbam.agree, cbam.beyond], [3, 2, false]);
+  assert.equal(summary['res-cbam-stage3'].test_decorrelated.cbam_energy_in_mask[0], null);
   fs.rmSync(dir, { recursive: true });
 });

@@ -1,0 +1,81 @@
+// seeds-cnn-summary.mjs — mean ± sample std over the seeds of the localization lab's runs (the files
+// models/tools/seeds-cnn.sh writes, DIR/NAME.seedS.json), and which differences are larger than the seed spread.
+// Writes DIR/summary.json {NAME: {seeds, command, test_decorrelated: {metric: {n, mean, std, values: [per run]}},
+// test_confounded?}} (per-stage metrics such as CBAM's are arrays of those, null for a stage without CBAM) and
+// DIR/comparisons.json [{what, n, mean, std, agree, beyond}] (seed-stats.mjs: paired by seed, or against chance);
+// prints both. Usage: node models/tools/seeds-cnn-summary.mjs [DIR] [NAME ...]   (DIR default models/cnn/seeds)
+import fs from 'node:fs';
+import path from 'node:path';
+import { meanStd, paired, verdict } from './seed-stats.mjs';
+
+const dir = process.argv[2] ?? 'models/cnn/seeds';
+const only = process.argv.slice(3);
+const runs = {};
+for (const f of fs.readdirSync(dir).sort()) {
+  const m = f.match(/^(.+)\.seed(\d+)\.json$/);
+  if (!m || (only.length && !only.includes(m[1]))) continue;
+  (runs[m[1]] ??= []).push(JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')));
+}
+const pick = {
+  accuracy: (t) => t.accuracy, pointing_0px: (t) => t.pointing_game,
+  pointing_std_tol: (t) => t.pointing?.hit_standard_tolerance, mask_iou: (t) => t.mask_iou,
+  energy_in_mask: (t) => t.energy_in_mask, background_class_rate: (t) => t.background_class_rate,
+  cbam_energy_in_mask: (t) => t.cbam_spatial?.energy_in_mask, cbam_pointing: (t) => t.cbam_spatial?.pointing_game,
+};
+const stat = (xs) => ({ ...meanStd(xs), values: xs });
+const summary = {};
+for (const [name, rs] of Object.entries(runs)) {
+  summary[name] = { seeds: rs.map((r) => r.seed), command: rs[0].command };
+  for (const split of ['test_decorrelated', 'test_confounded']) {
+    if (!rs.every((r) => r[split])) continue;
+    const s = {};
+    for (const [k, f] of Object.entries(pick)) {
+      const v = rs.map((r) => f(r[split]));
+      if (v.some((x) => x === undefined || x === null)) continue;
+      if (Array.isArray(v[0])) s[k] = v[0].map((_, i) => (v.some((a) => a[i] === null) ? null : stat(v.map((a) => a[i]))));
+      else s[k] = stat(v);
+    }
+    summary[name][split] = s;
+    const fmt = (x) => (x === null ? '-' : x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
+    console.log(`${name} [${split}, seeds ${summary[name].seeds.join(',')}] ` +
+      Object.entries(s).map(([k, x]) => `${k} ${Array.isArray(x) ? x.map(fmt).join(' / ') : fmt(x)}`).join('; '));
+  }
+}
+fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
+
+// {seed: value} of one configuration's metric (de-correlated test set unless split is given)
+const bySeed = (name, metric, split = 'test_decorrelated') =>
+  Object.fromEntries((runs[name] ?? []).map((r) => [r.seed, pick[metric](r[split] ?? {})]).filter(([, v]) => Number.isFinite(v)));
+const comparisons = [];
+const push = (what, c) => { if (c) comparisons.push({ what, ...c }); };
+for (const [a, b, metrics] of [
+  ['balanced', 'confounded', ['accuracy', 'background_class_rate']],
+  ['confounded-gain', 'confounded', ['accuracy', 'background_class_rate']],
+  ['ext-w1-f0.1', 'confounded', ['accuracy', 'background_class_rate', 'mask_iou', 'energy_in_mask']],
+  ['ext-w1-f0.02', 'confounded', ['accuracy', 'mask_iou']],
+  ['ext-w1-f0.1-am1', 'confounded', ['accuracy', 'mask_iou']],
+  ['ext-w1-f0.1-am1', 'ext-w1-f0.1', ['accuracy', 'mask_iou']],
+  ['ext-w1-f0.1', 'confounded-gain', ['accuracy']],
+  ['balanced', 'ext-w1-f0.1', ['accuracy']],
+  ['gmp', 'gap', ['energy_in_mask', 'mask_iou', 'pointing_0px', 'pointing_std_tol']],
+  ['lse-r1', 'gap', ['pointing_0px', 'pointing_std_tol', 'energy_in_mask']],
+  ['res-cbam-all', 'res-none', ['accuracy', 'energy_in_mask']],
+  ['res-cbam-stage3', 'res-none', ['accuracy', 'energy_in_mask']],
+  ['res-cbam-stage2', 'res-none', ['accuracy', 'energy_in_mask']],
+  ['res-cbam-stage1', 'res-none', ['accuracy', 'energy_in_mask']],
+]) {
+  for (const k of metrics) push(`${k}: ${a} − ${b} (same seeds)`, paired(bySeed(a, k), bySeed(b, k)));
+}
+// CBAM's own spatial maps against chance: energy in mask − the test set's mask fraction (what a flat map scores)
+for (const [name, rs] of Object.entries(runs)) {
+  const stages = rs[0].test_decorrelated?.cbam_spatial?.energy_in_mask ?? [];
+  stages.forEach((e, i) => {
+    if (e === null) return;
+    push(`CBAM stage ${i + 1} map energy in mask − chance: ${name}`,
+      verdict(rs.map((r) => r.test_decorrelated.cbam_spatial.energy_in_mask[i] - r.test_decorrelated.mask_fraction)));
+  });
+}
+console.log('\nDifferences against the seed spread (paired by seed; "yes" = every seed agrees, |mean| > 2 std / sqrt(n), n >= 3):');
+for (const c of comparisons)
+  console.log(`| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`);
+fs.writeFileSync(path.join(dir, 'comparisons.json'), JSON.stringify(comparisons, null, 1) + '\n');
