@@ -144,7 +144,8 @@ const GROUPS = [
 const AS_PERCENT = /fraction with|fraction max|flip rate|fraction top/;
 function cell(s, k) {
   if (!s) return '–';
-  const pc = AS_PERCENT.test(k), f = (x) => (pc ? (100 * x).toFixed(1) : x.toFixed(3));
+  const small = Math.abs(s.mean) < 0.01;  // JSDs of one erased weight: 5 decimals, not 0.000
+  const pc = AS_PERCENT.test(k), f = (x) => (pc ? (100 * x).toFixed(1) : x.toFixed(small ? 5 : 3));
   return `${f(s.mean)}${s.std === null ? '' : ` ± ${f(s.std)}`}${pc ? ' %' : ''}`;
 }
 for (const [title, models] of GROUPS) {
