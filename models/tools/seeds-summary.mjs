@@ -120,7 +120,7 @@ for (const [model, m] of Object.entries(table)) {
   }
 }
 for (const [x, y] of [['sst2-tanh', 'sst2-uniform'], ['sst2-dot', 'sst2-uniform'], ['sst2-tanh', 'sst2-dot'],
-  ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform']]) {
+  ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform'], ['imdb-han', 'imdb-han-uniform']]) {
   for (const k of ['test F1', 'test accuracy']) {
     const c = pairedM(table[x]?.[k], table[y]?.[k]);
     if (c) comparisons.push({ what: `${k}: ${x} − ${y} (same seeds)`, ...c });
@@ -140,6 +140,7 @@ const GROUPS = [
   ['SST-2 BiLSTMs', ['sst2-tanh', 'sst2-dot', 'sst2-uniform']],
   ['SST-2 transformers', ['sst2-transformer-dot', 'sst2-transformer-uniform']],
   ['20 Newsgroups HAN', ['20news-han', '20news-han-uniform']],
+  ['IMDB HAN', ['imdb-han', 'imdb-han-uniform']],
 ];
 const AS_PERCENT = /fraction with|fraction max|flip rate|fraction top/;
 function cell(s, k) {

@@ -4,8 +4,9 @@
 //
 // Contract:
 //   renderLocCharts(container, { loss: [{x, loss, epoch}], epochs: [{epoch, train_accuracy, val_accuracy}] },
-//                   { epochs, width }) → two .chart elements: data-chart="loc-loss" (data-n = loss points) and
-//                   data-chart="loc-accuracy" (data-n = epochs done; a note until the first epoch ends).
+//                   { epochs, width }) → two .chart elements: data-chart="loc-loss" (data-n = loss points; a note
+//                   until the first loss point) and data-chart="loc-accuracy" (data-n = epochs done; a note until the
+//                   first epoch ends).
 //   renderLocMetrics(container, metrics, { stages }) → a table: one row per test condition (de-correlated,
 //                   and confounded when trained with a confounder): accuracy, pointing game (0 px; and, when the
 //                   metrics have `pointing`, at the standard tolerance and the centre baseline's 0 px / standard-
@@ -30,7 +31,8 @@ export function renderLocCharts(container, history, { epochs = 4, width = 800 } 
   const Plot = getPlot();
   const half = Math.max(280, Math.floor((width - 16) / 2));
   const loss = history.loss;
-  const lossFig = Plot.plot({
+  // before the first step there is nothing to scale the y axis to (Plot would print a 0.000000 tick): a note
+  const lossFig = !loss.length ? el('p', 'chart-note', 'The training loss appears here as the model trains.') : Plot.plot({
     ...baseOptions(half),
     height: 220,
     title: 'Training loss (running mean over the epoch)',
