@@ -110,6 +110,13 @@ for (const [model, m] of Object.entries(table)) {
     const c = pairedM(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]);
     if (c) comparisons.push({ what: `${model}: plausibility token F1, ${x} − ${y}`, ...c });
   }
+  for (const [x, y] of [['rollout', 'raw'], ['flow', 'raw'], ['rollout', 'flow']]) {
+    for (const ref of ['blankout', 'gradient']) {
+      const key = (k) => `attention-flow, last layer: ${k} vs ${ref}`;
+      const c = pairedM(m[key(x)], m[key(y)]);
+      if (c) comparisons.push({ what: `${model}: attention-flow last layer vs ${ref}, ${x} − ${y}`, ...c });
+    }
+  }
   for (const [x, y] of [['flip rate, top', 'flip rate, random'], ['mean JSD, top erased', 'mean JSD, random erased']]) {
     const c = pairedM(m[`erase-max: ${x}`], m[`erase-max: ${y}`]);
     if (c) comparisons.push({ what: `${model}: erase-max ${x} − ${y.replace(/^.*, /, '')}`, ...c });
@@ -143,9 +150,8 @@ const GROUPS = [
   ['IMDB HAN', ['imdb-han', 'imdb-han-uniform']],
 ];
 const AS_PERCENT = /fraction with|fraction max|flip rate|fraction top/;
-function cell(s, k) {
+function cell(s, k, small) {
   if (!s) return '–';
-  const small = Math.abs(s.mean) < 0.01;  // JSDs of one erased weight: 5 decimals, not 0.000
   const pc = AS_PERCENT.test(k), f = (x) => (pc ? (100 * x).toFixed(1) : x.toFixed(small ? 5 : 3));
   return `${f(s.mean)}${s.std === null ? '' : ` ± ${f(s.std)}`}${pc ? ' %' : ''}`;
 }
@@ -155,5 +161,9 @@ for (const [title, models] of GROUPS) {
   const keys = [...new Set(present.flatMap((m) => Object.keys(table[m])))];
   const seeds = present.map((m) => `${m} ${Math.max(...Object.values(table[m]).map((s) => s.n))}`).join(', ');
   console.log(`\n### ${title}, side by side (seeds: ${seeds})\n\n| metric | ${present.map((m) => `\`${m}\``).join(' | ')} |\n| --- |${' ---: |'.repeat(present.length)}`);
-  for (const k of keys) console.log(`| ${k} | ${present.map((m) => cell(table[m][k], k)).join(' | ')} |`);
+  for (const k of keys) {
+    // a row whose every mean is below 0.01 (JSDs of one erased weight) gets 5 decimals, not 0.000
+    const small = present.every((m) => !table[m][k] || Math.abs(table[m][k].mean) < 0.01);
+    console.log(`| ${k} | ${present.map((m) => cell(table[m][k], k, small)).join(' | ')} |`);
+  }
 }
