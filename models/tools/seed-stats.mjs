@@ -6,6 +6,7 @@
 //     |mean| > 2 · std / √n (a paired t of 2). null below 2 seeds.
 //   paired(a, b) → verdict of a[seed] − b[seed] over the seeds both objects ({seed: value}) have.
 //   oneSample(a) → verdict of the values of a ({seed: value}) against zero.
+//   comparisonRow(c) → a Markdown table row of one {what, ...verdict}: difference, mean ± std, agreeing, yes/no.
 export function meanStd(xs) {
   const n = xs.length, mean = xs.reduce((x, y) => x + y, 0) / n;
   const std = n > 1 ? Math.sqrt(xs.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1)) : null;
@@ -25,3 +26,6 @@ export function paired(a, b) {
 }
 
 export const oneSample = (a) => verdict(Object.values(a ?? {}));
+
+export const comparisonRow = (c) =>
+  `| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`;

@@ -6,7 +6,7 @@
 // prints both. Usage: node models/tools/seeds-cnn-summary.mjs [DIR] [NAME ...]   (DIR default models/cnn/seeds)
 import fs from 'node:fs';
 import path from 'node:path';
-import { meanStd, paired, verdict } from './seed-stats.mjs';
+import { meanStd, paired, verdict, comparisonRow } from './seed-stats.mjs';
 
 const dir = process.argv[2] ?? 'models/cnn/seeds';
 const only = process.argv.slice(3);
@@ -43,9 +43,9 @@ for (const [name, rs] of Object.entries(runs)) {
 }
 fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
 
-// {seed: value} of one configuration's metric (de-correlated test set unless split is given)
-const bySeed = (name, metric, split = 'test_decorrelated') =>
-  Object.fromEntries((runs[name] ?? []).map((r) => [r.seed, pick[metric](r[split] ?? {})]).filter(([, v]) => Number.isFinite(v)));
+// {seed: value} of one configuration's metric on the de-correlated test set
+const bySeed = (name, metric) => Object.fromEntries((runs[name] ?? [])
+  .map((r) => [r.seed, pick[metric](r.test_decorrelated ?? {})]).filter(([, v]) => Number.isFinite(v)));
 const comparisons = [];
 const push = (what, c) => { if (c) comparisons.push({ what, ...c }); };
 for (const [a, b, metrics] of [
@@ -76,6 +76,5 @@ for (const [name, rs] of Object.entries(runs)) {
   });
 }
 console.log('\nDifferences against the seed spread (paired by seed; "yes" = every seed agrees, |mean| > 2 std / sqrt(n), n >= 3):');
-for (const c of comparisons)
-  console.log(`| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`);
+for (const c of comparisons) console.log(comparisonRow(c));
 fs.writeFileSync(path.join(dir, 'comparisons.json'), JSON.stringify(comparisons, null, 1) + '\n');

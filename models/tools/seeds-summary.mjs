@@ -5,7 +5,7 @@
 // Markdown table per model. Usage: node models/tools/seeds-summary.mjs [DIR]
 import fs from 'node:fs';
 import path from 'node:path';
-import { meanStd, paired, oneSample } from './seed-stats.mjs';
+import { meanStd, paired, oneSample, comparisonRow } from './seed-stats.mjs';
 
 const dir = process.argv[2] ?? 'models/text/seeds';
 const RANKINGS = ['attention', 'gradient', 'attention_x_gradient', 'leave_one_out', 'random'];
@@ -89,54 +89,46 @@ for (const [model, metrics] of Object.entries(table)) {
 // Is a difference larger than the seed spread? Paired by seed (the same model's two rankings, or two models trained
 // with the same seed), or one metric against zero (τ > 0): seed-stats.mjs.
 const pairedM = (a, b) => paired(a?.values, b?.values);
-const oneSampleM = (a) => oneSample(a?.values);
 const comparisons = [];
+const push = (what, c) => { if (c) comparisons.push({ what, ...c }); };
 const flip = (r) => `erase-until-flip: fraction removed (flipped by all), ${r}`;
 for (const [model, m] of Object.entries(table)) {
   for (const [x, y] of [['attention', 'random'], ['attention', 'leave_one_out'], ['gradient', 'attention'],
     ['attention_x_gradient', 'gradient'], ['leave_one_out', 'random']]) {
-    const c = pairedM(m[flip(x)], m[flip(y)]);
-    if (c) comparisons.push({ what: `${model}: erase-until-flip fraction, ${x} − ${y}`, ...c });
+    push(`${model}: erase-until-flip fraction, ${x} − ${y}`, pairedM(m[flip(x)], m[flip(y)]));
   }
   for (const kind of ['comprehensiveness', 'sufficiency']) {
     for (const [x, y] of [['attention', 'gradient'], ['attention', 'integrated_gradients'], ['leave_one_out', 'attention'],
       ['attention', 'random']]) {
-      const c = pairedM(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]);
-      if (c) comparisons.push({ what: `${model}: ERASER AOPC ${kind}, ${x} − ${y}`, ...c });
+      push(`${model}: ERASER AOPC ${kind}, ${x} − ${y}`, pairedM(m[`ERASER AOPC ${kind}, ${x}`], m[`ERASER AOPC ${kind}, ${y}`]));
     }
   }
   for (const [x, y] of [['attention', 'leave_one_out'], ['attention', 'gradient'], ['leave_one_out', 'gradient'],
     ['integrated_gradients', 'gradient'], ['attention', 'random']]) {
-    const c = pairedM(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]);
-    if (c) comparisons.push({ what: `${model}: plausibility token F1, ${x} − ${y}`, ...c });
+    push(`${model}: plausibility token F1, ${x} − ${y}`, pairedM(m[`plausibility token F1, ${x}`], m[`plausibility token F1, ${y}`]));
   }
   for (const [x, y] of [['rollout', 'raw'], ['flow', 'raw'], ['rollout', 'flow']]) {
     for (const ref of ['blankout', 'gradient']) {
       const key = (k) => `attention-flow, last layer: ${k} vs ${ref}`;
-      const c = pairedM(m[key(x)], m[key(y)]);
-      if (c) comparisons.push({ what: `${model}: attention-flow last layer vs ${ref}, ${x} − ${y}`, ...c });
+      push(`${model}: attention-flow last layer vs ${ref}, ${x} − ${y}`, pairedM(m[key(x)], m[key(y)]));
     }
   }
   for (const [x, y] of [['flip rate, top', 'flip rate, random'], ['mean JSD, top erased', 'mean JSD, random erased']]) {
-    const c = pairedM(m[`erase-max: ${x}`], m[`erase-max: ${y}`]);
-    if (c) comparisons.push({ what: `${model}: erase-max ${x} − ${y.replace(/^.*, /, '')}`, ...c });
+    push(`${model}: erase-max ${x} − ${y.replace(/^.*, /, '')}`, pairedM(m[`erase-max: ${x}`], m[`erase-max: ${y}`]));
   }
   for (const k of ['τ(attention, gradient)', 'τ(attention, leave-one-out)']) {
-    const c = oneSampleM(m[k]);
-    if (c) comparisons.push({ what: `${model}: ${k} − 0`, ...c });
+    push(`${model}: ${k} − 0`, oneSample(m[k]?.values));
   }
 }
 for (const [x, y] of [['sst2-tanh', 'sst2-uniform'], ['sst2-dot', 'sst2-uniform'], ['sst2-tanh', 'sst2-dot'],
   ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform'], ['imdb-han', 'imdb-han-uniform']]) {
   for (const k of ['test F1', 'test accuracy']) {
-    const c = pairedM(table[x]?.[k], table[y]?.[k]);
-    if (c) comparisons.push({ what: `${k}: ${x} − ${y} (same seeds)`, ...c });
+    push(`${k}: ${x} − ${y} (same seeds)`, pairedM(table[x]?.[k], table[y]?.[k]));
   }
 }
 if (comparisons.length) {
   console.log('\n### Differences against the seed spread (paired by seed)\n\n| difference | mean ± std | seeds agreeing | larger than the spread |\n| --- | --- | --- | --- |');
-  for (const c of comparisons)
-    console.log(`| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`);
+  for (const c of comparisons) console.log(comparisonRow(c));
 }
 fs.writeFileSync(path.join(dir, 'comparisons.json'), `${JSON.stringify(comparisons, null, 1)}\n`);
 
