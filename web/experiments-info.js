@@ -6,7 +6,9 @@
 //   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?, note?}] }
 //     kind: 'num' (a plain number) | 'int' (a count) | 'points' (percentage points) | 'pct' (a fraction shown as %)
 //     | 'mean±std' (value = [mean, std]);
-//     ref: the paper's number for comparison, when there is one; note: visible text under the value (a τ's n and
+//     ref: the paper's number for comparison, when there is one; seedKey: the metric's name in the seed study's
+//     summary (models/text/seeds/summary.json; analysis/seed-spread.js attaches its spread over seeds);
+//     note: visible text under the value (a τ's n and
 //     what n/a means: tauNote(nUsed, nUndefined, { short })). headline() reads the summary defensively:
 //     a missing or non-numeric field gives value NaN (shown as "n/a"), never an exception.
 //   LIVE_EXPERIMENTS — the experiments shown as live panels under a typed sentence, in order.
@@ -57,9 +59,9 @@ export const EXPERIMENT_INFO = Object.freeze({
     dataset: 'For each sentence, the largest Jensen-Shannon divergence (JSD) between the model’s attention and an adversarial attention whose output stays within ε = 0.01 (TVD).',
     figure: 'Histogram of the maximum adversarial JSD per sentence, by class (the bound is ln 2 ≈ 0.693). Mass near the bound: attention can be changed almost completely without changing the prediction.',
     headline: (s) => [
-      { label: 'mean max JSD', value: pick(s, ['mean_max_jsd']), kind: 'num' },
+      { label: 'mean max JSD', value: pick(s, ['mean_max_jsd']), kind: 'num', seedKey: 'adversarial: mean max JSD' },
       { label: 'median max JSD', value: pick(s, ['median_max_jsd']), kind: 'num' },
-      { label: 'sentences with max JSD > 0.4', value: pick(s, ['fraction_jsd_above_0.4']), kind: 'pct' },
+      { label: 'sentences with max JSD > 0.4', value: pick(s, ['fraction_jsd_above_0.4']), kind: 'pct', seedKey: 'adversarial: fraction max JSD > 0.4' },
       { label: 'sentences with an adversary found', value: pick(s, ['fraction_found']), kind: 'pct' },
     ],
   },
@@ -72,8 +74,8 @@ export const EXPERIMENT_INFO = Object.freeze({
     headline: (s) => {
       const note = (k, short = false) => tauNote(pick(s, ['n_used']), pick(s, ['n_undefined', k]), { short });
       return [
-        { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40', note: note('gradient') },
-        { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34', note: note('loo') },
+        { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40', note: note('gradient'), seedKey: 'τ(attention, gradient)' },
+        { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34', note: note('loo'), seedKey: 'τ(attention, leave-one-out)' },
         { label: 'significant τ (p < 0.05), gradient', value: pick(s, ['fraction_significant', 'gradient']), kind: 'pct', note: note('gradient', true) },
         { label: 'significant τ (p < 0.05), leave-one-out', value: pick(s, ['fraction_significant', 'loo']), kind: 'pct', note: note('loo', true) },
       ];
@@ -87,8 +89,8 @@ export const EXPERIMENT_INFO = Object.freeze({
     figure: 'Median |Δŷ| under permutation against the sentence’s largest attention weight, by class. Points near 0 even at high max attention: peaked attention that does not matter.',
     headline: (s) => [
       { label: 'mean of median |Δŷ|', value: pick(s, ['median_delta_mean']), kind: 'num' },
-      { label: 'median of median |Δŷ|', value: pick(s, ['median_delta_median']), kind: 'num' },
-      { label: 'sentences with median |Δŷ| < 0.01', value: pick(s, ['fraction_median_delta_below_0.01']), kind: 'pct' },
+      { label: 'median of median |Δŷ|', value: pick(s, ['median_delta_median']), kind: 'num', seedKey: 'permutation: median Δ output, median over sentences' },
+      { label: 'sentences with median |Δŷ| < 0.01', value: pick(s, ['fraction_median_delta_below_0.01']), kind: 'pct', seedKey: 'permutation: fraction with median Δ < 0.01' },
     ],
   },
   'erase-max': {
@@ -111,7 +113,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     live: 'Remove attention weights one by one in the order each method ranks them, until the predicted class changes. A faithful ranking flips the decision after few removals.',
     dataset: 'For each sentence and ranking, the fraction of attention weights removed (in ranking order) before the decision flips (1 when it never flips).',
     figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most.',
-    headline: (s) => RANKINGS.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct' })),
+    headline: (s) => RANKINGS.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct', seedKey: `erase-until-flip: mean fraction removed, ${r}` })),
   },
   eraser: {
     title: 'ERASER comprehensiveness and sufficiency',
@@ -127,10 +129,10 @@ export const EXPERIMENT_INFO = Object.freeze({
       const bc = best(c, (x, y) => x > y);
       const bs = best(f, (x, y) => x < y);
       return [
-        { label: `most comprehensive: ${bc ? label(bc) : 'n/a'} (AOPC, higher is better)`, value: bc ? c(bc) : NaN, kind: 'num' },
-        { label: 'random baseline: AOPC comprehensiveness', value: c('random'), kind: 'num' },
-        { label: `most sufficient: ${bs ? label(bs) : 'n/a'} (AOPC, lower is better)`, value: bs ? f(bs) : NaN, kind: 'num' },
-        { label: 'random baseline: AOPC sufficiency', value: f('random'), kind: 'num' },
+        { label: `most comprehensive: ${bc ? label(bc) : 'n/a'} (AOPC, higher is better)`, value: bc ? c(bc) : NaN, kind: 'num', seedKey: `ERASER AOPC comprehensiveness, ${bc}` },
+        { label: 'random baseline: AOPC comprehensiveness', value: c('random'), kind: 'num', seedKey: 'ERASER AOPC comprehensiveness, random' },
+        { label: `most sufficient: ${bs ? label(bs) : 'n/a'} (AOPC, lower is better)`, value: bs ? f(bs) : NaN, kind: 'num', seedKey: `ERASER AOPC sufficiency, ${bs}` },
+        { label: 'random baseline: AOPC sufficiency', value: f('random'), kind: 'num', seedKey: 'ERASER AOPC sufficiency, random' },
       ];
     },
   },
@@ -148,7 +150,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     live: 'Score each importance measure against the words people marked: SST’s annotators labelled every word and phrase, and the words and short phrases labelled with the sentence’s polarity are its human rationale.',
     dataset: 'For each sentence, token F1 of the top-k tokens (k = the human rationale’s length), AUPRC and IOU F1 of each measure against the human rationale: the words, and phrases of at most 3 words, that SST’s annotators labelled with the sentence’s polarity (read from the SST parse trees shipped with the test set; a sentence with no such word is skipped).',
     figure: 'Mean token F1 and AUPRC per measure against the human rationale (random is the baseline to beat). After an ERASER run on the same model in this tab, each measure is also placed on a plausibility-vs-faithfulness plane: plausible is not the same as faithful (Jacovi & Goldberg 2020).',
-    headline: (s) => ERASER_MEASURES.map((m) => ({ label: `${label(m)}: token F1`, value: pick(s, [m, 'token_f1']), kind: 'num' })),
+    headline: (s) => ERASER_MEASURES.map((m) => ({ label: `${label(m)}: token F1`, value: pick(s, [m, 'token_f1']), kind: 'num', seedKey: `plausibility token F1, ${m}` })),
   },
   'attention-flow': {
     title: 'Raw attention, rollout and flow (transformers)',
@@ -159,12 +161,12 @@ export const EXPERIMENT_INFO = Object.freeze({
     headline: (s) => {
       const last = (k) => pick(s, ['last_layer', k]);
       return [
-        { label: 'last layer: raw vs blank-out', value: last('raw_blankout'), kind: 'num', ref: '0.29' },
-        { label: 'last layer: rollout vs blank-out', value: last('rollout_blankout'), kind: 'num', ref: '0.71' },
-        { label: 'last layer: flow vs blank-out', value: last('flow_blankout'), kind: 'num', ref: '0.70' },
-        { label: 'last layer: raw vs gradient', value: last('raw_gradient'), kind: 'num', ref: '0.46' },
-        { label: 'last layer: rollout vs gradient', value: last('rollout_gradient'), kind: 'num', ref: '0.54' },
-        { label: 'last layer: flow vs gradient', value: last('flow_gradient'), kind: 'num', ref: '0.61' },
+        { label: 'last layer: raw vs blank-out', value: last('raw_blankout'), kind: 'num', ref: '0.29', seedKey: 'attention-flow, last layer: raw vs blankout' },
+        { label: 'last layer: rollout vs blank-out', value: last('rollout_blankout'), kind: 'num', ref: '0.71', seedKey: 'attention-flow, last layer: rollout vs blankout' },
+        { label: 'last layer: flow vs blank-out', value: last('flow_blankout'), kind: 'num', ref: '0.70', seedKey: 'attention-flow, last layer: flow vs blankout' },
+        { label: 'last layer: raw vs gradient', value: last('raw_gradient'), kind: 'num', ref: '0.46', seedKey: 'attention-flow, last layer: raw vs gradient' },
+        { label: 'last layer: rollout vs gradient', value: last('rollout_gradient'), kind: 'num', ref: '0.54', seedKey: 'attention-flow, last layer: rollout vs gradient' },
+        { label: 'last layer: flow vs gradient', value: last('flow_gradient'), kind: 'num', ref: '0.61', seedKey: 'attention-flow, last layer: flow vs gradient' },
       ];
     },
   },
@@ -177,7 +179,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     headline: (s) => {
       const changes = Array.isArray(s?.single) ? s.single.map((h) => h?.accuracy_change).filter((v) => typeof v === 'number') : [];
       return [
-        { label: 'accuracy, all heads on', value: pick(s, ['accuracy']), kind: 'pct' },
+        { label: 'accuracy, all heads on', value: pick(s, ['accuracy']), kind: 'pct', seedKey: 'head-ablation: accuracy' },
         { label: 'heads that can go (in index order) within 1 point', value: pick(s, ['heads_removable_within_1_point']), kind: 'int' },
         { label: 'largest accuracy drop from one head off', value: changes.length ? -100 * Math.min(...changes) : NaN, kind: 'points' },
       ];

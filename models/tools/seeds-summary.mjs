@@ -40,6 +40,8 @@ function metricsOf(kind, j) {
     // flip rate of each ranking
     for (const r of RANKINGS) put(`erase-until-flip: fraction removed (flipped by all), ${r}`, j.fraction_mean_flipped_by_all?.[r]);
     for (const r of RANKINGS) put(`erase-until-flip: flip rate, ${r}`, j[r]?.flip_rate);
+    // and the page's headline (web/experiments-info.js): the mean fraction removed over every sentence (1 = no flip)
+    for (const r of RANKINGS) put(`erase-until-flip: mean fraction removed, ${r}`, j[r]?.fraction_mean);
   } else if (kind.startsWith('eraser')) {
     for (const m of MEASURES) {
       put(`ERASER AOPC comprehensiveness, ${m}`, j.measures?.[m]?.aopc_comprehensiveness_mean);

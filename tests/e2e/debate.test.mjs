@@ -249,6 +249,13 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
     close(mean, cli.summary.mean_max_jsd, 1e-6, 'mean max JSD over 20');
     const frac = JSON.parse(await page.locator('.headline-item[data-label="sentences with max JSD > 0.4"] .headline-value').getAttribute('data-value'));
     assert.equal(frac, cli.summary['fraction_jsd_above_0.4']);
+    // Beside it, the number's spread over the seed study's 6 training seeds of sst2-tanh (whole test set).
+    const seedsSummary = JSON.parse(fs.readFileSync(path.join(REPO, 'models/text/seeds/summary.json'), 'utf8'));
+    const spread = page.locator('.headline-item[data-label="mean max JSD"] .headline-seeds');
+    const want = seedsSummary['sst2-tanh']['adversarial: mean max JSD'];
+    assert.deepEqual(JSON.parse(await spread.getAttribute('data-value')), [want.mean, want.std, want.n]);
+    assert.match(await spread.textContent(), /over 6 training seeds \(whole test set\): 0\.\d{3} ± 0\.\d{3}/);
+    assert.match(await page.locator('.headline-item[data-label="sentences with max JSD > 0.4"] .headline-seeds').textContent(), /\d %/);
     // The figure: the max-JSD histogram over the 20 sentences.
     assert.equal(await page.locator('[data-chart="adversarial"]').getAttribute('data-n'), '20');
     assert.ok((await page.locator('#debate-figure svg').count()) > 0);

@@ -3,9 +3,10 @@
 //
 // Contract:
 //   renderHeadline(container, items)  items from EXPERIMENT_INFO[name].headline(summary):
-//     [{label, value, kind: 'num' | 'int' | 'points' | 'pct' | 'mean±std', ref?, note?}] → a <dl class="headline"> with one
-//     .headline-item[data-label] per item (its value in .headline-value, exact number in data-value; the note, when
-//     given, in .headline-note).
+//     [{label, value, kind: 'num' | 'int' | 'points' | 'pct' | 'mean±std', ref?, note?, seeds?}] → a <dl class="headline">
+//     with one .headline-item[data-label] per item (its value in .headline-value, exact number in data-value; the
+//     paper's value in .headline-ref; the spread over training seeds (analysis/seed-spread.js) in .headline-seeds,
+//     data-value = [mean, std, n]; the note, when given, in .headline-note).
 //   renderAllNumbers(container, summary) → a two-column table (the key in words with its unit, value) of every
 //     leaf of the summary (arrays of records walked as key.0.…, arrays of numbers shown joined). Each <tr> has
 //     data-key = the dotted key (shown in a tooltip and small under the words); each value cell data-value =
@@ -35,6 +36,14 @@ export function renderHeadline(container, items) {
     dd.dataset.value = JSON.stringify(item.value);
     box.append(el('dt', null, item.label), dd);
     if (item.ref) box.append(el('dd', 'headline-ref', `paper: ${item.ref}`));
+    if (item.seeds) {
+      const { mean, std, n } = item.seeds;
+      const spread = el('dd', 'headline-seeds',
+        `over ${n} training seeds (whole test set): ${item.kind === 'pct' ? `${pct(mean)} ± ${pct(std)}` : `${fmt(mean, 3)} ± ${fmt(std, 3)}`}`);
+      spread.dataset.value = JSON.stringify([mean, std, n]);
+      spread.title = 'Mean ± std of this number over models trained with different seeds (models/text/seeds), each run on all 1,821 test sentences: how much of a difference is the training seed’s';
+      box.append(spread);
+    }
     if (item.note) box.append(el('dd', 'headline-note', item.note));
     dl.append(box);
   }

@@ -18,6 +18,8 @@
 //   state.level: sentence | word, passed as param level) shows, and the run is over manifest.datasets'
 //   "imdb-test-200" (the first 200 IMDB test reviews); the figures and headlines are the flat experiments',
 //   read through analysis/han-debate.js.
+//   The headline numbers of a flat (SST-2) model carry their spread over training seeds where the seed study
+//   (models/text/seeds/summary.json, fetched once) has the model and the number (analysis/seed-spread.js).
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
 //   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
 //   the experiment skipped; their reasons are listed in the result line) once a run ends;
@@ -35,12 +37,15 @@ import { infoFor } from '../experiments-info.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
 import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
 import { CATALOGUE } from '../catalogue.js';
+import { withSeedSpread } from '../analysis/seed-spread.js';
 
 const DATASET = 'sst2-test';
 const HAN_DATASET = 'imdb-test-200';
 const HAN_EXPERIMENTS = Object.freeze((CATALOGUE.han_experiments ?? []).map((e) => ({ name: e.name, description: e.description })));
 const isHan = (m) => m?.kind === 'han';
 const REDRAW_MS = 400;
+// The seed study's summary (models/tools/seeds-summary.mjs): the headline numbers' spread over training seeds.
+const SEED_SUMMARY_URL = new URL('../../models/text/seeds/summary.json', import.meta.url);
 
 function seconds(s) {
   if (!Number.isFinite(s)) return '';
@@ -50,6 +55,8 @@ function seconds(s) {
 export function mountDebateView(section, { client, store, pool = new WorkerPool({ main: client }) }) {
   const $ = (sel) => section.querySelector(sel);
   const latestRows = new Map(); // "model|experiment" → the rows of its latest run (plausibility reads ERASER's)
+  // fetched once; without it (offline copy, HTTP error) the headlines simply have no seed line
+  const seedSummary = fetch(SEED_SUMMARY_URL).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   const expSelect = $('#debate-experiment');
   const modelSelect = $('#debate-model');
   const levelSelect = $('#debate-level');
@@ -321,10 +328,10 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     });
     running = false;
     cancelRequested = false;
-    finish(cfg, info, res);
+    finish(cfg, info, res, cfg.han ? null : await seedSummary);
   }
 
-  function finish(cfg, info, res) {
+  function finish(cfg, info, res, seeds) {
     const partial = res.cancelled || Boolean(res.error);
     if (res.rows.length) latestRows.set(`${cfg.model}|${cfg.name}`, res.rows);
     resultEl.dataset.partial = String(partial);
@@ -350,7 +357,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     if (res.summary) {
       // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
       const shown = cfg.han ? hanSummaryAtLevel(cfg.name, res.summary, cfg.level) : res.summary;
-      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? info.headline(shown) : []);
+      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? withSeedSpread(info.headline(shown), seeds, cfg.model) : []);
       renderAllNumbers(allNumbersEl, res.summary);
     }
     if (res.rows.length) {

@@ -1,0 +1,23 @@
+// seed-spread.js — a debate headline number's spread over training seeds, beside the number of this run.
+// The seed study (models/tools/seeds-summary.mjs → models/text/seeds/summary.json) trained each SST-2 model with
+// Wiegreffe & Pinter's seeds and ran each experiment on the whole test set (1,821 sentences, experiment seed 1);
+// the shipped model is its seed 1. Pure: no DOM, no fetch; works in Node.
+//
+// Contract:
+//   seedModelOf(model) → the model's name in the seed summary (the shipped transformer is the study's
+//     sst2-transformer-dot; the others have their own names).
+//   withSeedSpread(items, seedSummary, model) → a copy of the headline items (web/experiments-info.js), each item
+//     whose seedKey names a metric the summary has for the model over at least 2 seeds gaining
+//     .seeds = {mean, std, n}; the other items unchanged. A missing or malformed summary changes nothing.
+const STUDY_NAMES = Object.freeze({ 'sst2-transformer': 'sst2-transformer-dot' });
+
+export const seedModelOf = (model) => STUDY_NAMES[model] ?? model;
+
+export function withSeedSpread(items, seedSummary, model) {
+  const metrics = seedSummary?.[seedModelOf(model)];
+  return (items ?? []).map((item) => {
+    const s = item?.seedKey && metrics && typeof metrics === 'object' ? metrics[item.seedKey] : null;
+    const ok = s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std);
+    return ok ? { ...item, seeds: { mean: s.mean, std: s.std, n: s.n } } : item;
+  });
+}
