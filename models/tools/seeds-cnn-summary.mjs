@@ -1,7 +1,8 @@
 // seeds-cnn-summary.mjs — mean ± sample std over the seeds of the localization lab's runs (the files
 // models/tools/seeds-cnn.sh writes, DIR/NAME.seedS.json), and which differences are larger than the seed spread.
 // Writes DIR/summary.json {NAME: {seeds, command, test_decorrelated: {metric: {n, mean, std, values: [per run]}},
-// test_confounded?}} (per-stage metrics such as CBAM's are arrays of those, null for a stage without CBAM) and
+// test_confounded?, erasing?: {seeds, union_area|recall|precision|still_correct: [per step {n, mean, std, values}]}}}
+// (per-stage metrics such as CBAM's are arrays of those, null for a stage without CBAM) and
 // DIR/comparisons.json [{what, n, mean, std, agree, beyond}] (seed-stats.mjs: paired by seed, or against chance);
 // prints both. Usage: node models/tools/seeds-cnn-summary.mjs [DIR] [NAME ...]   (DIR default models/cnn/seeds)
 import fs from 'node:fs';
@@ -41,6 +42,25 @@ for (const [name, rs] of Object.entries(runs)) {
       Object.entries(s).map(([k, x]) => `${k} ${Array.isArray(x) ? x.map(fmt).join(' / ') : fmt(x)}`).join('; '));
   }
 }
+// Adversarial erasing (RESULTS §4; .erasing of the runs seeds-cnn.sh ERASING=1 made): per step, mean ± std over seeds.
+const ERASING = ['union_area', 'recall', 'precision', 'still_correct'];
+const erasingRows = [];
+for (const [name, rs] of Object.entries(runs)) {
+  const er = rs.filter((r) => r.erasing);
+  if (!er.length) continue;
+  const e = { seeds: er.map((r) => r.seed) };
+  for (const k of ERASING) e[k] = er[0].erasing[k].map((_, i) => stat(er.map((r) => r.erasing[k][i])));
+  summary[name].erasing = e;
+  const fmt = (x) => (x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
+  e.recall.forEach((_, i) => erasingRows.push(`| ${i ? '' : `${name} (${er.length})`} | ${i + 1} | ` +
+    ERASING.map((k) => fmt(e[k][i])).join(' | ') + ' |'));
+}
+if (erasingRows.length) {
+  console.log('\nAdversarial erasing (cnn-experiment erasing --n 500 --steps 4), mean ± std over seeds:');
+  console.log('| model (seeds) | step | union area | recall of the mask | precision | still predicts the class |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of erasingRows) console.log(r);
+}
 fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary, null, 1) + '\n');
 
 // {seed: value} of one configuration's metric on the de-correlated test set
@@ -59,12 +79,33 @@ for (const [a, b, metrics] of [
   ['balanced', 'ext-w1-f0.1', ['accuracy']],
   ['gmp', 'gap', ['energy_in_mask', 'mask_iou', 'pointing_0px', 'pointing_std_tol']],
   ['lse-r1', 'gap', ['pointing_0px', 'pointing_std_tol', 'energy_in_mask']],
+  ['cbam-all', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
+  ['cbam-stage1', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
+  ['cbam-stage2', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
+  ['cbam-stage3', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
   ['res-cbam-all', 'res-none', ['accuracy', 'energy_in_mask']],
   ['res-cbam-stage3', 'res-none', ['accuracy', 'energy_in_mask']],
   ['res-cbam-stage2', 'res-none', ['accuracy', 'energy_in_mask']],
   ['res-cbam-stage1', 'res-none', ['accuracy', 'energy_in_mask']],
 ]) {
   for (const k of metrics) push(`${k}: ${a} − ${b} (same seeds)`, paired(bySeed(a, k), bySeed(b, k)));
+}
+// {seed: value} of one configuration's erasing metric at a step (1-based)
+const erasingBySeed = (name, k, step) => Object.fromEntries((runs[name] ?? []).filter((r) => r.erasing)
+  .map((r) => [r.seed, r.erasing[k][step - 1]]));
+for (const [a, b, k, step] of [
+  ['gmp', 'gap', 'union_area', 1], ['gmp', 'gap', 'precision', 1], ['gmp', 'gap', 'still_correct', 2],
+  ['gmp', 'gap', 'recall', 4], ['lse-r5', 'gap', 'precision', 1], ['cbam-all', 'gap-lr0.02', 'recall', 1],
+  ['confounded-gain', 'confounded', 'recall', 1], ['confounded-gain', 'confounded', 'precision', 1],
+  ['balanced', 'confounded', 'still_correct', 1], ['balanced', 'confounded', 'precision', 1],
+]) push(`erasing step ${step} ${k}: ${a} − ${b} (same seeds)`, paired(erasingBySeed(a, k, step), erasingBySeed(b, k, step)));
+// The erased union against a union of random pixels of the same area (whose expected recall is its area)
+for (const name of Object.keys(runs)) {
+  for (const step of [1, 4]) {
+    const rec = erasingBySeed(name, 'recall', step), area = erasingBySeed(name, 'union_area', step);
+    push(`erasing step ${step} recall − union area (random pixels: 0): ${name}`,
+      verdict(Object.keys(rec).map((sd) => rec[sd] - area[sd])));
+  }
 }
 // CBAM's own spatial maps against chance: energy in mask − the test set's mask fraction (what a flat map scores)
 for (const [name, rs] of Object.entries(runs)) {

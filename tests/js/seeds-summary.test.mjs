@@ -144,3 +144,33 @@ test('seeds-cnn.sh summary: paired differences by seed and CBAM maps against cha
   assert.equal(summary['res-cbam-stage3'].test_decorrelated.cbam_energy_in_mask[0], null);
   fs.rmSync(dir, { recursive: true });
 });
+
+test('seeds-cnn.sh summary: adversarial erasing per step over seeds, paired and against a random union', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'seeds-cnn-erasing-'));
+  const erasing = (area1, prec1, rec1) => ({
+    n: 500, steps: 2, threshold: 0.5, fill: 0.5,
+    union_area: [area1, 0.6], recall: [rec1, 0.8], precision: [prec1, 0.3], still_correct: [0.9, 0.3],
+  });
+  // gmp − gap step-1 precision: +0.07, +0.08, +0.06; gap's step-1 recall − area: +0.2, +0.1, −0.05 (one disagrees)
+  for (const [s, gapArea, gapRec, gapPrec, gmpPrec] of [[1, 0.3, 0.5, 0.38, 0.45], [2, 0.4, 0.5, 0.36, 0.44], [3, 0.35, 0.3, 0.40, 0.46]]) {
+    write(dir, `gap.seed${s}.json`, { name: 'gap', seed: s, command: 'x', test_decorrelated: { accuracy: 0.9 }, erasing: erasing(gapArea, gapPrec, gapRec) });
+    write(dir, `gmp.seed${s}.json`, { name: 'gmp', seed: s, command: 'x', test_decorrelated: { accuracy: 0.9 }, erasing: erasing(0.2, gmpPrec, 0.4) });
+  }
+  write(dir, 'gmp.seed4.json', { name: 'gmp', seed: 4, command: 'x', test_decorrelated: { accuracy: 0.9 } });  // no erasing: left out
+  const out = execFileSync('bash', [path.join(ROOT, 'models/tools/seeds-cnn.sh'), 'summary'], { env: { ...process.env, OUT: dir }, encoding: 'utf8' });
+  const summary = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8'));
+  const byWhat = Object.fromEntries(JSON.parse(fs.readFileSync(path.join(dir, 'comparisons.json'), 'utf8')).map((c) => [c.what, c]));
+  assert.deepEqual(summary.gmp.erasing.seeds, [1, 2, 3]);
+  assert.equal(summary.gap.erasing.union_area.length, 2);
+  const a = summary.gap.erasing.union_area[0];
+  assert.ok(Math.abs(a.mean - 0.35) < 1e-12 && Math.abs(a.std - 0.05) < 1e-12);
+  assert.deepEqual(a.values, [0.3, 0.4, 0.35]);
+  const p = byWhat['erasing step 1 precision: gmp − gap (same seeds)'];
+  assert.ok(Math.abs(p.mean - 0.07) < 1e-12 && Math.abs(p.std - 0.01) < 1e-12);
+  assert.deepEqual([p.n, p.agree, p.beyond], [3, 3, true]);
+  const r = byWhat['erasing step 1 recall − union area (random pixels: 0): gap'];
+  assert.ok(Math.abs(r.mean - 0.25 / 3) < 1e-12);
+  assert.deepEqual([r.agree, r.beyond], [2, false]);
+  assert.match(out, /\| gap \(3\) \| 1 \| 0\.350 ± 0\.050 \| 0\.433 ± 0\.115 \| 0\.380 ± 0\.020 \| 0\.900 ± 0\.000 \|/);
+  fs.rmSync(dir, { recursive: true });
+});
