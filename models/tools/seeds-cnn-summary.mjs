@@ -95,7 +95,7 @@ const erasingBySeed = (name, k, step) => Object.fromEntries((runs[name] ?? []).f
   .map((r) => [r.seed, r.erasing[k][step - 1]]));
 for (const [a, b, k, step] of [
   ['gmp', 'gap', 'union_area', 1], ['gmp', 'gap', 'precision', 1], ['gmp', 'gap', 'still_correct', 2],
-  ['gmp', 'gap', 'recall', 4], ['lse-r5', 'gap', 'precision', 1], ['cbam-all', 'gap-lr0.02', 'recall', 1],
+  ['gmp', 'gap', 'recall', 4], ['gmp', 'gap', 'union_area', 4], ['lse-r5', 'gap', 'precision', 1], ['cbam-all', 'gap-lr0.02', 'recall', 1],
   ['confounded-gain', 'confounded', 'recall', 1], ['confounded-gain', 'confounded', 'precision', 1],
   ['balanced', 'confounded', 'still_correct', 1], ['balanced', 'confounded', 'precision', 1],
 ]) push(`erasing step ${step} ${k}: ${a} − ${b} (same seeds)`, paired(erasingBySeed(a, k, step), erasingBySeed(b, k, step)));

@@ -9,6 +9,9 @@
 #     the current splitter; 796 test posts.
 #   DATASET=imdb: imdb-han (8 epochs) and imdb-han-uniform (4 epochs, as shipped), the splitter without its
 #     run-together rule (as the shipped pair); 2,000 test reviews.
+#   UNIFORM_EPOCHS=N: the uniform model trains N epochs instead of the shipped count; when that differs, its runs are
+#     named DATASET-han-uniform-eN and seed 1 is trained too (the shipped model is not that recipe).
+#     UNIFORM_ONLY=1 trains only the uniform model (the learned model's seed files are kept as they are).
 # Usage: SEEDS="50 257" [DATASET=imdb] bash models/tools/seeds-han.sh [DATA_DIR]
 #   ATTNLAB=build/attnlab (a copy keeps long runs safe from rebuilds)  OUT=models/text/seeds  WORK=build/seeds
 #   (an empty SEEDS means the default five, like every ${VAR:-…} here)
@@ -26,12 +29,17 @@ SEEDS=${SEEDS:-50 257 500231 100078 12504}
 out=${OUT:-models/text/seeds}
 work=${WORK:-build/seeds}
 BIN=${ATTNLAB:-build/attnlab}
+uniform_name=$DATASET-han-uniform
+if [ -n "${UNIFORM_EPOCHS:-}" ] && [ "$UNIFORM_EPOCHS" != "$uniform_epochs" ]; then
+  uniform_epochs=$UNIFORM_EPOCHS
+  uniform_name=$DATASET-han-uniform-e$UNIFORM_EPOCHS
+fi
 mkdir -p "$out" "$work"
 [ -x "$BIN" ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
 
 one() {  # NAME ATTENTION SEED EPOCHS
   local name=$1 att=$2 seed=$3 epochs=$4 tag="$1-s$3" dir="$work/$1-s$3"
-  if [ "$seed" = 1 ]; then
+  if [ "$seed" = 1 ] && [ -d "models/text/$name" ]; then
     # the shipped model: its training log's last line is its metrics
     ln -sfn "$PWD/models/text/$name" "$dir"
     [ -f "$out/$tag.train.json" ] || grep '^{' "models/text/$name.train.log" | tail -n 1 > "$out/$tag.train.json"
@@ -53,7 +61,7 @@ one() {  # NAME ATTENTION SEED EPOCHS
 }
 
 for seed in 1 $SEEDS; do
-  one "$DATASET-han-uniform" uniform "$seed" "$uniform_epochs"
-  one "$DATASET-han" tanh "$seed" 8
+  one "$uniform_name" uniform "$seed" "$uniform_epochs"
+  [ "${UNIFORM_ONLY:-0}" = 1 ] || one "$DATASET-han" tanh "$seed" 8
 done
 node models/tools/seeds-summary.mjs "$out"

@@ -123,7 +123,8 @@ for (const [model, m] of Object.entries(table)) {
   }
 }
 for (const [x, y] of [['sst2-tanh', 'sst2-uniform'], ['sst2-dot', 'sst2-uniform'], ['sst2-tanh', 'sst2-dot'],
-  ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform'], ['imdb-han', 'imdb-han-uniform']]) {
+  ['sst2-transformer-dot', 'sst2-transformer-uniform'], ['20news-han', '20news-han-uniform'], ['imdb-han', 'imdb-han-uniform'],
+  ['imdb-han', 'imdb-han-uniform-e8'], ['imdb-han-uniform-e8', 'imdb-han-uniform']]) {
   for (const k of ['test F1', 'test accuracy']) {
     push(`${k}: ${x} − ${y} (same seeds)`, pairedM(table[x]?.[k], table[y]?.[k]));
   }
@@ -141,7 +142,7 @@ const GROUPS = [
   ['SST-2 BiLSTMs', ['sst2-tanh', 'sst2-dot', 'sst2-uniform']],
   ['SST-2 transformers', ['sst2-transformer-dot', 'sst2-transformer-uniform']],
   ['20 Newsgroups HAN', ['20news-han', '20news-han-uniform']],
-  ['IMDB HAN', ['imdb-han', 'imdb-han-uniform']],
+  ['IMDB HAN', ['imdb-han', 'imdb-han-uniform', 'imdb-han-uniform-e8']],
 ];
 const AS_PERCENT = /fraction with|fraction max|flip rate|fraction top/;
 function cell(s, k, small) {
