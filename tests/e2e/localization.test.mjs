@@ -218,6 +218,12 @@ else describe('localization view in the browser', { timeout: 20 * 60_000 }, () =
     assert.equal(await waitStatus(page2, ['ready', 'error']), 'ready', await page2.textContent('#loc-message'));
     const shippedMetrics = await metricsOf(page2);
     assert.notDeepEqual(shippedMetrics, m, 'the shipped model should score differently from the 2-epoch one');
+    // Under its table, the gap recipe's spread over the seed study's seeds (models/cnn/seeds/summary.json).
+    const seedsGap = JSON.parse(fs.readFileSync(path.join(REPO, 'models/cnn/seeds/summary.json'), 'utf8')).gap.test_decorrelated;
+    const spread = JSON.parse(await page2.locator('#loc-metrics .loc-seeds').getAttribute('data-spread'));
+    assert.deepEqual(spread.map((x) => x.key), ['accuracy', 'pointing_0px', 'pointing_std_tol', 'mask_iou', 'energy_in_mask']);
+    for (const x of spread) assert.deepEqual([x.mean, x.std, x.n], [seedsGap[x.key].mean, seedsGap[x.key].std, seedsGap[x.key].n], x.key);
+    assert.match(await page2.locator('#loc-metrics .loc-seeds').textContent(), /over 3 training seeds .*pointing game 0\.\d{3} ± 0\.\d{3}/);
     // models/cnn/confounded (p = 0.95, last validation 93.4 %): where validation and the de-correlated test differ
     // by 3 points or more, one sentence says why (the validation set follows the confounded training distribution).
     await page2.selectOption('#loc-shipped', 'confounded');
@@ -232,6 +238,7 @@ else describe('localization view in the browser', { timeout: 20 * 60_000 }, () =
       assert.match(text, /p = 0\.95/);
       assert.match(text, /de-correlated/);
     } else assert.equal(await why.count(), 0, `test accuracy ${conf.accuracy} is within 3 points of 93.4 %`);
+    assert.equal(await page2.locator('#loc-metrics .loc-seeds').count(), 1, 'confounded has its seed spread too');
     assert.deepEqual(page2.errors, []);
     await page2.close();
 

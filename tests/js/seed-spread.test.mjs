@@ -6,7 +6,7 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withSeedSpread, seedModelOf } from '../../web/analysis/seed-spread.js';
+import { withSeedSpread, seedModelOf, cnnSeedSpread } from '../../web/analysis/seed-spread.js';
 import { EXPERIMENT_INFO } from '../../web/experiments-info.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -54,4 +54,18 @@ test('every seedKey of the headlines resolves in the committed seed summary for 
     }
   }
   assert.ok(checked >= 40, `${checked} numbers checked`);
+});
+
+test('cnnSeedSpread reads a shipped recipe’s seed study in the metrics table’s order', () => {
+  const cnn = JSON.parse(fs.readFileSync(path.join(ROOT, 'models/cnn/seeds/summary.json'), 'utf8'));
+  const gap = cnnSeedSpread(cnn.gap);
+  assert.deepEqual(gap.map((x) => x.key), ['accuracy', 'pointing_0px', 'pointing_std_tol', 'mask_iou', 'energy_in_mask']);
+  for (const x of gap) {
+    const s = cnn.gap.test_decorrelated[x.key];
+    assert.deepEqual([x.mean, x.std, x.n], [s.mean, s.std, s.n]);
+    assert.ok(x.n >= 3);
+  }
+  const one = { test_decorrelated: { accuracy: { n: 1, mean: 0.9, std: null }, mask_iou: { n: 2, mean: 0.3, std: 0.01 } } };
+  assert.deepEqual(cnnSeedSpread(one), [{ key: 'mask_iou', label: 'mask IoU', mean: 0.3, std: 0.01, n: 2 }]);
+  for (const bad of [null, undefined, {}, { test_decorrelated: 3 }]) assert.deepEqual(cnnSeedSpread(bad), []);
 });

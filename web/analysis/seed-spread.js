@@ -9,6 +9,9 @@
 //   withSeedSpread(items, seedSummary, model) → a copy of the headline items (web/experiments-info.js), each item
 //     whose seedKey names a metric the summary has for the model over at least 2 seeds gaining
 //     .seeds = {mean, std, n}; the other items unchanged. A missing or malformed summary changes nothing.
+//   cnnSeedSpread(entry) → the localization lab's seed study for one shipped configuration (an entry of
+//     models/cnn/seeds/summary.json, models/tools/seeds-cnn-summary.mjs): [{key, label, mean, std, n}] for the
+//     de-correlated test metrics it has over ≥ 2 seeds, in the metrics table's order; [] without one.
 const STUDY_NAMES = Object.freeze({ 'sst2-transformer': 'sst2-transformer-dot' });
 
 export const seedModelOf = (model) => STUDY_NAMES[model] ?? model;
@@ -19,5 +22,20 @@ export function withSeedSpread(items, seedSummary, model) {
     const s = item?.seedKey && metrics && typeof metrics === 'object' ? metrics[item.seedKey] : null;
     const ok = s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std);
     return ok ? { ...item, seeds: { mean: s.mean, std: s.std, n: s.n } } : item;
+  });
+}
+
+const CNN_METRICS = Object.freeze([
+  ['accuracy', 'accuracy'], ['pointing_0px', 'pointing game'], ['pointing_std_tol', 'pointing game at the standard tolerance'],
+  ['mask_iou', 'mask IoU'], ['energy_in_mask', 'energy in mask'],
+]);
+
+export function cnnSeedSpread(entry) {
+  const t = entry?.test_decorrelated;
+  if (!t || typeof t !== 'object') return [];
+  return CNN_METRICS.flatMap(([key, label]) => {
+    const s = t[key];
+    const ok = s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std);
+    return ok ? [{ key, label, mean: s.mean, std: s.std, n: s.n }] : [];
   });
 }

@@ -19,7 +19,7 @@
 //   "imdb-test-200" (the first 200 IMDB test reviews); the figures and headlines are the flat experiments',
 //   read through analysis/han-debate.js.
 //   The headline numbers of a flat (SST-2) model carry their spread over training seeds where the seed study
-//   (models/text/seeds/summary.json, fetched once) has the model and the number (analysis/seed-spread.js).
+//   (models/text/seeds/summary.json, runtime/seed-summaries.js: fetched on the first run) has the model and the number (analysis/seed-spread.js).
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
 //   #debate-result carries data-partial ('true' | 'false'), data-rows (number of rows) and data-skipped (rows
 //   the experiment skipped; their reasons are listed in the result line) once a run ends;
@@ -38,14 +38,13 @@ import { classNamesFor, modelKind } from '../analysis/display.js';
 import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
 import { CATALOGUE } from '../catalogue.js';
 import { withSeedSpread } from '../analysis/seed-spread.js';
+import { textSeedSummary } from '../runtime/seed-summaries.js';
 
 const DATASET = 'sst2-test';
 const HAN_DATASET = 'imdb-test-200';
 const HAN_EXPERIMENTS = Object.freeze((CATALOGUE.han_experiments ?? []).map((e) => ({ name: e.name, description: e.description })));
 const isHan = (m) => m?.kind === 'han';
 const REDRAW_MS = 400;
-// The seed study's summary (models/tools/seeds-summary.mjs): the headline numbers' spread over training seeds.
-const SEED_SUMMARY_URL = new URL('../../models/text/seeds/summary.json', import.meta.url);
 
 function seconds(s) {
   if (!Number.isFinite(s)) return '';
@@ -55,8 +54,6 @@ function seconds(s) {
 export function mountDebateView(section, { client, store, pool = new WorkerPool({ main: client }) }) {
   const $ = (sel) => section.querySelector(sel);
   const latestRows = new Map(); // "model|experiment" → the rows of its latest run (plausibility reads ERASER's)
-  // fetched once; without it (offline copy, HTTP error) the headlines simply have no seed line
-  const seedSummary = fetch(SEED_SUMMARY_URL).then((r) => (r.ok ? r.json() : null)).catch(() => null);
   const expSelect = $('#debate-experiment');
   const modelSelect = $('#debate-model');
   const levelSelect = $('#debate-level');
@@ -328,7 +325,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     });
     running = false;
     cancelRequested = false;
-    finish(cfg, info, res, cfg.han ? null : await seedSummary);
+    finish(cfg, info, res, cfg.han ? null : await textSeedSummary());
   }
 
   function finish(cfg, info, res, seeds) {

@@ -10,7 +10,8 @@
 //   Nothing is loaded until the user trains or loads a model (the worker starts then).
 //   While training: Train disabled, Cancel enabled; the chart updates per step, the probe maps per epoch.
 //   After training (or loading): the metrics table (1,000 de-correlated test images, plus 1,000 confounded
-//   ones when p > 0), erasing on demand, download of config.json + model.safetensors.
+//   ones when p > 0), erasing on demand, download of config.json + model.safetensors. A shipped model's table is
+//   followed by its recipe's spread over the seed study's seeds (p.loc-seeds, data-spread; analysis/seed-spread.js).
 //   The section's data-status: idle | training | evaluating | ready | cancelled | error. A model file that
 //   cannot be loaded (too big, truncated, corrupt, the wrong shapes) says why; the model held before stays.
 import { el, fmt } from '../render/dom.js';
@@ -24,6 +25,8 @@ import { valTestNote } from '../analysis/val-test.js';
 import { CnnClient } from '../runtime/cnn-client.js';
 import { sha256Hex } from '../runtime/model-cache.js';
 import { CATALOGUE } from '../catalogue.js';
+import { cnnSeedSpread } from '../analysis/seed-spread.js';
+import { cnnSeedSummary } from '../runtime/seed-summaries.js';
 
 // Training recipes and class names: the core's catalogue (web/catalogue.js; docs/DESIGN.md "Localization lab").
 // `page` is sized to train in the page in about two minutes on this machine; `full` is the native default of
@@ -94,11 +97,21 @@ export function mountLocalizationView(section, { store, client = null }) {
   const drawCharts = () => renderLocCharts(ui.charts, history, { epochs: epochsAsked, width: widthOf(ui.charts, 800) });
 
   // `val` = {accuracy, size, confounder} of the last validation on the weights being scored (none after Cancel).
-  async function evaluate(note, val = null) {
+  async function evaluate(note, val = null, shippedName = '') {
     setStatus('evaluating');
     ui.status.textContent = `${note} Scoring the maps on 1,000 test images…`;
     const m = await getClient().metrics(1000);
     renderLocMetrics(ui.metrics, m);
+    // a shipped model is seed 1 of its recipe: how far the numbers move over the seed study's other seeds
+    const spread = shippedName ? cnnSeedSpread((await cnnSeedSummary())?.[shippedName]) : [];
+    if (spread.length) {
+      const p = el('p', 'chart-caption loc-seeds',
+        `The same recipe over ${spread[0].n} training seeds (models/cnn/seeds; this model is seed 1), mean ± std: ` +
+        spread.map((x) => `${x.label} ${fmt(x.mean, 3)} ± ${fmt(x.std, 3)}`).join(', ') +
+        '. A difference between two models smaller than these spreads may be the seed’s.');
+      p.dataset.spread = JSON.stringify(spread);
+      ui.metrics.append(p);
+    }
     const why = val ? valTestNote({
       val: val.accuracy, valSize: val.size, test: m.decorrelated?.accuracy, testSize: m.decorrelated?.n ?? 1000,
       confounder: val.confounder ?? 0, confounded: m.confounded?.accuracy ?? NaN,
@@ -284,7 +297,7 @@ export function mountLocalizationView(section, { store, client = null }) {
       const lastEpoch = Array.isArray(t.per_epoch) ? t.per_epoch.at(-1) : null;
       const lastWeights = !t.selection || t.selection === 'last epoch'; // else the last validation is not these weights'
       await evaluate('Model loaded.', lastEpoch && lastWeights
-        ? { accuracy: lastEpoch.val_accuracy, size: t.val_size, confounder: t.confounder ?? 0 } : null);
+        ? { accuracy: lastEpoch.val_accuracy, size: t.val_size, confounder: t.confounder ?? 0 } : null, shippedName);
       setStatus('ready');
     } catch (e) {
       const kept = haveModel;
