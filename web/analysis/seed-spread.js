@@ -16,12 +16,15 @@ const STUDY_NAMES = Object.freeze({ 'sst2-transformer': 'sst2-transformer-dot' }
 
 export const seedModelOf = (model) => STUDY_NAMES[model] ?? model;
 
+// a summary entry {mean, std, n} with a spread (≥ 2 seeds), or null
+const spreadOf = (s) => (s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std)
+  ? { mean: s.mean, std: s.std, n: s.n } : null);
+
 export function withSeedSpread(items, seedSummary, model) {
   const metrics = seedSummary?.[seedModelOf(model)];
   return (items ?? []).map((item) => {
-    const s = item?.seedKey && metrics && typeof metrics === 'object' ? metrics[item.seedKey] : null;
-    const ok = s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std);
-    return ok ? { ...item, seeds: { mean: s.mean, std: s.std, n: s.n } } : item;
+    const s = spreadOf(item?.seedKey && metrics && typeof metrics === 'object' ? metrics[item.seedKey] : null);
+    return s ? { ...item, seeds: s } : item;
   });
 }
 
@@ -34,8 +37,7 @@ export function cnnSeedSpread(entry) {
   const t = entry?.test_decorrelated;
   if (!t || typeof t !== 'object') return [];
   return CNN_METRICS.flatMap(([key, label]) => {
-    const s = t[key];
-    const ok = s && Number.isInteger(s.n) && s.n >= 2 && Number.isFinite(s.mean) && Number.isFinite(s.std);
-    return ok ? [{ key, label, mean: s.mean, std: s.std, n: s.n }] : [];
+    const s = spreadOf(t[key]);
+    return s ? [{ key, label, ...s }] : [];
   });
 }
