@@ -73,6 +73,8 @@ for (const [a, b, metrics] of [
   ['confounded-gain', 'confounded', ['accuracy', 'background_class_rate']],
   ['ext-w1-f0.1', 'confounded', ['accuracy', 'background_class_rate', 'mask_iou', 'energy_in_mask']],
   ['ext-w1-f0.02', 'confounded', ['accuracy', 'mask_iou']],
+  ['ext-w10-f0.1', 'confounded', ['accuracy', 'background_class_rate', 'mask_iou']],
+  ['ext-w10-f0.1', 'ext-w1-f0.1', ['accuracy', 'mask_iou']],
   ['ext-w1-f0.1-am1', 'confounded', ['accuracy', 'mask_iou']],
   ['ext-w1-f0.1-am1', 'ext-w1-f0.1', ['accuracy', 'mask_iou']],
   ['ext-w1-f0.1', 'confounded-gain', ['accuracy']],
