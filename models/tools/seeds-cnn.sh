@@ -21,8 +21,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${ATTNLAB:-build/attnlab}
 SEEDS=${SEEDS:-"1 2 3"}
-OUT=${OUT:-models/cnn/seeds}
-ERASING=${ERASING:-0}  # 1: also run the adversarial-erasing experiment (RESULTS §4) on each seed's weights  # (the summary of a copy: OUT=DIR models/tools/seeds-cnn.sh summary)
+OUT=${OUT:-models/cnn/seeds}  # (the summary of a copy: OUT=DIR models/tools/seeds-cnn.sh summary)
+ERASING=${ERASING:-0}  # 1: also run the adversarial-erasing experiment (RESULTS §4) on each seed's weights
 RECIPE=(--epochs 8 --train-size 8000 --val-size 500 --test-size 1000 --storage f16)
 CONF="--head gap --confounder 0.95 --texture-contrast 0.35"
 declare -A ARGS=(
