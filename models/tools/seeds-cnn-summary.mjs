@@ -81,6 +81,8 @@ for (const [a, b, metrics] of [
   ['balanced', 'ext-w1-f0.1', ['accuracy']],
   ['gmp', 'gap', ['energy_in_mask', 'mask_iou', 'pointing_0px', 'pointing_std_tol']],
   ['lse-r1', 'gap', ['pointing_0px', 'pointing_std_tol', 'energy_in_mask']],
+  ['lse-r5', 'gap', ['pointing_std_tol', 'energy_in_mask']],
+  ['lse-r10', 'gap', ['pointing_std_tol', 'energy_in_mask']],
   ['cbam-all', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
   ['cbam-stage1', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],
   ['cbam-stage2', 'gap-lr0.02', ['accuracy', 'energy_in_mask']],

@@ -31,6 +31,7 @@ declare -A ARGS=(
   [gmp]="--head gmp"
   [lse-r1]="--head lse --lse-r 1"
   [lse-r5]="--head lse --lse-r 5"
+  [lse-r10]="--head lse --lse-r 10"
   [confounded]="$CONF"
   [balanced]="--head gap --confounder 0 --texture-contrast 0.35"
   [confounded-gain]="$CONF --attention-mining 1"
