@@ -24,6 +24,8 @@ const pick = {
   cbam_energy_in_mask: (t) => t.cbam_spatial?.energy_in_mask, cbam_pointing: (t) => t.cbam_spatial?.pointing_game,
 };
 const stat = (xs) => ({ ...meanStd(xs), values: xs });
+// "mean ± std" of a stat (the mean alone for one seed, "-" for a stage without the metric)
+const fmt = (x) => (x === null ? '-' : x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
 const summary = {};
 for (const [name, rs] of Object.entries(runs)) {
   summary[name] = { seeds: rs.map((r) => r.seed), command: rs[0].command };
@@ -37,7 +39,6 @@ for (const [name, rs] of Object.entries(runs)) {
       else s[k] = stat(v);
     }
     summary[name][split] = s;
-    const fmt = (x) => (x === null ? '-' : x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
     console.log(`${name} [${split}, seeds ${summary[name].seeds.join(',')}] ` +
       Object.entries(s).map(([k, x]) => `${k} ${Array.isArray(x) ? x.map(fmt).join(' / ') : fmt(x)}`).join('; '));
   }
@@ -51,7 +52,6 @@ for (const [name, rs] of Object.entries(runs)) {
   const e = { seeds: er.map((r) => r.seed) };
   for (const k of ERASING) e[k] = er[0].erasing[k].map((_, i) => stat(er.map((r) => r.erasing[k][i])));
   summary[name].erasing = e;
-  const fmt = (x) => (x.std === null ? x.mean.toFixed(3) : `${x.mean.toFixed(3)} ± ${x.std.toFixed(3)}`);
   e.recall.forEach((_, i) => erasingRows.push(`| ${i ? '' : `${name} (${er.length})`} | ${i + 1} | ` +
     ERASING.map((k) => fmt(e[k][i])).join(' | ') + ' |'));
 }

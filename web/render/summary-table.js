@@ -38,10 +38,10 @@ export function renderHeadline(container, items) {
     if (item.ref) box.append(el('dd', 'headline-ref', `paper: ${item.ref}`));
     if (item.seeds) {
       const { mean, std, n } = item.seeds;
-      const spread = el('dd', 'headline-seeds',
-        `over ${n} training seeds (whole test set): ${item.kind === 'pct' ? `${pct(mean)} ± ${pct(std)}` : `${fmt(mean, 3)} ± ${fmt(std, 3)}`}`);
+      const text = item.kind === 'pct' ? `${pct(mean)} ± ${pct(std)}` : show({ kind: 'mean±std', value: [mean, std] });
+      const spread = el('dd', 'headline-seeds', `over ${n} training seeds (whole test set): ${text}`);
       spread.dataset.value = JSON.stringify([mean, std, n]);
-      spread.title = 'Mean ± std of this number over models trained with different seeds (models/text/seeds), each run on all 1,821 test sentences: how much of a difference is the training seed’s';
+      spread.title = 'Mean ± std of this number over models trained with different seeds, each run on the whole test set: how much of a difference is the training seed’s';
       box.append(spread);
     }
     if (item.note) box.append(el('dd', 'headline-note', item.note));

@@ -284,6 +284,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
       han, level: han ? st.level : null, params: han ? { level: st.level } : {}, units: unitsOf(st.model),
     };
     const info = infoFor(cfg.name, experiments.find((e) => e.name === cfg.name)?.description);
+    const seedsP = cfg.han ? null : textSeedSummary(); // fetched (once) while the run goes
     running = true;
     cancelRequested = false;
     showMessage('');
@@ -325,7 +326,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     });
     running = false;
     cancelRequested = false;
-    finish(cfg, info, res, cfg.han ? null : await textSeedSummary());
+    finish(cfg, info, res, await seedsP);
   }
 
   function finish(cfg, info, res, seeds) {

@@ -100,10 +100,11 @@ export function mountLocalizationView(section, { store, client = null }) {
   async function evaluate(note, val = null, shippedName = '') {
     setStatus('evaluating');
     ui.status.textContent = `${note} Scoring the maps on 1,000 test images…`;
+    const seedsP = shippedName ? cnnSeedSummary() : null; // fetched (once) while the maps are scored
     const m = await getClient().metrics(1000);
     renderLocMetrics(ui.metrics, m);
     // a shipped model is seed 1 of its recipe: how far the numbers move over the seed study's other seeds
-    const spread = shippedName ? cnnSeedSpread((await cnnSeedSummary())?.[shippedName]) : [];
+    const spread = shippedName ? cnnSeedSpread((await seedsP)?.[shippedName]) : [];
     if (spread.length) {
       const p = el('p', 'chart-caption loc-seeds',
         `The same recipe over ${spread[0].n} training seeds (models/cnn/seeds; this model is seed 1), mean ± std: ` +
