@@ -11,9 +11,10 @@
 //     /vendor/plot/… → node_modules/@observablehq/plot/dist/  (charts: plot.umd.min.js, needs d3)
 //   `/` and `/web` redirect to `/web/`; a directory serves its index.html. Everything else is 404, and
 //   no request can leave those trees (`..`, encoded separators, NUL, dot-files and symlinks pointing
-//   outside are refused). Every response carries COOP same-origin, COEP require-corp and CORP same-origin
-//   (the page is cross-origin isolated, so threaded wasm works), nosniff, and the Content-Security-Policy
-//   CSP below (pages and workers alike: a worker script's own response sets the worker's policy).
+//   outside are refused). Every response (the raw 400 / 408 / 431 answers to malformed requests too)
+//   carries COOP same-origin, COEP require-corp and CORP same-origin (the page is cross-origin isolated, so
+//   threaded wasm works), nosniff, and the Content-Security-Policy CSP below (pages and workers alike: a
+//   worker script's own response sets the worker's policy).
 //   GET and HEAD only (405); a request with a body is refused (413); a request target that is not a valid
 //   URL is 400; headers over 16 KB are 431; headers must arrive within 10 s and the request within 30 s (408).
 // CLI: `node scripts/serve.mjs [--port N] [--host H]` (PORT env also works; --port wins). The server binds
@@ -199,7 +200,9 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_RO
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const text = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
-    socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    // The raw answer carries the same security headers as every other response.
+    const head = Object.entries(securityHeaders).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${text}\r\n${head}Connection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -252,6 +252,37 @@ test('oversized headers are 431; slow headers time out with 408', async () => {
   }
 });
 
+// issue 27: the answers Node's parser gives before a request exists (clientError) carry the security headers too.
+test('the raw 400 / 408 / 431 answers carry the same security headers', async () => {
+  const headersOf = (answer) => {
+    const out = {};
+    for (const line of answer.split('\r\n\r\n')[0].split('\r\n').slice(1)) {
+      const i = line.indexOf(':');
+      out[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+    }
+    return out;
+  };
+  const expected = (await get(srv.port, '/web/app.js')).headers;
+  const check = (answer, status) => {
+    assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), answer.split('\r\n')[0]);
+    const h = headersOf(answer);
+    for (const name of ['content-security-policy', 'cross-origin-opener-policy', 'cross-origin-embedder-policy',
+      'cross-origin-resource-policy', 'x-content-type-options']) {
+      assert.equal(h[name], expected[name], `${status}: ${name}`);
+    }
+    assert.equal(h['content-security-policy'], CSP);
+  };
+  check(await raw(srv.port, 'NOT HTTP AT ALL\r\n\r\n'), 400);
+  check(await raw(srv.port, 'GET /web/ HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'), 400);
+  check(await raw(srv.port, `GET /web/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`), 431);
+  const slow = await startServer({ port: 0, root: path.join(tmp, 'repo'), headersTimeout: 300, requestTimeout: 600 });
+  try {
+    check(await raw(slow.port, 'GET /web/ HTTP/1.1\r\nHost: x\r\n'), 408);
+  } finally {
+    await slow.close();
+  }
+});
+
 test('binds the loopback interface by default', async () => {
   assert.equal(srv.server.address().address, '127.0.0.1');
   const src = fs.readFileSync(path.join(REPO, 'scripts/serve.mjs'), 'utf8');
