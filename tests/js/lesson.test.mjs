@@ -40,3 +40,13 @@ test('broken lessons get messages that name the step and the field', () => {
   assert.equal(ok.steps[0].title, 'Step 1');
   assert.ok(!lessonName('../x') && !lessonName('A') && lessonName('my-lesson-2'));
 });
+
+test('a step cannot open another lesson however the key is encoded (issue 27)', () => {
+  const refuse = (state) => assert.throws(() => parseLesson({ title: 'x', steps: [{ state, text: 't' }] }), /cannot open another lesson/, state);
+  for (const state of ['#lesson=intro', '#%6Cesson=intro', '#%6c%65sson=intro', 'view=text&%6Cesson=intro', '#view=text&lesson%3Dintro',
+    '#%256Cesson=intro', '#view=text;lesson=intro', '#LESSON=intro', '#view=text&%2526lesson=intro', '#%E2%80%8Blesson=x&lesson=intro']) refuse(state);
+  // and what only looks like one stays a page state: a text that says "lesson=", a key that merely contains it
+  for (const state of ['#view=text&text=the%20lesson%3Dintro', '#view=text&text=lesson=intro', '#view=text&lessons=2', '#view=text&text=%E0%A4%A']) {
+    assert.equal(parseLesson({ title: 'x', steps: [{ state, text: 't' }] }).steps[0].state, state);
+  }
+});

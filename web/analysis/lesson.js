@@ -7,11 +7,42 @@
 //     act on ("step 3: \"text\" is missing") for anything else — never returns a half-valid lesson.
 //   lessonName(name) → true for a shipped lesson's name (a-z, 0-9, '-', ≤ 60 characters): the only names
 //     `#lesson=NAME` / `?lesson=NAME` may load (from web/lessons/NAME.json).
+//   opensLesson(state) → true when the state has a `lesson` key in any spelling (percent-encoded once or more,
+//     upper case, behind ';'): parseLesson refuses such a step ("cannot open another lesson").
 //   LIMITS — the size limits (steps, characters) that keep a lesson a lesson.
 export const LIMITS = Object.freeze({ steps: 40, title: 120, text: 2000, question: 600, state: 4000, highlight: 200, bytes: 200_000 });
 
 export function lessonName(name) {
   return typeof name === 'string' && /^[a-z0-9][a-z0-9-]{0,59}$/.test(name);
+}
+
+// Percent-decoding until nothing changes (at most 10 rounds; a malformed escape stops it where it is), '+' read
+// as a space as URLSearchParams does.
+export function decodeFully(s) {
+  let cur = String(s);
+  for (let i = 0; i < 10; i++) {
+    let next;
+    try {
+      next = decodeURIComponent(cur.replace(/\+/g, ' '));
+    } catch {
+      break;
+    }
+    if (next === cur) break;
+    cur = next;
+  }
+  return cur;
+}
+
+// True when a page state names a `lesson` key — compared after decoding the key fully (`%6Cesson`, `%256Cesson`,
+// `lesson%3Dx`, `%26lesson`), case-insensitively, with ';' as well as '&' between fields: no spelling of the key
+// gets past. Values are not keys: `text=the lesson=intro` is a text.
+export function opensLesson(state) {
+  const body = String(state).replace(/^[#?]/, '');
+  for (const field of body.split(/[&;]/)) {
+    const key = decodeFully(field.split('=')[0]);
+    if (key.split(/[&;?#=]/).some((k) => k.replace(/[\s\u200b-\u200d\ufeff]/g, '').toLowerCase() === 'lesson')) return true;
+  }
+  return false;
 }
 
 function str(v, where, key, max, required) {
@@ -46,7 +77,7 @@ export function parseLesson(input) {
     let state = str(s.state, where, 'state', LIMITS.state, true);
     if (!state.startsWith('#')) state = `#${state}`;
     if (/^#\s*$/.test(state)) throw new Error(`${where}: "state" is empty`);
-    if (/(^|&)lesson=/.test(state.slice(1))) throw new Error(`${where}: "state" cannot open another lesson`);
+    if (opensLesson(state)) throw new Error(`${where}: "state" cannot open another lesson`);
     const highlight = str(s.highlight, where, 'highlight', LIMITS.highlight, false);
     return {
       title: str(s.title, where, 'title', LIMITS.title, false) || `Step ${i + 1}`,
