@@ -12,9 +12,14 @@
 //   exportSvg(target, filename)        → saves figureSvg(target) as FILENAME.svg; resolves { text, blob }
 //   exportPng(target, filename, scale = 2) → the figure rasterised at `scale` × (canvas: its pixels scaled;
 //                                        else the SVG drawn into a canvas); resolves { blob, width, height }
-//   buildReport(root, { title, state, data, css }) → HTML text of one file: the visible view cloned, canvases
-//                                        as PNG data URLs, images inlined (or dropped), scripts, forms' actions
-//                                        and external links removed, the page CSS inline and `data` as
+//   buildReport(root, { title, state, data, css, links }) → HTML text of one file: the visible view cloned,
+//                                        canvases as PNG data URLs, images inlined (or dropped), scripts, forms'
+//                                        actions and external links removed; controls that only work in the page
+//                                        left out (file pickers, drop zones, buttons, elements marked
+//                                        data-report="omit" — e.g. maps never computed); a button with content
+//                                        (a top-5 row) kept as a <span>; a link whose id is in `links`
+//                                        ({id: 'data:…'}, e.g. the Debate's CSV / JSON) keeps that data: URL, any
+//                                        other download link is left out; the page CSS inline and `data` as
 //                                        <script type="application/json" id="attnlab-report-data"> (JSON is
 //                                        data, not script: it never runs).
 //   download(blob, filename)           → saves a Blob through an <a download> (Blob URL, revoked later)
@@ -222,7 +227,7 @@ function imageDataUrl(img) {
   }
 }
 
-export function buildReport(root, { title = 'attnlab report', state = '', data = {}, css = '' } = {}) {
+export function buildReport(root, { title = 'attnlab report', state = '', data = {}, css = '', links = {} } = {}) {
   const clone = root.cloneNode(true);
   // canvases keep their pixels as images (cloneNode copies no pixels)
   const src = [...root.querySelectorAll('canvas')];
@@ -262,10 +267,29 @@ export function buildReport(root, { title = 'attnlab report', state = '', data =
       : o.type === 'checkbox' ? (o.checked ? 'yes' : 'no') : o.value;
     c.replaceWith(span);
   });
-  for (const e of clone.querySelectorAll('script, button, .export-bar, progress, link, iframe, object, embed')) e.remove();
+  // what only works in the page goes: pickers (a label around a file input, a drop zone), maps never computed
+  // ([data-report="omit"]), buttons. A button that carries content (a top-5 row: a label, a value, a bar) stays
+  // as a <span> of the same class; a download link keeps a working href only when `links` gives it a data: URL.
+  for (const e of clone.querySelectorAll('[data-report="omit"], .image-drop, label.button-link')) e.remove();
+  for (const b of clone.querySelectorAll('button')) {
+    if (!b.children.length) {
+      b.remove();
+      continue;
+    }
+    const span = document.createElement('span');
+    for (const { name, value } of b.attributes) if (!/^on|^type$|^disabled$|^tabindex$/.test(name)) span.setAttribute(name, value);
+    span.append(...b.childNodes);
+    b.replaceWith(span);
+  }
+  for (const e of clone.querySelectorAll('script, .export-bar, progress, link, iframe, object, embed')) e.remove();
   for (const a of clone.querySelectorAll('a')) {
+    const url = a.id ? links[a.id] : undefined;
+    if (typeof url === 'string' && url.startsWith('data:')) {
+      a.setAttribute('href', url);
+      continue;
+    }
     a.removeAttribute('href');
-    a.removeAttribute('download');
+    if (a.hasAttribute('download') || a.classList.contains('button-link')) a.remove(); // a dead button
   }
   for (const e of clone.querySelectorAll('[hidden], .examples')) e.remove();
   for (const e of clone.querySelectorAll('.lesson-highlight')) e.classList.remove('lesson-highlight');
@@ -280,6 +304,8 @@ export function buildReport(root, { title = 'attnlab report', state = '', data =
 <style>${safeCss}
 .report-head { max-width: 1240px; margin: 16px auto 0; padding: 0 20px; font-size: 0.9rem; color: #5d6475; }
 .report-value { font-weight: 600; }
+main img { max-width: 100%; height: auto; }
+.image-tile img { width: 100%; aspect-ratio: 1; display: block; border-radius: 5px; }
 </style></head>
 <body><header class="report-head"><h1>${esc(title)}</h1>
 <p>Saved from attnlab (an interpretability lab in the browser) on ${esc(new Date().toUTCString())}. Page state: <code>${esc(state || '(defaults)')}</code>.

@@ -35,6 +35,8 @@ import { installCurves } from './image/curves.js';
 import { installErasing } from './image/erasing.js';
 import { installSanity } from './image/sanity.js';
 import { installEquivalence } from './image/equivalence.js';
+import { registerReportData } from './report-data.js';
+import { imageReportData } from './image/report.js';
 
 export { GALLERY, METHODS };
 
@@ -300,7 +302,7 @@ export function mountImageView(section, { store }) {
         state: r ? 'ready' : running ? 'running' : 'pending',
         action: r ? 'PNG' : running ? null : 'Compute',
         onAction: r ? () => downloadCanvasPng(tile.canvas, `${p.key}-${m.key}.png`) : () => v.computeSlow(m.key),
-        attrs: { 'data-method': m.key, title: m.about },
+        attrs: { 'data-method': m.key, title: m.about, ...(r ? {} : { 'data-report': 'omit' }) }, // a report shows computed maps only
       });
       if (!r && v.job) tile.querySelector('.image-tile-action')?.setAttribute('disabled', '');
       tile.querySelector('canvas').addEventListener('click', () => {
@@ -391,6 +393,24 @@ export function mountImageView(section, { store }) {
   installErasing(v);
   installSanity(v);
   installEquivalence(v);
+
+  // "Save report": the numbers (views/image/report.js); before the view is cloned, the cards with nothing
+  // computed yet (curves, erasing, sanity, "Your model" without a model) and the photo pickers are marked to be
+  // left out — a report keeps results, not controls.
+  registerReportData('image', () => {
+    const mark = (e, omit) => {
+      if (!e) return;
+      if (omit) e.dataset.report = 'omit';
+      else delete e.dataset.report;
+    };
+    mark(gallery, true);
+    mark(curvesEl.closest('.card'), !curvesEl.querySelector('svg, figure, .chart'));
+    mark(stripEl.closest('.card'), !stripEl.children.length);
+    mark(sanityEl.closest('.card'), !sanityEl.children.length);
+    const own = section.querySelector('#own-model');
+    mark(own, !own || own.dataset.status === 'empty');
+    return imageReportData(v);
+  });
 
   function onPhoto(fn) {
     v.photoListeners.push(fn);

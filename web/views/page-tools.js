@@ -15,6 +15,7 @@
 import { mountLessonPlayer } from './lesson-player.js';
 import { exportSvg, exportPng, buildReport, download } from '../render/export.js';
 import { mapColorbar } from '../render/colorbar.js';
+import { reportDataFor } from './report-data.js';
 
 const player = mountLessonPlayer();
 window.attnlabLessons = player; // for the console and the tests
@@ -97,6 +98,15 @@ function collectData(view) {
   return data;
 }
 
+function blobDataUrl(blob) {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error);
+    r.readAsDataURL(blob);
+  });
+}
+
 async function saveReport() {
   const view = visibleView();
   if (!view) return null;
@@ -105,15 +115,29 @@ async function saveReport() {
     css = await (await fetch(new URL('../styles.css', import.meta.url))).text();
   } catch { /* the report is still readable without the page's CSS */ }
   const data = collectData(view);
+  try {
+    Object.assign(data, reportDataFor(data.view) ?? {});
+  } catch (e) {
+    data.viewDataError = String(e?.message ?? e);
+  }
   const json = view.querySelector('#debate-json');
   if (json?.href?.startsWith('blob:') && !view.querySelector('#debate-downloads')?.hidden) {
     try {
       data.run = await (await fetch(json.href)).json();
     } catch { /* the rows stay in the page's own download */ }
   }
+  // the view's download links (Blob URLs: the Debate's CSV / JSON) travel in the report as data: URLs, so its
+  // buttons still download the same files offline; any other link is left out of the report
+  const links = {};
+  for (const a of view.querySelectorAll('a[download][id]')) {
+    if (!a.href.startsWith('blob:') || a.closest('[hidden]')) continue;
+    try {
+      links[a.id] = await blobDataUrl(await (await fetch(a.href)).blob());
+    } catch { /* left out */ }
+  }
   const tab = document.querySelector('.view-tab[aria-current="page"]')?.textContent?.trim() || data.view;
   const title = `attnlab — ${tab} lab report`;
-  const html = buildReport(view, { title, state: location.hash, data, css });
+  const html = buildReport(view, { title, state: location.hash, data, css, links });
   const blob = new Blob([html], { type: 'text/html' });
   download(blob, `attnlab-report-${data.view}-${new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')}.html`);
   window.__attnlabLastReport = html;

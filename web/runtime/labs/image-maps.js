@@ -11,7 +11,8 @@
 //   FEATURE_METHODS, PLAN_MAPS, POINTING_TOLERANCE (px)
 //   featureKey(method, classIndex, seed); ensureKept(L, key) → the ImageLab name holding that map (a feature
 //     map is re-made when the kept one is of another class or seed; a plan map must have been made)
-//   pageResult(key, r) → {key, rgba, peak, pointing?} (what crosses to the page)
+//   pageResult(key, r) → {key, rgba, peak, pointing?, grid} (what crosses to the page; grid: mapGrid(r.map01),
+//     the 0–1 map as GRID × GRID block means, the map's numbers for the page's report)
 //   handlers: image.map {imageId, method, classIndex, seed, colormap} → a page result;
 //     image.recolor {imageId, keys, colormap} → {maps: {key: rgba}} (nothing recomputed but stale feature maps);
 //     image.sanity {imageId, method, classIndex, seed, colormap} → {method, original, randomized, spearman,
@@ -30,8 +31,24 @@ export const POINTING_TOLERANCE = 15;
 
 export const featureKey = (method, classIndex, seed) => `${method}|${classIndex}|${seed >>> 0}`;
 
+// The map's numbers for reports: block means of the 0–1 map (224²) on a GRID × GRID grid (8 × 8 px blocks).
+export const GRID = 28;
+export function mapGrid(map01, size = 224, grid = GRID) {
+  if (!map01 || map01.length !== size * size) return null;
+  const b = size / grid;
+  const out = new Float32Array(grid * grid);
+  for (let y = 0; y < size; y++) {
+    const row = Math.floor(y / b) * grid;
+    for (let x = 0; x < size; x++) out[row + Math.floor(x / b)] += map01[y * size + x];
+  }
+  for (let i = 0; i < out.length; i++) out[i] /= b * b;
+  return out;
+}
+
 export function pageResult(key, r) {
   const out = { key, rgba: r.rgba, peak: r.peak };
+  const grid = mapGrid(r.map01);
+  if (grid) out.grid = grid;
   if (r.pointing) out.pointing = { ...r.pointing, tolerance: POINTING_TOLERANCE };
   return out;
 }

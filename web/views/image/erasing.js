@@ -19,6 +19,7 @@ export function installErasing(v) {
       const r = await h.promise;
       v.endJob();
       if (p !== v.photo) return;
+      v.eraseResult = { method, class: v.classIndex, fill: v.st.erasefill, threshold: v.st.erasethr / 100, cancelled: Boolean(r.cancelled), steps: r.steps };
       renderEraseStrip(stripEl, r.steps, { targetLabel: v.labelOf(v.classIndex), opacity: v.st.opacity / 100, colormap: v.st.colormap });
       const note = method !== v.st.method ? ` (${METHOD[v.st.method].label} is slow, so erasing uses CAM)` : '';
       const flips = r.steps.findIndex((s) => s.top1.index !== r.steps[0].top1.index);

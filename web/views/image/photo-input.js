@@ -42,6 +42,8 @@ export function installPhotoInput(v) {
     v.autoStarted = new Set();
     v.curves = [];
     v.extra = new Map();
+    v.sanityResult = null;
+    v.eraseResult = null;
     stripEl.replaceChildren();
     sanityEl.replaceChildren();
     const t = v.st.target;

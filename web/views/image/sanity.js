@@ -29,6 +29,8 @@ export function installSanity(v) {
       sanityEl.replaceChildren(row, el('p', 'sanity-rho', `Spearman ρ between the two maps: ${rho.text}. ${verdict}`),
         el('p', 'chart-caption', `n is the number of pixels compared (the two ${Math.round(Math.sqrt(n)) || 224} × ${Math.round(Math.sqrt(n)) || 224} maps); ` +
           'they are upsampled from the network’s coarse feature grid, so neighbouring pixels are far from independent and no p-value is given.'));
+      v.sanityResult = { method, class: v.classIndex, spearman: r.spearman, n, randomTop1: r.randomTop1,
+        original: { peak: r.original.peak, grid: r.original.grid }, randomized: { peak: r.randomized.peak, grid: r.randomized.grid } };
       sanityEl.dataset.n = String(n);
       sanityEl.dataset.spearman = String(r.spearman);
       if (method !== v.st.method) sanityEl.append(el('p', 'chart-caption', `${METHOD[v.st.method].label} is a perturbation method; the check uses CAM.`));
