@@ -100,6 +100,88 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     await page.close();
   });
 
+  test('a step that switches model keeps its highlight after the view re-renders (issue 29)', { timeout: TIMEOUT }, async () => {
+    const file = path.join(tmp, 'switch-model.json');
+    const sel = '.measure-row[data-measure=gradient]';
+    fs.writeFileSync(file, JSON.stringify({
+      title: 'Two models', steps: [
+        { title: 'One', state: 'view=text&model=sst2-tanh&text=a+fine+film', text: 'The gradient row.', highlight: sel },
+        { title: 'Two', state: 'view=text&model=sst2-dot&text=a+fine+film', text: 'The same row, another model.', highlight: sel },
+        { title: 'Three', state: 'view=text&model=sst2-dot&text=a+dull+film', text: 'Another text.', highlight: sel },
+      ],
+    }));
+    const page = await openRecordingPage(ctx, `${server.url}/web/`);
+    await waitText(page);
+    await page.setInputFiles('#lesson-file', file);
+    await page.waitForSelector('#lesson-player:not([hidden])');
+    const outlined = () => page.evaluate((s) => {
+      const h = [...document.querySelectorAll('.lesson-highlight')];
+      return { n: h.length, same: h.length === 1 && h[0] === document.querySelector(s) && h[0].isConnected,
+        model: document.querySelector('#token-rows')?.closest('.view')?.querySelector('#model-select')?.value };
+    }, sel);
+    for (const [i, model, text] of [[1, 'sst2-tanh', 'a fine film'], [2, 'sst2-dot', 'a fine film'], [3, 'sst2-dot', 'a dull film']]) {
+      if (i > 1) await page.click('#lesson-player .lesson-next');
+      assert.equal(await page.getAttribute('#lesson-player', 'data-step'), String(i));
+      // the view has run the step's model on the step's text and drawn its rows
+      await page.waitForFunction(([m, t]) => {
+        const s = document.getElementById('view-text');
+        return s.dataset.status === 'ready' && document.getElementById('model-select').value === m && document.getElementById('text-input').value === t &&
+          document.getElementById('text-status').textContent.startsWith(m);
+      }, [model, text], { timeout: TIMEOUT });
+      await page.waitForFunction(() => document.getElementById('lesson-player').dataset.highlight !== 'waiting', null, { timeout: TIMEOUT });
+      const o = await outlined();
+      assert.deepEqual([o.n, o.same], [1, true], `step ${i}: the row drawn for ${model} is outlined`);
+    }
+    await page.click('#lesson-player .lesson-close');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('the lesson panel minimises, leaves the highlighted result uncovered, and closing takes ?lesson= out of the URL', { timeout: TIMEOUT }, async () => {
+    const small = await ctx.newPage();
+    await small.setViewportSize({ width: 1280, height: 700 });
+    small.errors = [];
+    small.on('pageerror', (e) => small.errors.push(e.message));
+    await small.goto(`${server.url}/web/?lesson=attention-explanation&step=5`);
+    await small.waitForSelector('#lesson-player:not([hidden])', { timeout: TIMEOUT });
+    assert.equal(await small.getAttribute('#lesson-player', 'data-step'), '5');
+    await small.waitForFunction(() => document.getElementById('lesson-player').dataset.highlight === 'found', null, { timeout: TIMEOUT });
+    await small.waitForFunction(() => document.getElementById('view-text').dataset.status === 'ready', null, { timeout: TIMEOUT });
+    // the highlighted element and the panel do not overlap on screen (the page scrolls it above the panel)
+    const overlap = () => small.evaluate(() => {
+      const a = document.querySelector('.lesson-highlight').getBoundingClientRect();
+      const b = document.getElementById('lesson-player').getBoundingClientRect();
+      const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      return w > 0 && h > 0 ? Math.round(w * h) : 0;
+    });
+    assert.equal(await overlap(), 0, 'the panel does not cover the highlighted result');
+    // minimise: only the head stays; restore brings the step back
+    const tall = (await small.locator('#lesson-player').boundingBox()).height;
+    await small.click('#lesson-player .lesson-min');
+    assert.equal(await small.getAttribute('#lesson-player', 'data-minimized'), 'true');
+    assert.equal(await small.isVisible('#lesson-player .lesson-text'), false);
+    const low = (await small.locator('#lesson-player').boundingBox()).height;
+    assert.ok(low < tall / 2, `minimised ${low} px vs ${tall} px`);
+    assert.equal(await small.getAttribute('#lesson-player .lesson-min', 'aria-expanded'), 'false');
+    await small.click('#lesson-player .lesson-min');
+    assert.equal(await small.isVisible('#lesson-player .lesson-text'), true);
+    // Next keeps the URL's step in line (a reload stays at this step); closing takes the lesson out of the URL
+    await small.click('#lesson-player .lesson-next');
+    assert.equal(new URL(small.url()).searchParams.get('step'), '6');
+    await small.click('#lesson-player .lesson-close');
+    const u = new URL(small.url());
+    assert.equal(u.searchParams.get('lesson'), null);
+    assert.equal(u.searchParams.get('step'), null);
+    assert.ok(!/lesson=/.test(u.hash));
+    await small.reload();
+    await small.waitForFunction(() => window.attnlabLessons && !document.getElementById('view-debate').hidden, null, { timeout: TIMEOUT });
+    assert.equal(await small.evaluate(() => window.__attnlabLesson ?? null), null, 'the reloaded link asks for no lesson');
+    assert.equal(await small.isHidden('#lesson-player'), true, 'a reload after closing does not restart the lesson');
+    assert.deepEqual(small.errors, []);
+    await small.close();
+  });
+
   test('keyboard: Tab to a token, arrows move, its values are read out', { timeout: TIMEOUT }, async () => {
     const page = await openRecordingPage(ctx, `${server.url}/web/#text=${encodeURIComponent('a gorgeous , witty , seductive movie .')}`);
     await waitText(page);
