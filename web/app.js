@@ -14,7 +14,9 @@
 //   fresh worker answers. An unknown view shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
 //   Any uncaught error is shown in #app-message instead of failing silently; a value of the link that the
-//   schema clamped, cut or refused is named in #link-notice (state.js parseWithNotices).
+//   schema clamped, cut or refused is named in #link-notice (state.js parseWithNotices); store.linkUsed(field, used,
+//   reason) lets a view correct the value it names when the view uses less (the Debate's n above its data set);
+//   it answers whether the link notice names that field.
 import { parseWithNotices, serialize, noticeText } from './state.js';
 import { CoreClient } from './runtime/core-client.js';
 import { CnnClient } from './runtime/cnn-client.js';
@@ -55,14 +57,31 @@ linkNoticeClose.addEventListener('click', () => {
 });
 linkNotice.append(linkNoticeText, linkNoticeClose);
 appMessage.after(linkNotice);
+let linkNotices = [];
+function showLinkNotices() {
+  linkNoticeText.textContent = linkNotices.length
+    ? `This link asked for values the page cannot use as given: ${linkNotices.map(noticeText).join(' ')}`
+    : '';
+  linkNotice.dataset.fields = linkNotices.map((n) => n.field).join(' ');
+  linkNotice.hidden = linkNotices.length === 0;
+}
 function readUrl() {
   const { state: s, notices } = parseWithNotices(location.hash);
-  linkNoticeText.textContent = notices.length
-    ? `This link asked for values the page cannot use as given: ${notices.map(noticeText).join(' ')}`
-    : '';
-  linkNotice.dataset.fields = notices.map((n) => n.field).join(' ');
-  linkNotice.hidden = notices.length === 0;
+  linkNotices = notices;
+  showLinkNotices();
   return s;
+}
+// A view that uses less than the schema let through (the Debate's n above its data set's size) names the value it
+// really uses, so the notice and the field agree.
+// → true when the link notice names the field (the view need not say it again).
+function linkUsed(field, used, reason) {
+  const n = linkNotices.find((x) => x.field === field);
+  if (!n) return false;
+  if (n.used === used && n.reason === reason) return true;
+  n.used = used;
+  if (reason) n.reason = reason;
+  showLinkNotices();
+  return true;
 }
 
 let state = readUrl();
@@ -74,6 +93,7 @@ function writeUrl() {
 
 const store = {
   get: () => state,
+  linkUsed,
   update(patch) {
     state = { ...state, ...patch };
     writeUrl();

@@ -27,6 +27,7 @@
 //   (model, experiment) are kept for the tab: a plausibility run draws each measure against the latest ERASER
 //   run's faithfulness on the same model.
 import { el } from '../render/dom.js';
+import { int, num } from '../analysis/format.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderDebateFigure } from '../render/debate-figures.js';
 import { renderHeadline, renderAllNumbers } from '../render/summary-table.js';
@@ -91,7 +92,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   let running = false;
   let cancelRequested = false;
   let urls = [];
-  const notices = { model: '', experiment: '' };
+  const notices = { model: '', experiment: '', nLink: '', nTyped: '' };
 
   const setStatus = (s) => {
     section.dataset.status = s;
@@ -182,9 +183,17 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
       modelSelect.value = m;
       if (hanModel(m) && !dataset) notices.model = `The IMDB test documents (${HAN_DATASET}) are not in the model list, so ${m} cannot run here.`;
     }
-    const n = Math.min(store.get().n, maxN());
+    const want = store.get().n;
+    const n = Math.min(want, maxN());
     nInput.max = String(maxN());
     nInput.value = String(n);
+    // more than the data set holds (a link's n=1000000, or the 200 documents of a HAN model): said, with the
+    // number the field shows — the page's link notice is told the same number
+    if (want > maxN()) {
+      const over = `more than the ${int(maxN())} ${unitsOf(store.get().model)} of ${dataset?.name ?? DATASET}`;
+      const told = store.linkUsed?.('n', maxN(), over); // the link notice says it (with the link's own value)
+      notices.nLink = told ? '' : `N = ${int(want)} is ${over}: N = ${int(maxN())} (all of them) is used.`;
+    } else notices.nLink = '';
     allButton.textContent = `All (${maxN().toLocaleString('en')})`;
     seedInput.value = String(store.get().seed);
     renderNotice();
@@ -202,15 +211,33 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     sync(); // a HAN model has its own experiments, data set and level
   });
   levelSelect.addEventListener('change', () => store.update({ level: levelSelect.value }));
+  // A typed N the run cannot use as it is (below 1, above the data set, not a whole number) is changed, and the
+  // notice says to what.
   nInput.addEventListener('change', () => {
-    const v = Math.round(Number(nInput.value));
-    const n = Number.isFinite(v) ? Math.min(maxN(), Math.max(1, v)) : store.get().n;
-    nInput.value = String(n);
-    store.update({ n });
+    const raw = nInput.value.trim();
+    const given = Number(raw);
+    const v = Math.round(given);
+    const units = unitsOf(store.get().model);
+    const shown = Number.isFinite(given) ? (Number.isInteger(given) ? int(given) : num(given, 3)).replace(/^-/, '−') : `“${raw}”`;
+    let n = store.get().n;
+    if (!raw || !Number.isFinite(v)) notices.nTyped = `N = ${shown} is not a number: N = ${int(Math.min(n, maxN()))} is kept.`;
+    else {
+      n = Math.min(maxN(), Math.max(1, v));
+      notices.nTyped = v < 1 ? `N = ${shown} is below 1: N = 1 (the first ${units.replace(/s$/, '')}) is used.`
+        : v > maxN() ? `N = ${shown} is more than the ${int(maxN())} ${units} of ${dataset?.name ?? DATASET}: N = ${int(maxN())} (all of them) is used.`
+        : v !== given ? `N = ${shown} is not a whole number: N = ${int(n)} is used.` : '';
+    }
+    nInput.value = String(Math.min(n, maxN()));
+    store.update({ n: Math.min(n, maxN()) });
+    notices.nLink = '';
+    renderNotice();
   });
   allButton.addEventListener('click', () => {
     nInput.value = String(maxN());
     store.update({ n: maxN() });
+    notices.nTyped = '';
+    notices.nLink = '';
+    renderNotice();
   });
   seedInput.addEventListener('change', () => {
     const v = Number(seedInput.value);
@@ -294,7 +321,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     resultEl.hidden = false;
     resultEl.dataset.partial = 'false';
     resultEl.dataset.rows = '0';
-    titleEl.textContent = `${info.title} · ${cfg.model}${cfg.han ? ` · ${cfg.level} level` : ''} · first ${cfg.n.toLocaleString('en')} ${cfg.units} of ${cfg.dataset} · seed ${cfg.seed}`;
+    titleEl.textContent = runTitle(info, cfg, cfg.n);
     stateEl.textContent = 'Running…';
     stateEl.className = 'result-state';
     captionEl.textContent = info.figure ?? '';
@@ -329,8 +356,15 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     finish(cfg, info, res, await seedsP);
   }
 
+  // The result's title names the instances the numbers are about: a cancelled or stopped run its rows so far.
+  function runTitle(info, cfg, n, stopped = '') {
+    return `${info.title} · ${cfg.model}${cfg.han ? ` · ${cfg.level} level` : ''} · first ${int(n)} ${n === 1 ? cfg.units.replace(/s$/, '') : cfg.units} of ${cfg.dataset}` +
+      `${stopped ? ` (${stopped} — ${int(cfg.n)} asked)` : ''} · seed ${cfg.seed}`;
+  }
+
   function finish(cfg, info, res, seeds) {
     const partial = res.cancelled || Boolean(res.error);
+    if (partial) titleEl.textContent = runTitle(info, cfg, res.rows.length, res.error ? 'stopped by an error' : 'cancelled');
     if (res.rows.length) latestRows.set(`${cfg.model}|${cfg.name}`, res.rows);
     resultEl.dataset.partial = String(partial);
     resultEl.dataset.rows = String(res.rows.length);

@@ -14,7 +14,7 @@ export function installPhotoInput(v) {
     return res.blob();
   }
 
-  async function classifyPhoto(key, title, source, mask, entry) {
+  async function classifyPhoto(key, title, source, mask, entry, lead = '') {
     const seq = ++v.photoSeq;
     v.cancelJob();
     v.showMessage('');
@@ -53,6 +53,7 @@ export function installPhotoInput(v) {
     section.dataset.top1Index = String(res.top5[0].index);
     const notes = [...res.notes];
     if (key === 'upload') notes.unshift('Uploaded photo — not shareable by link (the URL keeps the last demo photo).');
+    if (lead) notes.unshift(lead);
     v.showNotice(notes.join('\n'));
     for (const b of gallery.querySelectorAll('.gallery-item')) b.setAttribute('aria-pressed', String(b.dataset.image === key));
     v.photo.caption = `${title}: ${res.width}×${res.height} px → the 224×224 centre crop the model sees (shorter side to 256). ${Math.round(res.ms)} ms.`;
@@ -64,9 +65,16 @@ export function installPhotoInput(v) {
 
   async function showGallery(name) {
     let entry = GALLERY.find((g) => g.name === name);
+    let lead = '';
     if (!entry) {
-      v.showNotice(`There is no demo photo “${name}”; showing the cat.`);
+      // said beside the photo (it stays until another photo is shown); the URL names the photo shown
+      const shown = String(name).length > 40 ? `${String(name).slice(0, 40)}…` : String(name);
+      lead = `There is no demo photo “${shown}”; showing the ${GALLERY[0].title.toLowerCase()}. ` +
+        `The demo photos (image= in a link): ${GALLERY.map((g) => g.name).join(', ')}.`;
+      v.showNotice(lead);
       entry = GALLERY[0];
+      v.store.update({ image: entry.name });
+      v.st = v.store.get();
     }
     let blob;
     let mask = null;
@@ -77,7 +85,7 @@ export function installPhotoInput(v) {
       v.showMessage(e.message);
       return;
     }
-    await v.classifyPhoto(entry.name, entry.title, { blob }, mask, entry);
+    await v.classifyPhoto(entry.name, entry.title, { blob }, mask, entry, lead);
   }
 
   async function showUpload(file) {

@@ -45,6 +45,7 @@ export function installModelFile(v) {
     v.showMessage('');
     v.showNotice('');
     v.setStatus('loading');
+    v.loadingName = name; // a labels file chosen until it has loaded is kept for it (setLabels)
     ui.kept.hidden = false;
     ui.kept.textContent = `Reading ${name} (${(bytes.length / 1048576).toFixed(1)} MB)…`;
     const inputSize = v.model?.name === name ? v.model.inputSize : 0;
@@ -53,6 +54,7 @@ export function installModelFile(v) {
       r = await v.ensureClient().load(bytes, inputSize);
     } catch (e) {
       if (seq !== v.seq) return;
+      v.loadingName = null;
       ui.kept.hidden = true;
       v.setStatus(v.model ? 'ready' : 'error');
       v.showMessage(`“${name}” could not be read: ${sentence(e.message)}` + (v.model && v.client.loaded ? ` ${v.model.name} stays loaded.` : ''));
@@ -61,6 +63,7 @@ export function installModelFile(v) {
     if (seq !== v.seq) return;
     ui.kept.hidden = true;
     if (!r.runnable) {
+      v.loadingName = null;
       const holding = Boolean(v.model && v.client.loaded);
       if (!holding) v.renderSummary(r.summary, name, bytes.length); // what the file holds (the summary of a model held stays)
       const missing = r.summary.unsupported?.length && !/unsupported operators/i.test(r.error) ? ` Unsupported operators: ${r.summary.unsupported.join(', ')}.` : '';
@@ -68,7 +71,10 @@ export function installModelFile(v) {
       v.setStatus(holding ? 'ready' : 'error');
       return;
     }
+    v.loadingName = null;
     const classes = r.summary.classes;
+    // labels chosen while the model was loading win over the ones it was opened with
+    if (v.pendingLabels) labelsText = v.pendingLabels;
     const text = labelsText ?? (await v.imagenetLabels(classes));
     const parsed = text ? parseLabels(text, classes) : { labels: defaultLabels(classes), note: '' };
     v.pendingLabels = null;
@@ -130,6 +136,11 @@ export function installModelFile(v) {
       text = await v.readLabelsFile(file);
     } catch (e) {
       v.showMessage(e.message);
+      return;
+    }
+    if (v.loadingName) {
+      v.pendingLabels = text;
+      v.showNotice(`Labels read from “${file.name}”; they will name the classes of ${v.loadingName} once it has loaded.`);
       return;
     }
     if (!v.model) {
