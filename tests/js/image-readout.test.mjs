@@ -93,3 +93,26 @@ test('readout sentences: the peak in words, the mask drop in plain words, ρ wit
   assert.ok(na.na);
   assert.match(na.reason, /constant/);
 });
+
+test('curveDomain: the y axis of the deletion / insertion charts follows the data (issue 29)', async () => {
+  const { curveDomain } = await import('../../web/analysis/image-readout.js');
+  assert.deepEqual(curveDomain([0.95, 0.5, 0.1]), [0, 1], 'a confident class keeps 0–1');
+  const [lo, hi] = curveDomain([0.004, 0.0061, 0.001]);
+  assert.equal(lo, 0);
+  assert.ok(hi >= 0.0061 * 1.1 && hi <= 0.01, `top ${hi} just above the data's 0.0061`);
+  const [, mid] = curveDomain([0.3, 0.12]);
+  assert.ok(mid >= 0.33 && mid <= 0.4, `${mid}`);
+  assert.deepEqual(curveDomain([0, 0, NaN]), [0, 1], 'nothing to scale to: 0–1');
+  assert.ok(curveDomain([1e-9])[1] >= 1e-6);
+});
+
+test('nearUniform: a warning when the top probability is below twice a uniform guess', async () => {
+  const { nearUniform } = await import('../../web/analysis/image-readout.js');
+  assert.equal(nearUniform(0.946, 1001), null);
+  assert.equal(nearUniform(0.25, 10), null, '2.5 × chance is not near-uniform');
+  const u = nearUniform(0.13, 10);
+  assert.ok(u && Math.abs(u.ratio - 1.3) < 1e-9 && u.chance === 0.1);
+  assert.match(u.text, /near-uniform: its top probability is 13\.0 %, only 1\.30 × the 10\.0 % of a uniform guess over 10 classes/);
+  assert.equal(nearUniform(0.5, 1), null);
+  assert.equal(nearUniform(NaN, 10), null);
+});

@@ -17,7 +17,34 @@
 //     photo was shown (explanation map as a mask): fell / rose / stayed, with both probabilities (format.prob).
 //   spearmanText(rho, n) → { text: 'ρ = 0.42 · n = 50,176 pixels', na, reason }: reason (visible text) says what
 //     n/a means — one of the two maps is constant, so there is no ranking to compare.
+//   curveDomain(ys) → [0, top]: the y range of a deletion / insertion chart scaled to its data (top = the largest
+//     probability × 1.1, rounded up to a readable step, at most 1; at least 1e-6), so a low-confidence class's
+//     curves fill the chart instead of lying flat on 0.
+//   nearUniform(topProb, classes) → null, or { chance: 1/C, ratio: topProb / (1/C), text }: the model's top
+//     probability is below 2 × chance — its outputs are near-uniform, so deletion / insertion compare noise.
 import { NA, int, num, percent, prob } from './format.js';
+
+export function curveDomain(ys) {
+  let m = 0;
+  for (const y of ys) if (Number.isFinite(y) && y > m) m = y;
+  if (!(m > 0)) return [0, 1];
+  const want = Math.min(1, m * 1.1);
+  const step = 10 ** Math.floor(Math.log10(want)) / 2; // round up to half a decade's step: 0.35, 0.0065, …
+  return [0, Math.max(1e-6, Math.min(1, Math.ceil(want / step) * step))];
+}
+
+export function nearUniform(topProb, classes) {
+  if (!(Number.isInteger(classes) && classes > 1) || !Number.isFinite(topProb)) return null;
+  const chance = 1 / classes;
+  if (topProb >= 2 * chance) return null;
+  const ratio = topProb / chance;
+  return {
+    chance, ratio,
+    text: `The model’s outputs are near-uniform: its top probability is ${prob(topProb)}, only ${num(ratio, 2)} × ` +
+      `the ${prob(chance)} of a uniform guess over ${int(classes)} classes. Deletion and insertion then measure noise — ` +
+      'an untrained or unsure model moves its probabilities by chance, whatever the map.',
+  };
+}
 
 export function maskFromRgba(rgba, size = 224) {
   const n = size * size;

@@ -12,7 +12,8 @@ export function installCurves(v) {
   // ------------------------------------------------------------ deletion / insertion
   function drawCurves() {
     const runs = v.curves.filter((c) => c.cls === v.classIndex);
-    renderCurves(curvesEl, runs, { width: widthOf(curvesEl, 640), labelOf: (m) => METHOD[m]?.label ?? m });
+    renderCurves(curvesEl, runs, { width: widthOf(curvesEl, 640), labelOf: (m) => METHOD[m]?.label ?? m,
+      topProb: v.photo?.res.top5[0]?.prob, classes: v.info?.classes });
     const lines = [];
     for (const [key, r] of v.extra) {
       const [cls, method] = key.split('|');

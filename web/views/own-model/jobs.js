@@ -101,7 +101,8 @@ export function installJobs(v) {
     const runs = v.curves.filter((c) => c.cls === v.classIndex);
     ui.curves.hidden = runs.length === 0;
     if (!runs.length) return;
-    renderCurves(ui.curves, runs, { width: widthOf(ui.curves, 640), labelOf: (m) => METHOD[m]?.label ?? m });
+    renderCurves(ui.curves, runs, { width: widthOf(ui.curves, 640), labelOf: (m) => METHOD[m]?.label ?? m,
+      topProb: v.res ? v.res.probs[v.res.top[0]] : NaN, classes: v.model?.summary.classes });
     const road = v.road.filter((c) => c.cls === v.classIndex);
     if (road.length) {
       const p = el('p', 'chart-caption own-road', 'ROAD (Rong et al. 2022; the removed pixels filled by noisy linear imputation from their ' +
