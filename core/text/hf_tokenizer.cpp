@@ -126,6 +126,7 @@ class HfTokenizer final : public SubwordTokenizer {
   void wordpiece(const std::vector<HfChar>& word, Tokenization* out) const;
   void bpe(const std::vector<HfChar>& word, Tokenization* out) const;
   void push(Tokenization* out, int id, int begin, int end, int special) const;
+  const HfAddedToken* match_added(const std::string& text, size_t at) const;
 
   bool wordpiece_ = true;
   std::vector<std::string> vocab_;
@@ -144,7 +145,7 @@ class HfTokenizer final : public SubwordTokenizer {
   std::vector<std::string> byte_str_;  // byte → that character in UTF-8
   std::unordered_map<uint32_t, int> unicode_to_byte_;
   std::vector<HfTemplateToken> before_, after_;
-  std::vector<HfAddedToken> added_;  // longest content first
+  std::vector<HfAddedToken> added_;  // sorted by content (bytes)
   std::unordered_set<int> special_ids_;
 };
 
@@ -556,7 +557,7 @@ bool HfTokenizer::load_added_tokens(const json& a, std::string* error) {
     added_.push_back(at);
   }
   std::stable_sort(added_.begin(), added_.end(),
-                   [](const HfAddedToken& x, const HfAddedToken& y) { return x.content.size() > y.content.size(); });
+                   [](const HfAddedToken& x, const HfAddedToken& y) { return x.content < y.content; });
   return true;
 }
 
@@ -688,6 +689,30 @@ void HfTokenizer::push(Tokenization* out, int id, int begin, int end, int specia
   out->tokens.push_back(id_to_token(id));
   out->offsets.push_back({begin, end});
   out->special.push_back(special);
+}
+
+// The longest added token that starts at text[at], or nullptr. The candidates sharing the first d bytes with the
+// text are a range of the sorted list; one that is exactly d bytes long sorts first in it.
+const HfAddedToken* HfTokenizer::match_added(const std::string& text, size_t at) const {
+  const HfAddedToken* best = nullptr;
+  auto lo = added_.begin(), hi = added_.end();
+  size_t d = 0;
+  while (lo != hi) {
+    if (lo->content.size() == d) {
+      best = &*lo;
+      while (lo != hi && lo->content.size() == d) ++lo;
+    }
+    if (lo == hi || at + d >= text.size()) break;
+    const unsigned char c = static_cast<unsigned char>(text[at + d]);
+    lo = std::lower_bound(lo, hi, c, [d](const HfAddedToken& t, unsigned char v) {
+      return static_cast<unsigned char>(t.content[d]) < v;
+    });
+    hi = std::upper_bound(lo, hi, c, [d](unsigned char v, const HfAddedToken& t) {
+      return v < static_cast<unsigned char>(t.content[d]);
+    });
+    ++d;
+  }
+  return best;
 }
 
 void HfTokenizer::wordpiece(const std::vector<HfChar>& word, Tokenization* out) const {
@@ -835,12 +860,7 @@ bool HfTokenizer::encode(const std::string& text, bool add_special, Tokenization
   for (size_t i = 0; i < chars.size(); ++i) {
     const HfAddedToken* hit = nullptr;
     const size_t at = static_cast<size_t>(chars[i].begin);
-    if (!added_.empty() && chars[i].cp != 0xFFFD)
-      for (const auto& a : added_)
-        if (text.compare(at, a.content.size(), a.content) == 0) {
-          hit = &a;
-          break;
-        }
+    if (!added_.empty() && chars[i].cp != 0xFFFD) hit = match_added(text, at);
     if (!hit) continue;
     size_t j = i;  // first char after the token
     while (j < chars.size() && static_cast<size_t>(chars[j].begin) < at + hit->content.size()) ++j;

@@ -167,6 +167,18 @@ TEST_F(HfTokenizerTest, RobertaTemplateAddsSAndSlashS) {
   EXPECT_EQ(out.special, (std::vector<int>{1, 0, 0, 1}));
 }
 
+TEST_F(HfTokenizerTest, AddedTokensAreFoundLongestFirstWithLstrip) {
+  auto t = tok_load(roberta_json_);
+  ASSERT_TRUE(t);
+  Tokenization out;
+  std::string error;
+  ASSERT_TRUE(t->encode("a <mask> b</s><s>", false, &out, &error)) << error;
+  EXPECT_EQ(out.ids, (std::vector<int>{102, 50264, 741 /* "\xC4\xA0" "b" */, 2, 0}));
+  EXPECT_EQ(out.offsets[1], std::make_pair(1, 8));  // <mask> takes the space before it (lstrip)
+  EXPECT_EQ(out.offsets[3], std::make_pair(10, 14));
+  EXPECT_EQ(out.special, (std::vector<int>{0, 0, 0, 0, 0}));
+}
+
 // WordPiece: each token's offsets cover the input characters it came from (the piece, lower-cased and without
 // accents, equals that substring normalized); byte-level BPE: a token's bytes are exactly the input's bytes.
 TEST_F(HfTokenizerTest, OffsetsMapBackToTheExactSubstrings) {
