@@ -133,11 +133,11 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     assert.equal(h.get('hlayer'), null, 'layer 1 is the default, left out of the link');
     assert.equal(h.get('hheads'), '3');
     assert.equal(await page.getAttribute('.mv-thumb[data-layer="0"][data-head="2"]', 'aria-pressed'), 'true');
-    // rollout / flow [CLS] rows, labelled, one cell per token
+    // rollout / flow [CLS] columns, labelled, one cell per token
     for (const kind of ['raw', 'rollout', 'flow']) {
-      assert.equal(await page.locator(`.mv-cls-table >> nth=0 >> tr[data-kind=${kind}] td`).count(), expected.tokens.length);
+      assert.equal(await page.locator(`.mv-cls-table >> nth=0 >> td[data-kind=${kind}]`).count(), expected.tokens.length);
     }
-    const flowTop = await page.$$eval('.mv-cls-table', (ts) => Array.from(ts.at(-1).querySelectorAll('tr[data-kind=flow] td'), (c) => Number(c.dataset.value)));
+    const flowTop = await page.$$eval('.mv-cls-table', (ts) => Array.from(ts.at(-1).querySelectorAll('td[data-kind=flow]'), (c) => Number(c.dataset.value)));
     flowTop.forEach((v, i) => assert.ok(Math.abs(v - expected.flow[i]) < 1e-5, `flow[${i}] ${v} vs CLI ${expected.flow[i]}`));
     await page.screenshot({ path: path.join(OUT, 'heads-1280.png'), fullPage: true });
     // the head view exports as vector SVG (page-tools' export bar on its .chart): every line a path

@@ -12,8 +12,8 @@
 //     by CSS); the selected layer's shown heads are pressed. A click (or Enter / Space on the focused button)
 //     calls onOpen(layer, head). The averaged and rollout cells are figures (.mv-extra, data-kind). Colour =
 //     weight ÷ the map's largest weight (sequential Purples); every thumbnail's title gives its largest weight.
-//     Then .mv-cls: a table per layer, one row each for raw [CLS] attention (heads averaged), rollout and flow,
-//     one cell per token (data-value = the exact number).
+//     Then .mv-cls: a table per layer (side by side where they fit), one row per token (tr[data-token]), one column
+//     each for raw [CLS] attention (heads averaged), rollout and flow (td[data-kind], data-value = the exact number).
 import { el, fmt } from './dom.js';
 import { sequentialColor, SEQUENTIAL } from './colors.js';
 import { colorbar } from './colorbar.js';
@@ -49,30 +49,32 @@ function drawMap(values, offset, n) {
   return { canvas, max };
 }
 
+// One table per layer: a row per token (tr[data-token], in text order), a column per measure (raw attention, rollout,
+// flow; td[data-kind]) — three narrow columns, so the table fits its card at any width (a column per token made a
+// 16-token sentence 850 px wide).
 function clsTable(maps, layer, labels, names) {
   const { n, mean, rollout, flow } = maps;
   const T = n - 1;
   const table = el('table', 'mv-cls-table');
   table.append(el('caption', '', `Layer ${layer + 1}: what [CLS] reads`));
-  const head = el('tr');
-  head.append(el('th', '', ''));
-  for (let t = 1; t <= T; t++) head.append(el('th', 'mv-cls-tok', labels[t], { scope: 'col', dir: 'auto' }));
-  table.append(el('thead'));
-  table.tHead.append(head);
-  const body = el('tbody');
-  const rows = [
+  const kinds = [
     ['raw', Array.from({ length: T }, (_, t) => mean[(layer * n + 0) * n + t + 1])],
     ['rollout', Array.from({ length: T }, (_, t) => rollout[(layer * n + 0) * n + t + 1])],
     ['flow', Array.from(flow.subarray(layer * T, (layer + 1) * T))],
   ];
-  for (const [kind, vals] of rows) {
-    const tr = el('tr', '', undefined, { 'data-kind': kind });
-    const th = el('th', 'mv-cls-name', names[kind].label, { scope: 'row', title: names[kind].description });
-    tr.append(th);
-    const max = Math.max(0, ...vals.filter(Number.isFinite));
-    for (let t = 0; t < T; t++) {
-      const c = sequentialColor(max > 0 ? vals[t] / max : 0);
-      const td = el('td', 'mv-cls-cell', fmt(vals[t], 2), { 'data-value': vals[t], title: `${labels[t + 1]}: ${fmt(vals[t], 4)}` });
+  const head = el('tr');
+  head.append(el('th', 'mv-cls-corner', 'token', { scope: 'col' }));
+  for (const [kind] of kinds) head.append(el('th', 'mv-cls-name', names[kind].label, { scope: 'col', title: names[kind].description, 'data-kind': kind }));
+  table.append(el('thead'));
+  table.tHead.append(head);
+  const max = Object.fromEntries(kinds.map(([kind, vals]) => [kind, Math.max(0, ...vals.filter(Number.isFinite))]));
+  const body = el('tbody');
+  for (let t = 0; t < T; t++) {
+    const tr = el('tr', '', undefined, { 'data-token': t + 1 });
+    tr.append(el('th', 'mv-cls-tok', labels[t + 1], { scope: 'row', dir: 'auto', title: labels[t + 1] }));
+    for (const [kind, vals] of kinds) {
+      const c = sequentialColor(max[kind] > 0 ? vals[t] / max[kind] : 0);
+      const td = el('td', 'mv-cls-cell', fmt(vals[t], 2), { 'data-kind': kind, 'data-value': vals[t], title: `${labels[t + 1]}, ${names[kind].label}: ${fmt(vals[t], 4)}` });
       td.style.background = c.background;
       td.style.color = c.foreground;
       tr.append(td);

@@ -7,8 +7,9 @@
 //                   { epochs, width }) → two .chart elements: data-chart="loc-loss" (data-n = loss points; a note
 //                   until the first loss point) and data-chart="loc-accuracy" (data-n = epochs done; a note until the
 //                   first epoch ends).
-//   renderLocMetrics(container, metrics, { stages }) → a table: one row per test condition (de-correlated,
-//                   and confounded when trained with a confounder): accuracy, pointing game (0 px; and, when the
+//   renderLocMetrics(container, metrics, { stages }) → a table: one column per test condition (de-correlated,
+//                   and confounded when trained with a confounder; td[data-condition]), one row per metric
+//                   (tr[data-metric]): n, accuracy, pointing game (0 px; and, when the
 //                   metrics have `pointing`, at the standard tolerance and the centre baseline's 0 px / standard-
 //                   tolerance hit rates), mask IoU, energy in mask, background energy, object area (the chance level of energy in mask), then CBAM
 //                   spatial energy in mask per stage that has CBAM. td.num[data-metric] with data-value.
@@ -87,39 +88,49 @@ function table(heads, rows) {
 const cell = (metric, v, text) => el('td', 'num', text, { 'data-metric': metric, 'data-value': v ?? '' });
 
 export function renderLocMetrics(container, metrics) {
-  const conds = [['de-correlated test', metrics.decorrelated]];
-  if (metrics.confounded) conds.push([`confounded test (p = ${metrics.confounder})`, metrics.confounded]);
+  const conds = [['de-correlated test', 'decorrelated', metrics.decorrelated]];
+  if (metrics.confounded) conds.push([`confounded test (p = ${metrics.confounder})`, 'confounded', metrics.confounded]);
   const stages = (metrics.decorrelated.cbam_spatial?.energy_in_mask ?? []).map((v, s) => [s, v]).filter(([, v]) => v !== null);
   // The pointing game at Zhang et al.'s standard tolerance (15 px at 224 px, scaled to the image) and the
   // centre-point baseline at 0 px / that tolerance, when the core's metrics carry them (train/cnn_options.h).
   const pt = metrics.decorrelated.pointing;
   const tol = Number.isFinite(pt?.standard_tolerance_px) ? pt.standard_tolerance_px : null;
-  const heads = [['test images', false], ['n', true], ['accuracy', true], ['pointing game', true]];
-  if (tol !== null) heads.push([`pointing game, ${fmt(tol, 2)} px tolerance`, true], [`centre baseline, 0 px / ${fmt(tol, 2)} px`, true]);
-  heads.push(['mask IoU', true], ['energy in mask', true], ['background energy', true], ['object area (chance)', true]);
-  for (const [s] of stages) heads.push([`CBAM stage ${s + 1}: energy in mask`, true]);
-  const rows = conds.map(([name, m]) => {
-    const tr = el('tr', null, null, { 'data-condition': name.startsWith('conf') ? 'confounded' : 'decorrelated' });
-    // chance levels beside the metrics that have one: 1 of 5 classes; a peak dropped at random lands on the
-    // object with probability = its area (the mask fraction)
-    const acc = cell('accuracy', m.accuracy, pct(m.accuracy, 1));
-    acc.append(el('span', 'chance', ' chance 20 %'));
-    const pg = cell('pointing_game', m.pointing_game, pct(m.pointing_game, 1));
-    if (Number.isFinite(m.mask_fraction)) pg.append(el('span', 'chance', ` chance ${pct(m.mask_fraction, 1)}`));
-    tr.append(el('td', null, name), cell('n', m.n, String(m.n)), acc, pg);
-    if (tol !== null) {
-      const p = m.pointing ?? {};
-      tr.append(cell('pointing_standard', p.hit_standard_tolerance, pct(p.hit_standard_tolerance, 1)),
-        cell('pointing_centre_baseline', p.centre_baseline,
-          `${pct(p.centre_baseline, 1)} / ${pct(p.centre_baseline_standard_tolerance, 1)}`));
-    }
-    tr.append(cell('mask_iou', m.mask_iou, fmt(m.mask_iou, 3)),
-      cell('energy_in_mask', m.energy_in_mask, fmt(m.energy_in_mask, 3)),
-      cell('background_energy', m.background_energy, fmt(m.background_energy, 3)),
-      cell('mask_fraction', m.mask_fraction, fmt(m.mask_fraction, 3)));
-    for (const [s] of stages) {
+  // one row per metric, one column per test condition: the table stays as narrow as its two or three columns
+  // (a row per condition made it ~2,300 px wide with CBAM at every stage)
+  const metricRows = [
+    ['n', 'n', (m) => [m.n, String(m.n)]],
+    ['accuracy', 'accuracy', (m) => [m.accuracy, pct(m.accuracy, 1)], () => ' chance 20 %'],
+    ['pointing game', 'pointing_game', (m) => [m.pointing_game, pct(m.pointing_game, 1)], (m) => (Number.isFinite(m.mask_fraction) ? ` chance ${pct(m.mask_fraction, 1)}` : '')],
+  ];
+  if (tol !== null) {
+    metricRows.push([`pointing game, ${fmt(tol, 2)} px tolerance`, 'pointing_standard', (m) => [m.pointing?.hit_standard_tolerance, pct(m.pointing?.hit_standard_tolerance, 1)]],
+      ['centre baseline, 0 px', 'pointing_centre_baseline', (m) => [m.pointing?.centre_baseline, pct(m.pointing?.centre_baseline, 1)]],
+      [`centre baseline, ${fmt(tol, 2)} px`, 'pointing_centre_baseline_standard', (m) => [m.pointing?.centre_baseline_standard_tolerance,
+        pct(m.pointing?.centre_baseline_standard_tolerance, 1)]]);
+  }
+  metricRows.push(['mask IoU', 'mask_iou', (m) => [m.mask_iou, fmt(m.mask_iou, 3)]],
+    ['energy in mask', 'energy_in_mask', (m) => [m.energy_in_mask, fmt(m.energy_in_mask, 3)]],
+    ['background energy', 'background_energy', (m) => [m.background_energy, fmt(m.background_energy, 3)]],
+    ['object area (chance)', 'mask_fraction', (m) => [m.mask_fraction, fmt(m.mask_fraction, 3)]]);
+  for (const [s] of stages) {
+    metricRows.push([`CBAM stage ${s + 1}: energy in mask`, `cbam${s + 1}_energy_in_mask`, (m) => {
       const v = m.cbam_spatial?.energy_in_mask?.[s];
-      tr.append(cell(`cbam${s + 1}_energy_in_mask`, v, fmt(v, 3)));
+      return [v, fmt(v, 3)];
+    }]);
+  }
+  const heads = [['metric', false], ...conds.map(([name]) => [name, true])];
+  const rows = metricRows.map(([label, key, value, chance]) => {
+    const tr = el('tr', null, null, { 'data-metric': key });
+    tr.append(el('th', null, label, { scope: 'row' }));
+    for (const [, cond, m] of conds) {
+      const [v, text] = value(m);
+      const td = cell(key, v, text);
+      td.dataset.condition = cond;
+      // chance levels beside the metrics that have one: 1 of 5 classes; a peak dropped at random lands on the
+      // object with probability = its area (the mask fraction)
+      const c = chance?.(m);
+      if (c) td.append(el('span', 'chance', c));
+      tr.append(td);
     }
     return tr;
   });

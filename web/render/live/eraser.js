@@ -4,8 +4,10 @@
 // Contract:
 //   renderEraser(body, row)  row = {measures: {NAME: {comprehensiveness:[5], sufficiency:[5],
 //     aopc_comprehensiveness, aopc_sufficiency}}, rationale_size?: [5]}.
-//   One table: a row per measure (data-measure), the best AOPC of each kind in bold (highest
-//   comprehensiveness, lowest sufficiency). Measures the page does not know are shown under their key.
+//   A table of the AOPCs: a row per measure (tr[data-measure], td.aopc: comprehensiveness then sufficiency), the
+//   best of each kind in bold (highest comprehensiveness, lowest sufficiency); under it, in a <details>, the
+//   values per rationale size: a row per (measure, k) (tr[data-measure][data-k], td[data-kind]). Both narrow, so
+//   they fit the panel at any width. Measures the page does not know are shown under their key.
 import { el, fmt } from '../dom.js';
 import { ERASER_MEASURES, label } from '../../experiments-info.js';
 
@@ -16,37 +18,25 @@ export function renderEraser(body, row) {
   const keys = [...ERASER_MEASURES.filter((m) => m in measures), ...Object.keys(measures).filter((m) => !ERASER_MEASURES.includes(m))];
   const sizes = Array.isArray(row.rationale_size) ? row.rationale_size : [];
 
-  const table = el('table', 'data-table eraser-table');
-  const thead = el('thead');
-  const top = el('tr');
-  top.append(el('th', null, ''), el('th', 'group', 'comprehensiveness ↑ (drop without the top k\u00a0%)', { colspan: K.length + 1, scope: 'colgroup' }),
-    el('th', 'group', 'sufficiency ↓ (drop with only the top k\u00a0%)', { colspan: K.length + 1, scope: 'colgroup' }));
-  const sub = el('tr');
-  sub.append(el('th', null, 'measure', { scope: 'col' }));
-  for (let g = 0; g < 2; g++) {
-    K.forEach((k, i) => {
-      const th = el('th', 'num', `${k}\u00a0%`, { scope: 'col' });
-      if (sizes[i] !== undefined) th.title = `${sizes[i]} token${sizes[i] === 1 ? '' : 's'}`;
-      sub.append(th);
-    });
-    sub.append(el('th', 'num aopc', 'AOPC', { scope: 'col' }));
-  }
-  thead.append(top, sub);
-
   const aopcC = keys.map((m) => measures[m]?.aopc_comprehensiveness).filter(Number.isFinite);
   const aopcS = keys.map((m) => measures[m]?.aopc_sufficiency).filter(Number.isFinite);
   const bestC = aopcC.length ? Math.max(...aopcC) : NaN;
   const bestS = aopcS.length ? Math.min(...aopcS) : NaN;
 
+  // The AOPCs (the papers' numbers): a row per measure, two columns — narrow enough for any card.
+  const table = el('table', 'data-table eraser-table');
+  const thead = el('thead');
+  const head = el('tr');
+  head.append(el('th', null, 'measure', { scope: 'col' }),
+    el('th', 'num aopc', 'AOPC compre\u00adhensive\u00adness ↑', { scope: 'col', title: 'the drop without the top k % tokens, averaged over k' }),
+    el('th', 'num aopc', 'AOPC suffi\u00adciency ↓', { scope: 'col', title: 'the drop with only the top k % tokens, averaged over k' }));
+  thead.append(head);
   const tbody = el('tbody');
   for (const m of keys) {
     const v = measures[m] ?? {};
     const tr = el('tr', null, null, { 'data-measure': m });
-    const th = el('th', null, label(m));
-    th.scope = 'row';
-    tr.append(th);
-    for (const [arr, aopc, best] of [[v.comprehensiveness, v.aopc_comprehensiveness, bestC], [v.sufficiency, v.aopc_sufficiency, bestS]]) {
-      K.forEach((_, i) => tr.append(el('td', 'num', fmt(Array.isArray(arr) ? arr[i] : NaN, 3))));
+    tr.append(el('th', null, label(m), { scope: 'row' }));
+    for (const [aopc, best] of [[v.aopc_comprehensiveness, bestC], [v.aopc_sufficiency, bestS]]) {
       const td = el('td', 'num aopc' + (aopc === best ? ' best' : ''), fmt(aopc, 3));
       td.dataset.value = String(aopc);
       tr.append(td);
@@ -54,11 +44,37 @@ export function renderEraser(body, row) {
     tbody.append(tr);
   }
   table.append(thead, tbody);
+
+  // Per rationale size: a row per (measure, k) — four narrow columns instead of thirteen.
+  const perK = el('table', 'data-table compact eraser-k-table');
+  const kh = el('tr');
+  kh.append(el('th', null, 'measure', { scope: 'col' }), el('th', 'num', 'top k', { scope: 'col' }),
+    el('th', 'num', 'compre\u00adhensive\u00adness ↑', { scope: 'col' }), el('th', 'num', 'suffi\u00adciency ↓', { scope: 'col' }));
+  const kHead = el('thead');
+  kHead.append(kh);
+  const kBody = el('tbody');
+  for (const m of keys) {
+    const v = measures[m] ?? {};
+    K.forEach((k, i) => {
+      const tr = el('tr', i === 0 ? 'group-start' : null, null, { 'data-measure': m, 'data-k': k });
+      if (i === 0) tr.append(el('th', null, label(m), { scope: 'rowgroup', rowspan: K.length }));
+      const kc = el('td', 'num', `${k}\u00a0%`);
+      if (sizes[i] !== undefined) kc.append(el('span', 'chance', `${sizes[i]} token${sizes[i] === 1 ? '' : 's'}`));
+      const c = Array.isArray(v.comprehensiveness) ? v.comprehensiveness[i] : NaN;
+      const su = Array.isArray(v.sufficiency) ? v.sufficiency[i] : NaN;
+      tr.append(kc, el('td', 'num', fmt(c, 3), { 'data-kind': 'comprehensiveness', 'data-value': c }),
+        el('td', 'num', fmt(su, 3), { 'data-kind': 'sufficiency', 'data-value': su }));
+      kBody.append(tr);
+    });
+  }
+  perK.append(kHead, kBody);
+  const details = el('details', 'eraser-k');
+  details.append(el('summary', null, `Per rationale size (k = ${K.map((k) => `${k}\u00a0%`).join(', ')})`), perK);
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   const note = sizes.length
     ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k}\u00a0%\u00a0→\u00a0${sizes[i]}`).join(', ')} token(s). ` +
-      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. Bold: the most faithful AOPC of each kind.'
+      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. AOPC: the mean over the five k. Bold: the most faithful AOPC of each kind.'
     : 'Bold: the most faithful AOPC of each kind.';
-  body.replaceChildren(wrap, el('p', 'panel-foot', note));
+  body.replaceChildren(wrap, details, el('p', 'panel-foot', note));
 }
