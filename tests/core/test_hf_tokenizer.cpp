@@ -4,6 +4,8 @@
 // negative control (a reversed merge order must fail the conformance).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
