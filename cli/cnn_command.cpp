@@ -245,17 +245,17 @@ int run_train(const CnnCommands& c, const std::string& command_line) {
   }
   extra["metrics"] = metrics;
   extra["provenance"] = {{"command", command_line}};
-  model.extra_json = extra.dump();
+  model.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::error_code ec;
   std::filesystem::create_directories(c.out_dir, ec);
   std::string error;
-  if (!c.curves_out.empty() && !write_file(c.curves_out, curves.dump(), &error)) fail(error);
+  if (!c.curves_out.empty() && !write_file(c.curves_out, curves.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), &error)) fail(error);
   if (!write_file(c.out_dir + "/config.json", cnn_model_config_json(model), &error) ||
       !write_file(c.out_dir + "/model.safetensors", cnn_model_weights(model, st), &error))
     fail(error);
   json summary = {{"out", c.out_dir}, {"seconds", seconds}, {"images_per_second", images_per_second},
                   {"metrics", metrics}};
-  std::cout << summary.dump() << std::endl;
+  std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 
@@ -296,7 +296,7 @@ int run_eval(const CnnCommands& c) {
   j["head"] = pool_head_name(model.config.head);
   j["cbam"] = cbam_placement_name(model.config.cbam);
   if (model.config.residual) j["residual"] = true;
-  std::cout << j.dump() << std::endl;
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 
@@ -325,7 +325,7 @@ int run_experiment(const CnnCommands& c) {
     j["step_area"] = r.step_area;
     j["still_correct"] = r.still_correct;
   }
-  std::cout << j.dump() << std::endl;
+  std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 

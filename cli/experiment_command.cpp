@@ -92,8 +92,8 @@ int run_adversarial_training(const ExperimentCommand& cmd, const ExperimentOptio
   nlohmann::json result = {{"experiment", "adversarial-training"}, {"summary", summary}, {"rows", rows},
                            {"command", command_line}};
   std::string error;
-  if (!write_file(cmd.out_path, result.dump() + "\n", &error)) fail(error);
-  std::cout << summary.dump() << std::endl;
+  if (!write_file(cmd.out_path, result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error)) fail(error);
+  std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 
@@ -158,9 +158,9 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
                             {"variants", rows},
                             {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   std::string error;
-  if (!write_file(cmd.out_path, nlohmann::json({{"summary", summary}, {"rows", rows}, {"command", command_line}}).dump() + "\n", &error))
+  if (!write_file(cmd.out_path, nlohmann::json({{"summary", summary}, {"rows", rows}, {"command", command_line}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", &error))
     fail(error);
-  std::cout << summary.dump() << std::endl;
+  std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 

@@ -69,7 +69,7 @@ ClassificationMetrics han_evaluate(const HanModel& model, const std::vector<HanE
 int han_eval_command(const std::string& dir, const std::string& data_path) {
   const HanModel model = load_han(dir);
   const auto data = encode_han(model, load_raw_tsv(data_path), data_path, 0);
-  std::cout << han_metrics_json(han_evaluate(model, data)).dump() << std::endl;
+  std::cout << han_metrics_json(han_evaluate(model, data)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 
@@ -209,14 +209,14 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
         {"sentence_splitter", "core/text/sentence_splitter.h"}, {"per_epoch", epochs_json}};
     extra["metrics"] = metrics;
     extra["provenance"] = {{"command", command_line}};
-    model.extra_json = extra.dump();
+    model.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::error_code ec;
     std::filesystem::create_directories(o->out, ec);
     std::string error;
     if (!write_file(o->out + "/config.json", han_model_config_json(model), &error) ||
         !write_file(o->out + "/model.safetensors", han_model_weights(model, st), &error))
       fail(error);
-    std::cout << json({{"out", o->out}, {"best_epoch", result.best_epoch}, {"seconds", seconds}, {"metrics", metrics}}).dump()
+    std::cout << json({{"out", o->out}, {"best_epoch", result.best_epoch}, {"seconds", seconds}, {"metrics", metrics}}).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << std::endl;
     return 0;
   };

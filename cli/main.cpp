@@ -28,6 +28,7 @@ namespace attnlab::cli {  // cli/cnn_command.cpp: train-cnn, eval-cnn; the runne
 std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_line);
 std::function<int()> add_onnx_commands(CLI::App& app);  // cli/onnx_command.cpp: onnx-info, explain-onnx
 std::function<int()> add_tokenize_command(CLI::App& app);  // cli/tokenize_command.cpp: tokenize
+std::function<int()> add_onnx_text_command(CLI::App& app);  // cli/onnx_text_command.cpp: explain-onnx-text
 }
 
 using cli::fail;
@@ -56,7 +57,8 @@ ClassificationMetrics evaluate(const TextModel& model, const std::vector<Encoded
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+int attnlab_main(int argc, char** argv) {
   CLI::App app{"attnlab: attention vs gradients vs erasure, from the command line"};
   app.require_subcommand(1);
   std::string command_line;
@@ -133,11 +135,12 @@ int main(int argc, char** argv) {
   const std::function<int()> run_han = cli::add_han_commands(app, command_line);  // train-han
   const std::function<int()> run_global_view = cli::add_global_view_command(app);
   const std::function<int()> run_tokenize = cli::add_tokenize_command(app);
+  const std::function<int()> run_onnx_text = cli::add_onnx_text_command(app);
 
   CLI11_PARSE(app, argc, argv);
 
   if (*catalogue) {
-    std::cout << catalogue_json().dump() << std::endl;
+    std::cout << catalogue_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return 0;
   }
   if (*experiment_app) return cli::run_experiment_command(experiment, command_line);
@@ -146,6 +149,7 @@ int main(int argc, char** argv) {
   if (const int rc = run_han(); rc >= 0) return rc;
   if (const int rc = run_global_view(); rc >= 0) return rc;
   if (const int rc = run_tokenize(); rc >= 0) return rc;
+  if (const int rc = run_onnx_text(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);
@@ -242,7 +246,7 @@ int main(int argc, char** argv) {
                          {"per_epoch", epochs_json}};
     extra["metrics"] = metrics;
     extra["provenance"] = {{"command", command_line}};
-    model.extra_json = extra.dump();
+    model.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     std::string error;
@@ -250,7 +254,7 @@ int main(int argc, char** argv) {
         !cli::write_file(out_dir + "/model.safetensors", text_model_weights(model, st), &error))
       fail(error);
     json summary = {{"out", out_dir}, {"best_epoch", result.best_epoch}, {"seconds", seconds}, {"metrics", metrics}};
-    std::cout << summary.dump() << std::endl;
+    std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return 0;
   }
 
@@ -258,7 +262,7 @@ int main(int argc, char** argv) {
     if (cli::is_han_dir(model_dir)) return cli::han_eval_command(model_dir, data_path);  // "attnlab-han-v1"
     const TextModel model = load_model(model_dir);
     const auto data = cli::encode_examples(model.vocab, load_tsv(data_path, model.max_tokens), model.config.num_classes, data_path);
-    std::cout << metrics_json(evaluate(model, data)).dump() << std::endl;
+    std::cout << metrics_json(evaluate(model, data)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
     return 0;
   }
 
@@ -272,4 +276,20 @@ int main(int argc, char** argv) {
     return 0;
   }
   return 0;
+}
+}  // namespace
+
+// No exception leaves the CLI: anything a command did not turn into its own message (an allocation that failed,
+// a library's exception) becomes one line on stderr and exit status 1.
+int main(int argc, char** argv) {
+  try {
+    return attnlab_main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory (the input is larger than this machine can hold)" << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << std::endl;
+  } catch (...) {
+    std::cerr << "error: an unexpected failure" << std::endl;
+  }
+  return 1;
 }

@@ -259,7 +259,7 @@ class CnnTrainer {
                          {"momentum", o.momentum}, {"weight_decay", o.weight_decay},
                          {"loss", "softmax cross-entropy (mean over the batch)"}, {"selection", "last epoch"},
                          {"storage", "f32"}, {"per_epoch", per_epoch}};
-    m.extra_json = extra.dump();
+    m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return m;
   }
 

@@ -271,7 +271,7 @@ class TextLab {
   }
 
   std::string run_key(const std::string& name, const std::string& dataset) const {
-    return name + "|" + dataset + "|" + options_.params.dump() + "|" + std::to_string(options_.seed);
+    return name + "|" + dataset + "|" + options_.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "|" + std::to_string(options_.seed);
   }
   // The kept rows of a run (the 4 most recent runs are kept).
   Run& run_for(const std::string& name, const std::string& dataset, double) {
@@ -306,7 +306,7 @@ class TextLab {
     }
     options_.seed = s;
     options_.params = params;
-    const std::string key = name + "|" + params.dump() + "|" + std::to_string(s);
+    const std::string key = name + "|" + params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "|" + std::to_string(s);
     if (key != prepared_key_) {
       prepared_ = e->prepare ? e->prepare(model_, options_) : nullptr;
       prepared_key_ = key;
@@ -388,7 +388,7 @@ class TextTraining {
       const ClassificationMetrics t = classification_metrics(predict_classes(m.config, m.params, test), gold, 2);
       extra["metrics"]["test"] = {{"accuracy", t.accuracy}, {"f1", t.f1}, {"n", t.n}};
     }
-    m.extra_json = extra.dump();
+    m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return val(text_model_config_json(m));
   }
 
@@ -455,7 +455,7 @@ class AdversaryTraining {
       if (!error.empty()) return error_val("test data: " + error);
       extra["metrics"]["test"] = comparison_json(compare_with_base(base_, run_->kept(), test));
     }
-    m.extra_json = extra.dump();
+    m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return val(text_model_config_json(m));
   }
 

@@ -30,4 +30,12 @@ nlohmann::json param_or_default(const std::vector<ParamSpec>& specs, const nlohm
                                 const std::string& name);
 nlohmann::json params_json(const std::vector<ParamSpec>& specs);
 
+// Shorthands for the catalogues: an int / a number in [lo, hi] with its default and description.
+inline ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
+  return {name, "int", def, double(lo), double(hi), {}, what};
+}
+inline ParamSpec nparam(const char* name, double def, double lo, double hi, const char* what) {
+  return {name, "number", def, lo, hi, {}, what};
+}
+
 }  // namespace attnlab

@@ -118,6 +118,7 @@ std::string explanation_json(const TokenExplanation& e) {
   };
   json j;
   j["tokens"] = e.tokens;
+  j["ids"] = e.ids;
   j["unknown"] = e.unknown;
   j["truncated"] = e.truncated;
   j["num_tokens_total"] = e.num_tokens_total;

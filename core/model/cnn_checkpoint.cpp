@@ -58,7 +58,7 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
   for (const auto& w : *widths) {
     long long v = 0;
     if (!json_int_in(w, 1, 1024, &v)) {
-      *error = "config.json: 'widths' must hold integers in [1, 1024], got " + w.dump();
+      *error = "config.json: 'widths' must hold integers in [1, 1024], got " + w.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       return false;
     }
     c.widths.push_back(static_cast<int>(v));
@@ -121,7 +121,7 @@ bool load_cnn_model(const std::string& config_json, const uint8_t* weights, size
     auto it = j.find(key);
     if (it != j.end()) extra[key] = *it;
   }
-  m.extra_json = extra.dump();
+  m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
   SafetensorsFile file;
   std::string st_error;
@@ -190,7 +190,7 @@ std::string cnn_model_config_json(const CnnModel& model) {
   j["lse_r"] = c.lse_r;
   if (c.residual) j["residual"] = true;  // written only when set: a plain model's config.json is unchanged
   else j.erase("residual");
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<uint8_t> cnn_model_weights(const CnnModel& model, StorageType storage) {

@@ -90,7 +90,7 @@ bool load_han_model(const std::string& config_json, const uint8_t* weights, size
     auto it = j.find(key);
     if (it != j.end()) extra[key] = *it;
   }
-  m.extra_json = extra.dump();
+  m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
   SafetensorsFile file;
   std::string st_error;
@@ -156,7 +156,7 @@ std::string han_model_config_json(const HanModel& m) {
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
   j["vocab"] = m.vocab.words();
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<uint8_t> han_model_weights(const HanModel& m, StorageType storage) {

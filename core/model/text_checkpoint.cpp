@@ -164,7 +164,7 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
     auto it = j.find(key);
     if (it != j.end()) extra[key] = *it;
   }
-  m.extra_json = extra.dump();
+  m.extra_json = extra.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
   SafetensorsFile file;
   std::string st_error;
@@ -233,7 +233,7 @@ std::string text_model_config_json(const TextModel& m) {
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();
   j["vocab"] = m.vocab.words();
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::vector<uint8_t> text_model_weights(const TextModel& m, StorageType storage) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "onnx/schema.h"
+
 namespace attnlab::onnx {
 
 std::vector<std::string> unsupported_operators(const Model& m) {
@@ -47,7 +49,9 @@ const Tensor<T>* Executor<T>::gradient(const std::string& name) const {
 
 template <class T>
 bool Executor<T>::load(const Model& model, std::string* error) {
+  const ExecLimits keep = limits_;
   *this = Executor<T>();
+  limits_ = keep;
   error->clear();
   auto opset_it = model.opsets.find("");
   const int64_t opset = opset_it == model.opsets.end() ? 0 : opset_it->second;
@@ -64,6 +68,10 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   }
   for (const Node& n : model.nodes) {
     const OpEntry<T>* op = find_op<T>(n.op_type);
+    if (const std::string e = check_node_schema(n); !e.empty()) {
+      *error = "node '" + n.name + "' (" + n.op_type + ") " + e;
+      return false;
+    }
     if (n.opset < op->min_opset) {
       *error = "node '" + n.name + "' (" + n.op_type + "): opset " + std::to_string(n.opset) +
                " is older than the implemented versions (from opset " + std::to_string(op->min_opset) + ")";
@@ -110,9 +118,17 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   requires_grad_.assign(nv, 0);
   grads_.assign(nv, Tensor<T>());
   has_grad_.assign(nv, 0);
+  value_bytes_.assign(nv, 0);
+  grad_bytes_.assign(nv, 0);
   for (const auto& t : model.initializers) {
     const int id = ids_[t.name];
-    values_[id] = tensor_from_data<T>(t);
+    int64_t numel = 0;
+    const size_t stored = t.dtype == kDouble ? t.d.size() : is_float_type(t.dtype) ? t.f.size() : t.i.size();
+    if (!shape_fits(t.dims, int64_t(1) << 28, &numel) || static_cast<int64_t>(stored) != numel) {
+      *error = "initializer '" + t.name + "' has shape " + shape_str(t.dims) + " and " + std::to_string(stored) + " values";
+      return false;
+    }
+    if (!store_value(id, tensor_from_data<T>(t), "initializer '" + t.name + "'", error)) return false;
     defined_[id] = constant_[id] = 1;
   }
   // Undefined inputs, then a topological order (Kahn); what is left over lies on a cycle.
@@ -161,7 +177,8 @@ bool Executor<T>::load(const Model& model, std::string* error) {
       return false;
     }
   model_ = &model;
-  // Constant folding.
+  // Constant folding, within max_fold_work for all folded nodes together.
+  fold_work_left_ = limits_.max_fold_work;
   for (const Node* n : all_nodes_) {
     bool all_const = true;
     for (const auto& in : n->inputs)
@@ -181,10 +198,40 @@ bool Executor<T>::load(const Model& model, std::string* error) {
 }
 
 template <class T>
+bool Executor<T>::store_value(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
+  const int64_t b = bytes_of(t);
+  live_bytes_ += b - value_bytes_[id];
+  value_bytes_[id] = b;
+  values_[id] = std::move(t);
+  if (live_bytes_ <= limits_.max_live_bytes) return true;
+  *error = where + ": the values and gradients alive would take " + std::to_string(live_bytes_ >> 20) +
+           " MB, above the executor's limit of " + std::to_string(limits_.max_live_bytes >> 20) + " MB";
+  return false;
+}
+
+template <class T>
+bool Executor<T>::store_grad(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
+  const int64_t b = bytes_of(t);
+  live_bytes_ += b - grad_bytes_[id];
+  grad_bytes_[id] = b;
+  grads_[id] = std::move(t);
+  if (live_bytes_ <= limits_.max_live_bytes) return true;
+  *error = where + ": the values and gradients alive would take " + std::to_string(live_bytes_ >> 20) +
+           " MB, above the executor's limit of " + std::to_string(limits_.max_live_bytes >> 20) + " MB";
+  return false;
+}
+
+template <class T>
 bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
   const OpEntry<T>* op = find_op<T>(n.op_type);
+  const std::string where = "node '" + n.name + "' (" + n.op_type + ")";
+  if (n.outputs.empty()) {  // the schema check refuses this at load; kept for graphs edited afterwards
+    *error = where + " has no outputs";
+    return false;
+  }
   std::vector<const Tensor<T>*> in;
   bool rg = false;
+  int64_t visits = 0;  // elements read: the least work any operator does
   for (const auto& name : n.inputs) {
     if (name.empty()) {
       in.push_back(nullptr);
@@ -192,22 +239,55 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
     }
     const int id = ids_[name];
     if (!defined_[id]) {
-      *error = "node '" + n.name + "' (" + n.op_type + "): input '" + name + "' has no value";
+      *error = where + ": input '" + name + "' has no value";
       return false;
     }
     in.push_back(&values_[id]);
     rg = rg || requires_grad_[id];
+    visits += values_[id].numel();  // each ≤ 2^28 (checked when stored): no overflow
+  }
+  // The work this node may do: its own cap, and what is left of folding's or the forward pass's budget.
+  int64_t& pool = folding ? fold_work_left_ : forward_work_left_;
+  OpContext& ctx = op_context();
+  ctx.limits = limits_;
+  ctx.work_left = std::min(pool, limits_.max_node_work);
+  const int64_t before = ctx.work_left;
+  if (const std::string e = charge_work({visits}); !e.empty()) {
+    *error = where + ": " + e;
+    return false;
   }
   std::vector<Tensor<T>> out(n.outputs.size());
   const std::string e = op->forward(n, in, out);
   if (!e.empty()) {
-    *error = "node '" + n.name + "' (" + n.op_type + "): " + e;
+    *error = where + ": " + e;
     return false;
   }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k].empty()) continue;
+    Tensor<T>& t = out[k];
+    int64_t numel = 0;
+    const size_t stored = t.is_float() ? t.f.size() : t.i.size();
+    if (!shape_fits(t.shape, limits_.max_tensor_elements, &numel) ||
+        static_cast<int64_t>(t.shape.size()) > limits_.max_rank) {
+      *error = where + ": output '" + n.outputs[k] + "' of shape " + shape_str(t.shape) +
+               " is above the executor's limit of " + std::to_string(limits_.max_tensor_elements) + " elements per tensor";
+      return false;
+    }
+    if (static_cast<int64_t>(stored) != numel) {
+      *error = where + ": output '" + n.outputs[k] + "' was not computed (" + std::to_string(stored) +
+               " values for shape " + shape_str(t.shape) + ")";
+      return false;
+    }
+    if (const std::string e2 = charge_work({numel}); !e2.empty()) {
+      *error = where + ": " + e2;
+      return false;
+    }
+  }
+  pool -= before - ctx.work_left;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    if (n.outputs[k].empty()) continue;
     const int id = ids_[n.outputs[k]];
-    values_[id] = std::move(out[k]);
+    if (!store_value(id, std::move(out[k]), where, error)) return false;
     defined_[id] = 1;
     requires_grad_[id] = !folding && rg && op->backward != nullptr && values_[id].is_float();
   }
@@ -227,6 +307,7 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
       defined_[id] = 0;
       requires_grad_[id] = 0;
     }
+  forward_work_left_ = limits_.max_forward_work;
   for (const auto& vi : model_->inputs) {
     auto it = inputs.find(vi.name);
     if (it == inputs.end()) {
@@ -245,13 +326,19 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
         return false;
       }
     }
-    if (static_cast<int64_t>(t.is_float() ? t.f.size() : t.i.size()) != t.numel()) {
+    int64_t numel = 0;
+    if (!shape_fits(t.shape, limits_.max_tensor_elements, &numel)) {
+      *error = "input '" + vi.name + "' of shape " + shape_str(t.shape) + " is above the executor's limit of " +
+               std::to_string(limits_.max_tensor_elements) + " elements per tensor";
+      return false;
+    }
+    if (static_cast<int64_t>(t.is_float() ? t.f.size() : t.i.size()) != numel) {
       *error = "input '" + vi.name + "': " + std::to_string(t.is_float() ? t.f.size() : t.i.size()) +
                " values for shape " + shape_str(t.shape);
       return false;
     }
     const int id = ids_[vi.name];
-    values_[id] = t;
+    if (!store_value(id, Tensor<T>(t), "input '" + vi.name + "'", error)) return false;
     defined_[id] = 1;
     requires_grad_[id] = t.is_float();
   }
@@ -277,9 +364,14 @@ bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replace
   for (size_t k = 0; k < run_.size(); ++k)
     for (const auto& o : run_[k]->outputs)
       if (o == name) start = k + 1;
+  if (static_cast<int64_t>(replacement.is_float() ? replacement.f.size() : replacement.i.size()) != values_[id].numel()) {
+    *error = "the replacement of '" + name + "' does not hold " + std::to_string(values_[id].numel()) + " values";
+    return false;
+  }
   const char rg = requires_grad_[id];
-  values_[id] = replacement;
+  if (!store_value(id, Tensor<T>(replacement), "the replacement of '" + name + "'", error)) return false;
   requires_grad_[id] = rg;
+  forward_work_left_ = limits_.max_forward_work;
   std::fill(has_grad_.begin(), has_grad_.end(), 0);
   for (size_t k = start; k < run_.size(); ++k)
     if (!run_node(*run_[k], error, false)) return false;
@@ -299,10 +391,16 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
     return false;
   }
   std::fill(has_grad_.begin(), has_grad_.end(), 0);
-  for (auto& g : grads_) g = Tensor<T>();
+  for (size_t id = 0; id < grads_.size(); ++id) {
+    grads_[id] = Tensor<T>();
+    live_bytes_ -= grad_bytes_[id];
+    grad_bytes_[id] = 0;
+  }
   if (!requires_grad_[oid]) return true;  // the output does not depend on any input
-  grads_[oid] = seed;
+  if (!store_grad(oid, Tensor<T>(seed), "backward", error)) return false;
   has_grad_[oid] = 1;
+  OpContext& ctx = op_context();
+  ctx.limits = limits_;
   for (auto it = run_.rbegin(); it != run_.rend(); ++it) {
     const Node& n = **it;
     if (!stop_at.empty() && std::find(n.outputs.begin(), n.outputs.end(), stop_at) != n.outputs.end()) break;
@@ -329,6 +427,7 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
     std::vector<const Tensor<T>*> outs;
     for (const auto& o : n.outputs) outs.push_back(o.empty() ? nullptr : &values_[ids_[o]]);
     std::vector<Tensor<T>> din(n.inputs.size());
+    ctx.work_left = limits_.max_node_work;
     const std::string e = op->backward(n, in, outs, dout, need, din);
     if (!e.empty()) {
       *error = "backward of node '" + n.name + "' (" + n.op_type + "): " + e;
@@ -342,8 +441,8 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
         return false;
       }
       if (!has_grad_[id]) {
-        grads_[id] = std::move(din[k]);
-        grads_[id].shape = values_[id].shape;
+        din[k].shape = values_[id].shape;
+        if (!store_grad(id, std::move(din[k]), "backward of node '" + n.name + "' (" + n.op_type + ")", error)) return false;
         has_grad_[id] = 1;
       } else {
         auto& g = grads_[id].f;

@@ -11,7 +11,11 @@
 // load() checks: the default-domain opset in [kMinOpset, kMaxOpset] and not below an operator's oldest
 // implemented version (OpEntry::min_opset), every operator supported (else a
 // message listing the missing ones and their counts), every node input defined (by an initializer, a graph
-// input or an earlier node), no value defined twice, no cycle. Nodes whose inputs are all constant
+// input or an earlier node), no value defined twice, no cycle, every node against its operator's schema
+// (onnx/schema.h: arity, attributes), every initializer's shape and size. Every operator output is checked
+// after its node ran (shape within the budget, as many values as the shape needs), and the executor holds to
+// the budget of ExecLimits (op.h) with a message naming the node: bytes alive, work of folding and of a
+// forward pass. Nodes whose inputs are all constant
 // (initializers, Constant, DequantizeLinear of weights, shape arithmetic on constants) are evaluated once at
 // load and their outputs kept as constants. Shape-only chains that start from a runtime tensor (Shape →
 // Gather → Concat → Reshape) run in forward on int64 tensors; they cost microseconds.
@@ -38,6 +42,12 @@ std::vector<std::string> unsupported_operators(const Model& m);
 template <class T>
 class Executor {
  public:
+  // The budget (op.h ExecLimits); set before load. Defaults: the numbers the CLI and the page share.
+  void set_limits(const ExecLimits& limits) { limits_ = limits; }
+  const ExecLimits& limits() const { return limits_; }
+  // Bytes of every value and gradient held now (what max_live_bytes bounds).
+  int64_t live_bytes() const { return live_bytes_; }
+
   // The model must outlive the executor (nodes are referenced, not copied). To change weights (negative
   // controls, weight randomisation), edit a copy of the Model and load that.
   bool load(const Model& model, std::string* error);
@@ -66,6 +76,17 @@ class Executor {
  private:
   int id_of(const std::string& name) const;
   bool run_node(const Node& n, std::string* error, bool folding);
+  // Stores a value / gradient and keeps live_bytes_ current; false (with a message) when over the budget.
+  bool store_value(int id, Tensor<T>&& t, const std::string& where, std::string* error);
+  bool store_grad(int id, Tensor<T>&& t, const std::string& where, std::string* error);
+  static int64_t bytes_of(const Tensor<T>& t) {
+    return static_cast<int64_t>(t.f.size() * sizeof(T) + t.i.size() * sizeof(int64_t));
+  }
+
+  ExecLimits limits_;
+  int64_t live_bytes_ = 0;
+  int64_t fold_work_left_ = 0, forward_work_left_ = 0;
+  std::vector<int64_t> value_bytes_, grad_bytes_;
 
   const Model* model_ = nullptr;
   std::map<std::string, int> ids_;

@@ -5,12 +5,6 @@
 namespace attnlab {
 namespace {
 
-ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
-  return {name, "int", def, double(lo), double(hi), {}, what};
-}
-ParamSpec nparam(const char* name, double def, double lo, double hi, const char* what) {
-  return {name, "number", def, lo, hi, {}, what};
-}
 nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 }  // namespace

@@ -6,9 +6,6 @@
 namespace attnlab {
 namespace {
 
-ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
-  return {name, "int", def, double(lo), double(hi), {}, what};
-}
 
 TrainOptions train_options(const std::vector<ParamSpec>& specs, const nlohmann::json& o) {
   TrainOptions t;

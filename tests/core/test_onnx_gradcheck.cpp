@@ -144,6 +144,29 @@ TEST(OnnxGradcheck, Unary) {
   Case s = unary("Sqrt");
   s.positive = true;
   check(s);
+  for (const char* op : {"Sin", "Cos", "Softplus"}) check(unary(op));
+  for (const char* op : {"Log", "Reciprocal"}) {
+    Case c = unary(op);
+    c.positive = true;
+    check(c);
+  }
+}
+
+TEST(OnnxGradcheck, SequenceOps) {
+  for (int ex : {0, 1})
+    for (int rev : {0, 1}) {
+      Case c{"CumSum", {"x0", "ax"}, {{2, 3, 4}}, {ai("exclusive", ex), ai("reverse", rev)}, {ints("ax", {1}, kInt64, {})}};
+      check(c);
+    }
+  Case up{"Trilu", {"x0", "k"}, {{2, 3, 4}}, {}, {ints("k", {1}, kInt64, {})}};
+  up.opset = 14;
+  check(up);
+  Case lo{"Trilu", {"x0"}, {{3, 4}}, {ai("upper", 0)}};
+  lo.opset = 14;
+  check(lo);
+  check({"Tile", {"x0", "rep"}, {{2, 1, 3}}, {}, {ints("rep", {2, 3, 1}, kInt64, {3})}});
+  check({"Max", {"x0", "x1"}, {{2, 3}, {3}}});
+  check({"Min", {"x0", "x1", "x2"}, {{2, 3}, {3}, {2, 1}}});
 }
 
 TEST(OnnxGradcheck, Clip) {
@@ -202,6 +225,15 @@ TEST(OnnxGradcheck, Softmax) {
   Case old = unary("Softmax", {ai("axis", 1)});
   old.opset = 11;  // coerced to 2-D
   check(old);
+}
+
+TEST(OnnxGradcheck, LayerNormalization) {
+  Case c{"LayerNormalization", {"x0", "x1", "x2"}, {{2, 3, 4}, {4}, {4}}, {af("epsilon", 1e-5f)}};
+  c.opset = 17;
+  check(c);
+  Case over2{"LayerNormalization", {"x0", "x1"}, {{2, 3, 4}, {3, 4}}, {ai("axis", 1)}};  // two normalised axes, no B
+  over2.opset = 17;
+  check(over2);
 }
 
 TEST(OnnxGradcheck, BatchNormalization) {

@@ -1,26 +1,65 @@
-// libFuzzer target for the ONNX reader and executor load (core/onnx/reader.h, executor.h): any bytes must
-// give a Model or a message, never a crash, a hang or an allocation past the reader's limits. Built by
-// CMake with -DATTNLAB_FUZZ=ON (build-fuzz/), run by tests/fuzz/run.sh from tests/fuzz/corpus/onnx/ (small
-// models of the ONNX project's conformance cases, Debian libonnx-testdata) with tests/fuzz/dict/onnx.dict.
+// libFuzzer target for the ONNX reader and executor (core/onnx/reader.h, executor.h): any bytes must give a Model
+// or a message; a model that loads is then run — forward on small inputs (each declared input with symbolic dims
+// as 2 and every dim at most 8; floats 0.5, integers 0, bools 1), backward from its first float output — and its
+// onnx-info summary serialised: never a crash, a hang, undefined behaviour or an allocation past the budget
+// (a small ExecLimits here so each input runs in milliseconds). Built by CMake with -DATTNLAB_FUZZ=ON
+// (build-fuzz/), run by tests/fuzz/run.sh from tests/fuzz/corpus/onnx/ (small models of the ONNX project's
+// conformance cases, Debian libonnx-testdata, and the crafted cases of tests/fixtures/onnx-hostile/) with
+// tests/fuzz/dict/onnx.dict.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
+#include "explain/onnx/onnx_classifier.h"
 #include "onnx/executor.h"
 #include "onnx/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  attnlab::onnx::ReaderLimits limits;
+  using namespace attnlab::onnx;
+  ReaderLimits limits;
   limits.max_bytes = 1 << 20;
   limits.max_tensor_elements = 1 << 20;
   limits.max_total_elements = 1 << 22;
-  attnlab::onnx::Model m;
+  Model m;
   std::string err;
-  if (attnlab::onnx::read_model(data, size, &m, &err, limits)) {
-    attnlab::onnx::Executor<float> ex;
-    ex.load(m, &err);  // validation + constant folding on fuzzed graphs
+  if (read_model(data, size, &m, &err, limits)) {
+    (void)attnlab::OnnxClassifier::summarize(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    ExecLimits budget;
+    budget.max_tensor_elements = 1 << 20;
+    budget.max_live_bytes = 64 << 20;
+    budget.max_node_work = 1 << 24;
+    budget.max_fold_work = 1 << 24;
+    budget.max_forward_work = 1 << 26;
+    Executor<float> ex;
+    ex.set_limits(budget);
+    if (ex.load(m, &err)) {
+      std::map<std::string, Tensor<float>> inputs;
+      for (const ValueInfo& vi : m.inputs) {
+        Shape s;
+        for (int64_t d : vi.dims) s.push_back(d < 0 ? 2 : std::min<int64_t>(d, 8));
+        if (!shape_fits(s, 1 << 16)) return 0;
+        Tensor<float> t;
+        if (is_float_type(vi.dtype) || vi.dtype == kUndefined) {
+          t = Tensor<float>::floats(s, 0.5f);
+        } else {
+          t = Tensor<float>::ints(s, vi.dtype);
+          if (vi.dtype == kBool) std::fill(t.i.begin(), t.i.end(), 1);
+        }
+        inputs[vi.name] = std::move(t);
+      }
+      if (ex.forward(inputs, &err)) {
+        for (const ValueInfo& o : m.outputs) {
+          const Tensor<float>* y = ex.value(o.name);
+          if (!y || !y->is_float()) continue;
+          ex.backward(o.name, Tensor<float>::floats(y->shape, 1.f), &err);
+          break;
+        }
+      }
+    }
   }
-  attnlab::onnx::TensorData t;
-  attnlab::onnx::read_tensor(data, size, &t, &err, limits);
+  TensorData t;
+  read_tensor(data, size, &t, &err, limits);
   return 0;
 }

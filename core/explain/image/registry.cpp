@@ -35,11 +35,6 @@ bool image_method_inputs_ok(const FeatureMapsView& F, const GapLinearHead<float>
 #include "metrics/road.h"
 
 namespace attnlab {
-namespace {
-ParamSpec iparam(const char* name, int def, int lo, int hi, const char* what) {
-  return {name, "int", def, double(lo), double(hi), {}, what};
-}
-}  // namespace
 
 const std::vector<ImageMethodInfo>& image_method_catalogue() {
   static const std::vector<ImageMethodInfo> all = {

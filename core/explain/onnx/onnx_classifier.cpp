@@ -6,6 +6,7 @@
 
 #include "nn/rng.h"
 
+#include "onnx/attention_finder.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -29,11 +30,16 @@ nlohmann::json OnnxClassifier::summarize(const Model& m) {
   for (const auto& n : m.nodes) ++counts[n.domain.empty() ? n.op_type : n.domain + "." + n.op_type];
   int64_t params = 0;
   for (const auto& t : m.initializers) params += t.numel();
+  json attention = json::array();  // found, not declared (onnx/attention_finder.h)
+  for (const auto& a : find_attention(m))
+    attention.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"probabilities", a.probabilities},
+                         {"values_matmul", a.values_matmul}});
   json opsets = json::object();
   for (const auto& kv : m.opsets) opsets[kv.first.empty() ? "ai.onnx" : kv.first] = kv.second;
   return json{{"ir_version", m.ir_version}, {"opsets", opsets}, {"producer", m.producer_name + " " + m.producer_version},
               {"inputs", inputs}, {"outputs", outputs}, {"nodes", m.nodes.size()}, {"operators", counts},
-              {"parameters", params}, {"initializers", m.initializers.size()}, {"unsupported", unsupported_operators(m)}};
+              {"parameters", params}, {"initializers", m.initializers.size()}, {"unsupported", unsupported_operators(m)},
+              {"attention", attention}};
 }
 
 bool OnnxClassifier::load(const uint8_t* bytes, size_t size, std::string* error) {
@@ -73,6 +79,25 @@ bool OnnxClassifier::load_model(std::unique_ptr<Model> m, std::string* error) {
     if (in.dims[2] > 0) h_ = in.dims[2];
     if (in.dims[3] > 0) w_ = in.dims[3];
   }
+  // A declared input the executor could not hold is refused before anything is allocated.
+  if (!shape_fits({1, c_, h_, w_}, ex_.limits().max_tensor_elements) || h_ > 16384 || w_ > 16384) {
+    *error = "input '" + in.name + "' declares " + std::to_string(h_) + "×" + std::to_string(w_) +
+             " pixels, larger than the executor's limit (" + std::to_string(ex_.limits().max_tensor_elements) +
+             " values, each side ≤ 16384)";
+    return false;
+  }
+  for (const auto& o : m->outputs) {  // a declared class count is bounded before anyone builds labels
+    int64_t declared = 0;
+    if (o.has_shape && (!shape_fits(o.dims, kMaxClasses, &declared))) {
+      bool symbolic = false;
+      for (int64_t d : o.dims) symbolic = symbolic || d < 0;
+      if (!symbolic) {
+        *error = "output '" + o.name + "' declares shape " + shape_str(o.dims) + ": more than " +
+                 std::to_string(kMaxClasses) + " classes";
+        return false;
+      }
+    }
+  }
   if (m->outputs.empty()) {
     *error = "the model has no outputs";
     return false;
@@ -89,6 +114,7 @@ bool OnnxClassifier::load_model(std::unique_ptr<Model> m, std::string* error) {
 }
 
 void OnnxClassifier::set_input_size(int size) {
+  size = std::max(1, std::min(size, 4096));  // the page and CLI offer 32–1024; never above the executor's budget
   const ValueInfo& in = model_->inputs[0];
   if (!in.has_shape || in.dims[2] < 0) h_ = size;
   if (!in.has_shape || in.dims[3] < 0) w_ = size;
@@ -101,7 +127,7 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
     *error = "no model loaded";
     return false;
   }
-  const size_t want = static_cast<size_t>(c_ * h_ * w_);
+  const size_t want = static_cast<size_t>(c_ * h_ * w_);  // bounded at load and in set_input_size
   if (!input || count != want) {
     *error = "the input must have C·H·W = " + std::to_string(c_) + "·" + std::to_string(h_) + "·" + std::to_string(w_) +
              " = " + std::to_string(want) + " values, got " + std::to_string(count);
@@ -113,6 +139,10 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
   const Tensor<float>* y = ex_.value(logits_name_);
   if (!y || !y->is_float() || y->numel() < 1 || (y->rank() >= 1 && y->shape[0] != 1 && y->rank() > 1)) {
     *error = "output '" + logits_name_ + "' is not a [1, classes] float tensor";
+    return false;
+  }
+  if (y->numel() > kMaxClasses) {
+    *error = "output '" + logits_name_ + "' has " + std::to_string(y->numel()) + " classes, more than " + std::to_string(kMaxClasses);
     return false;
   }
   logits_ = y->f;

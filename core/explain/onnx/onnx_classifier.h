@@ -37,6 +37,8 @@ struct LayerTensors {
 
 class OnnxClassifier {
  public:
+  // The most classes a classifier may have (declared or computed): the page builds one label per class.
+  static constexpr int64_t kMaxClasses = int64_t(1) << 20;
   bool load(const uint8_t* bytes, size_t size, std::string* error);
   // For models with a symbolic spatial input size: fixes H = W = size (default: the model's, or 224).
   void set_input_size(int size);

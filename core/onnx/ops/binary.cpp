@@ -23,7 +23,9 @@ Bin kind_of(const std::string& op) {
 template <class T>
 Shape b_shape(const Node& n, const Tensor<T>& a, const Tensor<T>& b) {
   if (n.opset >= 7 || !n.attr_int("broadcast", 0) || b.rank() >= a.rank()) return b.shape;
-  const int64_t axis = n.attr_int("axis", a.rank() - b.rank());
+  int64_t axis = n.attr_int("axis", a.rank() - b.rank());
+  if (axis < 0) axis += a.rank();  // bin_fwd refuses an axis outside [0, rank(a) − rank(b)] first
+  if (axis < 0 || axis > a.rank() - b.rank()) return b.shape;
   Shape s(static_cast<size_t>(axis), 1);
   s.insert(s.end(), b.shape.begin(), b.shape.end());
   while (s.size() < a.shape.size()) s.push_back(1);
@@ -34,17 +36,23 @@ template <class T>
 std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
   if (auto e = check_inputs(n, in, 2, false); !e.empty()) return e;
   const Tensor<T>&a = *in[0], &b = *in[1];
+  if (n.opset < 7 && n.attr_int("broadcast", 0) && b.rank() < a.rank() && n.attr("axis")) {
+    const int64_t axis = n.attr_int("axis", 0), ax = axis < 0 ? axis + a.rank() : axis;
+    if (ax < 0 || ax > a.rank() - b.rank())
+      return "broadcast axis " + std::to_string(axis) + " is out of range for " + shape_str(a.shape) + " and " + shape_str(b.shape);
+  }
   const Shape bs = b_shape(n, a, b);
   Shape os;
   if (!broadcast_shapes(a.shape, bs, &os))
     return "shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) + " do not broadcast";
+  if (auto e = check_output_size(os); !e.empty()) return e;
   const Bin kind = kind_of(n.op_type);
   const Shape sa = broadcast_strides(a.shape, os), sb = broadcast_strides(bs, os);
   if (kind == Bin::Pow) {
     if (!a.is_float()) {  // integer base: the result keeps the base's type
       out[0] = Tensor<T>::ints(os, a.dtype);
       broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) {
-        out[0].i[k] = static_cast<int64_t>(std::pow(static_cast<double>(a.i[ia]), b.at(ib)));
+        out[0].i[k] = saturate_i64(std::pow(static_cast<double>(a.i[ia]), b.at(ib)));
       });
       return "";
     }
@@ -84,12 +92,12 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
   broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) {
     const int64_t x = a.i[ia], y = b.i[ib];
     switch (kind) {
-      case Bin::Add: o[k] = x + y; break;
-      case Bin::Sub: o[k] = x - y; break;
-      case Bin::Mul: o[k] = x * y; break;
+      case Bin::Add: o[k] = wrap_add(x, y); break;  // overflow wraps (two's complement), never UB
+      case Bin::Sub: o[k] = wrap_sub(x, y); break;
+      case Bin::Mul: o[k] = wrap_mul(x, y); break;
       default:
         if (y == 0) { err = "integer division by zero"; o[k] = 0; }
-        else o[k] = x / y;
+        else o[k] = wrap_div(x, y);
     }
   });
   return err;
@@ -152,6 +160,7 @@ std::string equal_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, st
   Shape os;
   if (!broadcast_shapes(a.shape, b.shape, &os))
     return "shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) + " do not broadcast";
+  if (auto e = check_output_size(os); !e.empty()) return e;
   out[0] = Tensor<T>::ints(os, kBool);
   broadcast_loop2(os, broadcast_strides(a.shape, os), broadcast_strides(b.shape, os),
                   [&](int64_t k, int64_t ia, int64_t ib) { out[0].i[k] = a.at(ia) == b.at(ib); });
@@ -167,6 +176,7 @@ std::string where_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, st
   Shape s1, os;
   if (!broadcast_shapes(c.shape, x.shape, &s1) || !broadcast_shapes(s1, y.shape, &os))
     return "shapes " + shape_str(c.shape) + ", " + shape_str(x.shape) + ", " + shape_str(y.shape) + " do not broadcast";
+  if (auto e = check_output_size(os); !e.empty()) return e;
   out[0] = x.is_float() ? Tensor<T>::floats(os) : Tensor<T>::ints(os, x.dtype);
   broadcast_loop3(os, broadcast_strides(c.shape, os), broadcast_strides(x.shape, os), broadcast_strides(y.shape, os),
                   [&](int64_t k, int64_t ic, int64_t ix, int64_t iy) {

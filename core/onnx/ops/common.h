@@ -23,6 +23,8 @@ template <class T> void register_shape_ops(OpRegistry<T>& r);      // shape_ops.
 template <class T> void register_layout_ops(OpRegistry<T>& r);     // layout_ops.cpp
 template <class T> void register_reduce_ops(OpRegistry<T>& r);     // reduce.cpp
 template <class T> void register_quantize_ops(OpRegistry<T>& r);   // quantize.cpp
+template <class T> void register_norm_ops(OpRegistry<T>& r);       // norm.cpp
+template <class T> void register_sequence_ops(OpRegistry<T>& r);   // sequence_ops.cpp
 
 // Calls f(k, ia, ib) for every output index k of `out`, with ia / ib the offsets into inputs whose
 // broadcast strides (aligned to out's rank, 0 where broadcast) are sa / sb.

@@ -43,6 +43,7 @@ std::string conv_dims(const Node& n, const std::vector<const Tensor<T>*>& in, Co
   const Window2d& g = d->g;
   if (auto e = check_output_size({d->N, d->M, g.Ho, g.Wo}); !e.empty()) return e;
   if (auto e = check_output_size({g.Ho, g.Wo, d->Cg, g.kh, g.kw}); !e.empty()) return e;  // im2col buffer
+  if (auto e = charge_work({d->N, d->M, g.Ho, g.Wo, d->Cg, g.kh, g.kw}); !e.empty()) return e;
   d->pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.pb == 0 && g.pr == 0;
   d->depthwise = d->Cg == 1 && !d->pointwise;
   return "";

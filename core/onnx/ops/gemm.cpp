@@ -27,6 +27,8 @@ std::string gemm_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   const int64_t M = ta ? a.shape[1] : a.shape[0], K = ta ? a.shape[0] : a.shape[1];
   const int64_t Kb = tb ? b.shape[1] : b.shape[0], N = tb ? b.shape[0] : b.shape[1];
   if (K != Kb) return "inner dimensions differ: " + shape_str(a.shape) + " and " + shape_str(b.shape);
+  if (auto e = check_output_size({M, N}); !e.empty()) return e;
+  if (auto e = charge_work({M, K, N}); !e.empty()) return e;
   out[0] = Tensor<T>::floats({M, N});
   MMap<T> Y(out[0].f.data(), M, N);
   CMap<T> A(a.f.data(), a.shape[0], a.shape[1]), B(b.f.data(), b.shape[0], b.shape[1]);
@@ -97,6 +99,7 @@ std::string matmul_dims(const Tensor<T>& a, const Tensor<T>& b, MatMulDims* d) {
   if (d->b2[d->b2.size() - 2] != d->K) return "inner dimensions differ: " + shape_str(a.shape) + " and " + shape_str(b.shape);
   const Shape ba(d->a2.begin(), d->a2.end() - 2), bb(d->b2.begin(), d->b2.end() - 2);
   if (!broadcast_shapes(ba, bb, &d->batch)) return "batch axes of " + shape_str(a.shape) + " and " + shape_str(b.shape) + " do not broadcast";
+  if (auto e = check_output_size(d->batch); !e.empty()) return e;
   d->sa = broadcast_strides(ba, d->batch);
   d->sb = broadcast_strides(bb, d->batch);
   d->nbatch = shape_numel(d->batch);
@@ -111,6 +114,8 @@ std::string matmul_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
   if (auto e = check_inputs(n, in, 2); !e.empty()) return e;
   MatMulDims d;
   if (auto e = matmul_dims(*in[0], *in[1], &d); !e.empty()) return e;
+  if (auto e = check_output_size(d.out); !e.empty()) return e;
+  if (auto e = charge_work({d.nbatch, d.M, d.K, d.N}); !e.empty()) return e;
   out[0] = Tensor<T>::floats(d.out);
   const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
   broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
@@ -125,6 +130,7 @@ std::string matmul_bwd(const Node&, const std::vector<const Tensor<T>*>& in, con
                        const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
   MatMulDims d;
   if (auto e = matmul_dims(*in[0], *in[1], &d); !e.empty()) return e;
+  if (auto e = charge_work({2, d.nbatch, d.M, d.K, d.N}); !e.empty()) return e;
   const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
   if (need[0]) din[0] = Tensor<T>::floats(in[0]->shape);
   if (need[1]) din[1] = Tensor<T>::floats(in[1]->shape);

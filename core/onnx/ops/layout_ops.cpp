@@ -6,6 +6,7 @@
 //   axes; negative pads refused), Concat (axis; float or int), Split (split input from 13, attribute
 //   before; equal parts otherwise, the last smaller for opset-18 num_outputs).
 #include <cmath>
+#include <limits>
 
 #include "onnx/ops/common.h"
 
@@ -32,7 +33,7 @@ Tensor<T> gather_by_map(const Tensor<T>& x, const Shape& os, const std::vector<i
   Tensor<T> y = x.is_float() ? Tensor<T>::floats(os) : Tensor<T>::ints(os, x.dtype);
   for (size_t k = 0; k < map.size(); ++k) {
     if (x.is_float()) y.f[k] = map[k] >= 0 ? x.f[map[k]] : T(fill);
-    else y.i[k] = map[k] >= 0 ? x.i[map[k]] : static_cast<int64_t>(fill);
+    else y.i[k] = map[k] >= 0 ? x.i[map[k]] : saturate_i64(fill);
   }
   return y;
 }
@@ -101,19 +102,21 @@ std::string slice_map(const Node& n, const std::vector<const Tensor<T>*>& in, Sh
     int64_t ax;
     if (!norm_axis(axes[k], r, &ax) || seen[ax]) return "bad or repeated axis " + std::to_string(axes[k]);
     seen[ax] = 1;
-    const int64_t dim = x.shape[ax], step = steps[k];
+    const int64_t dim = x.shape[ax];
+    // A step of INT64_MIN has no negation; −INT64_MAX takes the same single element.
+    const int64_t step = steps[k] == std::numeric_limits<int64_t>::min() ? -std::numeric_limits<int64_t>::max() : steps[k];
     if (step == 0) return "step 0";
     int64_t st = starts[k], en = ends[k];
-    if (st < 0) st += dim;
+    if (st < 0) st += dim;  // st < 0 and dim ≥ 0: no overflow
     if (en < 0) en += dim;
     if (step > 0) {
       st = std::min(std::max<int64_t>(st, 0), dim);
       en = std::min(std::max<int64_t>(en, 0), dim);
-      (*os)[ax] = en > st ? (en - st + step - 1) / step : 0;
+      (*os)[ax] = en > st ? (en - st - 1) / step + 1 : 0;
     } else {
       st = std::min(std::max<int64_t>(st, -1), dim - 1);
       en = std::min(std::max<int64_t>(en, -1), dim - 1);
-      (*os)[ax] = st > en ? (st - en + (-step) - 1) / (-step) : 0;
+      (*os)[ax] = st > en ? (st - en - 1) / (-step) + 1 : 0;
     }
     b[ax] = st;
     s[ax] = step;
@@ -142,6 +145,7 @@ std::string gather_map(const Node& n, const std::vector<const Tensor<T>*>& in, S
   os->assign(x.shape.begin(), x.shape.begin() + ax);
   os->insert(os->end(), ind.shape.begin(), ind.shape.end());
   os->insert(os->end(), x.shape.begin() + ax + 1, x.shape.end());
+  if (auto e = check_output_size(*os); !e.empty()) return e;  // bounds outer · ni · inner (32-bit size_t too)
   const int64_t ni = ind.numel();
   map->resize(static_cast<size_t>(outer * ni * inner));
   for (int64_t o = 0; o < outer; ++o)
@@ -245,8 +249,9 @@ std::string concat_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
     if (t->rank() != x0.rank() || t->is_float() != x0.is_float()) return "inputs differ in rank or type";
     for (int k = 0; k < x0.rank(); ++k)
       if (k != ax && t->shape[k] != x0.shape[k]) return "shapes " + shape_str(x0.shape) + " and " + shape_str(t->shape) + " differ off the axis";
-    os[ax] += t->shape[ax];
+    if (!checked_add(os[ax], t->shape[ax], &os[ax])) return "the concatenated axis overflows";
   }
+  if (auto e = check_output_size(os); !e.empty()) return e;
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < ax; ++k) outer *= os[k];
   for (int k = static_cast<int>(ax) + 1; k < x0.rank(); ++k) inner *= os[k];
@@ -298,9 +303,10 @@ std::string split_sizes(const Node& n, const std::vector<const Tensor<T>*>& in, 
     *sizes = n.attr_ints("split");
   }
   const int64_t parts = static_cast<int64_t>(n.outputs.size());
+  if (parts < 1) return "Split needs at least one output";
   if (sizes->empty()) {
     const int64_t num = n.attr_int("num_outputs", parts);
-    if (num != parts) return "num_outputs differs from the number of outputs";
+    if (num != parts) return "num_outputs differs from the number of outputs";  // so num ≥ 1
     const int64_t each = n.attr("num_outputs") ? (dim + num - 1) / num : dim / num;
     if (!n.attr("num_outputs") && dim % num) return "axis of size " + std::to_string(dim) + " does not split into " + std::to_string(num) + " equal parts";
     for (int64_t k = 0; k < num; ++k) sizes->push_back(std::min(each, dim - k * each));
@@ -308,7 +314,7 @@ std::string split_sizes(const Node& n, const std::vector<const Tensor<T>*>& in, 
   int64_t total = 0;
   for (int64_t s : *sizes) {
     if (s < 0) return "negative split size";
-    total += s;
+    if (!checked_add(total, s, &total)) return "split sizes overflow";
   }
   if (total != dim || static_cast<int64_t>(sizes->size()) != parts) return "split sizes do not add up to the axis or the outputs";
   return "";

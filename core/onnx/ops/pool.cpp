@@ -26,7 +26,8 @@ std::string pool_dims(const Node& n, const Tensor<T>& x, Window2d* g) {
   }
   if (n.op_type == "MaxPool" && n.attr_int("storage_order", 0) != 0) return "storage_order = 1 is not supported";
   if (auto e = window_geometry(n, sp, x.shape.data() + 2, ks.data(), true, g); !e.empty()) return e;
-  return check_output_size({x.shape[0], x.shape[1], g->Ho, g->Wo});
+  if (auto e = check_output_size({x.shape[0], x.shape[1], g->Ho, g->Wo}); !e.empty()) return e;
+  return charge_work({x.shape[0], x.shape[1], g->Ho, g->Wo, g->kh, g->kw});
 }
 
 template <class T>

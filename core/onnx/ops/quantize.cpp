@@ -19,7 +19,7 @@ std::string dequantize_fwd(const Node& n, const std::vector<const Tensor<T>*>& i
   if (ns == 1 && scale.rank() <= 1) {
     const T s = scale.f[0];
     const int64_t z = zp ? zp->i[0] : 0;
-    for (size_t k = 0; k < x.i.size(); ++k) out[0].f[k] = T(x.i[k] - z) * s;
+    for (size_t k = 0; k < x.i.size(); ++k) out[0].f[k] = T(static_cast<double>(x.i[k]) - static_cast<double>(z)) * s;
     return "";
   }
   if (scale.rank() != 1) return "scale must be a scalar or 1-D";
@@ -30,7 +30,7 @@ std::string dequantize_fwd(const Node& n, const std::vector<const Tensor<T>*>& i
   for (int k = static_cast<int>(ax) + 1; k < x.rank(); ++k) inner *= x.shape[k];
   for (size_t k = 0; k < x.i.size(); ++k) {
     const int64_t c = (static_cast<int64_t>(k) / inner) % ns;
-    out[0].f[k] = T(x.i[k] - (zp ? zp->i[c] : 0)) * scale.f[c];
+    out[0].f[k] = T(static_cast<double>(x.i[k]) - static_cast<double>(zp ? zp->i[c] : 0)) * scale.f[c];
   }
   return "";
 }

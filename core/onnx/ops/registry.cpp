@@ -20,6 +20,8 @@ OpRegistry<T> build() {
   register_layout_ops(r);
   register_reduce_ops(r);
   register_quantize_ops(r);
+  register_norm_ops(r);
+  register_sequence_ops(r);
   return r;
 }
 template <class T>
@@ -37,6 +39,11 @@ const OpEntry<T>* find_op(const std::string& op_type) {
 }
 template const OpEntry<float>* find_op<float>(const std::string&);
 template const OpEntry<double>* find_op<double>(const std::string&);
+
+OpContext& op_context() {
+  thread_local OpContext context;
+  return context;
+}
 
 std::vector<std::string> supported_op_names() {
   std::vector<std::string> names;

@@ -58,12 +58,14 @@ std::string reshape_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
     }
     if (v < 0) return "shape " + shape_str(want) + " has a negative dimension";
     s[k] = v;
-    known *= v;
+    if (!checked_mul(known, v, &known)) return "cannot reshape " + shape_str(x.shape) + " to " + shape_str(want);
   }
   if (infer >= 0) {
     if (known == 0 || x.numel() % known) return "cannot reshape " + shape_str(x.shape) + " to " + shape_str(want);
     s[infer] = x.numel() / known;
   }
+  // The element count overflow-checked: a shape whose product wraps around 2^64 to the input's count is refused.
+  if (auto e = check_output_size(s); !e.empty()) return "cannot reshape " + shape_str(x.shape) + " to " + shape_str(want) + ": " + e;
   if (shape_numel(s) != x.numel()) return "cannot reshape " + shape_str(x.shape) + " to " + shape_str(want);
   out[0] = with_shape(x, s);
   return "";
@@ -128,6 +130,7 @@ std::string unsqueeze_fwd(const Node& n, const std::vector<const Tensor<T>*>& in
   std::string err;
   if (!axes_of(n, in, &axes, &err)) return err;
   if (axes.empty()) return "axes are required";
+  if (axes.size() > 64) return "too many axes (" + std::to_string(axes.size()) + ")";
   const int r = x.rank() + static_cast<int>(axes.size());
   std::vector<char> add(r, 0);
   for (int64_t a : axes) {
@@ -138,6 +141,7 @@ std::string unsqueeze_fwd(const Node& n, const std::vector<const Tensor<T>*>& in
   Shape s;
   size_t q = 0;
   for (int k = 0; k < r; ++k) s.push_back(add[k] ? 1 : x.shape[q++]);
+  if (auto e = check_output_size(s); !e.empty()) return e;
   out[0] = with_shape(x, s);
   return "";
 }
@@ -249,7 +253,7 @@ std::string cast_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
       const double v = x.at(k);
       if (to == kBool) out[0].i[k] = v != 0;
       else if (!std::isfinite(v)) return "cast of a non-finite value to an integer";
-      else out[0].i[k] = static_cast<int64_t>(v);
+      else out[0].i[k] = saturate_i64(v);  // out of range saturates (C++ leaves it undefined)
     }
   } else {
     return std::string("cast to ") + data_type_name(to) + " is not supported";

@@ -36,6 +36,7 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
   if (auto e = split_of(n, x, &s); !e.empty()) return e;
   const bool log = n.op_type == "LogSoftmax";
   out[0] = Tensor<T>::floats(x.shape);
+  if (s.dim == 0) return "";  // an empty axis: an empty output, nothing to read
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {
       const T* xp = x.f.data() + o * s.dim * s.inner + i;
@@ -59,6 +60,7 @@ std::string softmax_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
   if (auto e = split_of(n, x, &s); !e.empty()) return e;
   const bool log = n.op_type == "LogSoftmax";
   din[0] = Tensor<T>::floats(x.shape);
+  if (s.dim == 0) return "";
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {
       const int64_t base = o * s.dim * s.inner + i;

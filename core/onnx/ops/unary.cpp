@@ -8,6 +8,7 @@
 //   Erf             erf x                          f' = 2/√π · e^(−x²)
 //   Sqrt            √x                             f' = 1 / (2y)
 //   Exp, Neg, Abs   (Abs' = sign x, 0 at 0)
+//   Sin, Cos, Log, Reciprocal (1/x, f' = −y²), Softplus (ln(1 + eˣ), f' = sigmoid x)
 //   Identity, Dropout (inference only: y = x; the optional mask output is all true; training_mode = true
 //                   is refused)  f' = 1; Identity also passes integer tensors.
 //   Clip            min(max(x, lo), hi), lo/hi from attributes (opset < 11) or optional inputs 1, 2;
@@ -44,6 +45,12 @@ UNARY_OP(Sqrt, , std::sqrt(x), T(0.5) / y)
 UNARY_OP(Exp, , std::exp(x), y)
 UNARY_OP(Neg, , -x, T(-1))
 UNARY_OP(Abs, , std::abs(x), x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0))
+UNARY_OP(Sin, , std::sin(x), std::cos(x))
+UNARY_OP(Cos, , std::cos(x), -std::sin(x))
+UNARY_OP(Log, , std::log(x), T(1) / x)
+UNARY_OP(Reciprocal, , T(1) / x, -y * y)
+UNARY_OP(Softplus, , x > T(20) ? x : std::log1p(std::exp(x)),
+         x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
 #undef UNARY_OP
 
 template <class Op, class T>
@@ -114,7 +121,7 @@ std::string clip_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   if (x.is_float()) {
     for (auto& v : out[0].f) v = std::min(std::max(v, lo), hi);
   } else {
-    for (auto& v : out[0].i) v = static_cast<int64_t>(std::min(std::max(static_cast<T>(v), lo), hi));
+    for (auto& v : out[0].i) v = saturate_i64(static_cast<double>(std::min(std::max(static_cast<T>(v), lo), hi)));
   }
   return "";
 }
@@ -157,6 +164,11 @@ void register_unary_ops(OpRegistry<T>& r) {
   r["Exp"] = entry<Exp, T>();
   r["Neg"] = entry<Neg, T>();
   r["Abs"] = entry<Abs, T>();
+  r["Sin"] = entry<Sin, T>();
+  r["Cos"] = entry<Cos, T>();
+  r["Log"] = entry<Log, T>();
+  r["Reciprocal"] = entry<Reciprocal, T>();
+  r["Softplus"] = entry<Softplus, T>();
   r["Identity"] = {&identity_fwd<T>, &identity_bwd<T>, 1};
   r["Dropout"] = {&identity_fwd<T>, &identity_bwd<T>, 6};
   r["Clip"] = {&clip_fwd<T>, &clip_bwd<T>, 6};

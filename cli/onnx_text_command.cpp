@@ -1,0 +1,111 @@
+// attnlab explain-onnx-text --model DIR|M.onnx [--tokenizer T] [--output NAME] (--text "…" | --ids 1,2,3)
+//                           [--target K|next] [--no-loo]
+// A user's ONNX text transformer (an encoder classifier or a causal LM) explained through the core's executor
+// (core/explain/onnx_text/): the attention found in the graph, rollout, flow, Chefer relevance, attention ×
+// gradient, gradients on the token embeddings, leave-one-out. DIR holds model.onnx and tokenizer.json (the Hugging
+// Face / Optimum layout) or tokenizer.bin (llama2.c). --ids bypasses the tokenizer. The last stdout line is one JSON
+// object: ids, tokens, offsets, special (when tokenized), then onnx_text_explain's fields (logits of the explained
+// position, target, attention_layers [layer][head][query][key], and every importance row).
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "explain/onnx_text/onnx_text_explain.h"
+#include "files.h"
+#include "text/subword_tokenizer.h"
+
+namespace attnlab::cli {
+namespace {
+
+struct OnnxTextCommand {
+  CLI::App* app = nullptr;
+  std::string model, tokenizer, output, text, ids, target = "next";
+  bool no_loo = false;
+};
+
+int run_onnx_text(const OnnxTextCommand& c) {
+  namespace fs = std::filesystem;
+  std::string model_path = c.model, tok_path = c.tokenizer, error;
+  std::error_code ec;
+  if (fs::is_directory(c.model, ec)) {
+    model_path = (fs::path(c.model) / "model.onnx").string();
+    if (tok_path.empty())
+      for (const char* name : {"tokenizer.json", "tokenizer.bin"})
+        if (fs::exists(fs::path(c.model) / name, ec)) {
+          tok_path = (fs::path(c.model) / name).string();
+          break;
+        }
+  }
+  std::string bytes;
+  if (!read_file(model_path, &bytes, &error)) fail(error);
+  OnnxTextModel model;
+  if (!model.load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), c.output, &error)) fail(model_path + ": " + error);
+  OnnxTextExplainRequest req;
+  req.leave_one_out = !c.no_loo;
+  nlohmann::json out = nlohmann::json::object();
+  if (!c.ids.empty()) {
+    std::stringstream ss(c.ids);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      try {
+        req.ids.push_back(std::stoi(part));
+      } catch (...) {
+        fail("--ids: '" + part + "' is not an integer");
+      }
+    }
+  } else {
+    if (tok_path.empty()) fail("--text needs a tokenizer (--tokenizer, or tokenizer.json / tokenizer.bin in the model folder)");
+    std::string tb;
+    if (!read_file(tok_path, &tb, &error, kMaxTokenizerFileBytes)) fail(error);
+    const std::unique_ptr<SubwordTokenizer> tok = load_tokenizer(tb, &error);
+    if (!tok) fail(tok_path + ": " + error);
+    Tokenization t;
+    if (!tok->encode(c.text, true, &t, &error)) fail(error);
+    nlohmann::json offsets = nlohmann::json::array();
+    for (const auto& [b, e] : t.offsets) offsets.push_back({b, e});
+    out["tokens"] = t.tokens;
+    out["offsets"] = offsets;
+    out["special"] = t.special;
+    req.ids = t.ids;
+  }
+  if (req.ids.empty()) fail("no tokens to explain");
+  if (c.target != "next") {
+    try {
+      req.target = std::stoi(c.target);
+    } catch (...) {
+      fail("--target: '" + c.target + "' is neither a class index nor 'next'");
+    }
+  }
+  out["ids"] = req.ids;
+  nlohmann::json e;
+  if (!onnx_text_explain(model, req, &e, &error)) fail(error);
+  out.update(e);
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_onnx_text_command(CLI::App& app) {
+  auto c = std::make_shared<OnnxTextCommand>();
+  c->app = app.add_subcommand("explain-onnx-text", "explain a text transformer given as ONNX (encoder classifier or causal LM)");
+  c->app->add_option("--model", c->model, "model.onnx, or a folder with model.onnx and tokenizer.json / tokenizer.bin")->required();
+  c->app->add_option("--tokenizer", c->tokenizer, "tokenizer.json (Hugging Face) or tok*.bin (llama2.c)");
+  c->app->add_option("--output", c->output, "the graph output to explain (default: 'logits', or the only one)");
+  auto* text = c->app->add_option("--text", c->text, "the text (UTF-8)");
+  auto* ids = c->app->add_option("--ids", c->ids, "token ids, comma-separated (instead of --text)");
+  text->excludes(ids);
+  c->app->add_option("--target", c->target, "class index, or 'next' (the arg-max: a causal LM's greedy next token)");
+  c->app->add_flag("--no-loo", c->no_loo, "skip leave-one-out (one forward pass per token)");
+  return [c, text, ids]() -> int {
+    if (!*c->app) return -1;
+    if (!*text && !*ids) fail("give --text or --ids");
+    return run_onnx_text(*c);
+  };
+}
+
+}  // namespace attnlab::cli

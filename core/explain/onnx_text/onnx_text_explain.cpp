@@ -1,0 +1,114 @@
+// Explanations of an ONNX text transformer (see onnx_text_explain.h).
+#include "explain/onnx_text/onnx_text_explain.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+// p_target from the explained position's logits (one logit: the sigmoid, target 0 = 1 − σ).
+double onnx_text_probability(const std::vector<float>& logits, int target) {
+  if (logits.size() == 1) {
+    const double p1 = 1.0 / (1.0 + std::exp(-static_cast<double>(logits[0])));
+    return target == 1 ? p1 : 1.0 - p1;
+  }
+  double mx = -1e300, z = 0;
+  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
+  for (float v : logits) z += std::exp(v - mx);
+  return std::exp(logits[static_cast<size_t>(target)] - mx) / z;
+}
+
+json onnx_text_row(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+  return a;
+}
+
+}  // namespace
+
+bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, json* out, std::string* error) {
+  const std::vector<int>& ids = request.ids;
+  const int T = static_cast<int>(ids.size());
+  if (!model.run(ids, error)) return false;
+  const std::vector<float> logits = model.logits();
+  int target = request.target;
+  if (target < 0) target = logits.size() == 1 ? (logits[0] >= 0 ? 1 : 0)
+                                              : static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  if (!model.backward(target, error)) return false;
+  const double p = onnx_text_probability(logits, target);
+  json o = {{"causal", model.causal()}, {"target", target}, {"probability", p}, {"output", model.output_name()}};
+  o["logits"] = logits;
+  const double nan = std::nan("");
+  // Attention rows through the shared self-attention methods.
+  json found = json::array();
+  if (!model.attention().empty()) {
+    SelfAttentionMaps maps;
+    std::vector<int> token_of;
+    int explained = -1;
+    if (!model.maps(true, &maps, &token_of, &explained, error)) return false;
+    for (const auto& a : model.attention())
+      found.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"heads", maps.heads}, {"positions", maps.n}});
+    std::vector<std::vector<Mat<double>>> A, dA;
+    if (!model.attention_layers(&A, &dA, error)) return false;
+    json layers = json::array();
+    for (const auto& heads : A) {
+      json hl = json::array();
+      for (const auto& m : heads) {
+        json rows = json::array();
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+          std::vector<double> r(static_cast<size_t>(m.cols()));
+          for (Eigen::Index j = 0; j < m.cols(); ++j) r[j] = m(i, j);
+          rows.push_back(r);
+        }
+        hl.push_back(rows);
+      }
+      layers.push_back(hl);
+    }
+    o["attention_layers"] = layers;
+    // A from_maps row covers permuted positions 1..n-1: back to token order.
+    auto to_tokens = [&](const std::vector<double>& r) {
+      std::vector<double> v(static_cast<size_t>(T), nan);
+      for (size_t k = 0; k < r.size(); ++k) {
+        const int t = token_of[k + 1];
+        if (t >= 0 && t < T) v[t] = r[k];
+      }
+      return v;
+    };
+    o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
+    o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
+    o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
+    o["relevance"] = onnx_text_row(to_tokens(relevance_from_maps(maps)));
+    o["grad_attention"] = onnx_text_row(to_tokens(grad_attention_from_maps(maps)));
+    o["explained_token"] = explained;
+  } else {
+    o["attention_note"] = "no attention was found in this model (a Softmax over the keys whose output multiplies the values)";
+  }
+  o["attention_found"] = found;
+  std::vector<double> gx, gn;
+  if (model.embedding_gradients(&gx, &gn, error)) {
+    o["gradient"] = onnx_text_row(gn);
+    o["gradient_x_input"] = onnx_text_row(gx);
+  } else {
+    o["gradient_note"] = *error;
+    error->clear();
+  }
+  if (request.leave_one_out) {
+    std::vector<double> loo(static_cast<size_t>(T), nan);
+    for (int t = 0; t < T && T > 1; ++t) {
+      std::vector<int> cut = ids;
+      cut.erase(cut.begin() + t);
+      if (!model.run(cut, error)) return false;
+      loo[t] = std::abs(p - onnx_text_probability(model.logits(), target));
+    }
+    o["leave_one_out"] = onnx_text_row(loo);
+    o["leave_one_out_note"] = "each token deleted in turn, the rest re-run";
+    if (!model.run(ids, error)) return false;  // leave the model on the explained input
+  }
+  *out = o;
+  return true;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,268 @@
+// ONNX text transformer for the explanation methods (see onnx_text_model.h).
+#include "explain/onnx_text/onnx_text_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "onnx/reader.h"
+
+namespace attnlab {
+
+using namespace attnlab::onnx;
+
+namespace {
+bool name_has(const std::string& name, const char* part) { return name.find(part) != std::string::npos; }
+}  // namespace
+
+bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& output, std::string* error) {
+  model_ = std::make_unique<Model>();
+  if (!read_model(bytes, size, model_.get(), error)) return false;
+  const Model& m = *model_;
+  // Inputs by role.
+  std::vector<std::string> integer_inputs;
+  for (const ValueInfo& vi : m.inputs) {
+    if (is_float_type(vi.dtype)) {
+      *error = "input '" + vi.name + "' is " + data_type_name(vi.dtype) +
+               ": a text model takes token ids (int64), not embeddings or images";
+      return false;
+    }
+    if (vi.has_shape && vi.dims.size() != 2) {
+      *error = "input '" + vi.name + "' has rank " + std::to_string(vi.dims.size()) + "; text inputs are [1, T]";
+      return false;
+    }
+    if (name_has(vi.name, "mask")) mask_inputs_.push_back(vi.name);
+    else if (name_has(vi.name, "type")) type_inputs_.push_back(vi.name);
+    else if (name_has(vi.name, "position")) position_inputs_.push_back(vi.name);
+    else integer_inputs.push_back(vi.name);
+  }
+  for (const auto& n : integer_inputs)
+    if (name_has(n, "input_ids") || name_has(n, "token_ids")) ids_input_ = n;
+  if (ids_input_.empty() && integer_inputs.size() == 1) ids_input_ = integer_inputs[0];
+  if (ids_input_.empty()) {
+    *error = integer_inputs.empty() ? "the model has no token-id input" : "cannot tell which input holds the token ids (expected one named input_ids)";
+    return false;
+  }
+  for (const auto& n : integer_inputs)
+    if (n != ids_input_) {
+      *error = "input '" + n + "' is none of input_ids, attention_mask, token_type_ids, position_ids";
+      return false;
+    }
+  // The output.
+  if (!output.empty()) {
+    output_ = output;
+  } else {
+    for (const auto& o : m.outputs)
+      if (o.name == "logits") output_ = o.name;
+    if (output_.empty() && m.outputs.size() == 1) output_ = m.outputs[0].name;
+    if (output_.empty()) {
+      std::string names;
+      for (const auto& o : m.outputs) names += (names.empty() ? "" : ", ") + o.name;
+      *error = "the model has several outputs (" + names + ") and none is named 'logits': choose one (--output NAME)";
+      return false;
+    }
+  }
+  bool found = false;
+  for (const auto& o : m.outputs) found = found || o.name == output_;
+  if (!found) {
+    *error = "the model has no output named '" + output_ + "'";
+    return false;
+  }
+  if (!ex_.load(m, error)) return false;
+  attention_ = find_attention(m);
+  // The token embeddings: a Gather (axis 0) whose indices are the ids (directly or through a Cast).
+  for (const Node& n : m.nodes) {
+    if (n.op_type != "Gather" || n.inputs.size() < 2 || n.outputs.empty()) continue;
+    std::string idx = n.inputs[1];
+    for (const Node& c : m.nodes)
+      if (c.op_type == "Cast" && !c.outputs.empty() && c.outputs[0] == idx && !c.inputs.empty()) idx = c.inputs[0];
+    if (idx == ids_input_ && n.attr_int("axis", 0) == 0) {
+      embedding_ = n.outputs[0];
+      break;
+    }
+  }
+  return true;
+}
+
+bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error) {
+  backward_done_ = false;
+  if (ids.empty()) {
+    *error = "no tokens to run";
+    return false;
+  }
+  const int64_t T = static_cast<int64_t>(ids.size());
+  std::map<std::string, Tensor<float>> in;
+  Tensor<float> t = Tensor<float>::ints({1, T});
+  for (int64_t k = 0; k < T; ++k) t.i[k] = ids[k];
+  in[ids_input_] = t;
+  for (const auto& n : mask_inputs_) {
+    Tensor<float> mask = Tensor<float>::ints({1, T});
+    std::fill(mask.i.begin(), mask.i.end(), 1);
+    in[n] = mask;
+  }
+  for (const auto& n : type_inputs_) in[n] = Tensor<float>::ints({1, T});
+  for (const auto& n : position_inputs_) {
+    Tensor<float> pos = Tensor<float>::ints({1, T});
+    for (int64_t k = 0; k < T; ++k) pos.i[k] = k;
+    in[n] = pos;
+  }
+  // Integer inputs keep their declared ONNX types (the executor computes them as int64).
+  for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
+  if (!ex_.forward(in, error)) return false;
+  const Tensor<float>* y = ex_.value(output_);
+  if (!y || !y->is_float() || y->rank() < 1) {
+    *error = "output '" + output_ + "' is not a float tensor";
+    return false;
+  }
+  tokens_ = static_cast<int>(T);
+  // [1, C] / [C]: a classifier; [1, T, V]: a causal LM (the last position).
+  if (y->rank() == 3 && y->shape[0] == 1 && y->shape[1] == T) {
+    causal_ = true;
+    const int64_t V = y->shape[2];
+    logits_.assign(y->f.end() - V, y->f.end());
+  } else if (y->rank() <= 2 && (y->rank() == 1 || y->shape[0] == 1)) {
+    causal_ = false;
+    logits_ = y->f;
+  } else {
+    *error = "output '" + output_ + "' has shape " + shape_str(y->shape) + ": expected [1, classes] or [1, T, vocabulary]";
+    return false;
+  }
+  return true;
+}
+
+bool OnnxTextModel::backward(int target, std::string* error) {
+  const Tensor<float>* y = ex_.value(output_);
+  if (!y) {
+    *error = "run the model first";
+    return false;
+  }
+  const int C = static_cast<int>(logits_.size());
+  if (target < 0 || (C > 1 && target >= C) || (C == 1 && target > 1)) {
+    *error = "target " + std::to_string(target) + " is out of range (" + std::to_string(C) + " outputs)";
+    return false;
+  }
+  Tensor<float> seed = Tensor<float>::floats(y->shape);
+  const size_t base = causal_ ? y->f.size() - static_cast<size_t>(C) : 0;
+  if (C == 1) seed.f[base] = target == 1 ? 1.f : -1.f;
+  else seed.f[base + static_cast<size_t>(target)] = 1.f;
+  if (!ex_.backward(output_, seed, error)) return false;
+  backward_done_ = true;
+  return true;
+}
+
+bool OnnxTextModel::attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
+                                     std::string* error) const {
+  A->clear();
+  dA->clear();
+  for (const FoundAttention& a : attention_) {
+    AttentionShape s;
+    if (!attention_shape(ex_, a, &s) || s.queries != s.keys) {
+      *error = "the attention at '" + a.softmax_node + "' is not a square [heads, positions, positions] map";
+      return false;
+    }
+    const Tensor<float>& p = *ex_.value(a.probabilities);
+    const Tensor<float>* g = backward_done_ ? ex_.gradient(a.probabilities) : nullptr;
+    std::vector<Mat<double>> heads, grads;
+    const int64_t n = s.keys;
+    for (int64_t h = 0; h < s.heads; ++h) {
+      Mat<double> m(n, n), dm = Mat<double>::Zero(n, n);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const size_t k = static_cast<size_t>((h * n + i) * n + j);
+          m(i, j) = p.f[k];
+          if (g) dm(i, j) = g->f[k];
+        }
+      heads.push_back(m);
+      grads.push_back(dm);
+    }
+    A->push_back(heads);
+    if (backward_done_) dA->push_back(grads);
+  }
+  return true;
+}
+
+bool OnnxTextModel::maps(bool with_gradients, SelfAttentionMaps* out, std::vector<int>* token_of, int* explained_token,
+                         std::string* error) const {
+  if (attention_.empty()) {
+    *error = "no attention was found in this model (a Softmax over the keys that multiplies the values)";
+    return false;
+  }
+  if (with_gradients && !backward_done_) {
+    *error = "run backward first";
+    return false;
+  }
+  std::vector<std::vector<Mat<double>>> A, dA;
+  if (!attention_layers(&A, &dA, error)) return false;
+  const int n = static_cast<int>(A[0][0].rows());
+  const int offset = n - tokens_;  // 1: the graph prepends its own position 0
+  if (offset != 0 && offset != 1) {
+    *error = "the attention has " + std::to_string(n) + " positions for " + std::to_string(tokens_) + " tokens";
+    return false;
+  }
+  const int e = causal_ ? n - 1 : 0;  // the explained position
+  // order[k] = the graph position at permuted index k: the explained one first, the rest in order.
+  std::vector<int> order = {e};
+  for (int p = 0; p < n; ++p)
+    if (p != e) order.push_back(p);
+  auto permute = [&](const Mat<double>& m) {
+    Mat<double> r(n, n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) r(i, j) = m(order[i], order[j]);
+    return r;
+  };
+  *out = SelfAttentionMaps();
+  out->layers = static_cast<int>(A.size());
+  out->heads = static_cast<int>(A[0].size());
+  out->n = n;
+  for (size_t l = 0; l < A.size(); ++l) {
+    if (static_cast<int>(A[l].size()) != out->heads || A[l][0].rows() != n) {
+      *error = "the attention layers differ in heads or positions";
+      return false;
+    }
+    std::vector<Mat<double>> hs, gs;
+    for (size_t h = 0; h < A[l].size(); ++h) {
+      hs.push_back(permute(A[l][h]));
+      if (with_gradients) gs.push_back(permute(dA[l][h]));
+    }
+    out->A.push_back(hs);
+    if (with_gradients) out->dA.push_back(gs);
+  }
+  token_of->assign(static_cast<size_t>(n), -1);
+  for (int k = 0; k < n; ++k) (*token_of)[k] = order[k] - offset;  // −1 for the graph's own position 0
+  *explained_token = e - offset;
+  double mx = -1e300, z = 0;
+  for (float v : logits_) mx = std::max(mx, static_cast<double>(v));
+  for (float v : logits_) z += std::exp(v - mx);
+  for (float v : logits_) out->probabilities.push_back(std::exp(v - mx) / z);
+  return true;
+}
+
+bool OnnxTextModel::embedding_gradients(std::vector<double>* grad_x_input, std::vector<double>* grad_norm,
+                                        std::string* error) const {
+  if (embedding_.empty()) {
+    *error = "no token-embedding Gather reads the ids: the gradient methods need one";
+    return false;
+  }
+  const Tensor<float>* x = ex_.value(embedding_);
+  const Tensor<float>* g = backward_done_ ? ex_.gradient(embedding_) : nullptr;
+  if (!x || !x->is_float() || x->numel() % tokens_ != 0) {
+    *error = "the token embeddings '" + embedding_ + "' have an unexpected shape";
+    return false;
+  }
+  const int64_t d = x->numel() / tokens_;
+  grad_x_input->assign(static_cast<size_t>(tokens_), 0.0);
+  grad_norm->assign(static_cast<size_t>(tokens_), 0.0);
+  if (!g) return true;  // the output does not depend on the embeddings
+  for (int t = 0; t < tokens_; ++t) {
+    double gx = 0, gg = 0;
+    for (int64_t k = 0; k < d; ++k) {
+      const size_t q = static_cast<size_t>(t * d + k);
+      gx += static_cast<double>(x->f[q]) * g->f[q];
+      gg += static_cast<double>(g->f[q]) * g->f[q];
+    }
+    (*grad_x_input)[t] = gx;
+    (*grad_norm)[t] = std::sqrt(gg);
+  }
+  return true;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,63 @@
+// A user's ONNX text transformer — an encoder classifier (logits [1, C]) or a causal language model (logits
+// [1, T, V]: the "class" is the next token) — run by the core's executor with its attention found, not declared
+// (onnx/attention_finder.h), and read into the SelfAttentionMaps layout that every self-attention explanation
+// uses (explain/self_attention_maps.h: rollout, flow, Chefer relevance, attention × gradient), so those methods
+// run on it without a second copy.
+//   Inputs filled from token ids: the int64 [1, T] input named *input_ids* / *token_ids* (or the only integer
+//   input); attention_mask = 1, token_type_ids = 0, position_ids = 0..T−1 when the graph takes them. Any other
+//   input is refused by name.
+//   Output: `output` when given, else one named "logits", else the only one (several and none chosen: refused).
+//   The explained position: a classifier's only row; a causal LM's last position.
+//   Positions: the attention may have one more position than tokens (a graph that prepends its own [CLS], as
+//   attnlab's exporter does); else the positions are the tokens.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "explain/self_attention_maps.h"
+#include "onnx/attention_finder.h"
+#include "onnx/executor.h"
+
+namespace attnlab {
+
+class OnnxTextModel {
+ public:
+  bool load(const uint8_t* bytes, size_t size, const std::string& output, std::string* error);
+  bool causal() const { return causal_; }
+  const std::vector<onnx::FoundAttention>& attention() const { return attention_; }
+  const onnx::Model& model() const { return *model_; }
+  const std::string& output_name() const { return output_; }
+
+  // One forward pass on ids (≥ 1); then logits() are the explained position's.
+  bool run(const std::vector<int>& ids, std::string* error);
+  const std::vector<float>& logits() const { return logits_; }
+  // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
+  // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
+  bool backward(int target, std::string* error);
+  // Attention of every found layer as [layer][head] [n × n] (row = query) in the graph's own position order, and
+  // the gradients of the backward target at them (empty without backward).
+  bool attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
+                        std::string* error) const;
+  // The same as SelfAttentionMaps with the explained position moved to index 0 (the others in order after it),
+  // so rollout_from_maps & co. give one value per other position. token_of[k] = the token of permuted position
+  // k ≥ 1 (−1: a position that is no token). *explained_token = the token at the explained position (−1: none).
+  bool maps(bool with_gradients, SelfAttentionMaps* out, std::vector<int>* token_of, int* explained_token,
+            std::string* error) const;
+  // After backward: per token, Σ_e x_te · d logit / d x_te (gradient × input) and ‖d logit / d x_t‖₂ on the token
+  // embeddings (the output of the Gather that reads the ids). False when no such Gather is found.
+  bool embedding_gradients(std::vector<double>* grad_x_input, std::vector<double>* grad_norm, std::string* error) const;
+
+ private:
+  std::unique_ptr<onnx::Model> model_;
+  onnx::Executor<float> ex_;
+  std::vector<onnx::FoundAttention> attention_;
+  std::string ids_input_, output_, embedding_;
+  std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
+  bool causal_ = false, backward_done_ = false;
+  int tokens_ = 0;
+  std::vector<float> logits_;
+};
+
+}  // namespace attnlab

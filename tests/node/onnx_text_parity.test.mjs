@@ -1,0 +1,60 @@
+// "Your transformer, explained" (issue 28): the shipped sst2-transformer exported to ONNX by the project's exporter
+// (models/tools/export-transformer-onnx.mjs) and explained through the executor (`attnlab explain-onnx-text --ids`)
+// gives the native path's numbers (`attnlab explain-text`): the class probability, every layer's attention found in
+// the graph (nothing declared), rollout, flow, Chefer relevance, attention × gradient and leave-one-out — within
+// 1e-5. The attention methods are the same functions on both paths (explain/self_attention_maps.h); what this checks
+// is that the executor finds the attention, orders the layers and heads, and differentiates to it like the native
+// transformer. Negative control: the 4-layer model's ONNX against the 2-layer native model differs.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { CLI, ROOT } from './parity-lib.mjs';
+import { exportTransformerOnnx } from '../../models/tools/export-transformer-onnx.mjs';
+
+const skip = fs.existsSync(CLI) ? false : 'build/attnlab missing';
+const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
+const cli = (...args) => lastJson(execFileSync(CLI, args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+const maxDiff = (a, b) => {
+  assert.equal(a.length, b.length);
+  return Math.max(0, ...a.map((v, k) => Math.abs(v - b[k])));
+};
+
+test('the exported sst2-transformer explained through the executor equals the native path', { skip }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onnx-text-'));
+  const model = path.join(ROOT, 'models/text/sst2-transformer');
+  const onnx = path.join(dir, 'sst2-transformer.onnx');
+  exportTransformerOnnx(model, onnx);
+  const text = 'a gorgeous , witty , seductive movie that never quite delivers .';
+  const native = cli('explain-text', '--model', model, '--text', text, '--ig-steps', '0');
+  const got = cli('explain-onnx-text', '--model', onnx, '--ids', native.ids.join(','));
+  const L = native.attention_layers.length;
+  assert.equal(got.attention_found.length, L, 'one attention found per layer, none declared');
+  assert.equal(got.attention_found[0].heads, native.attention_layers[0].length);
+  assert.ok(Math.abs(got.probability - native.probability) < 1e-5, `${got.probability} vs ${native.probability}`);
+  for (let l = 0; l < L; l++)
+    for (let h = 0; h < native.attention_layers[l].length; h++)
+      assert.ok(maxDiff(got.attention_layers[l][h].flat(), native.attention_layers[l][h].flat()) < 1e-5, `layer ${l} head ${h}`);
+  for (const row of ['rollout', 'flow', 'relevance', 'grad_attention', 'leave_one_out'])
+    assert.ok(maxDiff(got[row], native[row]) < 1e-5, `${row}: ${maxDiff(got[row], native[row])}`);
+  // Negative control: another model's graph gives other numbers.
+  const other = path.join(dir, 'four.onnx');
+  exportTransformerOnnx(path.join(ROOT, 'models/text/sst2-transformer-4layer'), other);
+  const wrong = cli('explain-onnx-text', '--model', other, '--ids', native.ids.join(','), '--no-loo');
+  assert.notEqual(wrong.attention_found.length, L);
+  assert.ok(maxDiff(wrong.rollout, native.rollout) > 1e-3);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test('explain-onnx-text refuses what it cannot explain, with a message', { skip }, () => {
+  const run = (...args) => {
+    try { execFileSync(CLI, args, { encoding: 'utf8', stdio: 'pipe' }); return ''; } catch (e) { return String(e.stderr); }
+  };
+  // An image classifier is not a text model.
+  assert.match(run('explain-onnx-text', '--model', path.join(ROOT, 'tests/fixtures/onnx/squeezenet1_1/model.onnx'), '--ids', '1,2'),
+    /takes token ids/);
+  assert.match(run('explain-onnx-text', '--model', path.join(ROOT, 'README.md'), '--ids', '1'), /not an ONNX model/);
+  assert.match(run('explain-onnx-text', '--model', path.join(ROOT, 'tests/fixtures/onnx/squeezenet1_1/model.onnx')), /--text or --ids/);
+});
