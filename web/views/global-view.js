@@ -16,6 +16,7 @@
 //   level the list itself is "the training sentences closest to u_s".
 //   #gv-csv downloads every ranked item as CSV (analysis/csv.js); the map (drawn into #gv-map-plot) gets SVG / PNG
 //   from page-tools.js (#gv-map is a .chart: its export bar stays across redraws).
+import { etaText } from '../analysis/eta.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { supportFor, trainDataFor, rankTables, search, mapIndices, item, csvRows } from '../analysis/global-view.js';
 import { renderGlobalMap } from '../render/global-map.js';
@@ -317,7 +318,8 @@ export function mountGlobalView(section, { client, store, openView }) {
     const started = performance.now();
     job = client.globalView({ model: s.gvmodel, level }, (p) => {
       if (my !== seq || p.stage !== 'global') return;
-      setStatus('pending', `Scoring every ${level} of ${s.gvmodel}: step ${p.done} of ${p.total} (${Math.round((100 * p.done) / Math.max(1, p.total))} %)…`);
+      const left = etaText((performance.now() - started) / 1000, p.done, p.total);
+      setStatus('pending', `Scoring every ${level} of ${s.gvmodel}: step ${p.done} of ${p.total} (${Math.round((100 * p.done) / Math.max(1, p.total))} %)${left ? ` · ${left}` : ''}…`);
     });
     let view;
     try {

@@ -14,6 +14,7 @@
 //   followed by its recipe's spread over the seed study's seeds (p.loc-seeds, data-spread; analysis/seed-spread.js).
 //   The section's data-status: idle | training | evaluating | ready | cancelled | error. A model file that
 //   cannot be loaded (too big, truncated, corrupt, the wrong shapes) says why; the model held before stays.
+import { etaText } from '../analysis/eta.js';
 import { el, fmt } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
 import { renderLocCharts, renderLocMetrics, renderEraseTable } from '../render/loc-charts.js';
@@ -155,7 +156,8 @@ export function mountLocalizationView(section, { store, client = null }) {
         ui.progress.value = Math.min(1, x / p.epochs);
         ui.status.textContent = `Epoch ${p.epoch}/${p.epochs}, batch ${p.batch}/${p.batches}: loss ${fmt(p.train_loss, 3)}, ` +
           `train accuracy ${(p.train_accuracy * 100).toFixed(1)} % · ${Math.round(msg.imagesPerSecond)} images/s · ` +
-          `${((performance.now() - t0) / 1000).toFixed(0)} s`;
+          `${((performance.now() - t0) / 1000).toFixed(0)} s` +
+          ((left) => (left ? ` · ${left}` : ''))(etaText((performance.now() - t0) / 1000, x, p.epochs));
         ui.status.dataset.imagesPerSecond = msg.imagesPerSecond;
         const now = performance.now();
         if (now - lastDraw > 250 || p.epoch_done) {

@@ -1,5 +1,7 @@
 // jobs.js — the Image view's one long job at a time: progress bar, Cancel, controls disabled while it runs.
-// Part of views/image-view.js (installJobs(v) adds startJob, jobProgress, endJob, cancelJob to v).
+// Part of views/image-view.js (installJobs(v) adds startJob, jobProgress, endJob, cancelJob to v). A part of a job
+// that has run over 5 s says its time left beside the pass count, from its rate so far (analysis/eta.js).
+import { etaText } from '../../analysis/eta.js';
 
 
 export function installJobs(v) {
@@ -19,7 +21,13 @@ export function installJobs(v) {
     if (!v.job || !m.total) return;
     jobBar.max = m.total;
     jobBar.value = m.loaded;
-    jobText.textContent = `${what}: ${m.loaded.toLocaleString('en')} / ${m.total.toLocaleString('en')}`;
+    // the rate of this part of the job (a curves job runs deletion, then insertion, then the masked photo)
+    const now = performance.now();
+    if (v.job.part !== what || m.loaded < (v.job.partDone ?? 0)) Object.assign(v.job, { part: what, partT0: now, partStart: m.loaded });
+    v.job.partDone = m.loaded;
+    const left = etaText((now - v.job.partT0) / 1000, m.loaded - v.job.partStart, m.total - v.job.partStart);
+    jobText.textContent = `${what}: ${m.loaded.toLocaleString('en')} / ${m.total.toLocaleString('en')}${left ? ` · ${left}` : ''}`;
+    jobText.dataset.eta = left;
   }
   function endJob() {
     v.job = null;

@@ -5,6 +5,7 @@ import { el } from '../../render/dom.js';
 import { renderCurves } from '../../render/image-curves.js';
 import { widthOf } from '../../render/plot-lib.js';
 import { METHOD, CURVE_STEPS } from './methods.js';
+import { etaText } from '../../analysis/eta.js';
 
 export function installJobs(v) {
   const { ui } = v;
@@ -18,11 +19,17 @@ export function installJobs(v) {
     ui.curvesRun.disabled = true;
     v.setStatus('busy');
   }
+  // A part of a job that has run over 5 s says its time left, from its rate so far (analysis/eta.js).
   function jobProgress(m) {
     if (!v.job || !m.total) return;
     ui.jobBar.max = m.total;
     ui.jobBar.value = m.loaded;
-    ui.jobText.textContent = `${v.job.label}: ${m.loaded.toLocaleString('en')} / ${m.total.toLocaleString('en')} network passes`;
+    const now = performance.now();
+    if (v.job.part !== v.job.label || m.loaded < (v.job.partDone ?? 0)) Object.assign(v.job, { part: v.job.label, partT0: now, partStart: m.loaded });
+    v.job.partDone = m.loaded;
+    const left = etaText((now - v.job.partT0) / 1000, m.loaded - v.job.partStart, m.total - v.job.partStart);
+    ui.jobText.textContent = `${v.job.label}: ${m.loaded.toLocaleString('en')} / ${m.total.toLocaleString('en')} network passes${left ? ` · ${left}` : ''}`;
+    ui.jobText.dataset.eta = left;
   }
   function endJob() {
     v.job = null;
