@@ -2,6 +2,8 @@
 //
 // Contract:
 //   MEASURES                         — the rows, in order: { key, label, signed, help, kendallKey }
+//   TRANSFORMER_MEASURES             — a transformer's rows after them (rollout, flow, relevance, attention_norm),
+//                                      drawn when the result has them; measuresOf(result) → the rows drawn
 //   renderTokenRows(container, result)
 //     `result` is the explain JSON (docs/DESIGN.md): tokens, unknown, attention, gradient, leave_one_out,
 //     integrated_gradients, kendall. Replaces the container's children with a legend and the rows:
@@ -61,6 +63,49 @@ export const MEASURES = Object.freeze([
     kendallKey: 'attention_integrated_gradients',
   },
 ]);
+
+// A transformer's self-attention readings (core/explain/*_importance.cpp; explain gives them for a transformer only):
+// drawn after MEASURES when the result has them, one value per token, [CLS] excluded.
+export const TRANSFORMER_MEASURES = Object.freeze([
+  {
+    key: 'rollout',
+    label: 'Rollout',
+    signed: false,
+    help: 'Attention rollout (Abnar & Zuidema 2020): each layer’s heads averaged with the residual (0.5·A + 0.5·I), multiplied through the layers; the [CLS] row.',
+    short: 'attention multiplied through the layers',
+    kendallKey: null,
+  },
+  {
+    key: 'flow',
+    label: 'Attention flow',
+    signed: false,
+    help: 'Attention flow (Abnar & Zuidema 2020): the maximum flow from each token to [CLS] through the layered attention graph.',
+    short: 'the most attention that can flow from the word to [CLS]',
+    kendallKey: null,
+  },
+  {
+    key: 'relevance',
+    label: 'Relevance',
+    signed: false,
+    help: 'Chefer et al. 2021: the attention weighted by its gradient (positive part, heads averaged), propagated through the layers; the [CLS] row.',
+    short: 'gradient-weighted attention through the layers',
+    kendallKey: null,
+  },
+  {
+    key: 'attention_norm',
+    label: 'Attention norm',
+    signed: false,
+    help: 'Kobayashi et al. 2020: ‖Σ_h α_h · f_h(x)‖ in the last layer — the attention weight times the size of the vector it weighs, so a large weight on a small vector counts little.',
+    short: 'the weight times the size of what it weighs (last layer)',
+    kendallKey: null,
+  },
+]);
+
+// The rows of a result: MEASURES always (a missing one says so), a transformer's rows when it has them.
+export function measuresOf(result) {
+  const n = Array.isArray(result?.tokens) ? result.tokens.length : -1;
+  return [...MEASURES, ...TRANSFORMER_MEASURES.filter((m) => Array.isArray(result?.[m.key]) && result[m.key].length === n)];
+}
 
 function el(tag, className, text) {
   const e = document.createElement(tag);
@@ -237,7 +282,7 @@ function note(result) {
 function readoutText(result, i) {
   const tokens = result?.tokens ?? [];
   const parts = [];
-  for (const m of MEASURES) {
+  for (const m of measuresOf(result)) {
     const vals = result?.[m.key];
     if (!Array.isArray(vals) || vals.length !== tokens.length) continue;
     const key = vals.map((v) => (m.signed ? Math.abs(v) : v));
@@ -264,7 +309,7 @@ export function renderTokenRows(container, result) {
 
   const draw = () => {
     rows.dataset.scale = currentScale;
-    rows.replaceChildren(...MEASURES.map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
+    rows.replaceChildren(...measuresOf(result).map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
       result?.integrated_gradients_completeness, currentScale)));
   };
   draw();
