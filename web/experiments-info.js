@@ -113,7 +113,18 @@ export const EXPERIMENT_INFO = Object.freeze({
     live: 'Remove attention weights one by one in the order each method ranks them, until the predicted class changes. A faithful ranking flips the decision after few removals.',
     dataset: 'For each sentence and ranking, the fraction of attention weights removed (in ranking order) before the decision flips (1 when it never flips).',
     figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most.',
-    headline: (s) => RANKINGS.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct', seedKey: `erase-until-flip: mean fraction removed, ${r}` })),
+    // The rankings the run has (a HAN run's summary lists them in `order`: no leave-one-out); one it lacks is
+    // named in a note, not shown as a bare n/a.
+    headline: (s) => {
+      const has = Array.isArray(s?.order) ? RANKINGS.filter((r) => s.order.includes(r)) : RANKINGS;
+      const items = has.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct', seedKey: `erase-until-flip: mean fraction removed, ${r}` }));
+      const missing = RANKINGS.filter((r) => !has.includes(r));
+      if (missing.length && items.length) {
+        items[items.length - 1].note = `No ${missing.map(label).join(' or ')} ranking here: this experiment on a hierarchical (HAN) model ranks by ` +
+          `${has.map(label).join(', ')} only (removing each unit and re-running the model once per unit is not part of it).`;
+      }
+      return items;
+    },
   },
   eraser: {
     title: 'ERASER comprehensiveness and sufficiency',

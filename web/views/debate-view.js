@@ -145,6 +145,18 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     const e = experiments?.find((x) => x.name === name);
     const info = infoFor(name, e?.description ?? '');
     about.replaceChildren(el('b', null, info.title), info.paper ? el('span', 'paper-inline', ` — ${info.paper}. `) : ' ', info.dataset || e?.description || '');
+    if (hanModel(store.get().model)) documentWords(about);
+  }
+
+  // A HAN model's rows are documents: the experiments' texts, headlines and figures (written for sentences) say so.
+  function documentWords(root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const swap = (t) => t.replace(/\b([Ss])entences\b/g, (_, c) => (c === 'S' ? 'Documents' : 'documents'))
+      .replace(/\b([Ss])entence\b(?! level)/g, (_, c) => (c === 'S' ? 'Document' : 'document'));
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const t = swap(n.nodeValue);
+      if (t !== n.nodeValue) n.nodeValue = t;
+    }
   }
 
   // --- pickers ------------------------------------------------------------------------------------
@@ -296,6 +308,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
         classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900),
         eraserRows: latestRows.get(`${cfg.model}|eraser`) ?? null, // plausibility's faithfulness axis
       });
+      if (cfg.han) documentWords(figureEl);
     } catch (e) {
       figureEl.replaceChildren(el('p', 'message error', `The figure could not be drawn: ${e.message}`));
     }
@@ -325,6 +338,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     stateEl.textContent = 'Running…';
     stateEl.className = 'result-state';
     captionEl.textContent = info.figure ?? '';
+    if (cfg.han) documentWords(captionEl);
     headlineEl.replaceChildren();
     allNumbersEl.replaceChildren();
     figureEl.replaceChildren(el('p', 'chart-note', 'The figure appears after the first chunk.'));
@@ -390,6 +404,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
       // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
       const shown = cfg.han ? hanSummaryAtLevel(cfg.name, res.summary, cfg.level) : res.summary;
       renderHeadline(headlineEl, skippedRows.length < res.rows.length ? withSeedSpread(info.headline(shown), seeds, cfg.model) : []);
+      if (cfg.han) documentWords(headlineEl);
       renderAllNumbers(allNumbersEl, res.summary);
     }
     if (res.rows.length) {

@@ -154,6 +154,13 @@ export function mountTextView(section, { client, store }) {
       modelNotice = `The model "${name}" from the link is not available here; showing ${fallback} instead.` +
         (name.startsWith('trained-') ? ' Models trained in the page live only in the tab that trained them: a reload forgets them.' : '');
       name = fallback;
+      // the link's model is shared with the Debate tab (which also runs HAN models): only the Text tab, shown,
+      // replaces it — never from behind another tab's link
+      if (store.get().view !== 'text') {
+        select.value = name;
+        modelNotice = '';
+        return;
+      }
       store.update({ model: name });
     }
     select.value = name;
