@@ -137,7 +137,7 @@ const double kPNone = sigmoid_d(-1.0);                 // without it (and empty 
 const double kDrop = kPGood - kPNone;
 
 // Random model as in test_explain (scaled so that attention is far from uniform).
-TextModel random_model(AttentionKind kind, uint64_t seed = 11) {
+TextModel faithfulness_random_model(AttentionKind kind, uint64_t seed = 11) {
   TextModel m;
   m.config.attention = kind;
   m.config.vocab_size = 20;
@@ -153,7 +153,7 @@ TextModel random_model(AttentionKind kind, uint64_t seed = 11) {
   return m;
 }
 
-Instance make_instance(int index, std::vector<int> ids, int label = -1) {
+Instance faithfulness_instance(int index, std::vector<int> ids, int label = -1) {
   Instance inst;
   inst.index = index;
   inst.label = label;
@@ -168,7 +168,7 @@ std::vector<Instance> random_instances(int n, int length, uint64_t seed) {
   for (int i = 0; i < n; ++i) {
     std::vector<int> ids;
     for (int t = 0; t < length; ++t) ids.push_back(2 + static_cast<int>(rng.below(18)));
-    out.push_back(make_instance(i, ids));
+    out.push_back(faithfulness_instance(i, ids));
   }
   return out;
 }
@@ -198,7 +198,7 @@ TEST(Eraser, TheOneTokenThatMattersGivesTheFullDropWhenInTheRationale) {
   // zero embedding -> zero gradient and IG, zero leave-one-out), so at every k it is in r:
   // comprehensiveness = p(x) - p(x without good) = kDrop, sufficiency = p(x) - p(r) = 0.
   const TextModel m = key_model();
-  const json out = run_experiment(eraser_experiment(), m, {make_instance(0, {2, 3, 5, 4, 2, 3, 4, 2, 3, 4}, 1)},
+  const json out = run_experiment(eraser_experiment(), m, {faithfulness_instance(0, {2, 3, 5, 4, 2, 3, 4, 2, 3, 4}, 1)},
                                   ExperimentOptions{});
   ASSERT_EQ(out["rows"].size(), 1u);
   const json& row = out["rows"][0];
@@ -236,7 +236,7 @@ TEST(Eraser, HandComputedAopcWithThreeCopiesOfTheKeyToken) {
   // all ties and is not checked.)
   const TextModel m = key_model();
   const json out =
-      run_experiment(eraser_experiment(), m, {make_instance(0, {5, 2, 5, 3, 5, 4, 2, 3, 4, 2})}, ExperimentOptions{});
+      run_experiment(eraser_experiment(), m, {faithfulness_instance(0, {5, 2, 5, 3, 5, 4, 2, 3, 4, 2})}, ExperimentOptions{});
   const json& row = out["rows"][0];
   for (const char* name : {"attention", "gradient", "integrated_gradients"}) {
     SCOPED_TRACE(name);
@@ -252,7 +252,7 @@ TEST(Eraser, HandComputedAopcWithThreeCopiesOfTheKeyToken) {
 TEST(Eraser, SingleTokenInputComparesWithTheDecoderBias) {
   // T = 1: r is the whole input at every k, x without r is empty -> decoder bias alone.
   const TextModel m = key_model();
-  const json out = run_experiment(eraser_experiment(), m, {make_instance(0, {5}), make_instance(1, {3})},
+  const json out = run_experiment(eraser_experiment(), m, {faithfulness_instance(0, {5}), faithfulness_instance(1, {3})},
                                   ExperimentOptions{});
   const json& good = out["rows"][0];
   EXPECT_EQ(good["predicted"], 1);
@@ -269,10 +269,10 @@ TEST(Eraser, SingleTokenInputComparesWithTheDecoderBias) {
 
 TEST(Eraser, SummaryAveragesRowsAndSkipsEmptyInstances) {
   const TextModel m = key_model();
-  Instance empty = make_instance(2, {});
+  Instance empty = faithfulness_instance(2, {});
   const json out = run_experiment(eraser_experiment(), m,
-                                  {make_instance(0, {2, 3, 5, 4, 2, 3, 4, 2, 3, 4}),
-                                   make_instance(1, {5, 2, 5, 3, 5, 4, 2, 3, 4, 2}), empty},
+                                  {faithfulness_instance(0, {2, 3, 5, 4, 2, 3, 4, 2, 3, 4}),
+                                   faithfulness_instance(1, {5, 2, 5, 3, 5, 4, 2, 3, 4, 2}), empty},
                                   ExperimentOptions{});
   const json& s = out["summary"];
   EXPECT_EQ(s["k_percent"], json({1, 5, 10, 20, 50}));
@@ -291,7 +291,7 @@ TEST(Eraser, SummaryAveragesRowsAndSkipsEmptyInstances) {
 
 TEST(Eraser, RationaleSizesRoundUp) {
   // T = 30: max(1, ceil(k * 30 / 100)) = 1 (0.3), 2 (1.5), 3 (exactly 3), 6, 15 — rounding up, not down.
-  const TextModel m = random_model(AttentionKind::Tanh);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh);
   const json out = run_experiment(eraser_experiment(), m, random_instances(1, 30, 3), ExperimentOptions{});
   EXPECT_EQ(out["rows"][0]["rationale_size"], json({1, 2, 3, 6, 15}));
 }
@@ -299,7 +299,7 @@ TEST(Eraser, RationaleSizesRoundUp) {
 TEST(Eraser, BatchedRerunsMatchSeparateForwardsInOrder) {
   // On a random tanh model: recompute the attention measure's comprehensiveness and sufficiency at 20 %
   // (n = 2 of T = 9) with one forward per input, tokens kept in their original order.
-  const TextModel m = random_model(AttentionKind::Tanh);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh);
   const Instance inst = random_instances(1, 9, 4)[0];
   const json row = run_experiment(eraser_experiment(), m, {inst}, ExperimentOptions{})["rows"][0];
   ExplainInput in;
@@ -329,7 +329,7 @@ TEST(Eraser, BatchedRerunsMatchSeparateForwardsInOrder) {
 }
 
 TEST(Eraser, RandomMeasureFollowsTheSeed) {
-  const TextModel m = random_model(AttentionKind::Tanh);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh);
   const std::vector<Instance> data = random_instances(4, 12, 7);
   ExperimentOptions a, b;
   a.seed = 1;
@@ -353,7 +353,7 @@ const std::vector<TextModel>& copies_of(const std::shared_ptr<const void>& prepa
 }
 
 TEST(Randomization, PreparedCopiesCascadeAndAreDeterministicForASeed) {
-  const TextModel m = random_model(AttentionKind::Tanh);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh);
   const Experiment e = randomization_experiment();
   ASSERT_TRUE(e.prepare);
   ExperimentOptions o3, o4;
@@ -397,7 +397,7 @@ TEST(Randomization, PreparedCopiesCascadeAndAreDeterministicForASeed) {
 }
 
 TEST(Randomization, DecoderStageKeepsAttentionAttentionStageChangesIt) {
-  const TextModel m = random_model(AttentionKind::Tanh);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh);
   const std::vector<Instance> data = random_instances(4, 8, 9);
   ExperimentOptions opt;
   opt.params = {{"ig_steps", 8}};
@@ -426,7 +426,7 @@ TEST(Randomization, DecoderStageKeepsAttentionAttentionStageChangesIt) {
 }
 
 TEST(Randomization, RunWithoutPrepareMatchesPreparedRun) {
-  const TextModel m = random_model(AttentionKind::Dot);
+  const TextModel m = faithfulness_random_model(AttentionKind::Dot);
   const Instance inst = random_instances(1, 6, 10)[0];
   const Experiment e = randomization_experiment();
   ExperimentOptions opt;
@@ -440,7 +440,7 @@ TEST(Randomization, RunWithoutPrepareMatchesPreparedRun) {
 TEST(Randomization, RowsCompareTheSameMeasuresByHandWithAbsoluteIntegratedGradients) {
   // Recompute every stage's correlations from the prepared copies: both models explain the class the
   // original predicts, IG compared by |value|, ig_steps from the options.
-  const TextModel m = random_model(AttentionKind::Tanh, 21);
+  const TextModel m = faithfulness_random_model(AttentionKind::Tanh, 21);
   const Instance inst = random_instances(1, 9, 22)[0];
   const Experiment e = randomization_experiment();
   ExperimentOptions opt;
@@ -480,7 +480,7 @@ TEST(Randomization, RowsCompareTheSameMeasuresByHandWithAbsoluteIntegratedGradie
 
 TEST(Randomization, UniformAttentionIsNeverDefined) {
   // A constant attention vector has no ranking: spearman/kendall null, left out of the means.
-  const TextModel m = random_model(AttentionKind::Uniform);
+  const TextModel m = faithfulness_random_model(AttentionKind::Uniform);
   ExperimentOptions opt;
   opt.params = {{"ig_steps", 6}};
   const json out = run_experiment(randomization_experiment(), m, random_instances(2, 5, 12), opt);
@@ -500,7 +500,7 @@ TEST(Randomization, KeyModelAttentionSurvivesTheDecoderStage) {
   // Key model: attention ~1 on "good", equal tiny weights on the fillers (ranks defined, with ties). The
   // decoder stage leaves encoder and attention as they were: attention rank correlation exactly 1.
   const TextModel m = key_model();
-  const json out = run_experiment(randomization_experiment(), m, {make_instance(0, {2, 5, 3, 4})}, ExperimentOptions{});
+  const json out = run_experiment(randomization_experiment(), m, {faithfulness_instance(0, {2, 5, 3, 4})}, ExperimentOptions{});
   const json& st0 = out["rows"][0]["stages"][0];
   EXPECT_EQ(st0["stage"], "decoder");
   EXPECT_DOUBLE_EQ(st0["measures"]["attention"]["spearman"].get<double>(), 1.0);
