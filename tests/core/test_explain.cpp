@@ -31,7 +31,7 @@ struct Fixture {
   }
 };
 
-const std::vector<int> kIds = {3, 7, 2, 19, 5, 5, 11};
+const std::vector<int> kExplainIds = {3, 7, 2, 19, 5, 5, 11};
 
 TEST(Attention, SumsToOneOnRealTokensAndZeroOnPadding) {
   for (AttentionKind kind : {AttentionKind::Tanh, AttentionKind::Dot, AttentionKind::Uniform}) {
@@ -50,8 +50,8 @@ TEST(Attention, SumsToOneOnRealTokensAndZeroOnPadding) {
 
 TEST(Attention, ImportanceMatchesTheModelsWeights) {
   Fixture f(AttentionKind::Tanh);
-  const auto a = attention_importance(f.input(kIds));
-  ASSERT_EQ(a.size(), kIds.size());
+  const auto a = attention_importance(f.input(kExplainIds));
+  ASSERT_EQ(a.size(), kExplainIds.size());
   EXPECT_NEAR(std::accumulate(a.begin(), a.end(), 0.0), 1.0, 1e-6);
   EXPECT_GT(*std::max_element(a.begin(), a.end()) - *std::min_element(a.begin(), a.end()), 1e-3);
 }
@@ -68,36 +68,36 @@ double probability(const Fixture& f, const Mat<double>& x, int target, const Mat
 TEST(Gradient, IsAbsoluteDirectionalDerivativeWithAttentionFrozenNormalised) {
   for (AttentionKind kind : {AttentionKind::Tanh, AttentionKind::Dot}) {
     Fixture f(kind);
-    const auto g = gradient_importance(f.input(kIds, 0));
+    const auto g = gradient_importance(f.input(kExplainIds, 0));
     Mat<double> x;
-    embedding_forward(f.params.embedding.cast<double>().eval(), kIds, x);
+    embedding_forward(f.params.embedding.cast<double>().eval(), kExplainIds, x);
     TextCache<double> c;
     const TextParams<double> pd = f.params.cast<double>();
-    text_forward(f.cfg, pd, x, {static_cast<int>(kIds.size())}, c);
+    text_forward(f.cfg, pd, x, {static_cast<int>(kExplainIds.size())}, c);
     const Mat<double> alpha = c.attention.alpha;
     // d/de p(x with token t scaled by (1+e)) at e=0 equals grad_t . x_t.
     std::vector<double> expected;
     const double h = 1e-5;
-    for (size_t t = 0; t < kIds.size(); ++t) {
+    for (size_t t = 0; t < kExplainIds.size(); ++t) {
       Mat<double> xp = x, xm = x;
       xp.col(t) *= 1 + h;
       xm.col(t) *= 1 - h;
       expected.push_back(std::abs((probability(f, xp, 0, &alpha) - probability(f, xm, 0, &alpha)) / (2 * h)));
     }
     const double sum = std::accumulate(expected.begin(), expected.end(), 0.0);
-    for (size_t t = 0; t < kIds.size(); ++t) EXPECT_NEAR(g[t], expected[t] / sum, 2e-4) << "token " << t;
+    for (size_t t = 0; t < kExplainIds.size(); ++t) EXPECT_NEAR(g[t], expected[t] / sum, 2e-4) << "token " << t;
     EXPECT_NEAR(std::accumulate(g.begin(), g.end(), 0.0), 1.0, 1e-9);
   }
 }
 
 TEST(LeaveOneOut, EqualsSeparateForwardPassesWithoutEachToken) {
   Fixture f(AttentionKind::Dot);
-  const auto loo = leave_one_out_importance(f.input(kIds));
+  const auto loo = leave_one_out_importance(f.input(kExplainIds));
   TextCache<float> c;
-  text_forward_ids(f.cfg, f.params, TextBatch::from_sequences({kIds}), c);
+  text_forward_ids(f.cfg, f.params, TextBatch::from_sequences({kExplainIds}), c);
   const double p = class_probability(f.cfg, c.logits, 0, 1);
-  for (size_t t = 0; t < kIds.size(); ++t) {
-    std::vector<int> ids = kIds;
+  for (size_t t = 0; t < kExplainIds.size(); ++t) {
+    std::vector<int> ids = kExplainIds;
     ids.erase(ids.begin() + t);
     text_forward_ids(f.cfg, f.params, TextBatch::from_sequences({ids}), c);
     EXPECT_NEAR(loo[t], std::abs(p - class_probability(f.cfg, c.logits, 0, 1)), 1e-6);
@@ -117,11 +117,11 @@ TEST(LeaveOneOut, SingleTokenComparesWithTheEmptyInput) {
 TEST(IntegratedGradients, CompletenessSumEqualsProbabilityDifferenceFromBaseline) {
   for (AttentionKind kind : {AttentionKind::Tanh, AttentionKind::Dot, AttentionKind::Uniform}) {
     Fixture f(kind);
-    ExplainInput in = f.input(kIds, 1);
+    ExplainInput in = f.input(kExplainIds, 1);
     in.ig_steps = 300;
     const auto ig = integrated_gradients_importance(in);
     Mat<double> x;
-    embedding_forward(f.params.embedding.cast<double>().eval(), kIds, x);
+    embedding_forward(f.params.embedding.cast<double>().eval(), kExplainIds, x);
     const double gap = probability(f, x, 1, nullptr) - probability(f, Mat<double>::Zero(x.rows(), x.cols()), 1, nullptr);
     EXPECT_NEAR(std::accumulate(ig.begin(), ig.end(), 0.0), gap, 1e-4 + 1e-3 * std::abs(gap)) << attention_name(kind);
     EXPECT_GT(std::abs(gap), 1e-3);  // the check must have something to check
