@@ -3,7 +3,7 @@
 //                                                  parameters, unsupported operators, spatial layers)
 //   explain-onnx --model M.onnx --image IMG --method M [--layer NAME|auto] [--class K]
 //                [--preprocess imagenet|unit|raw|signed] [--size N] [--samples S] [--steps T] [--seed S]
-// Images: binary or ASCII PPM / PGM (P6, P5, P3, P2; convert other formats first, e.g. `convert x.jpg x.ppm`),
+// Images: PNG, JPEG, binary or ASCII PPM / PGM (P6, P5, P3, P2), decoded as the page does (core/image/image_file.h),
 // resized like the image lab (shorter side to 256, centre crop 224, core/image/preprocess) and then to N×N
 // bilinearly when --size differs from 224; or `.f32`: C·H·W little-endian floats already in the model's input
 // space (no preprocessing). The last stdout line is one JSON object.
@@ -17,6 +17,7 @@
 #include "explain/onnx/onnx_classifier.h"
 #include "explain/onnx/onnx_explain.h"
 #include "files.h"
+#include "image/image_file.h"
 #include "image/model_input.h"
 #include "image/preprocess.h"
 
@@ -32,65 +33,6 @@ struct OnnxCommands {
   uint64_t seed = 0;
 };
 
-// Netpbm P2/P3/P5/P6 → RGBA. maxval ≤ 255 only.
-bool read_pnm(const std::string& bytes, std::vector<uint8_t>* rgba, int* w, int* h, std::string* err) {
-  size_t p = 0;
-  auto skip = [&]() {
-    while (p < bytes.size()) {
-      if (std::isspace(static_cast<unsigned char>(bytes[p]))) ++p;
-      else if (bytes[p] == '#') { while (p < bytes.size() && bytes[p] != '\n') ++p; }
-      else break;
-    }
-  };
-  auto num = [&](long* v) {
-    skip();
-    if (p >= bytes.size() || !std::isdigit(static_cast<unsigned char>(bytes[p]))) return false;
-    *v = 0;
-    while (p < bytes.size() && std::isdigit(static_cast<unsigned char>(bytes[p])) && *v < 1000000) *v = *v * 10 + (bytes[p++] - '0');
-    return true;
-  };
-  if (bytes.size() < 2 || bytes[0] != 'P' || !std::strchr("2356", bytes[1])) {
-    *err = "not a PPM/PGM file (P2, P3, P5, P6); convert the image first (e.g. `convert photo.jpg photo.ppm`)";
-    return false;
-  }
-  const char kind = bytes[1];
-  p = 2;
-  long W, H, maxv;
-  if (!num(&W) || !num(&H) || !num(&maxv) || maxv < 1 || maxv > 255) {
-    *err = "bad PPM/PGM header (only maxval ≤ 255 is read)";
-    return false;
-  }
-  if (!check_image_size(static_cast<int>(W), static_cast<int>(H), err)) return false;
-  const int ch = (kind == '3' || kind == '6') ? 3 : 1;
-  const size_t n = static_cast<size_t>(W) * H * ch;
-  std::vector<uint8_t> v(n);
-  if (kind == '5' || kind == '6') {
-    ++p;  // one whitespace after maxval
-    if (bytes.size() < p + n) {
-      *err = "truncated PPM/PGM data";
-      return false;
-    }
-    std::memcpy(v.data(), bytes.data() + p, n);
-  } else {
-    for (size_t k = 0; k < n; ++k) {
-      long x;
-      if (!num(&x) || x > maxv) {
-        *err = "bad ASCII PPM/PGM data";
-        return false;
-      }
-      v[k] = static_cast<uint8_t>(x);
-    }
-  }
-  rgba->resize(static_cast<size_t>(W) * H * 4);
-  for (size_t q = 0; q < static_cast<size_t>(W) * H; ++q) {
-    for (int c = 0; c < 3; ++c) (*rgba)[q * 4 + c] = static_cast<uint8_t>(v[q * ch + (ch == 3 ? c : 0)] * 255 / maxv);
-    (*rgba)[q * 4 + 3] = 255;
-  }
-  *w = static_cast<int>(W);
-  *h = static_cast<int>(H);
-  return true;
-}
-
 // The model input [C·N·N] from an image file (see the file comment).
 std::vector<float> load_input(const OnnxCommands& c, const std::vector<int64_t>& shape) {
   std::string bytes, err;
@@ -105,12 +47,11 @@ std::vector<float> load_input(const OnnxCommands& c, const std::vector<int64_t>&
     std::memcpy(x.data(), bytes.data(), bytes.size());
     return x;
   }
-  std::vector<uint8_t> rgba;
-  int w, h;
-  if (!read_pnm(bytes, &rgba, &w, &h, &err)) fail(c.image + ": " + err);
+  DecodedImage img;  // PNG, JPEG, PPM/PGM (core/image/image_file.h)
+  if (!decode_image(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &img, &err)) fail(c.image + ": " + err);
   std::vector<float> rgb, x;
   InputScaling scaling;
-  if (!preprocess_rgba(rgba.data(), w, h, &rgb, &err) || !parse_input_scaling(c.preprocess, &scaling, &err) ||
+  if (!preprocess_rgba(img.rgba.data(), img.width, img.height, &rgb, &err) || !parse_input_scaling(c.preprocess, &scaling, &err) ||
       !model_input_from_planar(rgb.data(), kImageSize, static_cast<int>(C), static_cast<int>(H), static_cast<int>(W),
                                scaling, &x, &err))
     fail(c.image + ": " + err);
@@ -165,7 +106,7 @@ std::function<int()> add_onnx_commands(CLI::App& app) {
   c->explain = app.add_subcommand("explain-onnx", "a saliency map of an ONNX image classifier (the core's executor)");
   CLI::App* e = c->explain;
   e->add_option("--model", c->model, "an .onnx file")->required();
-  e->add_option("--image", c->image, "a PPM/PGM image, or a .f32 tensor in model input space")->required();
+  e->add_option("--image", c->image, "a PNG, JPEG or PPM/PGM image, or a .f32 tensor in model input space")->required();
   e->add_option("--method", c->method)->check(CLI::IsMember(onnx_method_names()));
   e->add_option("--layer", c->layer, "tensor name of the CAM layer, or auto (the last with spatial extent)");
   e->add_option("--class", c->class_index, "explained class (default: the top-1)");

@@ -19,8 +19,9 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
 # clang-14 + libclang-rt-14-dev: the libFuzzer targets (tests/fuzz/); g++'s ASan/UBSan runtimes come with g++.
 # ninja-build: the build scripts configure new build directories with Ninja (scripts/lib/generator.sh).
+# libstb-dev: stb_image (header-only), the CLI's PNG / JPEG reader (core/image/image_file.cpp).
 PACKAGES=(cmake ninja-build g++ libeigen3-dev nlohmann-json3-dev libcli11-dev libgtest-dev googletest
-          libbenchmark-dev emscripten chromium nodejs npm clang-14 libclang-rt-14-dev libonnx-testdata)
+          libbenchmark-dev emscripten chromium nodejs npm clang-14 libclang-rt-14-dev libonnx-testdata libstb-dev)
 
 # --- 1. Debian packages ---------------------------------------------------------------------------
 # nodejs and npm also count as present when another install provides the commands (NodeSource's
