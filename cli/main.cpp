@@ -27,6 +27,7 @@ using nlohmann::json;
 namespace attnlab::cli {  // cli/cnn_command.cpp: train-cnn, eval-cnn; the runner returns -1 when neither ran
 std::function<int()> add_cnn_commands(CLI::App& app, const std::string& command_line);
 std::function<int()> add_onnx_commands(CLI::App& app);  // cli/onnx_command.cpp: onnx-info, explain-onnx
+std::function<int()> add_generate_command(CLI::App& app);  // cli/generate_command.cpp: generate
 std::function<int()> add_tokenize_command(CLI::App& app);  // cli/tokenize_command.cpp: tokenize
 std::function<int()> add_onnx_text_command(CLI::App& app);  // cli/onnx_text_command.cpp: explain-onnx-text
 }
@@ -134,6 +135,7 @@ int attnlab_main(int argc, char** argv) {
   const std::function<int()> run_onnx = cli::add_onnx_commands(app);
   const std::function<int()> run_han = cli::add_han_commands(app, command_line);  // train-han
   const std::function<int()> run_global_view = cli::add_global_view_command(app);
+  const std::function<int()> run_generate = cli::add_generate_command(app);
   const std::function<int()> run_tokenize = cli::add_tokenize_command(app);
   const std::function<int()> run_onnx_text = cli::add_onnx_text_command(app);
 
@@ -148,6 +150,7 @@ int attnlab_main(int argc, char** argv) {
   if (const int rc = run_onnx(); rc >= 0) return rc;
   if (const int rc = run_han(); rc >= 0) return rc;
   if (const int rc = run_global_view(); rc >= 0) return rc;
+  if (const int rc = run_generate(); rc >= 0) return rc;
   if (const int rc = run_tokenize(); rc >= 0) return rc;
   if (const int rc = run_onnx_text(); rc >= 0) return rc;
 
