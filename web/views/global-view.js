@@ -187,6 +187,9 @@ export function mountGlobalView(section, { client, store, openView }) {
   // --- map and tables ---------------------------------------------------------------------------------------
   function drawMap() {
     if (!shown) return;
+    // the dot under the pointer goes with the old map (no pointerout comes): its readout goes too
+    tip.hidden = true;
+    tip.textContent = '';
     const sel = selectedIndex();
     const indices = mapIndices(shown, { max: 1500, keep: sel >= 0 ? [sel] : [] });
     renderGlobalMap($('#gv-map-plot'), { view: shown, indices, selected: sel, width: Math.min(900, mapEl.clientWidth || 640), noun: noun() });
