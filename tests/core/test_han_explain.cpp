@@ -151,6 +151,73 @@ TEST(HanExplain, JsonContractAndBadInput) {
   EXPECT_NE(explain_han(HanModel{}, "x").error, "");
 }
 
+// issue 27: a HAN explanation was not capped (1,005 tokens took 3.7 GB, 2,000 bad_alloc; the page runs it in a
+// 2 GiB heap). Now at most kMaxHanExplainSentences / kMaxHanExplainTokens whatever the model's splitting limits,
+// the cut said in the notes, and the batched methods run in chunks (leave-one-out still equals the re-run document).
+TEST(HanExplain, LongDocumentIsCutToTheCapAndSaysWhere) {
+  HanModel m = small_model();
+  m.split.max_sentences = 1000;  // the model's own limits would keep all 5,000 tokens
+  m.split.max_sentence_tokens = 1000;
+  m.split.max_tokens = 0;
+  const char* const words[] = {"the", "film", "is", "good", "bad", "not", "plot", "great", "dull"};
+  std::string text;
+  for (int s = 0; s < 50; ++s) {  // 50 sentences of 100 tokens (99 words and a period)
+    for (int w = 0; w < 99; ++w) text += std::string(words[(s * 7 + w * 3) % 9]) + " ";
+    text += ". ";
+  }
+  const HanExplanation e = explain_han(m, text, {4});
+  ASSERT_EQ(e.error, "");
+  size_t kept = 0;
+  for (const auto& s : e.input.ids) kept += s.size();
+  EXPECT_EQ(kept, static_cast<size_t>(kMaxHanExplainTokens));
+  EXPECT_EQ(e.input.ids.size(), 10u);
+  EXPECT_TRUE(e.input.split.truncated);
+  EXPECT_EQ(e.input.split.num_tokens_total, 5000);
+  EXPECT_EQ(e.input.split.num_sentences_total, 50);
+  const nlohmann::json j = nlohmann::json::parse(han_explanation_json(e));
+  EXPECT_TRUE(j["truncated"].get<bool>());
+  ASSERT_FALSE(j["notes"].empty());
+  const std::string notes = j["notes"].dump();
+  EXPECT_NE(notes.find("explained: the first 10 sentences, 1000 of 5000 tokens"), std::string::npos) << notes;
+  EXPECT_EQ(j["word_leave_one_out"].size(), 10u);
+  EXPECT_EQ(j["word_leave_one_out"][9].size(), 100u);
+  // Chunked leave-one-out = the re-run documents; the prediction is that of the explained part.
+  const double p0 = p_of(m, e.input.ids, 1);
+  EXPECT_NEAR(e.probabilities[1], p0, 1e-6);
+  HanDocument without = e.input.ids;
+  without.erase(without.begin() + 6);
+  EXPECT_NEAR(e.leave_one_out.sentence[6], std::abs(p0 - p_of(m, without, 1)), 1e-6);
+  without = e.input.ids;
+  without[9].erase(without[9].begin() + 42);
+  EXPECT_NEAR(e.leave_one_out.word[9][42], std::abs(p0 - p_of(m, without, 1)), 1e-6);
+  // Integrated gradients in chunks: completeness holds as in one batch.
+  EXPECT_NEAR(e.integrated_gradients.sentence_sum, e.integrated_gradients.sentence_target,
+              0.05 * std::abs(e.integrated_gradients.sentence_target) + 1e-3);
+  // Many short sentences: cut at kMaxHanExplainSentences, the cut stated.
+  std::string many;
+  for (int s = 0; s < 300; ++s) many += "The plot is dull. ";
+  const HanExplanation e2 = explain_han(m, many, {0});
+  EXPECT_EQ(e2.input.ids.size(), static_cast<size_t>(kMaxHanExplainSentences));
+  EXPECT_EQ(e2.input.split.num_sentences_total, 300);
+  const std::string notes2 = nlohmann::json(e2.input.split.notes).dump();
+  EXPECT_NE(notes2.find("explained: the first 100 sentences, 500 of 1500 tokens"), std::string::npos) << notes2;
+}
+
+TEST(HanExplain, IntegratedGradientsInChunksKeepCompleteness) {
+  // 2,000 steps of a 13-token document: 26,013 tokens, four chunks; the sums match the closed-form target.
+  const HanModel m = small_model();
+  const HanImportance many = han_integrated_gradients_importance(input_of(m, kDoc, 1, 2000));
+  EXPECT_NEAR(many.word_sum, many.word_target, 1e-3 * std::abs(many.word_target) + 1e-5);
+  EXPECT_NEAR(many.sentence_sum, many.sentence_target, 1e-3 * std::abs(many.sentence_target) + 1e-5);
+  // word_target = p(x) - p(0), the baseline read from the last chunk
+  std::vector<float> zero = {0.f};
+  HanOverrides<float> ov;
+  ov.input_scale = &zero;
+  HanCache<float> c0;
+  han_forward(m.config, m.params, {kDoc}, c0, ov);
+  EXPECT_NEAR(many.word_target, p_of(m, kDoc, 1) - han_probability(m.config, c0.logits, 0, 1), 1e-6);
+}
+
 TEST(HanExperiments, FrozenInterventionsMatchTheFullForward) {
   const HanModel m = small_model();
   const HanFrozen f = han_freeze(m, kDoc);

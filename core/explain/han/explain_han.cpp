@@ -1,5 +1,6 @@
 #include "explain/han/explain_han.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -36,8 +37,38 @@ HanExplanation explain_han(const HanModel& model, const std::string& text, const
     e.error = "no model loaded";
     return e;
   }
-  e.input = han_encode(model, text);
-  e.probabilities = predict_han(model, text);
+  // The model's splitting limits, capped to the explanation's (explain_han.h).
+  SentenceSplitOptions split = model.split;
+  split.max_sentences = std::min(std::max(1, split.max_sentences), kMaxHanExplainSentences);
+  split.max_tokens = split.max_tokens > 0 ? std::min(split.max_tokens, kMaxHanExplainTokens) : kMaxHanExplainTokens;
+  e.input.split = split_document(text, split);
+  for (const auto& s : e.input.split.sentences) {
+    e.input.ids.push_back(model.vocab.ids(s));
+    std::vector<bool> unk;
+    for (int id : e.input.ids.back()) unk.push_back(id == Vocab::kUnk);
+    e.input.unknown.push_back(std::move(unk));
+  }
+  const SplitDocument& sd = e.input.split;
+  int kept = 0;
+  for (const auto& s : sd.sentences) kept += static_cast<int>(s.size());
+  const bool by_model = (model.split.max_tokens > 0 && model.split.max_tokens <= kMaxHanExplainTokens &&
+                         kept >= model.split.max_tokens) ||
+                        (model.split.max_sentences <= kMaxHanExplainSentences &&
+                         static_cast<int>(sd.sentences.size()) >= model.split.max_sentences);
+  if (sd.truncated && !by_model)
+    e.input.split.notes.push_back("explained: the first " + std::to_string(sd.sentences.size()) + " sentences, " +
+                                  std::to_string(kept) + " of " + std::to_string(sd.num_tokens_total) +
+                                  " tokens (an explanation covers at most " + std::to_string(kMaxHanExplainSentences) +
+                                  " sentences and " + std::to_string(kMaxHanExplainTokens) +
+                                  " tokens; the prediction is that of this part)");
+  if (e.input.ids.empty()) {
+    e.probabilities = predict_han(model, text);
+  } else {
+    HanCache<float> c;
+    han_forward(model.config, model.params, {e.input.ids}, c);
+    const Mat<float> p = han_class_probabilities(model.config, c.logits);
+    for (Eigen::Index k = 0; k < p.rows(); ++k) e.probabilities.push_back(p(k, 0));
+  }
   int best = 0;
   for (size_t k = 1; k < e.probabilities.size(); ++k)
     if (e.probabilities[k] > e.probabilities[best]) best = static_cast<int>(k);

@@ -4,6 +4,12 @@
 // over all words of the document with the word attention weighted by its sentence's weight (beta_i alpha_it:
 // the word's share of the document vector); integrated gradients enter tau as |value|.
 // No exceptions: a model-less call or bad ids give "error"; a text without tokens gives empty lists.
+// Bounded like the flat models' explanation (explain/explain_text.h): whatever the model's splitting limits, at most
+// kMaxHanExplainSentences sentences and kMaxHanExplainTokens tokens are explained; a longer document is cut there
+// (the splitter's cut: `truncated`, `num_sentences_total`, `num_tokens_total`) and a note says where, e.g.
+// "explained: the first 1000 tokens (12 of 40 sentences, the last one cut after 7 of its 20 tokens; the
+// explanation's limit is 100 sentences and 1000 tokens)". The prediction is that of the explained part. The batched
+// methods run in chunks (han_importance.h), so memory stays near 100 MB at the cap (it was 3.7 GB at 1,005 tokens).
 #pragma once
 #include <string>
 #include <vector>
@@ -13,6 +19,9 @@
 #include "model/han_checkpoint.h"
 
 namespace attnlab {
+
+constexpr int kMaxHanExplainTokens = 1000;   // = kMaxExplainTokens of the flat models
+constexpr int kMaxHanExplainSentences = 100;
 
 struct HanExplainOptions {
   int ig_steps = 50;

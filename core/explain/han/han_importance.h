@@ -19,6 +19,11 @@
 
 namespace attnlab {
 
+// The batched methods (leave-one-out's S + T shortened documents, integrated gradients' path points) run in
+// chunks of at most this many tokens (at least one document a chunk), as the flat models' (explain/importance.h):
+// their memory stays bounded by the chunk instead of growing with T² or steps × T; the values do not depend on it.
+constexpr long kHanExplainBatchTokens = 8192;
+
 struct HanExplainInput {
   const HanConfig* cfg = nullptr;
   const HanParams<float>* params = nullptr;
@@ -44,6 +49,8 @@ HanImportance han_integrated_gradients_importance(const HanExplainInput& in);
 // Shared helpers (han_probability.cpp).
 // True when the document can be explained (>= 1 sentence, no empty sentence, ids in range).
 bool han_input_ok(const HanExplainInput& in);
+// Tokens of a document (all its sentences).
+size_t han_document_tokens(const HanDocument& doc);
 // p_target of each logits column; d p_target / d logits [C' x D].
 double han_probability(const HanConfig& cfg, const Mat<float>& logits, Eigen::Index d, int target);
 Mat<float> han_d_probability(const HanConfig& cfg, const Mat<float>& logits, int target);

@@ -15,6 +15,12 @@ bool han_input_ok(const HanExplainInput& in) {
   return in.target >= 0 && in.target < in.cfg->num_classes;
 }
 
+size_t han_document_tokens(const HanDocument& doc) {
+  size_t n = 0;
+  for (const auto& s : doc) n += s.size();
+  return n;
+}
+
 double han_probability(const HanConfig& cfg, const Mat<float>& logits, Eigen::Index d, int target) {
   const Mat<float> p = han_class_probabilities(cfg, Mat<float>(logits.col(d)));
   return p(target, 0);
