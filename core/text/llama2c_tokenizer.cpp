@@ -53,6 +53,7 @@ class Llama2cTokenizer final : public SubwordTokenizer {
   std::vector<std::string> vocab_;
   std::vector<float> scores_;
   std::unordered_map<std::string, int> index_;  // the first id of each piece (run.c's bsearch may pick any)
+  std::unordered_map<uint64_t, int> pairs_;     // (left id << 32 | right id) → id of left + right, when a piece
   int dummy_prefix_ = -1;                       // the id of " "
 };
 
@@ -115,6 +116,17 @@ bool Llama2cTokenizer::load(const std::string& bytes, std::string* error) {
   }
   auto it = index_.find(" ");
   dummy_prefix_ = it == index_.end() ? -1 : it->second;
+  // Every split of every piece into two pieces: the merges encode can make, without building strings.
+  for (size_t id = 0; id < vocab_.size(); ++id) {
+    const std::string& v = vocab_[id];
+    if (index_[v] != static_cast<int>(id)) continue;  // a duplicate: lookups give the first id
+    for (size_t k = 1; k < v.size(); ++k) {
+      auto a = index_.find(v.substr(0, k));
+      auto b = index_.find(v.substr(k));
+      if (a != index_.end() && b != index_.end())
+        pairs_.emplace((static_cast<uint64_t>(a->second) << 32) | static_cast<uint32_t>(b->second), static_cast<int>(id));
+    }
+  }
   return true;
 }
 
@@ -160,8 +172,8 @@ bool Llama2cTokenizer::encode(const std::string& text, bool add_special, Tokeniz
   auto consider = [&](int a) {
     const int b = sym[a].next;
     if (b < 0) return;
-    auto it = index_.find(vocab_[sym[a].id] + vocab_[sym[b].id]);
-    if (it != index_.end() && scores_[it->second] > kL2cMinScore) heap.push({scores_[it->second], a, b, it->second});
+    auto it = pairs_.find((static_cast<uint64_t>(sym[a].id) << 32) | static_cast<uint32_t>(sym[b].id));
+    if (it != pairs_.end() && scores_[it->second] > kL2cMinScore) heap.push({scores_[it->second], a, b, it->second});
   };
   for (int k = 0; k + 1 < static_cast<int>(sym.size()); ++k) consider(k);
   std::vector<char> alive(sym.size(), 1);
@@ -169,8 +181,9 @@ bool Llama2cTokenizer::encode(const std::string& text, bool add_special, Tokeniz
     const Cand c = heap.top();
     heap.pop();
     if (!alive[c.pos] || !alive[c.right] || sym[c.pos].next != c.right) continue;
-    const auto it = index_.find(vocab_[sym[c.pos].id] + vocab_[sym[c.right].id]);
-    if (it == index_.end() || it->second != c.merged) continue;
+    // The right symbol may have merged with its own right since: then this entry is stale.
+    const auto it = pairs_.find((static_cast<uint64_t>(sym[c.pos].id) << 32) | static_cast<uint32_t>(sym[c.right].id));
+    if (it == pairs_.end() || it->second != c.merged) continue;
     Sym& s = sym[c.pos];
     const Sym& r = sym[c.right];
     s.id = c.merged;
