@@ -416,6 +416,9 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     setStatus(res.error ? 'error' : res.cancelled ? 'cancelled' : 'done');
     sync(); // the link may have changed while the run was going
     setControlsDisabled(false);
+    // Run and Cancel were disabled while it ran, so the keyboard focus fell to the page: back onto Run
+    const f = document.activeElement;
+    if (!f || f === document.body || f.disabled) runButton.focus({ preventScroll: true });
   }
 
   // --- wiring -------------------------------------------------------------------------------------------
