@@ -123,3 +123,15 @@ test('modelKind: the architecture in the model pickers', () => {
   assert.equal(modelKind({ encoder: 'transformer', attention: 'dot' }), 'transformer', 'no shape when the entry has none');
   assert.equal(modelKind({}), 'BiLSTM');
 });
+
+test('bytes: sizes in B / KB / MB / GB, never "0.0 MB"', async () => {
+  const { bytes } = await import('../../web/analysis/format.js');
+  assert.equal(bytes(0), '0 B');
+  assert.equal(bytes(512), '512 B');
+  assert.equal(bytes(22 * 1024), '22 KB');
+  assert.equal(bytes(1536), '1.5 KB');
+  assert.equal(bytes(3.4 * 1048576), '3.4 MB');
+  assert.equal(bytes(14 * 1048576), '14 MB');
+  assert.equal(bytes(1.25 * 1073741824), '1.3 GB');
+  assert.equal(bytes(-1), 'n/a');
+});

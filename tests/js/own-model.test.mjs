@@ -121,3 +121,8 @@ test('the store keeps a model only when asked, with its labels, and forgets it',
   // no Cache API: nothing kept, nothing thrown
   assert.equal(await keptModel({ caches: null }), null);
 });
+
+test('a small model\'s size reads in KB, not "0.0 MB" (issue 29)', () => {
+  const facts = summaryFacts({ operators: {}, inputs: [], outputs: [] }, { name: 'tiny.onnx', bytes: 22 * 1024 });
+  assert.equal(facts.find((f) => f.label === 'File').value, 'tiny.onnx (22 KB)');
+});

@@ -15,6 +15,7 @@
 //   tau(k, n)             Kendall τ (or Spearman ρ, same shape) with its n and the meaning of "n/a":
 //                         { text: 'τ = 0.53 · p = 0.004 · n = 16', na: bool, reason } — reason is visible text.
 //   pow10(v)              a power of ten for log axes: 1e-7 → '10⁻⁷', 0.1 → '0.1', 1 → '1', 100 → '100'
+//   bytes(n)              a size: '512 B', '22 KB', '3.4 MB' (1,024-based; never '0.0 MB' for a small file).
 //   NA                    'n/a'
 // Non-finite input → 'n/a' everywhere.
 export const NA = 'n/a';
@@ -111,4 +112,20 @@ export function pow10(v) {
   if (Math.abs(v / 10 ** e - 1) > 1e-9) return compact(v);
   if (e >= -1 && e <= 3) return String(10 ** e >= 1 ? 10 ** e : Number((10 ** e).toFixed(1)));
   return `10${String(e).split('').map((c) => SUP[c]).join('')}`;
+}
+
+// A file or download size in words: '512 B', '22 KB', '3.4 MB', '1.2 GB' (1 KB = 1,024 bytes; one decimal under 10
+// of a unit, none above) — a 22 KB model is never "0.0 MB".
+export function bytes(n) {
+  if (!finite(n) || n < 0) return NA;
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let u = 0;
+  let v = n;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  if (u === 0) return `${Math.round(v)} B`;
+  const d = v < 10 ? 1 : 0;
+  return `${v.toFixed(d).replace(/\.0$/, '')} ${units[u]}`;
 }

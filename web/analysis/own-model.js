@@ -21,9 +21,11 @@
 //     why, for an input that is not an image: "it expects INT64 [1, 64] (input ‘x’), not an image …".
 //   coreGaps(summary) → { missing: ['Op (n)', …], opset: N | null (outside CORE_OPSETS) }: what keeps the core's
 //     executor from running an image classifier that ONNX Runtime Web may still run (labs/own-model.js, engine 'ort')
+import { bytes } from './format.js';
+
 export const MAX_MODEL_BYTES = 200 * 1024 * 1024;
 
-const mib = (n) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`;
+const mib = (n) => bytes(n);
 
 export function checkModelFile({ name, size }) {
   if (!size) return `“${name}” is empty.`;

@@ -45,9 +45,11 @@ export function svgText(svg) {
   const r = svg.getBoundingClientRect();
   if (!clone.getAttribute('width') && r.width) clone.setAttribute('width', String(Math.round(r.width)));
   if (!clone.getAttribute('height') && r.height) clone.setAttribute('height', String(Math.round(r.height)));
+  // Standing alone (a file, or an <img> for the PNG) an SVG inherits nothing: "inherit" (Plot's charts) would fall
+  // back to the default serif, so the page's computed font and size are written in.
   const cs = getComputedStyle(svg);
-  if (!clone.style.fontFamily) clone.style.fontFamily = cs.fontFamily;
-  if (!clone.style.fontSize) clone.style.fontSize = cs.fontSize;
+  if (!clone.style.fontFamily || /inherit|initial|unset/.test(clone.style.fontFamily)) clone.style.fontFamily = cs.fontFamily;
+  if (!clone.style.fontSize || /inherit|initial|unset/.test(clone.style.fontSize)) clone.style.fontSize = cs.fontSize;
   const rules = plotRules();
   if (rules && !clone.querySelector('style')) {
     const style = document.createElementNS(SVG_NS, 'style');

@@ -18,6 +18,7 @@
 //   page-tools.js gives the paragraphs (#doc-body) an SVG / PNG export bar.
 // Examples: three short IMDB test reviews (../shared/data/imdb/test.tsv lines 369, 453, 431), copied here:
 // the page never reads ../shared.
+import { bytes as sizeText } from '../analysis/format.js';
 import { SCHEMA, fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
 import { DOC_MEASURES, documentModel, kendallTable, documentNotices, markupNotice, totalWords, documentRows } from '../analysis/document.js';
@@ -266,7 +267,7 @@ export function mountDocumentView(section, { client, store }) {
     if (msg.stage === 'ready' || !active) return;
     let text = STAGE_TEXT[msg.stage] ?? 'Loading…';
     if (msg.stage === 'weights' && msg.total > 0) {
-      text = `Loading ${msg.model}: ${Math.round((100 * msg.loaded) / msg.total)} % of ${(msg.total / 1048576).toFixed(1)} MB…`;
+      text = `Loading ${msg.model}: ${Math.round((100 * msg.loaded) / msg.total)} % of ${sizeText(msg.total)}…`;
     }
     setStatus(section.dataset.status === 'ready' ? 'pending' : section.dataset.status, text);
   }

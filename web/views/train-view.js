@@ -24,6 +24,7 @@
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'testing' | 'done' | 'cancelled'
 //     | 'error'; section.dataset.model = the name of the model the last run kept ('' when none).
 //   #train-download-config / #train-download-weights are Blob-URL download links once a model is kept.
+import { bytes as sizeText } from '../analysis/format.js';
 import { el } from '../render/dom.js';
 import { CATALOGUE } from '../catalogue.js';
 import { widthOf } from '../render/plot-lib.js';
@@ -46,8 +47,8 @@ function seconds(s) {
   return s < 60 ? `${Math.round(s)} s` : `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, '0')} s`;
 }
 
-function mb(bytes) {
-  return `${(bytes / 1048576).toFixed(1)} MB`;
+function mb(n) {
+  return sizeText(n);
 }
 
 export function mountTrainView(section, { client, store, onTrained = () => {}, openModel = () => {} }) {
@@ -288,6 +289,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     const history = createHistory();
     epochBar.value = 0;
     bar.value = 0;
+    for (const p of [epochBar, bar]) p.classList.remove('stopped');
     epochText.textContent = '';
     barText.textContent = 'Loading the training data…';
     draw(history, cfg.epochs);
@@ -331,7 +333,17 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     finish(cfg, res, history);
   }
 
+  // After Cancel the two bars stop where the run stopped: say so beside the epoch bar (it stays at the batch the
+  // run reached) and grey both, so they do not read as a run that hangs.
+  function stoppedBars() {
+    const b = Number(epochBar.value), n = Number(epochBar.max);
+    const m = /^epoch (\d+)/.exec(epochText.textContent);
+    epochText.textContent = `cancelled${m ? ` in epoch ${m[1]}` : ''}${n > 1 ? ` at batch ${b} / ${n}` : ''} — that epoch’s batches are not kept`;
+    for (const p of [epochBar, bar]) p.classList.add('stopped');
+  }
+
   function finish(cfg, res, history) {
+    if (res.cancelled) stoppedBars();
     if (!res.model) {
       const epoch = res.progress?.epoch ?? 1;
       showNotice(`Training cancelled during epoch ${epoch}, before any epoch finished: no model was kept ` +

@@ -21,6 +21,11 @@ export function installControls(v) {
     gallery.append(b);
   }
   methodSelect.replaceChildren(...METHODS.map((m) => el('option', null, m.fast ? m.label : `${m.label} (slow)`, { value: m.key })));
+  // the pass counts in the grid's caption are the catalogue's (the ones the tiles show), not typed in the page
+  for (const m of METHODS) {
+    const span = section.querySelector(`#image-passes-${m.key}`);
+    if (span && Number.isFinite(m.passesDefault)) span.textContent = m.passesDefault.toLocaleString('en');
+  }
 
   methodSelect.addEventListener('change', () => {
     store.update({ method: methodSelect.value });

@@ -2,6 +2,7 @@
 // the explanation methods with their help text (the core's catalogue); FEATURE = the methods computed from the
 // kept features (fast).
 import { CATALOGUE } from '../../catalogue.js';
+import { bytes } from '../../analysis/format.js';
 
 
 export const GALLERY = Object.freeze([
@@ -27,5 +28,5 @@ export const FEATURE = new Set(METHODS.filter((m) => m.fast).map((m) => m.key));
 export const CURVE_STEPS = CATALOGUE.image.methods.find((m) => m.name === 'deletion').params.find((p) => p.name === 'steps').default;
 
 export function mb(b) {
-  return `${(b / 1048576).toFixed(1)} MB`;
+  return bytes(b);
 }

@@ -1,6 +1,7 @@
 // model-file.js — the model file: checks, reading it in the worker, the summary, the layer list, labels, and the
 // copy kept in the browser only when asked. Part of views/own-model-view.js (installModelFile(v) adds offerKept,
 // readLabelsFile, imagenetLabels, pickModelFile, openModel, renderSummary, fillLayers, setLabels to v).
+import { bytes as sizeText } from '../../analysis/format.js';
 import { el } from '../../render/dom.js';
 import { checkModelFile, looksLikeOnnx, parseLabels, defaultLabels, symbolicSize, summaryFacts } from '../../analysis/own-model.js';
 import { keepModel, keptModel, forgetModel } from '../../runtime/own-model-store.js';
@@ -47,7 +48,7 @@ export function installModelFile(v) {
     v.setStatus('loading');
     v.loadingName = name; // a labels file chosen until it has loaded is kept for it (setLabels)
     ui.kept.hidden = false;
-    ui.kept.textContent = `Reading ${name} (${(bytes.length / 1048576).toFixed(1)} MB)…`;
+    ui.kept.textContent = `Reading ${name} (${sizeText(bytes.length)})…`;
     const inputSize = v.model?.name === name ? v.model.inputSize : 0;
     let r;
     try {
@@ -170,7 +171,7 @@ export function installModelFile(v) {
     }
     if (!k || v.model) return;
     ui.kept.hidden = false;
-    ui.kept.replaceChildren(el('span', null, `Kept from your last visit: ${k.name} (${(k.bytes.length / 1048576).toFixed(1)} MB). `));
+    ui.kept.replaceChildren(el('span', null, `Kept from your last visit: ${k.name} (${sizeText(k.bytes.length)}). `));
     const load = el('button', 'small', 'Load it', { type: 'button', id: 'own-load-kept' });
     const forget = el('button', 'small', 'Forget it', { type: 'button', id: 'own-forget-kept' });
     load.addEventListener('click', () => v.openModel(k.name, k.bytes, k.labels ? k.labels.join('\n') : null, { fromCache: true }));
