@@ -19,8 +19,10 @@ struct TextExample {
   std::vector<std::string> tokens;
 };
 
-// Returns false and sets *error ("line 12: label 'x' is not a non-negative integer") on malformed input.
-// Empty lines are skipped. max_tokens > 0 cuts every text to its first max_tokens tokens (before the
+// Returns false and sets *error ("line 12: label 'x' is not a non-negative integer", invisible characters of the
+// label shown escaped: "label '<U+200B>0'") on malformed input. A UTF-8 byte-order mark at the start of the
+// content (a spreadsheet's "UTF-8 text" export) is skipped; empty lines are skipped. The texts are tokenised
+// line by line, so the content and its tokens are held together, never a second copy of the texts. max_tokens > 0 cuts every text to its first max_tokens tokens (before the
 // kMaxExampleTokens check). An input without any example is valid here (callers decide).
 bool parse_labeled_tsv(const std::string& content, std::vector<TextExample>* out, std::string* error,
                        int max_tokens = 0);
@@ -33,5 +35,10 @@ struct RawTextExample {
   int line = 0;  // 1-based line number in the content (for messages)
 };
 bool parse_raw_labeled_tsv(const std::string& content, std::vector<RawTextExample>* out, std::string* error);
+
+// s for a message: characters that print as nothing or as a space (controls, U+00A0, U+200B–U+200F, U+2028,
+// U+2060, U+FEFF, variation selectors, tags …) as "<U+FEFF>", tab / CR / LF as \t \r \n, bytes that are not
+// UTF-8 as \xNN; at most max_chars characters, then "…".
+std::string escape_invisible(const std::string& s, size_t max_chars = 40);
 
 }  // namespace attnlab

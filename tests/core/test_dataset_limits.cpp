@@ -54,5 +54,45 @@ TEST(DatasetLimits, EmptyAndBlankInputParseToNothing) {
   EXPECT_EQ(error, "line 1: no tab between label and text");
 }
 
+// issue 29: a spreadsheet's "UTF-8 text" export starts with a byte-order mark; it used to make line 1's label
+// '\xEF\xBB\xBF0' ("label '0' is not a non-negative integer", the BOM invisible in the message).
+TEST(DatasetLimits, ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  std::vector<TextExample> out;
+  std::string error;
+  ASSERT_TRUE(parse_labeled_tsv(bom + "0\tbad film\r\n1\tgood film\r\n", &out, &error)) << error;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].label, 0);
+  EXPECT_EQ(out[0].tokens, (std::vector<std::string>{"bad", "film"}));
+  std::vector<RawTextExample> raw;
+  ASSERT_TRUE(parse_raw_labeled_tsv(bom + "1\tGood. Fine.\n", &raw, &error)) << error;
+  ASSERT_EQ(raw.size(), 1u);
+  EXPECT_EQ(raw[0].label, 1);
+  EXPECT_EQ(raw[0].text, "Good. Fine.");
+  // Only at the very start: a BOM later (two files concatenated) is an error that shows it.
+  EXPECT_FALSE(parse_labeled_tsv("1\tok\n" + bom + "0\tno\n", &out, &error));
+  EXPECT_EQ(error, "line 2: label '<U+FEFF>0' is not a non-negative integer");
+}
+
+TEST(DatasetLimits, LabelErrorsShowInvisibleCharacters) {
+  std::vector<TextExample> out;
+  std::string error;
+  const std::pair<std::string, std::string> cases[] = {
+      {"\xE2\x80\x8B" "1", "<U+200B>1"},           // zero-width space
+      {"\xC2\xA0" "1", "<U+00A0>1"},                // no-break space
+      {"1\r", "1\\r"},                              // a CR inside the label (not at the line end)
+      {"\xFF" "1", "\\xFF1"},                        // not UTF-8
+      {"pos", "pos"},                                // visible text stays as it is
+      {"n\xC3\xA9g", "n\xC3\xA9g"},                   // so does visible non-ASCII
+  };
+  for (const auto& [label, shown] : cases) {
+    EXPECT_FALSE(parse_labeled_tsv(label + "\ttext\n", &out, &error));
+    EXPECT_EQ(error, "line 1: label '" + shown + "' is not a non-negative integer");
+  }
+  EXPECT_EQ(escape_invisible(std::string(100, 'x'), 5), "xxxxx…");
+  EXPECT_EQ(escape_invisible(std::string("a\0b\tc", 5)), "a<U+0000>b\\tc");
+  EXPECT_EQ(escape_invisible("\xF3\xA0\x80\x81"), "<U+E0001>");  // a language tag
+}
+
 }  // namespace
 }  // namespace attnlab
