@@ -1,6 +1,7 @@
 #include "files.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -9,29 +10,70 @@
 
 namespace attnlab::cli {
 
+// The one reader of every file the CLI opens (data, models, checkpoints, images, trees). A regular file is read
+// in one allocation of its size; anything else (a device such as /dev/zero or /dev/urandom, a socket) is refused,
+// except a FIFO (`<(…)`, a pipe on /dev/stdin), which is read only up to max_bytes. A file that grows while it
+// is read, or reports a size of 0 (/proc), is likewise read only up to max_bytes.
 bool read_file(const std::string& path, std::string* out, std::string* error, uint64_t max_bytes) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::is_directory(status)) {
-    *error = "cannot read '" + path + "': it is a directory, not a file";
-    return false;
-  }
-  if (!ec && std::filesystem::is_regular_file(status)) {
-    const uint64_t size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes) {
-      *error = "cannot read '" + path + "': " + std::to_string(size) + " bytes, more than the limit of " +
-               std::to_string(max_bytes) + " bytes";
+  uint64_t expected = 0;
+  if (!ec) {
+    const auto type = status.type();
+    if (type == std::filesystem::file_type::directory) {
+      *error = "cannot read '" + path + "': it is a directory, not a file";
       return false;
     }
+    if (type == std::filesystem::file_type::character || type == std::filesystem::file_type::block ||
+        type == std::filesystem::file_type::socket) {
+      const char* kind = type == std::filesystem::file_type::character ? "a character device"
+                         : type == std::filesystem::file_type::block   ? "a block device"
+                                                                       : "a socket";
+      *error = "cannot read '" + path + "': it is " + kind + ", not a regular file";
+      return false;
+    }
+    if (type == std::filesystem::file_type::regular) {
+      const uint64_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size > max_bytes) {
+        *error = "cannot read '" + path + "': " + std::to_string(size) + " bytes, more than the limit of " +
+                 std::to_string(max_bytes) + " bytes";
+        return false;
+      }
+      if (!ec) expected = size;
+    }
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
     *error = "cannot read '" + path + "': " + std::strerror(errno);
     return false;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
+  out->clear();
+  out->resize(static_cast<size_t>(expected));
+  size_t got = expected > 0 ? std::fread(out->data(), 1, out->size(), f) : 0;
+  out->resize(got);
+  // Whatever comes after the expected size (a pipe, /proc, a growing file): in chunks, never past the limit.
+  char buf[1 << 16];
+  bool failed = std::ferror(f) != 0;
+  while (!failed && !std::feof(f)) {
+    const size_t n = std::fread(buf, 1, sizeof buf, f);
+    failed = std::ferror(f) != 0;
+    if (out->size() + n > max_bytes) {
+      std::fclose(f);
+      out->clear();
+      out->shrink_to_fit();
+      *error = "cannot read '" + path + "': it gives more than the limit of " + std::to_string(max_bytes) +
+               " bytes (" + (expected > 0 ? "the file grew while it was read" : "not a regular file, or one without a size") + ")";
+      return false;
+    }
+    out->append(buf, n);
+  }
+  const int read_errno = errno;
+  std::fclose(f);
+  if (failed) {
+    *error = "cannot read '" + path + "': " + std::strerror(read_errno);
+    out->clear();
+    return false;
+  }
   return true;
 }
 

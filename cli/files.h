@@ -10,8 +10,10 @@
 
 namespace attnlab::cli {
 
-// Reads a whole file; on failure returns false with a message naming the path (a directory, a file over
-// max_bytes — checked before reading — or an unreadable path).
+// Reads a whole file — the one reader of every file the CLI opens; on failure returns false with a message naming
+// the path: a directory, a device or socket (/dev/zero, /dev/urandom: refused before reading), a regular file over
+// max_bytes (checked before reading), a FIFO or size-less file that gives more than max_bytes (read only up to
+// the limit), or an unreadable path.
 constexpr uint64_t kMaxInputFileBytes = uint64_t{2} << 30;  // 2 GiB
 bool read_file(const std::string& path, std::string* out, std::string* error,
                uint64_t max_bytes = kMaxInputFileBytes);
