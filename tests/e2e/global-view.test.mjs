@@ -84,7 +84,7 @@ else describe('global view in the browser', { timeout: 20 * 60_000 }, () => {
     assert.equal(await firstRow.getAttribute('data-text'), top.text);
     const cells = await firstRow.locator('td').allTextContents();
     assert.equal(cells[0], '1');
-    close(Number(cells[2]), top.score, 'top score (3 decimals)', 5e-4);
+    close(Number(cells[2].replace('\u2212', '-')), top.score, 'top score (3 decimals)', 5e-4);
     assert.equal(Number(cells[4]), top.count);
 
     // search: the exact item's rank and score (full precision in data-score) equal the CLI's
@@ -104,7 +104,7 @@ else describe('global view in the browser', { timeout: 20 * 60_000 }, () => {
     await dot.hover({ force: true });
     await page.waitForFunction(() => !document.querySelector('#gv-tip').hidden);
     const i = Number(await dot.getAttribute('data-i'));
-    assert.match(await page.locator('#gv-tip').textContent(), /score -?\d+\.\d{3}.*count \d+/);
+    assert.match(await page.locator('#gv-tip').textContent(), /score [-−]?\d+\.\d{3}.*count \d+/);
     await dot.click({ force: true });
     const word = await page.locator('#gv-search').inputValue();
     assert.ok(word.length > 0, 'clicking a point selects its word');

@@ -44,7 +44,7 @@ else describe('image readouts', { timeout: 10 * 60_000 }, () => {
     await page.click('#image-sanity-run');
     await page.waitForSelector('#image-sanity .sanity-rho', { timeout: TIMEOUT });
     const rho = await page.textContent('#image-sanity .sanity-rho');
-    assert.match(rho, /Spearman ρ between the two maps: ρ (= -?\d\.\d\d|n\/a) · n = 50,176 pixels\./, rho);
+    assert.match(rho, /Spearman ρ between the two maps: ρ (= [-−]?\d\.\d\d|n\/a) · n = 50,176 pixels\./, rho);
     if (/ρ n\/a/.test(rho)) assert.match(rho, /one of the two maps is constant/);
     assert.equal(await page.getAttribute('#image-sanity', 'data-n'), '50176');
     // jet starts at #000080: both tiles' colour bars are in the chosen colormap

@@ -10,7 +10,7 @@ test('num: fixed decimals, bounds instead of 0 for tiny values, never an exponen
   assert.equal(num(0.3928880214691162), '0.393');
   assert.equal(num(0.3928880214691162, 4), '0.3929');
   assert.equal(num(4.73e-4, 3), '< 0.001');
-  assert.equal(num(-1.82e-5, 3), '> -0.001');
+  assert.equal(num(-1.82e-5, 3), '> −0.001');
   assert.equal(num(0), '0.000');
   assert.equal(num(2.5e-5, 6), '0.000025');
   assert.equal(num(1e23), '100,000,000,000,000,000,000,000');
@@ -19,7 +19,7 @@ test('num: fixed decimals, bounds instead of 0 for tiny values, never an exponen
   assert.equal(num('0.5'), 'n/a', 'strings are not numbers here');
   assert.equal(num(1.23456789, 12), '1.234568', 'at most 6 decimals');
   assert.equal(signed(0.25, 2), '+0.25');
-  assert.equal(signed(-0.25, 2), '-0.25');
+  assert.equal(signed(-0.25, 2), '−0.25');
   assert.equal(int(1821), '1,821');
 });
 
@@ -44,7 +44,7 @@ test('compact: 3 significant digits, no exponent', () => {
   assert.equal(compact(4.7326e-4), '0.000473');
   assert.equal(compact(12345.6), '12,346');
   assert.equal(compact(3e-9), '< 0.000001');
-  assert.equal(compact(-3e-9), '> -0.000001');
+  assert.equal(compact(-3e-9), '> −0.000001');
 });
 
 test('no formatter output looks raw over a sweep of magnitudes', () => {
@@ -134,4 +134,14 @@ test('bytes: sizes in B / KB / MB / GB, never "0.0 MB"', async () => {
   assert.equal(bytes(14 * 1048576), '14 MB');
   assert.equal(bytes(1.25 * 1073741824), '1.3 GB');
   assert.equal(bytes(-1), 'n/a');
+});
+
+test('negative numbers take the typographic minus (U+2212), data stays ASCII', async () => {
+  const f = await import('../../web/analysis/format.js');
+  assert.equal(f.num(-0.5, 2), '\u22120.50');
+  assert.equal(f.int(-1821), '\u22121,821');
+  assert.equal(f.percent(-0.123, 1), '\u221212.3 %');
+  assert.equal(f.compact(-0.000473), '\u22120.000473');
+  assert.equal(f.tau({ tau: -0.125, p: 0.5 }, 9).text, 'τ = \u22120.13 · p = 0.500 · n = 9');
+  assert.ok(!/-/.test([f.num(-3, 1), f.signed(-2, 1), f.int(-5)].join(' ')), 'no hyphen-minus in a shown number');
 });

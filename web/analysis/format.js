@@ -3,7 +3,9 @@
 // Contract: every function returns a short string a reader can take in at a glance — fixed decimals or a
 // percentage, digit groups for large integers, never an exponent (2.5e-5) and never more than 6 decimals.
 //   num(v, digits = 3)    fixed with `digits` decimals (0 … 6). A non-zero value that would round to 0 says
-//                         so with a bound: '< 0.001' / '> -0.001'. |v| ≥ 1e6 → grouped integer '1,234,567'.
+//                         so with a bound: '< 0.001' / '> −0.001'. |v| ≥ 1e6 → grouped integer '1,234,567'.
+//                         Negative numbers take the typographic minus U+2212 ('−0.25'), as the charts' axes do
+//                         (int, num, signed, percent, compact, tau alike); data keeps ASCII '-'.
 //   int(v)                grouped integer '1,821' (rounded).
 //   percent(x, digits = 1) a fraction as a percentage '12.3 %'; tiny non-zero → '< 0.1 %'.
 //   prob(p)               a probability as a percentage with as many decimals as it needs (≤ 4):
@@ -24,9 +26,13 @@ export const MAX_DECIMALS = 6;
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 const clampDigits = (d) => Math.max(0, Math.min(MAX_DECIMALS, Math.round(Number.isFinite(d) ? d : 3)));
 
+// Shown numbers take the typographic minus (U+2212), as the charts' axes do; data (CSV, JSON, data-value) keeps '-'.
+const MINUS = '\u2212';
+const minus = (t) => t.replace(/^([<>] )?-/, `$1${MINUS}`);
+
 export function int(v) {
   if (!finite(v)) return NA;
-  return Math.round(v).toLocaleString('en-US');
+  return minus(Math.round(v).toLocaleString('en-US'));
 }
 
 export function num(v, digits = 3) {
@@ -37,9 +43,9 @@ export function num(v, digits = 3) {
   const s = v.toFixed(d);
   if (Number(s) === 0) {
     const bound = d ? `0.${'0'.repeat(d - 1)}1` : '1';
-    return v > 0 ? `< ${bound}` : `> -${bound}`;
+    return v > 0 ? `< ${bound}` : `> ${MINUS}${bound}`;
   }
-  return s;
+  return minus(s);
 }
 
 export function signed(v, digits = 3) {
@@ -82,9 +88,9 @@ export function compact(v) {
   if (v === 0) return '0';
   const a = Math.abs(v);
   if (a >= 1000) return int(v);
-  if (a < 1e-6) return v > 0 ? '< 0.000001' : '> -0.000001';
+  if (a < 1e-6) return v > 0 ? '< 0.000001' : `> ${MINUS}0.000001`;
   const d = Math.min(MAX_DECIMALS, Math.max(0, 2 - Math.floor(Math.log10(a))));
-  return String(Number(v.toFixed(d)));
+  return minus(String(Number(v.toFixed(d))));
 }
 
 // Kendall τ / Spearman ρ of a ranking comparison over n items. `k` = {tau, p} or {rho, p} (core JSON).
@@ -97,7 +103,7 @@ export function tau(k, n, { symbol = 'τ' } = {}) {
       : 'one of the two rankings is all ties (e.g. uniform attention gives every token the same weight), so there is no order to compare';
     return { text: `${symbol} n/a${nText}`, na: true, reason };
   }
-  return { text: `${symbol} = ${value.toFixed(2)} · ${pValue(k?.p)}${nText}`, na: false, reason: '' };
+  return { text: `${symbol} = ${minus(value.toFixed(2))} · ${pValue(k?.p)}${nText}`, na: false, reason: '' };
 }
 
 // True when a string shows a number the way this module never does: an exponent or more than 6 decimals.

@@ -185,11 +185,16 @@ export function mountGlobalView(section, { client, store, openView }) {
   }
 
   // --- map and tables ---------------------------------------------------------------------------------------
+  let tipView = null; // the view whose dot the hover readout describes
   function drawMap() {
     if (!shown) return;
-    // the dot under the pointer goes with the old map (no pointerout comes): its readout goes too
-    tip.hidden = true;
-    tip.textContent = '';
+    // a map of another model or level: the dot under the pointer went with the old map (no pointerout comes), so its
+    // readout goes too (a redraw of the same map — a word selected — keeps it)
+    if (tipView !== shown) {
+      tip.hidden = true;
+      tip.textContent = '';
+      tipView = null;
+    }
     const sel = selectedIndex();
     const indices = mapIndices(shown, { max: 1500, keep: sel >= 0 ? [sel] : [] });
     renderGlobalMap($('#gv-map-plot'), { view: shown, indices, selected: sel, width: Math.min(900, mapEl.clientWidth || 640), noun: noun() });
@@ -252,6 +257,7 @@ export function mountGlobalView(section, { client, store, openView }) {
     const it = item(shown, i);
     tip.textContent = `${it.text.length > 120 ? `${it.text.slice(0, 120)}…` : it.text} — score ${fmt(it.score)}, in context ${fmt(it.contextual_score)}, count ${it.count}, rank ${it.rank}`;
     tip.hidden = false;
+    tipView = shown;
   });
   mapEl.addEventListener('pointerout', (e) => {
     if (e.target?.tagName === 'circle') tip.hidden = true;
