@@ -1,5 +1,6 @@
 // global-tip.test.mjs — the Global view's hover readout belongs to the map it was read from (issue 29): hover a dot
-// of sst2-tanh's map, switch the model to agnews-tanh: the new map is drawn and the old readout is gone.
+// of sst2-tanh's map, switch the model to agnews-tanh: the new map is drawn and the old readout is gone; its
+// equal-score labels use the typographic minus.
 // Run: node --test tests/e2e/global-tip.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,6 +31,9 @@ test('a new model\'s map does not keep the old map\'s hover readout', { timeout:
     await page.locator('#gv-model-select').selectOption('agnews-tanh');
     await ready('agnews-tanh');
     assert.equal(await page.isHidden('#gv-tip'), true, `the old readout stays: "${before}"`);
+    // the equal-score lines' labels show negative scores with the typographic minus, like every number on the page
+    const levels = await page.$$eval('#gv-map .gv-contours text', (ts) => ts.map((t) => t.textContent));
+    assert.ok(levels.length >= 2 && levels.every((t) => !/-\d/.test(t)), levels.join(' | '));
     assert.deepEqual(page.errors, []);
     await page.close();
   } finally {

@@ -51,7 +51,7 @@ export function renderGlobalMap(container, { view, indices, selected = -1, width
     const [[ax, ay], [bx, by]] = seg;
     g.append(mk('line', { x1: sx(ax), y1: sy(ay), x2: sx(bx), y2: sy(by), stroke: '#aaa', 'stroke-dasharray': '4 3', 'data-level': level }));
     const lx = Math.min(W - m.r - 4, Math.max(m.l + 4, sx(bx))), ly = Math.min(H - m.b - 4, Math.max(m.t + 10, sy(by)));
-    g.append(mk('text', { x: lx, y: ly, fill: '#666', 'text-anchor': sx(bx) > W - 40 ? 'end' : 'start' }, `score ${level}`));
+    g.append(mk('text', { x: lx, y: ly, fill: '#666', 'text-anchor': sx(bx) > W - 40 ? 'end' : 'start' }, `score ${String(level).replace(/^-/, '\u2212')}`));
   }
   svg.append(g);
 
