@@ -85,6 +85,22 @@ else describe('reports', { timeout: 10 * 60_000 }, () => {
     await page.close();
   });
 
+  test('Global view: the report keeps the words of its tables (they are buttons in the page)', { timeout: TIMEOUT }, async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=global&gvmodel=sst2-tanh`);
+    await page.waitForFunction(() => ['ready', 'error', 'unsupported'].includes(document.getElementById('view-global').dataset.status), null, { timeout: TIMEOUT });
+    const words = await page.$$eval('.gv-top tr[data-text]', (rs) => rs.slice(0, 5).map((r) => r.dataset.text));
+    assert.equal(words.length, 5);
+    const { file, html } = await saveReport(page, tmp, 'global.html');
+    assert.ok(!/<button/i.test(html), 'no button in the report');
+    const p2 = await off.newPage();
+    await p2.goto(`file://${file}`);
+    const cells = await p2.$$eval('.gv-top tr[data-text]', (rs) => rs.slice(0, 5).map((r) => r.textContent));
+    words.forEach((w, i) => assert.ok(cells[i].includes(w), `row ${i + 1} shows "${w}": ${cells[i]}`));
+    await p2.close();
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('Debate: the report\'s CSV / JSON buttons download the run', { timeout: TIMEOUT }, async () => {
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=debate&experiment=adversarial&n=5&workers=1`);
     await page.waitForFunction(() => !document.getElementById('debate-run').disabled, null, { timeout: TIMEOUT });

@@ -17,7 +17,8 @@
 //                                        actions and external links removed; controls that only work in the page
 //                                        left out (file pickers, drop zones, buttons, elements marked
 //                                        data-report="omit" — e.g. maps never computed); a button with content
-//                                        (a top-5 row) kept as a <span>; a link whose id is in `links`
+//                                        (a top-5 row) or in a table cell / list item (a Global view word) kept
+//                                        as a <span>; a link whose id is in `links`
 //                                        ({id: 'data:…'}, e.g. the Debate's CSV / JSON) keeps that data: URL, any
 //                                        other download link is left out; the page CSS inline and `data` as
 //                                        <script type="application/json" id="attnlab-report-data"> (JSON is
@@ -274,7 +275,9 @@ export function buildReport(root, { title = 'attnlab report', state = '', data =
   // as a <span> of the same class; a download link keeps a working href only when `links` gives it a data: URL.
   for (const e of clone.querySelectorAll('[data-report="omit"], .image-drop, label.button-link')) e.remove();
   for (const b of clone.querySelectorAll('button')) {
-    if (!b.children.length) {
+    // a control goes; content stays: a button with parts (a top-5 row) or one that is a table cell's or list
+    // item's text (the Global view's words)
+    if (!b.children.length && !b.closest('td, th, li')) {
       b.remove();
       continue;
     }
