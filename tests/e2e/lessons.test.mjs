@@ -137,6 +137,27 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     await page.close();
   });
 
+  test('a highlight that appears only after the wait (a slow first model load) is still outlined', { timeout: TIMEOUT }, async () => {
+    const file = path.join(tmp, 'late.json');
+    fs.writeFileSync(file, JSON.stringify({ title: 'Late', steps: [{ title: 'One', state: 'view=text', text: 'Wait for it.', highlight: '#late-target' }] }));
+    const page = await openRecordingPage(ctx, `${server.url}/web/`);
+    await waitText(page);
+    await page.setInputFiles('#lesson-file', file);
+    await page.waitForFunction(() => document.getElementById('lesson-player').dataset.highlight === 'missing', null, { timeout: TIMEOUT });
+    await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.id = 'late-target';
+      d.textContent = 'a result that came late';
+      document.querySelector('main').append(d);
+    });
+    await page.waitForFunction(() => document.getElementById('late-target').classList.contains('lesson-highlight'), null, { timeout: TIMEOUT });
+    assert.equal(await page.getAttribute('#lesson-player', 'data-highlight'), 'found');
+    await page.click('#lesson-player .lesson-close');
+    assert.equal(await page.locator('.lesson-highlight').count(), 0);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('the lesson panel minimises, leaves the highlighted result uncovered, and closing takes ?lesson= out of the URL', { timeout: TIMEOUT }, async () => {
     const small = await ctx.newPage();
     await small.setViewportSize({ width: 1280, height: 700 });

@@ -16,8 +16,9 @@
 //   cover what a step points at). Highlight: the step's selector is looked up for up to HIGHLIGHT_WAIT_MS
 //   (results appear after the model runs); the element gets .lesson-highlight and is scrolled into view; while
 //   the step is shown a MutationObserver moves the outline to whatever matches the selector after the views
-//   redraw (a step that switches model or text re-renders what it points at); a selector that never matches
-//   leaves a small note in the panel, the lesson goes on. A shipped lesson keeps `?lesson=NAME&step=N`-style
+//   redraw (a step that switches model or text re-renders what it points at), and outlines it when it first
+//   appears after HIGHLIGHT_WAIT_MS (data-highlight 'missing' until then; a slow first model load); the lesson
+//   goes on either way. A shipped lesson keeps `?lesson=NAME&step=N`-style
 //   links: lessonLink(name, step) gives one; the URL's step= follows the step shown and close() takes
 //   lesson= / step= out of the URL (a reload does not restart a closed lesson).
 //   Events: window 'attnlab:lesson' ({ detail: { name, step } }, from views/lesson-early.js) opens a lesson.
@@ -92,7 +93,9 @@ export function mountLessonPlayer({ base = new URL('../lessons/', import.meta.ur
     if (!e) return;
     // scroll to a replacement only while the step's own results are arriving, never after the user scrolled on
     const early = performance.now() - stepStarted < HIGHLIGHT_WAIT_MS;
-    if (e !== highlighted || !e.classList.contains('lesson-highlight')) outline(e, early && !highlighted?.isConnected);
+    // first found late (a model that loads slowly): outline it and scroll to it once
+    if (!highlighted) outline(e, true);
+    else if (e !== highlighted || !e.classList.contains('lesson-highlight')) outline(e, early && !highlighted.isConnected);
     else if (early && !inView(e)) e.scrollIntoView({ block: 'start' }); // pushed off screen by results drawn above it
   }
 
@@ -113,15 +116,19 @@ export function mountLessonPlayer({ base = new URL('../lessons/', import.meta.ur
         draw(`The highlight "${selector}" is not a valid CSS selector.`);
         return;
       }
-      if (e) {
-        outline(e, true);
+      const watch = () => {
         selectorNow = selector;
         observer = new MutationObserver(follow);
         observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['class', 'hidden'] });
+      };
+      if (e) {
+        outline(e, true);
+        watch();
         return;
       }
       if (performance.now() - t0 > HIGHLIGHT_WAIT_MS) {
         panel.dataset.highlight = 'missing';
+        watch(); // it may still come (a slow first model load): outlined when it does
         return;
       }
       setTimeout(tryFind, 150);
