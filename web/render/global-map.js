@@ -75,14 +75,20 @@ export function renderGlobalMap(container, { view, indices, selected = -1, width
   qa.append(mk('defs'));
   qa.firstChild.append(marker);
   qa.append(mk('line', { x1: sx(0), y1: sy(0), x2: sx(k * q1), y2: sy(k * q2), stroke: '#111', 'stroke-width': 2.5, 'marker-end': 'url(#gv-arrow)' }));
-  qa.append(mk('text', { x: sx(k * q1), y: sy(k * q2) - 8, 'text-anchor': 'middle', 'font-weight': 'bold', fill: '#111' }, 'query'));
+  qa.append(mk('text', { x: sx(k * q1), y: sy(k * q2) - 8, 'text-anchor': 'middle', 'font-weight': 'bold', fill: '#111', stroke: '#fff', 'stroke-width': 3, 'paint-order': 'stroke' }, 'query'));
   svg.append(qa);
 
   if (selected >= 0) {
     const cx = sx(view.x[selected]), cy = sy(view.y[selected]);
     svg.append(mk('circle', { class: 'gv-dot gv-selected', 'data-i': selected, cx: cx.toFixed(1), cy: cy.toFixed(1), r: 6, fill: colorOf((view.score[selected] - s0) / range), stroke: '#111', 'stroke-width': 2 }));
-    const label = view.texts[selected].length > 40 ? `${view.texts[selected].slice(0, 40)}…` : view.texts[selected];
-    svg.append(mk('text', { x: Math.min(W - m.r - 4, cx + 9), y: Math.max(m.t + 10, cy - 8), 'text-anchor': cx > W - 120 ? 'end' : 'start', 'font-weight': 'bold', class: 'gv-selected-label' }, label));
+    // as long as the plot's width allows (a sentence is long; a phone's plot is narrow), on a white halo so the dots
+    // and the score lines under it do not run through it
+    const maxChars = Math.max(16, Math.min(40, Math.floor((W - m.l - m.r) / 2 / 6.5)));
+    const label = view.texts[selected].length > maxChars ? `${view.texts[selected].slice(0, maxChars)}…` : view.texts[selected];
+    const right = cx > (m.l + W - m.r) / 2;
+    svg.append(mk('text', { x: right ? Math.max(m.l + 4, cx - 9) : Math.min(W - m.r - 4, cx + 9), y: Math.max(m.t + 10, cy - 8),
+      'text-anchor': right ? 'end' : 'start', 'font-weight': 'bold', class: 'gv-selected-label', stroke: '#fff', 'stroke-width': 3,
+      'stroke-linejoin': 'round', 'paint-order': 'stroke' }, label));
   }
   const ev = view.explained_variance ?? [];
   const pct = (v) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)} %` : '?');
