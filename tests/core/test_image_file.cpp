@@ -131,6 +131,18 @@ TEST(ImageFile, BadFilesGiveAMessage) {
   ASSERT_NE(sof, std::string::npos);
   zero[sof + 5] = zero[sof + 6] = zero[sof + 7] = zero[sof + 8] = 0;
   EXPECT_FALSE(decode_error(zero).empty());
+  // Found by fuzzing under ASan + UBSan: a Huffman table declaring more than 256 codes (stb_image 2.27 writes past
+  // its arrays) is refused; an empty IDAT chunk (legal; stb_image copies 0 bytes to a null pointer) is dropped.
+  std::string huff = jpg;
+  const size_t dht = huff.find("\xFF\xC4");
+  ASSERT_NE(dht, std::string::npos);
+  huff[dht + 5 + 14] = huff[dht + 5 + 15] = static_cast<char>(0xFF);  // 510 codes of lengths 15, 16
+  EXPECT_EQ(decode_error(huff), "corrupt JPEG file (a Huffman table or segment is malformed)");
+  std::string empty_idat = png;
+  const size_t idat = empty_idat.find("IDAT");
+  ASSERT_NE(idat, std::string::npos);
+  empty_idat.insert(idat - 4, std::string("\0\0\0\0IDAT\x35\xAF\x06\x1E", 12));
+  EXPECT_EQ(decode_ok(empty_idat).rgba, decode_ok(png).rgba);
   // Every prefix of the files: a message or an image, never a crash.
   for (const std::string* f : {&png, &jpg})
     for (size_t n = 0; n < f->size(); ++n) {
