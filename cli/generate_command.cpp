@@ -8,7 +8,9 @@
 // the graph is the standard one that any exporter writes (models/tools/llama2c-to-onnx.mjs).
 // stdout: the text (tokenizer decode of the ids: BOS / EOS print nothing, the piece after BOS loses its leading space,
 // <0xXX> pieces are raw bytes; unlike run.c's safe_printf, unprintable bytes are not dropped), then as the last line
-// one JSON object: {"ids": every id from BOS, "text", "prompt_tokens", "generated", "stop": "steps"|"bos"|"eos",
+// one JSON object: {"ids": every id from BOS, "text", "prompt_tokens", "generated", "stop": "steps"|"bos"|"eos"|
+// "model_limit" (a forward on a longer sequence failed after shorter ones ran, e.g. past the model's positions: the
+// text so far is kept and the message goes to stderr, as run.c clamps steps to seq_len),
 // "forwards", "seconds", "ms_per_forward"}; with --logits also "logits": the logits [T][vocab] of the first forward
 // pass (the prompt's positions; with no generation step, one forward is run for them).
 #include "generate_command.h"
@@ -75,11 +77,17 @@ int run_generate(const GenerateArgs& a) {
 
   int vocab = 0, forwards = 0;
   json first_logits;
-  const auto forward = [&](const std::vector<int>& seq) -> const onnx::Tensor<float>& {
+  std::string limit_error;  // a forward refused after shorter ones ran: the model's positions end there
+  const auto forward = [&](const std::vector<int>& seq) -> const onnx::Tensor<float>* {
     onnx::Tensor<float> in = onnx::Tensor<float>::ints({1, static_cast<int64_t>(seq.size())});
     std::copy(seq.begin(), seq.end(), in.i.begin());
-    if (!ex.forward({{a.input, std::move(in)}}, &err))
-      fail("forward on " + std::to_string(seq.size()) + " tokens: " + err);
+    if (!ex.forward({{a.input, std::move(in)}}, &err)) {
+      if (forwards == 0)
+        fail("forward on " + std::to_string(seq.size()) + " tokens: " + err +
+             " (a prompt longer than the model's positions is refused; use a shorter --prompt or --steps)");
+      limit_error = "forward on " + std::to_string(seq.size()) + " tokens: " + err;
+      return nullptr;
+    }
     const onnx::Tensor<float>* out = ex.value(a.output);
     if (!out || !out->is_float() || out->rank() != 3 || out->shape[0] != 1 ||
         out->shape[1] != static_cast<int64_t>(seq.size()) || out->shape[2] < 3)
@@ -92,15 +100,20 @@ int run_generate(const GenerateArgs& a) {
         first_logits.push_back(std::vector<float>(out->f.begin() + t * vocab, out->f.begin() + (t + 1) * vocab));
     }
     ++forwards;
-    return *out;
+    return out;
   };
 
   std::string stop = "steps";
   const auto t0 = std::chrono::steady_clock::now();
   if (a.logits && static_cast<int>(ids.size()) >= a.steps + 1) forward(ids);
   while (static_cast<int>(ids.size()) < a.steps + 1) {
-    const onnx::Tensor<float>& out = forward(ids);
-    const float* last = out.f.data() + (ids.size() - 1) * static_cast<size_t>(vocab);
+    const onnx::Tensor<float>* out = forward(ids);
+    if (!out) {  // like run.c, which clamps steps to the model's seq_len
+      std::cerr << "generate: stopped at " << ids.size() << " tokens, the model refused more: " << limit_error << "\n";
+      stop = "model_limit";
+      break;
+    }
+    const float* last = out->f.data() + (ids.size() - 1) * static_cast<size_t>(vocab);
     const int next = static_cast<int>(std::max_element(last, last + vocab) - last);  // first maximum, as run.c
     if (next == kGenerateBos || next == kGenerateEos) {
       stop = next == kGenerateBos ? "bos" : "eos";
