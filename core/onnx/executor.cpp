@@ -68,10 +68,6 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   }
   for (const Node& n : model.nodes) {
     const OpEntry<T>* op = find_op<T>(n.op_type);
-    if (const std::string e = check_node_schema(n); !e.empty()) {
-      *error = "node '" + n.name + "' (" + n.op_type + ") " + e;
-      return false;
-    }
     if (n.opset < op->min_opset) {
       *error = "node '" + n.name + "' (" + n.op_type + "): opset " + std::to_string(n.opset) +
                " is older than the implemented versions (from opset " + std::to_string(op->min_opset) + ")";
@@ -111,6 +107,11 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   for (const Node& n : model.nodes)
     for (const auto& o : n.outputs)
       if (!define(o, "node output")) return false;
+  for (const Node& n : model.nodes)
+    if (const std::string e = check_node_schema(n); !e.empty()) {
+      *error = "node '" + n.name + "' (" + n.op_type + ") " + e;
+      return false;
+    }
   const size_t nv = ids_.size();
   values_.assign(nv, Tensor<T>());
   defined_.assign(nv, 0);
@@ -289,7 +290,8 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
     const int id = ids_[n.outputs[k]];
     if (!store_value(id, std::move(out[k]), where, error)) return false;
     defined_[id] = 1;
-    requires_grad_[id] = !folding && rg && op->backward != nullptr && values_[id].is_float();
+    const bool root = std::find(gradient_roots_.begin(), gradient_roots_.end(), n.outputs[k]) != gradient_roots_.end();
+    requires_grad_[id] = !folding && values_[id].is_float() && (root || (rg && op->backward != nullptr));
   }
   return true;
 }

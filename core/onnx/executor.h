@@ -45,6 +45,9 @@ class Executor {
   // The budget (op.h ExecLimits); set before load. Defaults: the numbers the CLI and the page share.
   void set_limits(const ExecLimits& limits) { limits_ = limits; }
   const ExecLimits& limits() const { return limits_; }
+  // Values that start a gradient path as graph inputs do (a text model's token embeddings: its only graph input
+  // holds integer ids, through which no gradient flows). Set after load; kept by later forward passes.
+  void set_gradient_roots(const std::vector<std::string>& names) { gradient_roots_ = names; }
   // Bytes of every value and gradient held now (what max_live_bytes bounds).
   int64_t live_bytes() const { return live_bytes_; }
 
@@ -84,6 +87,7 @@ class Executor {
   }
 
   ExecLimits limits_;
+  std::vector<std::string> gradient_roots_;
   int64_t live_bytes_ = 0;
   int64_t fold_work_left_ = 0, forward_work_left_ = 0;
   std::vector<int64_t> value_bytes_, grad_bytes_;

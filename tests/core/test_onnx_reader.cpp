@@ -195,5 +195,5 @@ TEST(OnnxReader, GraphErrors) {
   m.nodes = {node("Expand", {"x", "s"}, {"b"})};
   ASSERT_TRUE(ex.load(m, &err)) << err;
   EXPECT_FALSE(ex.forward({{"x", Tensor<float>::floats({1})}}, &err));
-  EXPECT_NE(err.find("more than 2^27"), std::string::npos) << err;
+  EXPECT_NE(err.find("would have more than"), std::string::npos) << err;
 }

@@ -58,3 +58,25 @@ test('explain-onnx-text refuses what it cannot explain, with a message', { skip 
   assert.match(run('explain-onnx-text', '--model', path.join(ROOT, 'README.md'), '--ids', '1'), /not an ONNX model/);
   assert.match(run('explain-onnx-text', '--model', path.join(ROOT, 'tests/fixtures/onnx/squeezenet1_1/model.onnx')), /--text or --ids/);
 });
+
+// A real pretrained causal LM no one here wrote (stories260K, Llama-2 architecture: RMSNorm, rotary positions,
+// grouped-query attention, SwiGLU): its attention found in the graph (5 layers × 8 heads, no extra outputs), the
+// explained next token equal to `attnlab generate`'s greedy token after the same prompt, and every row one value
+// per token (the explained last position has none from the attention methods).
+test('stories260K: the next token explained, attention found in a Llama graph', { skip }, () => {
+  const dir = path.join(ROOT, 'models/text/stories260K');
+  const prompt = 'Once upon a time';
+  const got = cli('explain-onnx-text', '--model', dir, '--text', prompt, '--no-loo');
+  assert.equal(got.causal, true);
+  assert.equal(got.attention_found.length, 5);
+  assert.ok(got.attention_found.every((a) => a.heads === 8 && a.positions === got.ids.length));
+  const gen = cli('generate', '--model', path.join(dir, 'model.onnx'), '--tokenizer', path.join(dir, 'tokenizer.bin'),
+    '--prompt', prompt, '--steps', String(got.ids.length + 1));
+  assert.equal(got.target, gen.ids[got.ids.length], 'the explained token is the greedy next token');
+  for (const row of ['rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input']) {
+    assert.equal(got[row].length, got.ids.length, row);
+    assert.ok(got[row].slice(0, -1).every(Number.isFinite) || row.startsWith('gradient'), row);
+  }
+  assert.equal(got.rollout.at(-1), null, 'the explained position itself has no attention score');
+  assert.ok(got.gradient.some((v) => v > 0), 'gradients reach the token embeddings');
+});

@@ -80,6 +80,8 @@ bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& o
       break;
     }
   }
+  // Gradients start at the token embeddings (no gradient flows through integer ids).
+  if (!embedding_.empty()) ex_.set_gradient_roots({embedding_});
   return true;
 }
 

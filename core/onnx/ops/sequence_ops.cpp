@@ -313,8 +313,8 @@ void register_sequence_ops(OpRegistry<T>& r) {
   for (const char* name : {"Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"})
     r[name] = {&compare_fwd<T>, nullptr, 7};
   r["Not"] = {&not_fwd<T>, nullptr, 1};
-  r["Min"] = {&minmax_fwd<T>, &minmax_bwd<T>, 8};
-  r["Max"] = {&minmax_fwd<T>, &minmax_bwd<T>, 8};
+  r["Min"] = {&minmax_fwd<T>, &minmax_bwd<T>, 6};  // opsets 6–7 without broadcasting: a special case
+  r["Max"] = {&minmax_fwd<T>, &minmax_bwd<T>, 6};
 }
 template void register_sequence_ops<float>(OpRegistry<float>&);
 template void register_sequence_ops<double>(OpRegistry<double>&);
