@@ -72,7 +72,7 @@ int run_info(const OnnxCommands& c) {
   if (!read_file(c.model, &bytes, &err)) fail(err);
   json out;
   if (!onnx_info(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), c.size, &out, &err)) fail(c.model + ": " + err);
-  std::cout << out.dump() << std::endl;
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 
@@ -92,7 +92,7 @@ int run_explain(const OnnxCommands& c) {
   if (!onnx_explain(clf, x, r, &result, &err)) fail(err);
   json out = {{"model", c.model}, {"method", c.method}, {"input_shape", shape}};
   out.update(result);
-  std::cout << out.dump() << std::endl;
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
 

@@ -6,7 +6,7 @@ namespace attnlab {
 namespace {
 
 std::string num_text(double v) {
-  return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : nlohmann::json(v).dump();
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string check_number(const ParamSpec& s, const nlohmann::json& v, bool integer, const std::string& what) {

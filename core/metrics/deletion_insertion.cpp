@@ -43,7 +43,7 @@ class CurvePlan : public ImagePlan {
   }
 
   std::string result_json() const override {
-    if (!done()) return nlohmann::json{{"error", "not done"}}.dump();
+    if (!done()) return nlohmann::json{{"error", "not done"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     nlohmann::json j;
     std::vector<double> x(count()), y(count());
     for (int i = 0; i < count(); ++i) {
@@ -54,7 +54,7 @@ class CurvePlan : public ImagePlan {
     j["x"] = x;
     j["y"] = y;
     j["auc"] = trapezoid_auc(x, y);
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
  protected:
@@ -82,13 +82,13 @@ class ExplanationMaskPlan : public ImagePlan {
       : ImagePlan(2, class_index, h, w), image_(image), mask_(normalize_minmax(saliency)) {}
 
   std::string result_json() const override {
-    if (!done()) return nlohmann::json{{"error", "not done"}}.dump();
+    if (!done()) return nlohmann::json{{"error", "not done"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const double p = probability(0), q = probability(1);
     return nlohmann::json{{"original", p},
                           {"masked", q},
                           {"drop", p > 0 ? std::max(0.0, p - q) / p : 0.0},
                           {"increase", q > p}}
-        .dump();
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
  protected:

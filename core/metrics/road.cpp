@@ -93,13 +93,13 @@ class RoadPlan : public ImagePlan {
   }
 
   std::string result_json() const override {
-    if (!done()) return nlohmann::json{{"error", "not done"}}.dump();
+    if (!done()) return nlohmann::json{{"error", "not done"}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::vector<double> y(count());
     double sum = 0;
     for (int i = 0; i < count(); ++i) sum += (y[i] = probability(i));
     return nlohmann::json{{"kind", order_ == RoadOrder::MostRelevantFirst ? "road-morf" : "road-lerf"},
                           {"percentages", percentages_}, {"y", y}, {"mean", count() ? sum / count() : 0.0}}
-        .dump();
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
  protected:
