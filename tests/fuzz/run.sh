@@ -11,7 +11,7 @@ BUILD="${1:?build dir}"
 SECONDS_EACH="${2:-30}"
 JOBS="${3:-$(nproc)}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-declare -A DICT=([fuzz_safetensors]=safetensors [fuzz_text_checkpoint]=checkpoint [fuzz_cnn_checkpoint]=checkpoint [fuzz_han_checkpoint]=checkpoint [fuzz_sentences]=text
+declare -A DICT=([fuzz_safetensors]=safetensors [fuzz_text_checkpoint]=checkpoint [fuzz_cnn_checkpoint]=checkpoint [fuzz_han_checkpoint]=checkpoint [fuzz_sentences]=text [fuzz_image_file]=text
                  [fuzz_tokenizer]=text [fuzz_tsv]=text [fuzz_onnx]=onnx)
 # One target: its committed crash inputs, then the timed run; prints its lines, exits non-zero on a failure.
 fuzz_target() {
