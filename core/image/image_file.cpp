@@ -155,6 +155,11 @@ bool image_file_jpeg_tables_ok(const uint8_t* b, size_t n) {
     const uint8_t m = b[i + 1];
     if (m == 0xff) { i += 1; continue; }
     if (m == 0xd8 || (m >= 0xd0 && m <= 0xd7) || m == 0x01) { i += 2; continue; }
+    if (m == 0x00) {  // a stuffed byte after fill bytes (FF FF 00): still entropy-coded data, as stb_image reads it
+      i += 2;
+      while (i + 1 < n && !(b[i] == 0xff && b[i + 1] != 0 && b[i + 1] != 0xff && !(b[i + 1] >= 0xd0 && b[i + 1] <= 0xd7))) ++i;
+      continue;
+    }
     if (m == 0xd9) return true;
     const size_t len = image_file_be16(b + i + 2);
     if (len < 2) return false;
