@@ -79,16 +79,9 @@ std::vector<std::string> paragraphs(const std::string& text) {
   return out;
 }
 
-// word: the lower-cased letters (and inner periods) before the '.'; lower_next: a lower-case letter follows.
-bool is_abbreviation(const std::string& word, bool upper_initial, bool lower_next) {
-  if (word.size() == 1) return upper_initial || !lower_next;  // initials ("J. R. R."), not "plan b. it was"
+bool is_abbreviation(const std::string& word) {  // lower-cased letters (and inner periods) before the '.'
+  if (word.size() == 1) return true;  // initials
   if (word.find('.') != std::string::npos) return true;  // u.s, e.g, a.k.a
-  if (lower_next) {  // "no. 5" is a number, but "i said no. it was" ends a sentence
-    if (word == "no") return false;
-    static const char* const kBeforeLower[] = {"al", "cf", "viz", "ie", "eg"};  // "et al. found", "cf. the"
-    for (const char* a : kBeforeLower)
-      if (word == a) return true;
-  }
   static const char* const kList[] = {"mr",   "mrs",  "ms",  "dr",   "prof", "st",   "jr",  "sr",  "vs",
                                       "no",   "mt",   "ft",  "lt",   "gen",  "col",  "sgt", "capt", "gov",
                                       "sen",  "rep",  "jan", "feb",  "mar",  "apr",  "jun", "jul", "aug",
@@ -135,15 +128,13 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
     }
     const size_t run_start = i;
     int periods = 0;
-    bool other = false, ellipsis = false;
+    bool other = false;
     while (i < n) {
       if (p[i] == '.') { ++periods; ++i; }
       else if (p[i] == '!' || p[i] == '?') { other = true; ++i; }
-      else if (p.compare(i, 3, "\xE2\x80\xA6") == 0) { other = ellipsis = true; i += 3; }
+      else if (p.compare(i, 3, "\xE2\x80\xA6") == 0) { other = true; i += 3; }
       else break;
     }
-    ellipsis = ellipsis || periods >= 2;
-    const size_t run_end = i;
     size_t len = 0;
     while (i < n && is_closer(p, i, &len)) i += len;
     if (i < n && !is_space_char(p[i])) {
@@ -160,18 +151,13 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
     if (j >= n) break;  // the paragraph's end is a boundary anyway
     size_t k = j;
     while (k < n && is_opener(p, k, &len)) k += len;
-    // A lower-case start ends the sentence too ("i loved it. it was great! would watch again?"), except after an
-    // ellipsis ("is... well, himself") or a closing quote / bracket ("\"Great!\" he said").
-    const bool lower_next = k < n && p[k] >= 'a' && p[k] <= 'z';
-    if (lower_next && (ellipsis || i > run_end)) continue;
+    if (k < n && p[k] >= 'a' && p[k] <= 'z') continue;  // lower-case continues the sentence
     if (periods == 1 && !other) {
       size_t w = run_start;
       while (w > start && (is_ascii_letter(p[w - 1]) || (p[w - 1] == '.' && w - 1 > start && is_ascii_letter(p[w - 2])))) --w;
       std::string word;
       for (size_t q = w; q < run_start; ++q) word.push_back(lower(p[q]));
-      const bool upper_initial = run_start - w == 1 && p[w] >= 'A' && p[w] <= 'Z';
-      if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word, upper_initial, lower_next))
-        continue;
+      if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word)) continue;
     }
     emit(i);
   }
@@ -216,7 +202,7 @@ SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, con
     d.notes.push_back(std::to_string(cut_long) + " sentence(s) longer than " + std::to_string(piece) +
                       " tokens were cut into pieces of " + std::to_string(piece) + " tokens");
   d.num_sentences_total = static_cast<int>(pieces.size());
-  int kept_tokens = 0, last_cut_at = 0, last_cut_of = 0;
+  int kept_tokens = 0;
   for (auto& s : pieces) {
     if (static_cast<int>(d.sentences.size()) >= max_sentences) {
       d.truncated = true;
@@ -225,8 +211,6 @@ SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, con
     if (o.max_tokens > 0 && kept_tokens + static_cast<int>(s.size()) > o.max_tokens) {
       const int room = o.max_tokens - kept_tokens;
       if (room > 0) {
-        last_cut_at = room;
-        last_cut_of = static_cast<int>(s.size());
         s.resize(room);
         d.sentences.push_back(std::move(s));
         kept_tokens += room;
@@ -240,11 +224,7 @@ SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, con
   if (d.truncated)
     d.notes.push_back("cut to the first " + std::to_string(d.sentences.size()) + " of " +
                       std::to_string(d.num_sentences_total) + " sentences (" + std::to_string(kept_tokens) + " of " +
-                      std::to_string(d.num_tokens_total) + " tokens" +
-                      (last_cut_of > 0 ? "; sentence " + std::to_string(d.sentences.size()) + " cut after " +
-                                             std::to_string(last_cut_at) + " of its " + std::to_string(last_cut_of) + " tokens"
-                                       : "") +
-                      "; limits: " + std::to_string(max_sentences) +
+                      std::to_string(d.num_tokens_total) + " tokens; limits: " + std::to_string(max_sentences) +
                       " sentences" + (o.max_tokens > 0 ? ", " + std::to_string(o.max_tokens) + " tokens" : "") + ")");
   return d;
 }

@@ -6,22 +6,19 @@
 //  2. Lines: "\r\n" and "\r" count as "\n"; an empty (or blank) line is a hard break; a single newline is
 //     a space (wrapped mail lines in 20news).
 //  3. A boundary follows a run of terminators `.` `!` `?` `…` (e.g. "?!", "..."), then any closing quotes
-//     or brackets (`"` `'` `)` `]` `’` `”` `»`), when whitespace (or the end) follows — whatever the case of the
-//     next letter ("i loved it. it was great! would watch again?" is three sentences: people type in lower
-//     case), except that a lower-case letter after an ellipsis ("..", "...", "…") or after closing quotes /
-//     brackets continues the sentence. So `Great!" he said.` and `I thought... well, no` stay one sentence,
-//     `"It is bad." Then` splits after the quote. Without
+//     or brackets (`"` `'` `)` `]` `’` `”` `»`), when whitespace (or the end) follows and the next letter
+//     after optional opening quotes / brackets is not a lower-case ASCII letter. So `Great!" he said.` and
+//     `I thought... well, no` stay one sentence, `"It is bad." Then` splits after the quote. Without
 //     whitespace, only the run-together case splits: a lower-case letter before the terminators and an
 //     upper-case letter starting a word after them (IMDB's "new love.The acting", "etc...Michael"), never
 //     "9.50", "imdb.com", "E.Green", "Azar.FBI" (SentenceSplitOptions::run_together; off = no split without
-//     whitespace, the behaviour the first HAN models were trained with). (Until issue 29, a lower-case next
-//     letter never split: "fine. i saw it" was one sentence.)
+//     whitespace, the behaviour the first HAN models were trained with). Sentences that start in lower case
+//     ("fine. i saw it") do not split — a stated limit (the tokenizer lower-cases everything anyway).
 //  4. A single `.` does not end a sentence after an abbreviation: a known title or short form (mr, mrs, ms,
 //     dr, prof, st, jr, sr, vs, no, mt, ft, lt, gen, col, sgt, capt, gov, sen, rep, jan … dec, approx, dept,
 //     fig, vol), a single letter (initials: "J. R. R. Tolkien") or a word with an inner period
-//     ("U.S.", "e.g.", "a.k.a."). Before a lower-case letter: also al, cf, viz, ie, eg ("et al. found"), but
-//     not "no" ("i said no. it was bad") nor a lower-case single letter ("plan b. it failed"). Numbers and URLs
-//     ("9.50", "imdb.com") have no space after the period, so they never split.
+//     ("U.S.", "e.g.", "a.k.a."). Numbers and URLs ("9.50", "imdb.com") have no space after the
+//     period, so they never split.
 //  5. A sentence whose tokens are all punctuation (a stray "..." or ")") joins the previous sentence;
 //     sentences without tokens are dropped.
 // Stated cuts (SentenceSplitOptions, recorded in SplitDocument::notes):

@@ -162,7 +162,11 @@ TEST(HanExplain, LongDocumentIsCutToTheCapAndSaysWhere) {
   const char* const words[] = {"the", "film", "is", "good", "bad", "not", "plot", "great", "dull"};
   std::string text;
   for (int s = 0; s < 50; ++s) {  // 50 sentences of 100 tokens (99 words and a period)
-    for (int w = 0; w < 99; ++w) text += std::string(words[(s * 7 + w * 3) % 9]) + " ";
+    for (int w = 0; w < 99; ++w) {
+      std::string word = words[(s * 7 + w * 3) % 9];
+      if (w == 0) word[0] = static_cast<char>(word[0] - 'a' + 'A');  // a capital starts each sentence
+      text += word + " ";
+    }
     text += ". ";
   }
   const HanExplanation e = explain_han(m, text, {4});
