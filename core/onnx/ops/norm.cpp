@@ -29,6 +29,18 @@ std::string ln_dims(const Node& n, const std::vector<const Tensor<T>*>& in, LnDi
   return "";
 }
 
+// Mean and 1 / √(population variance + ε) of one row of d values.
+template <class T>
+void ln_row_stats(const T* xp, int64_t d, double eps, double* mu, double* rs) {
+  const double n = static_cast<double>(std::max<int64_t>(d, 1));
+  double m = 0, var = 0;
+  for (int64_t j = 0; j < d; ++j) m += xp[j];
+  m /= n;
+  for (int64_t j = 0; j < d; ++j) var += (xp[j] - m) * (xp[j] - m);
+  *mu = m;
+  *rs = 1.0 / std::sqrt(var / n + eps);
+}
+
 template <class T>
 std::string ln_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
   if (auto e = check_inputs(n, in, 2); !e.empty()) return e;
@@ -50,12 +62,8 @@ std::string ln_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::
   for (int64_t r = 0; r < ld.rows; ++r) {
     const T* xp = x.f.data() + r * ld.d;
     T* yp = out[0].f.data() + r * ld.d;
-    double mu = 0, var = 0;
-    for (int64_t j = 0; j < ld.d; ++j) mu += xp[j];
-    mu /= static_cast<double>(std::max<int64_t>(ld.d, 1));
-    for (int64_t j = 0; j < ld.d; ++j) var += (xp[j] - mu) * (xp[j] - mu);
-    var /= static_cast<double>(std::max<int64_t>(ld.d, 1));
-    const double rs = 1.0 / std::sqrt(var + eps);
+    double mu, rs;
+    ln_row_stats(xp, ld.d, eps, &mu, &rs);
     for (int64_t j = 0; j < ld.d; ++j) {
       const T s = sc.f[sc.f.size() == 1 ? 0 : j];
       const T bb = b ? b->f[b->f.size() == 1 ? 0 : j] : T(0);
@@ -91,12 +99,8 @@ std::string ln_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const
   for (int64_t r = 0; r < ld.rows; ++r) {
     const T* xp = x.f.data() + r * ld.d;
     const T* gy = dy.data() + r * ld.d;
-    double mu = 0, var = 0;
-    for (int64_t j = 0; j < ld.d; ++j) mu += xp[j];
-    mu /= static_cast<double>(std::max<int64_t>(ld.d, 1));
-    for (int64_t j = 0; j < ld.d; ++j) var += (xp[j] - mu) * (xp[j] - mu);
-    var /= static_cast<double>(std::max<int64_t>(ld.d, 1));
-    const double rs = 1.0 / std::sqrt(var + eps);
+    double mu, rs;
+    ln_row_stats(xp, ld.d, eps, &mu, &rs);
     double mg = 0, mgx = 0;
     for (int64_t j = 0; j < ld.d; ++j) {
       xh[j] = (xp[j] - mu) * rs;
