@@ -199,23 +199,12 @@ bool Executor<T>::load(const Model& model, std::string* error) {
 }
 
 template <class T>
-bool Executor<T>::store_value(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
+bool Executor<T>::store(std::vector<Tensor<T>>& slots, std::vector<int64_t>& bytes, int id, Tensor<T>&& t,
+                        const std::string& where, std::string* error) {
   const int64_t b = bytes_of(t);
-  live_bytes_ += b - value_bytes_[id];
-  value_bytes_[id] = b;
-  values_[id] = std::move(t);
-  if (live_bytes_ <= limits_.max_live_bytes) return true;
-  *error = where + ": the values and gradients alive would take " + std::to_string(live_bytes_ >> 20) +
-           " MB, above the executor's limit of " + std::to_string(limits_.max_live_bytes >> 20) + " MB";
-  return false;
-}
-
-template <class T>
-bool Executor<T>::store_grad(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
-  const int64_t b = bytes_of(t);
-  live_bytes_ += b - grad_bytes_[id];
-  grad_bytes_[id] = b;
-  grads_[id] = std::move(t);
+  live_bytes_ += b - bytes[id];
+  bytes[id] = b;
+  slots[id] = std::move(t);
   if (live_bytes_ <= limits_.max_live_bytes) return true;
   *error = where + ": the values and gradients alive would take " + std::to_string(live_bytes_ >> 20) +
            " MB, above the executor's limit of " + std::to_string(limits_.max_live_bytes >> 20) + " MB";

@@ -80,8 +80,14 @@ class Executor {
   int id_of(const std::string& name) const;
   bool run_node(const Node& n, std::string* error, bool folding);
   // Stores a value / gradient and keeps live_bytes_ current; false (with a message) when over the budget.
-  bool store_value(int id, Tensor<T>&& t, const std::string& where, std::string* error);
-  bool store_grad(int id, Tensor<T>&& t, const std::string& where, std::string* error);
+  bool store(std::vector<Tensor<T>>& slots, std::vector<int64_t>& bytes, int id, Tensor<T>&& t,
+             const std::string& where, std::string* error);
+  bool store_value(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
+    return store(values_, value_bytes_, id, std::move(t), where, error);
+  }
+  bool store_grad(int id, Tensor<T>&& t, const std::string& where, std::string* error) {
+    return store(grads_, grad_bytes_, id, std::move(t), where, error);
+  }
   static int64_t bytes_of(const Tensor<T>& t) {
     return static_cast<int64_t>(t.f.size() * sizeof(T) + t.i.size() * sizeof(int64_t));
   }
