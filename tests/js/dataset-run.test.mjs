@@ -109,3 +109,19 @@ test('datasetLines numbers instances like the core: empty lines skipped, CRLF, t
   assert.throws(() => datasetLines('x\ttext\n'), /line 1: label 'x'/);
   assert.deepEqual(datasetLines(''), []);
 });
+
+test('datasetLines skips a UTF-8 byte-order mark at the start (a spreadsheet export), as the core does', () => {
+  // The mark decoded into the string (U+FEFF: a TextDecoder with ignoreBOM, a File's text() keeps it in some
+  // browsers) is not part of line 1's label.
+  assert.deepEqual(datasetLines('\uFEFF0\tbad\r\n1\tgood\r\n'), [
+    { label: 0, text: 'bad' },
+    { label: 1, text: 'good' },
+  ]);
+  assert.deepEqual(datasetLines('\uFEFF'), []);
+  // Only at the very start: a mark inside the file is still a bad label, and the message shows it.
+  assert.throws(() => datasetLines('0\tbad\n\uFEFF1\tgood\n'), /line 2: label '<U\+FEFF>1' is not a non-negative integer/);
+  // Invisible characters in a bad label are written out, as the CLI writes them (escape_invisible).
+  assert.throws(() => datasetLines('\u200B1\tx\n'), /line 1: label '<U\+200B>1'/);
+  assert.throws(() => datasetLines('1\u00A0\tx\n'), /line 1: label '1<U\+00A0>'/);
+  assert.throws(() => datasetLines('1\r2\tx\n'), /line 1: label '1\\r2'/);
+});
