@@ -9,6 +9,14 @@ namespace {
 
 using nlohmann::json;
 
+json onnx_text_row(const std::vector<double>& v) {
+  json a = json::array();
+  for (double x : v) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+  return a;
+}
+
+}  // namespace
+
 // p_target from the explained position's logits (one logit: the sigmoid, target 0 = 1 − σ).
 double onnx_text_probability(const std::vector<float>& logits, int target) {
   if (logits.size() == 1) {
@@ -21,13 +29,32 @@ double onnx_text_probability(const std::vector<float>& logits, int target) {
   return std::exp(logits[static_cast<size_t>(target)] - mx) / z;
 }
 
-json onnx_text_row(const std::vector<double>& v) {
-  json a = json::array();
-  for (double x : v) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
-  return a;
+std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k) {
+  std::vector<int> idx(logits.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int>(i);
+  const size_t n = std::min(idx.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n), idx.end(), [&](int a, int b) {
+    return logits[static_cast<size_t>(a)] > logits[static_cast<size_t>(b)] ||
+           (logits[static_cast<size_t>(a)] == logits[static_cast<size_t>(b)] && a < b);
+  });
+  idx.resize(n);
+  return idx;
 }
 
-}  // namespace
+bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
+                             std::vector<double>* out, std::string* error) {
+  const int T = static_cast<int>(ids.size());
+  begin = std::max(begin, 0);
+  end = std::min(end, T);
+  out->assign(static_cast<size_t>(std::max(end - begin, 0)), std::nan(""));
+  for (int t = begin; t < end && T > 1; ++t) {
+    std::vector<int> cut = ids;
+    cut.erase(cut.begin() + t);
+    if (!model.run(cut, error)) return false;
+    (*out)[static_cast<size_t>(t - begin)] = std::abs(p - onnx_text_probability(model.logits(), target));
+  }
+  return true;
+}
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, json* out, std::string* error) {
   const std::vector<int>& ids = request.ids;
@@ -35,8 +62,7 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   if (!model.run(ids, error)) return false;
   const std::vector<float> logits = model.logits();
   int target = request.target;
-  if (target < 0) target = logits.size() == 1 ? (logits[0] >= 0 ? 1 : 0)
-                                              : static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+  if (target < 0) target = logits.size() == 1 ? (logits[0] >= 0 ? 1 : 0) : onnx_text_top_k(logits, 1).at(0);
   if (!model.backward(target, error)) return false;
   const double p = onnx_text_probability(logits, target);
   json o = {{"causal", model.causal()}, {"target", target}, {"probability", p}, {"output", model.output_name()}};
@@ -96,13 +122,8 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     error->clear();
   }
   if (request.leave_one_out) {
-    std::vector<double> loo(static_cast<size_t>(T), nan);
-    for (int t = 0; t < T && T > 1; ++t) {
-      std::vector<int> cut = ids;
-      cut.erase(cut.begin() + t);
-      if (!model.run(cut, error)) return false;
-      loo[t] = std::abs(p - onnx_text_probability(model.logits(), target));
-    }
+    std::vector<double> loo;
+    if (!onnx_text_leave_one_out(model, ids, target, p, 0, T, &loo, error)) return false;
     o["leave_one_out"] = onnx_text_row(loo);
     o["leave_one_out_note"] = "each token deleted in turn, the rest re-run";
     if (!model.run(ids, error)) return false;  // leave the model on the explained input

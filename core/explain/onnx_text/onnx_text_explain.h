@@ -28,4 +28,17 @@ struct OnnxTextExplainRequest {
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, nlohmann::json* out, std::string* error);
 
+// The pieces of onnx_text_explain that the page also runs on their own (wasm/onnx_text_bindings.cpp: the top-5 next
+// tokens, leave-one-out in steps with progress), so both compute them the same way:
+//   onnx_text_probability(logits, target): p_target of the explained position (one logit: the sigmoid, target 0 =
+//     1 − σ; else the softmax).
+//   onnx_text_top_k(logits, k): the indices of the k largest logits, largest first, ties by the lower index (so
+//     top_k(·, 1) is the first maximum: the greedy next token, as llama2.c's argmax); k is clipped to the count.
+//   onnx_text_leave_one_out(model, ids, target, p, begin, end, out): out[t − begin] = |p − p_target(ids without
+//     token t)| for t in [begin, end) (T = 1: NaN); the model is left on the last input it ran.
+double onnx_text_probability(const std::vector<float>& logits, int target);
+std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k);
+bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
+                             std::vector<double>* out, std::string* error);
+
 }  // namespace attnlab
