@@ -144,6 +144,12 @@
     layerActivation: [R], logitsOf: [R, R],
   }, [R, 0]);
 
+  // ---- your text transformer (wasm/onnx_text_bindings.cpp) ----
+  defineClass('OnnxTextLab', 'OnnxTextLab', {
+    info: [], tokenize: [R, true], explain: [R, 'next', {}], explainIds: [R, 'next', {}],
+    leaveOneOut: [R, R, R, R, R], top: [R, 5], greedyStep: [R], attentionMaps: [R], decode: [R], pieces: [R],
+  }, [R, R, '', {}]);
+
   // ---- localization lab (wasm/cnn_bindings.cpp) ----
   defineClass('CnnTrainer', 'CnnTrainer', {
     step: [R], probes: [], metrics: [0], erase: [R, 0.5, 200, 4], weights: [], configJson: [], done: [],

@@ -27,8 +27,8 @@
 // in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
 // docmeasure (attention | gradient | leave_one_out | integrated_gradients). Global view: gvmodel, gvlevel (word |
-// sentence), gvword (the searched / selected word or sentence), gvn (top and bottom N). Fields are added
-// here when a view needs them.
+// sentence), gvword (the searched / selected word or sentence), gvn (top and bottom N). The Text tab's "Your model":
+// otmodel, ottext, otnext, ottarget, otlayer, otheads. Fields are added here when a view needs them.
 
 import { CATALOGUE } from './catalogue.js';
 
@@ -114,6 +114,16 @@ export const SCHEMA = Object.freeze({
   gvlevel: { type: 'enum', values: Object.freeze(['word', 'sentence']), default: 'word' },
   gvword: { type: 'string', default: '', maxLength: 300 },
   gvn: { type: 'int', default: 20, min: 5, max: 50 },
+  // Text view, "Your model" (views/own-text-view.js; the user's files are never in the URL): otmodel = the shipped
+  // demo shown ('stories260K'; '' = none or the user's own files), ottext = its text / prompt, otnext = greedy tokens
+  // added by Next (a link replays them), ottarget = the explained token / class (−1: the greedy next token / the
+  // predicted class), otlayer / otheads = its head view's layer and heads (as hlayer / hheads).
+  otmodel: { type: 'string', default: '', maxLength: 60 },
+  ottext: { type: 'string', default: 'Once upon a time', maxLength: 2000 },
+  otnext: { type: 'int', default: 0, min: 0, max: 256 },
+  ottarget: { type: 'int', default: -1, min: -1, max: 1_000_000 },
+  otlayer: { type: 'int', default: 1, min: 1, max: 64 },
+  otheads: { type: 'string', default: 'all', maxLength: 40 },
 });
 
 export function defaults() {

@@ -3,7 +3,11 @@
 // the grid the [CLS] rows of raw attention, rollout and attention flow per layer. Drawing only.
 //
 // Contract:
-//   renderModelView(container, { maps, labels, selected: {layer, heads}, names, onOpen(layer, head) })
+//   renderModelView(container, { maps, labels, selected: {layer, heads}, names, onOpen(layer, head), query = 0,
+//                    queryLabel = '[CLS]', order = '[CLS] first' })
+//     query / queryLabel / order (optional, for a model whose explained position is not [CLS] at 0 — the Text tab's
+//              "Your model", a causal LM's last position): the row the tables read, its name, the legend's words on
+//              the positions' order; flow then holds [L·(n−1)] values for the positions other than `query`, in order.
 //     maps     the `attention` result (TextLab.attentionMaps): layers L, heads H, n, data [L·H·n·n],
 //              mean [L·n·n], rollout [L·n·n], flow [L·T]
 //     names    {raw, rollout, flow}: {label, description} for the extra maps (the catalogue's when it has them)
@@ -52,14 +56,15 @@ function drawMap(values, offset, n) {
 // One table per layer: a row per token (tr[data-token], in text order), a column per measure (raw attention, rollout,
 // flow; td[data-kind]) — three narrow columns, so the table fits its card at any width (a column per token made a
 // 16-token sentence 850 px wide).
-function clsTable(maps, layer, labels, names) {
+function clsTable(maps, layer, labels, names, query = 0, queryLabel = '[CLS]') {
   const { n, mean, rollout, flow } = maps;
   const T = n - 1;
+  const pos = Array.from({ length: n }, (_, p) => p).filter((p) => p !== query); // the positions read, in order
   const table = el('table', 'mv-cls-table');
-  table.append(el('caption', '', `Layer ${layer + 1}: what [CLS] reads`));
+  table.append(el('caption', '', `Layer ${layer + 1}: what ${queryLabel} reads`));
   const kinds = [
-    ['raw', Array.from({ length: T }, (_, t) => mean[(layer * n + 0) * n + t + 1])],
-    ['rollout', Array.from({ length: T }, (_, t) => rollout[(layer * n + 0) * n + t + 1])],
+    ['raw', pos.map((p) => mean[(layer * n + query) * n + p])],
+    ['rollout', pos.map((p) => rollout[(layer * n + query) * n + p])],
     ['flow', Array.from(flow.subarray(layer * T, (layer + 1) * T))],
   ];
   const head = el('tr');
@@ -70,11 +75,12 @@ function clsTable(maps, layer, labels, names) {
   const max = Object.fromEntries(kinds.map(([kind, vals]) => [kind, Math.max(0, ...vals.filter(Number.isFinite))]));
   const body = el('tbody');
   for (let t = 0; t < T; t++) {
-    const tr = el('tr', '', undefined, { 'data-token': t + 1 });
-    tr.append(el('th', 'mv-cls-tok', labels[t + 1], { scope: 'row', dir: 'auto', title: labels[t + 1] }));
+    const p = pos[t];
+    const tr = el('tr', '', undefined, { 'data-token': p });
+    tr.append(el('th', 'mv-cls-tok', labels[p], { scope: 'row', dir: 'auto', title: labels[p] }));
     for (const [kind, vals] of kinds) {
       const c = sequentialColor(max[kind] > 0 ? vals[t] / max[kind] : 0);
-      const td = el('td', 'mv-cls-cell', fmt(vals[t], 2), { 'data-kind': kind, 'data-value': vals[t], title: `${labels[t + 1]}, ${names[kind].label}: ${fmt(vals[t], 4)}` });
+      const td = el('td', 'mv-cls-cell', fmt(vals[t], 2), { 'data-kind': kind, 'data-value': vals[t], title: `${labels[p]}, ${names[kind].label}: ${fmt(vals[t], 4)}` });
       td.style.background = c.background;
       td.style.color = c.foreground;
       tr.append(td);
@@ -85,7 +91,7 @@ function clsTable(maps, layer, labels, names) {
   return table;
 }
 
-export function renderModelView(container, { maps, labels, selected, names, onOpen }) {
+export function renderModelView(container, { maps, labels, selected, names, onOpen, query = 0, queryLabel = '[CLS]', order = '[CLS] first' }) {
   const { layers: L, heads: H, n, data, mean, rollout } = maps;
   const grid = el('div', 'mv-grid', undefined, { role: 'group', 'aria-label': `Attention maps: ${L} layers × ${H} heads` });
   grid.style.setProperty('--mv-cols', String(H + 2));
@@ -130,10 +136,10 @@ export function renderModelView(container, { maps, labels, selected, names, onOp
     grid.append(row);
   }
   const legend = el('div', 'mv-legend');
-  legend.append(el('span', '', `Each map: rows = queries (attends from), columns = keys (attends to), [CLS] first; colour = weight ÷ the map’s largest weight. ${names.raw.short} = the layer’s heads averaged; ${names.rollout.short} = rollout through the layer.`));
+  legend.append(el('span', '', `Each map: rows = queries (attends from), columns = keys (attends to), ${order}; colour = weight ÷ the map’s largest weight. ${names.raw.short} = the layer’s heads averaged; ${names.rollout.short} = rollout through the layer.`));
   legend.append(colorbar({ stops: SEQUENTIAL, ticks: [{ at: 0, text: '0' }, { at: 1, text: 'max' }], label: 'weight' }));
   const cls = el('div', 'mv-cls');
-  for (let l = 0; l < L; l++) cls.append(clsTable(maps, l, labels, names));
+  for (let l = 0; l < L; l++) cls.append(clsTable(maps, l, labels, names, query, queryLabel));
   const scroll = el('div', 'mv-scroll');
   scroll.append(grid);
   container.replaceChildren(scroll, legend, cls);

@@ -167,7 +167,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
     }
     vals.sort((a, b) => b[1] - a[1]);
     const top = vals.slice(0, 3).map(([j, v]) => `${labels[j]} ${fmt(v, 3)}`).join(', ');
-    const who = index === 0 ? '[CLS]' : `“${labels[index]}”`;
+    const who = index === 0 && labels[0] === '[CLS]' ? '[CLS]' : `“${labels[index]}”`;
     const over = heads.length === 1 ? `head ${heads[0] + 1}` : `the mean of ${heads.length} heads`;
     readout.textContent = heads.length === 0 ? idle : side === 'from'
       ? `Layer ${layer + 1}, ${over}: ${who} attends most to ${top}.${pinned ? ' (pinned — Escape clears)' : ''}`

@@ -4,7 +4,10 @@
 //   MEASURES                         — the rows, in order: { key, label, signed, help, kendallKey }
 //   TRANSFORMER_MEASURES             — a transformer's rows after them (rollout, flow, relevance, attention_norm),
 //                                      drawn when the result has them; measuresOf(result) → the rows drawn
-//   renderTokenRows(container, result)
+//   renderTokenRows(container, result, { measures, note, legend = true } = {})
+//     measures / note (optional, for a model whose rows differ — the Text tab's "Your model"): the rows to draw
+//     instead of measuresOf(result) (kendallKey false: no τ beside the row), and an element replacing the note on
+//     the explained class; legend false leaves out the unknown-word legend.
 //     `result` is the explain JSON (docs/DESIGN.md): tokens, unknown, attention, gradient, leave_one_out,
 //     integrated_gradients, kendall. Replaces the container's children with a legend and the rows:
 //       .measure-row[data-measure=KEY] > .measure-label + .tokens > .tok  (exactly one .tok per token)
@@ -213,7 +216,7 @@ function measureRow(m, tokens, unknown, values, kendall, completeness, scale) {
     tau.title = t.title;
     label.append(tau);
     if (t.na) label.append(el('span', 'measure-na', `n/a: ${t.reason}.`));
-  } else {
+  } else if (m.kendallKey !== false) {
     label.append(el('span', 'measure-tau', 'reference for τ'));
   }
 
@@ -279,10 +282,10 @@ function note(result) {
 }
 
 // The values of token i in every row, in words (shown on focus / tap; read by screen readers).
-function readoutText(result, i) {
+function readoutText(result, i, measures = measuresOf(result)) {
   const tokens = result?.tokens ?? [];
   const parts = [];
-  for (const m of measuresOf(result)) {
+  for (const m of measures) {
     const vals = result?.[m.key];
     if (!Array.isArray(vals) || vals.length !== tokens.length) continue;
     const key = vals.map((v) => (m.signed ? Math.abs(v) : v));
@@ -299,7 +302,8 @@ function highlight(rows, i) {
   for (const c of rows.querySelectorAll(`.tok[data-index="${i}"]`)) c.classList.add('hl');
 }
 
-export function renderTokenRows(container, result) {
+export function renderTokenRows(container, result, options = {}) {
+  const measures = options.measures ?? measuresOf(result);
   const tokens = Array.isArray(result?.tokens) ? result.tokens : [];
   const rows = el('div', 'measure-rows');
   rows.dataset.scale = currentScale;
@@ -309,7 +313,7 @@ export function renderTokenRows(container, result) {
 
   const draw = () => {
     rows.dataset.scale = currentScale;
-    rows.replaceChildren(...measuresOf(result).map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
+    rows.replaceChildren(...measures.map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
       result?.integrated_gradients_completeness, currentScale)));
   };
   draw();
@@ -322,7 +326,7 @@ export function renderTokenRows(container, result) {
   const show = (cell) => {
     const i = Number(cell.dataset.index);
     highlight(rows, i);
-    readout.textContent = readoutText(result, i);
+    readout.textContent = readoutText(result, i, measures);
     readout.dataset.index = String(i);
   };
   // Hovering a token highlights the same token in every row.
@@ -367,6 +371,7 @@ export function renderTokenRows(container, result) {
   });
 
   const tools = el('div', 'rows-tools');
-  tools.append(legend(), sw);
-  container.replaceChildren(tools, note(result), rows, readout);
+  if (options.legend !== false) tools.append(legend());
+  tools.append(sw);
+  container.replaceChildren(tools, options.note ?? note(result), rows, readout);
 }

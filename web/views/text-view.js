@@ -17,12 +17,15 @@
 //   Below the token rows, for transformer models, the head and model views (views/heads-view.js; other models: one
 //   sentence on why not), then the live experiment panels (views/live-panels.js) run on each shown result; they
 //   have their own per-panel status and never change section.dataset.status.
+//   The last card, "Your model" (#own-text, views/own-text-view.js), explains the user's own ONNX text transformer (or
+//   the shipped stories260K) in a worker of its own; it has its own text, status and URL fields (ot*).
 import { fitsInUrl } from '../state.js';
 import { CATALOGUE } from '../catalogue.js';
 import { renderPrediction } from '../render/prediction.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { mountLivePanels } from './live-panels.js';
 import { mountHeadsView } from './heads-view.js';
+import { mountOwnTextView } from './own-text-view.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
 import { viewStatus } from '../render/dom.js';
 
@@ -65,6 +68,8 @@ export function mountTextView(section, { client, store }) {
   const rowsEl = $('#token-rows');
   const live = mountLivePanels($('#live-panels'), { client, store, maxTokens: MAX_TOKENS });
   const heads = mountHeadsView($('#heads-panel'), { client, store, maxTokens: MAX_TOKENS });
+  // "Your model" (views/own-text-view.js): the user's ONNX text transformer, in a worker of its own
+  const ownText = $('#own-text') ? mountOwnTextView($('#own-text'), { store }) : null;
 
   let models = null; // manifest.models once loaded
   let manifestError = ''; // set when the model list cannot be loaded: nothing can run
@@ -281,6 +286,7 @@ export function mountTextView(section, { client, store }) {
     if (textarea.value !== state.text) textarea.value = state.text;
     if (models) syncModel();
     heads.apply(state);
+    ownText?.apply(state);
     run();
   }
 
@@ -299,5 +305,5 @@ export function mountTextView(section, { client, store }) {
       setStatus('error');
     });
 
-  return { apply, progress, addModel };
+  return { apply, progress, addModel, ownText };
 }

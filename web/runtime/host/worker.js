@@ -10,11 +10,12 @@ import { trainLab } from '../labs/train.js';
 import { imageLab } from '../labs/image.js';
 import { localizationLab } from '../labs/localization.js';
 import { ownModelLab } from '../labs/own-model.js';
+import { ownTextLab } from '../labs/own-text.js';
 import { documentsLab } from '../labs/documents.js';
 import { globalViewLab } from '../labs/global-view.js';
 import { runtimeLab } from '../labs/runtime.js';
 
-export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, documentsLab, globalViewLab, runtimeLab];
+export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, ownTextLab, documentsLab, globalViewLab, runtimeLab];
 
 if (meterOn()) meterWorker(); // measurement only (meter.js)
 startHost(LABS);

@@ -1,0 +1,178 @@
+// own-text.test.mjs — browser end-to-end test of the Text tab's "Your model" (views/own-text-view.js) with the shipped
+// stories260K: open the Text tab, open the card, press "Try the shipped stories260K"; the graph summary names the
+// attention found (5 layers × 8 heads); the top-5 next tokens are listed with their probabilities, the greedy one first
+// and equal to `build/attnlab explain-onnx-text`'s target; the rows are every row of that object with its numbers
+// (1e-5) and colour bars; the head view and the 5 × 8 model view are drawn; Next appends the greedy token and explains
+// the longer text; a link with otnext replays it in a fresh page; clicking another top-5 token explains that token.
+// Bad files (no tokenizer; an image model with a tokenizer) get a message naming them and stories260K stays.
+// No console errors. Saves tests/e2e/out/own-text-1366.png and own-text-390.png (look at them); prints the page's
+// explain time for one next token (no wall-clock assertion).
+// Skips — with the reason printed — only when web/gen lacks OnnxTextLab or models/text/stories260K is missing.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, openRecordingPage } from './browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MODEL_DIR = path.join(REPO, 'models/text/stories260K');
+const CLI = path.join(REPO, 'build', 'attnlab');
+const OUT = path.join(REPO, 'tests', 'e2e', 'out');
+const WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
+
+const missing = [];
+if (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxTextLab')) missing.push('web/gen with OnnxTextLab (bash scripts/build-wasm.sh)');
+if (!fs.existsSync(path.join(MODEL_DIR, 'model.onnx'))) missing.push('models/text/stories260K');
+const SKIP = missing.length ? `the Your-model text test needs ${missing.join(' and ')}` : false;
+const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'leave_one_out'];
+
+const cliExplain = (args) => JSON.parse(execFileSync(CLI, ['explain-onnx-text', '--model', MODEL_DIR, ...args],
+  { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').at(-1));
+
+if (SKIP) test('your text model in the browser', { skip: SKIP }, () => {});
+else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
+  let server;
+  let ctx;
+  before(async () => {
+    server = await startServer({ port: 0, root: REPO });
+    ctx = await launchChromium({ viewport: { width: 1366, height: 900 } });
+    fs.mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await ctx?.closeAndClean();
+    await server?.close();
+  });
+
+  const waitReady = async (page) => {
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.querySelector('#own-text')?.dataset.status), null, { timeout: 120_000 });
+    const s = await page.locator('#own-text').getAttribute('data-status');
+    if (s !== 'ready') assert.fail(`#own-text: ${s}: ${await page.locator('#ot-message').textContent()}`);
+  };
+  const result = (page) => page.evaluate(() => {
+    const r = document.querySelector('#own-text').ownTextResult;
+    return { ids: r.ids, target: r.target, probability: r.probability, top: r.top, rows: Object.fromEntries(
+      ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'leave_one_out']
+        .map((k) => [k, Array.from(r[k] ?? [], (v) => (Number.isFinite(v) ? v : null))])) };
+  });
+  const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+  const close = (a, b) => a === null ? b === null : b !== null && Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
+
+  test('the shipped stories260K: top-5, rows, head and model views, Next, a link, another token', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=text`);
+    await page.locator('#own-text > summary').click();
+    await page.locator('#ot-demo').click();
+    await waitReady(page);
+    const summary = await page.locator('#ot-summary').textContent();
+    assert.match(summary, /causal language model/);
+    assert.match(summary, /5 layers × 8 heads/);
+    assert.match(summary, /llama2c-bpe, 512 entries/);
+    assert.equal((await hash(page)).get('otmodel'), 'stories260K');
+    assert.equal(await page.locator('#ot-text').inputValue(), 'Once upon a time');
+
+    // top-5 next tokens with probabilities, the greedy one first
+    const choices = page.locator('#ot-top .ot-choice');
+    assert.equal(await choices.count(), 5);
+    assert.match(await choices.first().textContent(), /greedy/);
+    assert.match(await choices.first().textContent(), /\d+(\.\d+)? %/);
+    const r = await result(page);
+    assert.equal(r.top.top[0].id, r.target);
+    const psum = r.top.top.reduce((a, t) => a + t.probability, 0);
+    assert.ok(psum > 0 && psum <= 1 + 1e-9);
+
+    // every row of explain-onnx-text, with colour bars, one cell per token
+    const rows = await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure));
+    assert.deepEqual(rows, ROWS);
+    assert.equal(await page.locator('#ot-rows .measure-row .colorbar').count(), ROWS.length);
+    assert.equal(await page.locator('#ot-rows .measure-row[data-measure="rollout"] .tok').count(), r.ids.length);
+    if (fs.existsSync(CLI)) {
+      const want = cliExplain(['--text', 'Once upon a time']);
+      assert.deepEqual(r.ids, want.ids);
+      assert.equal(r.target, want.target);
+      for (const k of ROWS) assert.ok(r.rows[k].every((v, i) => close(v, want[k][i])), `${k}: ${r.rows[k]} vs ${want[k]}`);
+      // the cells carry the same numbers
+      const cells = await page.$$eval('#ot-rows .measure-row[data-measure="relevance"] .tok', (els) => els.map((e) => Number(e.dataset.value)));
+      assert.ok(cells.every((v, i) => (want.relevance[i] === null ? Number.isNaN(v) : close(v, want.relevance[i]))));
+    } else {
+      console.log(`# ${CLI} missing: the rows are not compared with the CLI`);
+    }
+    const status = await page.locator('#ot-status').textContent();
+    const ms = Number(/explained in (\d+) ms/.exec(status)?.[1]);
+    assert.ok(Number.isFinite(ms), status);
+    console.log(`# stories260K, one next token explained in the page: ${status}`);
+
+    // head view and model view
+    assert.equal(await page.locator('#ot-attention').getAttribute('data-heads'), 'ready');
+    assert.equal(await page.locator('#ot-attention .mv-thumb').count(), 5 * 8);
+    assert.ok(await page.locator('#ot-attention .hv-lines path').count() > 0);
+    assert.match(await page.locator('#ot-attention .mv-cls-table caption').first().textContent(), /explained position/);
+
+    await page.screenshot({ path: path.join(OUT, 'own-text-1366.png'), fullPage: true });
+
+    // Next: the greedy token is appended and the longer text explained
+    const greedy = r.top.greedy;
+    await page.locator('#ot-next').click();
+    await page.waitForFunction((n) => document.querySelector('#own-text').ownTextResult?.ids.length === n, r.ids.length + 1, { timeout: 60_000 });
+    await waitReady(page);
+    const r2 = await result(page);
+    assert.deepEqual(r2.ids, [...r.ids, greedy]);
+    assert.equal((await hash(page)).get('otnext'), '1');
+    assert.ok(await page.locator('#ot-continuation').isVisible());
+    assert.equal(await page.locator('#ot-rows .measure-row[data-measure="attention"] .tok').count(), r.ids.length + 1);
+    if (fs.existsSync(CLI)) {
+      const want = cliExplain(['--ids', r2.ids.join(',')]);
+      assert.equal(r2.target, want.target);
+      assert.ok(r2.rows.rollout.every((v, i) => close(v, want.rollout[i])));
+    }
+
+    // a link with otnext=1 replays the step in a fresh page
+    const again = await openRecordingPage(ctx, `${server.url}/web/${await page.evaluate(() => location.hash)}`);
+    await waitReady(again);
+    assert.deepEqual((await result(again)).ids, r2.ids);
+    assert.ok(await again.locator('#own-text').evaluate((d) => d.open));
+    assert.deepEqual(again.errors, []);
+    await again.close();
+
+    // another of the top-5: the rows explain that token
+    const second = page.locator('#ot-top .ot-choice').nth(1);
+    const id = Number(await second.getAttribute('data-id'));
+    await second.click();
+    await page.waitForFunction((t) => document.querySelector('#own-text').ownTextResult?.target === t, id, { timeout: 60_000 });
+    await waitReady(page);
+    assert.equal(await page.locator(`#ot-top .ot-choice[data-id="${id}"]`).getAttribute('aria-pressed'), 'true');
+    assert.equal((await hash(page)).get('ottarget'), String(id));
+
+    // bad files: a message naming them, stories260K stays
+    await page.setInputFiles('#ot-files', [path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx')]);
+    await page.waitForFunction(() => !document.querySelector('#ot-message').hidden, null, { timeout: 30_000 });
+    assert.match(await page.locator('#ot-message').textContent(), /No tokenizer with model\.onnx.*stories260K stays loaded/);
+    await page.setInputFiles('#ot-files', [path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx'), path.join(MODEL_DIR, 'tokenizer.bin')]);
+    await page.waitForFunction(() => /cannot be explained/.test(document.querySelector('#ot-message').textContent), null, { timeout: 60_000 });
+    assert.match(await page.locator('#ot-message').textContent(), /model\.onnx \+ tokenizer\.bin cannot be explained here: the model: input .* a text model takes token ids.*stories260K stays loaded/);
+    assert.equal(await page.locator('#own-text').getAttribute('data-status'), 'ready');
+    await page.locator('#ot-next').click();
+    await page.waitForFunction((n) => document.querySelector('#own-text').ownTextResult?.ids.length === n, r.ids.length + 2, { timeout: 60_000 });
+    await waitReady(page);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  test('390 px: no horizontal scroll, screenshot', async () => {
+    const small = await ctx.browser()?.newContext?.({ viewport: { width: 390, height: 844 } }) ?? null;
+    const page = small ? await small.newPage() : await ctx.newPage();
+    if (!small) await page.setViewportSize({ width: 390, height: 844 });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(`${server.url}/web/#view=text&otmodel=stories260K&ottext=Once+upon+a+time`);
+    await waitReady(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 1, `horizontal overflow ${overflow}px`);
+    await page.locator('#own-text').screenshot({ path: path.join(OUT, 'own-text-390.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+    await small?.close();
+  });
+});

@@ -1,0 +1,518 @@
+// The only Embind code for "Your model" on the Text tab (issue 28): a user's ONNX text transformer (an encoder
+// classifier or a causal LM) with its tokenizer, run forward and backward by the core's executor. Owns no
+// explanation math: the explanation is core/explain/onnx_text/onnx_text_explain.h's (what `attnlab
+// explain-onnx-text` prints), the tokenizers core/text/subword_tokenizer.h's, rollout / flow core/explain/
+// self_attention_maps.h's. What lives here is the binding's own work: reading the optional config.json (id2label,
+// the number of positions, the end-of-text id), checking the three files fit together, and cutting a text the model
+// cannot read whole. Errors as docs/DESIGN.md "Binding convention"; wasm/facade.js exposes:
+//   new Module.OnnxTextLab(model Uint8Array, tokenizer Uint8Array, config = '' (config.json text), options = {})
+//       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages)}.
+//       Throws with a message for: a file over the reader's 256 MB (checked before it is copied), bytes that are not
+//       ONNX, external data, an opset outside 1–18, a graph that is not a text model (an image input…), several
+//       outputs and none named logits, a tokenizer that is not JSON / of an unknown type, a config.json that is not a
+//       JSON object, a tokenizer whose vocabulary the model cannot read (a forward on its last id fails), a model that
+//       does not run on a short text.
+//   lab.info() → {summary (the onnx-info summary: inputs, outputs, operators, opsets, parameters, attention…),
+//       task 'causal-lm' | 'classifier', causal, output, outputs (classes or vocabulary size), labels (config.json
+//       id2label as an array, or null), layers, heads (of the attention found; 0 when none), attention_found [{layer,
+//       softmax, heads}], attention_note (when none is found), tokenizer {kind, vocab_size}, max_positions (null when
+//       unknown) and max_positions_source ('config.json <key>' | 'tried' | null), stop_ids (ids that end a text: BOS
+//       and EOS for llama2.c as `attnlab generate`, config.json eos_token_id otherwise), model_type (config.json's)}
+//   lab.tokenize(text, addSpecial = true) → {ids, tokens, offsets [[b, e]…] (UTF-8 bytes), special} (as `attnlab tokenize`)
+//   lab.explain(text, target = 'next', options = {}) → exactly the object `attnlab explain-onnx-text --text TEXT
+//       [--target K]` prints (ids, tokens, offsets, special, then onnx_text_explain's fields); options {leaveOneOut:
+//       true, attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
+//       attentionMaps). A text longer than the model's positions is cut (a template's closing token kept last) and the
+//       object gets `truncated` {kept, total, at_byte (end of the last kept token in the text; null for ids),
+//       max_positions, source}.
+//   lab.explainIds(ids, target = 'next', options = {}) → the same from token ids (`--ids`): {ids, …}.
+//   lab.leaveOneOut(ids, target, p, begin, count) → {values: [|p − p_target(ids without t)|, t in [begin, begin+count)]}
+//       (onnx_text_leave_one_out: the page runs leave-one-out in steps with progress; p = the explain's probability)
+//   lab.top(ids, k = 5) → {top [{id, token, text, logit, probability}], greedy (the first maximum), stop (greedy ∈
+//       stop_ids), ids_used (after a cut)}: the explained position's k most likely outputs (onnx_text_top_k)
+//   lab.greedyStep(ids) → {id, token, text, stop}: one forward, the first maximum of the last position's logits
+//       (`attnlab generate`'s step; the caller appends or stops)
+//   lab.attentionMaps(ids) → {n, layers, heads, explained (graph position), token_of [n] (token index, −1 = a
+//       position the graph adds), data Float32Array [L·H·n·n] (graph order, row = query), mean [L·n·n] (heads
+//       averaged), rollout [L·n·n] (through layer l), flow [L·(n−1)] (max flow from each other position to the
+//       explained one through layers 1..l, positions in graph order; NaN when n > 128: too slow to run live)}
+//   lab.decode(ids) → text;  lab.pieces(ids) → {tokens (vocabulary entries), texts (each id decoded alone)}
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <emscripten/bind.h>
+#include <nlohmann/json.hpp>
+
+#include "boundary.h"
+#include "explain/onnx/onnx_classifier.h"
+#include "explain/onnx_text/onnx_text_explain.h"
+#include "explain/self_attention_maps.h"
+#include "onnx/model.h"
+#include "text/subword_tokenizer.h"
+
+namespace {
+
+using nlohmann::json;
+using namespace attnlab;
+using namespace attnlab::wasm;
+
+constexpr int kFlowMaxPositions = 128;   // flow per layer (attentionMaps) runs n − 1 max-flows per layer
+constexpr int kMaxIds = 1 << 16;          // ids of one call
+
+std::string mb(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
+// A Uint8Array argument of at most `max` bytes, refused before it is copied into the heap.
+bool bytes_arg(const val& v, const char* name, size_t max, std::vector<uint8_t>* out, Err& e) {
+  if (!e.ok()) return false;
+  if (!v.instanceof(val::global("Uint8Array"))) return e.fail(std::string(name) + " must be a Uint8Array (the file's bytes)");
+  const size_t n = v["length"].as<size_t>();
+  if (n == 0) return e.fail(std::string(name) + " is empty");
+  if (n > max) return e.fail(std::string(name) + " is " + mb(n) + "; at most " + mb(max) + " can be read in the browser");
+  return u8(v, name, out, e);
+}
+
+// Token ids from a JS array or Int32Array.
+bool ids_arg(const val& v, std::vector<int>* out, Err& e) {
+  if (!e.ok()) return false;
+  if (!v.isArray() && !v.instanceof(val::global("Int32Array"))) return e.fail("ids must be an array of token ids");
+  const size_t n = v["length"].as<size_t>();
+  if (n == 0) return e.fail("ids is empty: no tokens to run");
+  if (n > static_cast<size_t>(kMaxIds)) return e.fail("ids has " + num(n) + " tokens; at most " + num(kMaxIds));
+  out->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const val x = v[i];
+    const double d = x.isNumber() ? x.as<double>() : -1;
+    if (!(d >= 0) || d != std::floor(d) || d > 2147483647.0) return e.fail("ids[" + num(i) + "] is not a token id (a whole number ≥ 0)");
+    (*out)[i] = static_cast<int>(d);
+  }
+  return true;
+}
+
+// 'next' / undefined / null / −1 → −1 (the arg-max); else a whole number ≥ 0.
+bool target_arg(const val& v, int* out, Err& e) {
+  if (!e.ok()) return false;
+  *out = -1;
+  if (v.isUndefined() || v.isNull()) return true;
+  if (v.isString()) {
+    const std::string s = v.as<std::string>();
+    if (s == "next" || s.empty()) return true;
+    return e.fail("target must be a class / token index or 'next', got '" + s + "'");
+  }
+  const double d = v.isNumber() ? v.as<double>() : NAN;
+  if (d == -1) return true;
+  if (!(d >= 0) || d != std::floor(d) || d > 2147483647.0) return e.fail("target must be a class / token index or 'next'");
+  *out = static_cast<int>(d);
+  return true;
+}
+
+json offsets_json(const Tokenization& t) {
+  json offsets = json::array();
+  for (const auto& [b, e] : t.offsets) offsets.push_back({b, e});
+  return offsets;
+}
+
+class OnnxTextLab {
+ public:
+  OnnxTextLab(const val& model, const val& tokenizer, const val& config, const val& options) {
+    Err e;
+    std::vector<uint8_t> mbytes, tbytes;
+    json opt;
+    std::string err, output, tok_name = "tokenizer";
+    object_arg(options, "options", &opt, e);
+    if (e.ok()) {
+      output = opt.value("output", std::string());
+      const std::string n = opt.value("tokenizerName", std::string());
+      if (!n.empty()) tok_name = n;
+    }
+    bytes_arg(model, "the model file", onnx::ReaderLimits().max_bytes, &mbytes, e);
+    if (e.ok() && tokenizer.isUndefined()) e.fail("a tokenizer is needed: tokenizer.json (Hugging Face) or tokenizer.bin (llama2.c)");
+    bytes_arg(tokenizer, tok_name.c_str(), kMaxTokenizerFileBytes, &tbytes, e);
+    if (e.ok() && !config.isUndefined() && !config.isNull()) {
+      if (!config.isString()) e.fail("config must be the text of config.json (a string)");
+      else if (!config.as<std::string>().empty()) {
+        config_ = json::parse(config.as<std::string>(), nullptr, false);
+        if (!config_.is_object()) e.fail("config.json is not a JSON object: it cannot be read");
+      }
+    }
+    if (e.ok() && !model_.load(mbytes.data(), mbytes.size(), output, &err)) e.fail("the model: " + err);
+    mbytes = {};
+    if (e.ok()) {
+      tok_ = load_tokenizer(std::string(tbytes.begin(), tbytes.end()), &err);
+      if (!tok_) e.fail(tok_name + ": " + err);
+    }
+    tbytes = {};
+    if (e.ok()) read_config();
+    if (e.ok()) probe(e);
+    error_ = e.message;
+  }
+
+  std::string error() const { return error_; }
+  val info() const { return out_json(info_); }
+
+  val tokenize(const val& text, bool add_special) const {
+    Err e;
+    std::string s, err;
+    Tokenization t;
+    if (string_arg(text, "text", &s, e) && !tok_->encode(s, add_special, &t, &err)) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    return out_json({{"ids", t.ids}, {"tokens", t.tokens}, {"offsets", offsets_json(t)}, {"special", t.special},
+                     {"kind", tok_->kind()}, {"vocab_size", tok_->vocab_size()}});
+  }
+
+  val explain(const val& text, const val& target, const val& options) {
+    Err e;
+    std::string s, err;
+    Tokenization t;
+    int tgt = -1;
+    json opt;
+    if (string_arg(text, "text", &s, e) && !tok_->encode(s, true, &t, &err)) e.fail(err);
+    target_arg(target, &tgt, e);
+    object_arg(options, "options", &opt, e);
+    if (e.ok() && t.ids.empty()) e.fail("no tokens to explain");
+    if (!e.ok()) return error_val(e.message);
+    json out = json::object();
+    out["tokens"] = t.tokens;
+    out["offsets"] = offsets_json(t);
+    out["special"] = t.special;
+    return run_explain(t.ids, &t, tgt, opt, std::move(out));
+  }
+
+  val explain_ids(const val& ids, const val& target, const val& options) {
+    Err e;
+    std::vector<int> v;
+    int tgt = -1;
+    json opt;
+    ids_arg(ids, &v, e);
+    target_arg(target, &tgt, e);
+    object_arg(options, "options", &opt, e);
+    if (!e.ok()) return error_val(e.message);
+    return run_explain(v, nullptr, tgt, opt, json::object());
+  }
+
+  val leave_one_out(const val& ids, const val& target, double p, int begin, int count) {
+    Err e;
+    std::vector<int> v;
+    int tgt = -1;
+    std::string err;
+    ids_arg(ids, &v, e);
+    target_arg(target, &tgt, e);
+    if (e.ok() && (!(p >= 0 && p <= 1))) e.fail("p must be the explained probability, in [0, 1]");
+    if (e.ok() && (begin < 0 || count < 0)) e.fail("begin and count must be ≥ 0");
+    if (e.ok() && tgt < 0) e.fail("leaveOneOut needs the explained target (the explain result's `target`)");
+    std::vector<double> values;
+    if (e.ok() && !onnx_text_leave_one_out(model_, v, tgt, p, begin, begin + count, &values, &err)) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    json a = json::array();
+    for (double x : values) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+    return out_json({{"values", a}, {"begin", begin}});
+  }
+
+  val top(const val& ids, int k) {
+    Err e;
+    std::vector<int> v;
+    std::string err;
+    ids_arg(ids, &v, e);
+    if (e.ok() && (k < 1 || k > 1000)) e.fail("k must be in 1..1000, got " + std::to_string(k));
+    if (e.ok()) fit(&v, nullptr, nullptr, e);
+    if (!e.ok()) return error_val(e.message);
+    const std::vector<float> logits = model_.logits();
+    json list = json::array();
+    for (int id : onnx_text_top_k(logits, k))
+      list.push_back({{"id", id}, {"token", model_.causal() ? tok_->id_to_token(id) : label(id)},
+                      {"text", model_.causal() ? tok_->decode({id}) : label(id)},
+                      {"logit", logits[static_cast<size_t>(id)]}, {"probability", onnx_text_probability(logits, id)}});
+    const int greedy = list.empty() ? -1 : list[0]["id"].get<int>();
+    return out_json({{"top", list}, {"greedy", greedy}, {"stop", is_stop(greedy)}, {"ids_used", v.size()}});
+  }
+
+  val greedy_step(const val& ids) {
+    Err e;
+    std::vector<int> v;
+    std::string err;
+    if (ids_arg(ids, &v, e) && !model_.run(v, &err)) e.fail(err);
+    if (e.ok() && !model_.causal()) e.fail("a greedy step needs a causal language model; this one is a classifier");
+    if (!e.ok()) return error_val(e.message);
+    const int id = onnx_text_top_k(model_.logits(), 1).at(0);
+    return out_json({{"id", id}, {"token", tok_->id_to_token(id)}, {"text", tok_->decode({id})}, {"stop", is_stop(id)}});
+  }
+
+  val attention_maps(const val& ids) {
+    Err e;
+    std::vector<int> v;
+    std::string err;
+    ids_arg(ids, &v, e);
+    if (e.ok() && model_.attention().empty()) e.fail("no attention was found in this model");
+    if (e.ok()) fit(&v, nullptr, nullptr, e);
+    SelfAttentionMaps maps;
+    std::vector<int> token_of;
+    int explained = -1;
+    std::vector<std::vector<Mat<double>>> A, dA;
+    if (e.ok() && (!model_.attention_layers(&A, &dA, &err) || !model_.maps(false, &maps, &token_of, &explained, &err))) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    const size_t L = A.size(), H = A[0].size(), n = static_cast<size_t>(A[0][0].rows());
+    const size_t off = n - v.size();  // 1: the graph prepends a position
+    const size_t e_pos = static_cast<size_t>(explained) + off;
+    std::vector<float> data(L * H * n * n), mean(L * n * n), rollout(L * n * n), flow(L * (n - 1), NAN);
+    std::vector<Mat<double>> fused;
+    for (size_t l = 0; l < L; ++l) {
+      for (size_t h = 0; h < H; ++h)
+        for (size_t i = 0; i < n; ++i)
+          for (size_t j = 0; j < n; ++j) data[((l * H + h) * n + i) * n + j] = static_cast<float>(A[l][h](i, j));
+      fused.push_back(fuse_heads(A[l], HeadFusion::Mean));
+      const Mat<double> r = attention_rollout(fused);
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) {
+          mean[(l * n + i) * n + j] = static_cast<float>(fused[l](i, j));
+          rollout[(l * n + i) * n + j] = static_cast<float>(r(i, j));
+        }
+      if (n > 1 && n <= static_cast<size_t>(kFlowMaxPositions)) {
+        // flow_from_maps reads the maps with the explained position first, the others after it in graph order
+        const std::vector<double> f = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l) + 1);
+        for (size_t k = 0; k < f.size() && k < n - 1; ++k) flow[l * (n - 1) + k] = static_cast<float>(f[k]);
+      }
+    }
+    std::vector<int> graph_token(n, -1);
+    for (size_t p = 0; p < n; ++p) graph_token[p] = static_cast<int>(p) - static_cast<int>(off);
+    val out = out_json({{"n", n}, {"layers", L}, {"heads", H}, {"explained", e_pos}, {"token_of", graph_token},
+                        {"shape", {L, H, n, n}}, {"flow_skipped", n > static_cast<size_t>(kFlowMaxPositions)}});
+    out.set("data", out_array(data));
+    out.set("mean", out_array(mean));
+    out.set("rollout", out_array(rollout));
+    out.set("flow", out_array(flow));
+    return out;
+  }
+
+  val decode(const val& ids) const {
+    Err e;
+    std::vector<int> v;
+    if (!ids_arg(ids, &v, e)) return error_val(e.message);
+    return val(tok_->decode(v));
+  }
+
+  val pieces(const val& ids) const {
+    Err e;
+    std::vector<int> v;
+    if (!ids_arg(ids, &v, e)) return error_val(e.message);
+    json tokens = json::array(), texts = json::array();
+    for (int id : v) {
+      tokens.push_back(tok_->id_to_token(id));
+      texts.push_back(tok_->decode({id}));
+    }
+    return out_json({{"tokens", tokens}, {"texts", texts}});
+  }
+
+ private:
+  void read_config() {
+    labels_ = json(nullptr);
+    if (config_.is_object()) {
+      if (config_.contains("id2label") && config_["id2label"].is_object()) {
+        std::vector<std::string> names;
+        for (const auto& [k, v] : config_["id2label"].items()) {
+          char* end = nullptr;
+          const long i = std::strtol(k.c_str(), &end, 10);
+          if (end == k.c_str() || *end || i < 0 || i > 100000 || !v.is_string()) continue;
+          if (static_cast<size_t>(i) >= names.size()) names.resize(static_cast<size_t>(i) + 1);
+          names[static_cast<size_t>(i)] = v.get<std::string>();
+        }
+        for (size_t i = 0; i < names.size(); ++i)
+          if (names[i].empty()) names[i] = "class " + std::to_string(i);
+        if (!names.empty()) labels_ = names;
+      }
+      for (const char* key : {"max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_len"})
+        if (config_.contains(key) && config_[key].is_number_integer() && config_[key].get<int64_t>() > 0 &&
+            config_[key].get<int64_t>() <= kMaxIds) {
+          max_positions_ = static_cast<int>(config_[key].get<int64_t>());
+          max_source_ = std::string("config.json ") + key;
+          break;
+        }
+      const json eos = config_.value("eos_token_id", json(nullptr));
+      if (eos.is_number_integer()) stop_ids_.push_back(eos.get<int>());
+      if (eos.is_array())
+        for (const auto& x : eos)
+          if (x.is_number_integer()) stop_ids_.push_back(x.get<int>());
+    }
+    if (std::string(tok_->kind()) == "llama2c-bpe" && stop_ids_.empty()) stop_ids_ = {1, 2};  // as attnlab generate
+  }
+
+  // A short text must run; the tokenizer's last id must be readable (its vocabulary fits the embedding table).
+  void probe(Err& e) {
+    std::string err;
+    Tokenization t;
+    tok_->encode("Hello", true, &t, &err);
+    std::vector<int> ids = t.ids.empty() ? std::vector<int>{0} : t.ids;
+    if (!model_.run(ids, &err)) {
+      e.fail("the model does not run on a short text (" + std::to_string(ids.size()) + " tokens): " + err);
+      return;
+    }
+    const int V = tok_->vocab_size();
+    if (V > 0) {
+      std::vector<int> last = ids;
+      last.back() = V - 1;
+      if (ids.size() > 1 && t.special.back()) last[ids.size() - 2] = V - 1;
+      std::string verr;
+      if (!model_.run(last, &verr)) {
+        e.fail("the tokenizer's vocabulary (" + std::to_string(V) +
+               " tokens) is larger than the model's embedding table: a forward pass on its last id (" +
+               std::to_string(V - 1) + ") fails (" + verr + "). Is this the tokenizer of this model?");
+        return;
+      }
+      if (!model_.run(ids, &err)) {
+        e.fail(err);
+        return;
+      }
+    }
+    const bool causal = model_.causal();
+    json found = json::array();
+    int heads = 0;
+    std::vector<std::vector<Mat<double>>> A, dA;
+    json info = {{"summary", OnnxClassifier::summarize(model_.model())},
+                 {"task", causal ? "causal-lm" : "classifier"}, {"causal", causal}, {"output", model_.output_name()},
+                 {"outputs", model_.logits().size()}, {"labels", labels_},
+                 {"tokenizer", {{"kind", tok_->kind()}, {"vocab_size", tok_->vocab_size()}}},
+                 {"stop_ids", stop_ids_},
+                 {"model_type", config_.is_object() ? config_.value("model_type", json(nullptr)) : json(nullptr)}};
+    if (!model_.attention().empty()) {
+      if (model_.attention_layers(&A, &dA, &err)) {
+        heads = static_cast<int>(A[0].size());
+        for (size_t l = 0; l < A.size(); ++l)
+          found.push_back({{"layer", model_.attention()[l].layer}, {"softmax", model_.attention()[l].softmax_node},
+                           {"heads", A[l].size()}});
+      } else {
+        info["attention_note"] = err;
+      }
+    } else {
+      info["attention_note"] =
+          "no attention was found in this model (a Softmax over the keys whose output multiplies the values): the rows "
+          "of the gradient and leave-one-out still run, the attention rows, head view and model view do not";
+    }
+    info["attention_found"] = found;
+    info["layers"] = found.size();
+    info["heads"] = heads;
+    info_ = info;
+    set_max_info();
+  }
+
+  void set_max_info() {
+    info_["max_positions"] = max_positions_ > 0 ? json(max_positions_) : json(nullptr);
+    info_["max_positions_source"] = max_source_.empty() ? json(nullptr) : json(max_source_);
+  }
+
+  std::string label(int k) const {
+    if (labels_.is_array() && k >= 0 && static_cast<size_t>(k) < labels_.size()) return labels_[static_cast<size_t>(k)];
+    return "class " + std::to_string(k);
+  }
+
+  bool is_stop(int id) const { return std::find(stop_ids_.begin(), stop_ids_.end(), id) != stop_ids_.end(); }
+
+  // Cuts *ids (and *t) to what the model reads and runs one forward pass on them. A longer text than the known
+  // number of positions is cut at once; with the number unknown, a failed forward on T > 1 tokens looks for the
+  // longest prefix that runs (halving: ~log2 T forwards, once) and cuts there. A closing template token (the last
+  // token, special) stays last. *cut = {kept, total, at_byte, max_positions, source} when cut.
+  bool fit(std::vector<int>* ids, Tokenization* t, json* cut, Err& e) {
+    std::string err;
+    const size_t total = ids->size();
+    auto cut_to = [&](size_t k) {
+      const bool keep_last = t && t->size() == ids->size() && t->special.back() && k >= 2;
+      auto shorten = [&](auto& v) {
+        auto last = v.back();
+        v.resize(k);
+        if (keep_last) v.back() = last;
+      };
+      shorten(*ids);
+      if (t && t->size() == total) {
+        shorten(t->ids);
+        shorten(t->tokens);
+        shorten(t->offsets);
+        shorten(t->special);
+      }
+    };
+    if (max_positions_ > 0 && total > static_cast<size_t>(max_positions_)) cut_to(static_cast<size_t>(max_positions_));
+    if (!model_.run(*ids, &err)) {
+      if (ids->size() <= 1 || max_source_ == "tried") return e.fail(err);
+      size_t lo = 0, hi = ids->size() - 1;  // the longest prefix in [1, size − 1] that runs (lo = 0: none)
+      std::vector<int> prefix;
+      std::string perr;
+      while (lo < hi) {
+        const size_t mid = (lo + hi + 1) / 2;
+        prefix.assign(ids->begin(), ids->begin() + static_cast<std::ptrdiff_t>(mid));
+        if (model_.run(prefix, &perr)) lo = mid;
+        else hi = mid - 1;
+      }
+      if (lo == 0) return e.fail(err);
+      max_positions_ = static_cast<int>(lo);
+      max_source_ = "tried";
+      set_max_info();
+      cut_to(lo);
+      if (!model_.run(*ids, &err)) return e.fail(err);
+    }
+    if (ids->size() < total && cut) {
+      json at = json(nullptr);
+      if (t && t->size() == ids->size()) {
+        size_t k = ids->size();
+        while (k > 0 && t->special[k - 1]) --k;  // the end of the last kept token of the text
+        at = k > 0 ? json(t->offsets[k - 1].second) : json(0);
+      }
+      *cut = {{"kept", ids->size()}, {"total", total}, {"at_byte", at}, {"max_positions", max_positions_},
+              {"source", max_source_}};
+    }
+    return true;
+  }
+
+  val run_explain(std::vector<int> ids, Tokenization* t, int target, const json& opt, json out) {
+    Err e;
+    json cut = json(nullptr);
+    OnnxTextExplainRequest req;
+    req.leave_one_out = opt.value("leaveOneOut", true);
+    req.target = target;
+    fit(&ids, t, &cut, e);
+    if (e.ok() && t && !cut.is_null()) {
+      out["tokens"] = t->tokens;
+      out["offsets"] = offsets_json(*t);
+      out["special"] = t->special;
+    }
+    req.ids = ids;
+    json x;
+    std::string err;
+    if (e.ok() && !onnx_text_explain(model_, req, &x, &err)) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    out["ids"] = ids;
+    out.update(x);
+    if (!cut.is_null()) out["truncated"] = cut;
+    if (!opt.value("attentionLayers", true)) out.erase("attention_layers");
+    return out_json(out);
+  }
+
+  OnnxTextModel model_;
+  std::unique_ptr<SubwordTokenizer> tok_;
+  json config_ = json(nullptr), labels_ = json(nullptr), info_ = json::object();
+  std::vector<int> stop_ids_;
+  int max_positions_ = 0;
+  std::string max_source_, error_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_onnx_text) {
+  emscripten::class_<OnnxTextLab>("_raw_OnnxTextLab")
+      .constructor<const val&, const val&, const val&, const val&>()
+      .function("error", &OnnxTextLab::error)
+      .function("info", &OnnxTextLab::info)
+      .function("tokenize", &OnnxTextLab::tokenize)
+      .function("explain", &OnnxTextLab::explain)
+      .function("explainIds", &OnnxTextLab::explain_ids)
+      .function("leaveOneOut", &OnnxTextLab::leave_one_out)
+      .function("top", &OnnxTextLab::top)
+      .function("greedyStep", &OnnxTextLab::greedy_step)
+      .function("attentionMaps", &OnnxTextLab::attention_maps)
+      .function("decode", &OnnxTextLab::decode)
+      .function("pieces", &OnnxTextLab::pieces);
+}

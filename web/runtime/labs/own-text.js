@@ -1,0 +1,148 @@
+// own-text.js — "Your model" on the Text tab (issue 28): a user's ONNX text transformer (an encoder classifier or a
+// causal language model) with its tokenizer, run forward and backward by the core's executor (Module.OnnxTextLab,
+// wasm/onnx_text_bindings.cpp), in a worker of its own (runtime/own-text-client.js: a model that exhausts memory takes
+// only that worker down). Nothing leaves the machine; the shipped demo (stories260K) is read from models/. No DOM.
+//
+// Requests (protocol: worker-channel.js):
+//   ownText.load {model: Uint8Array, tokenizer: Uint8Array, config: string ('' = none), names: {model, tokenizer,
+//     config}} → {info (OnnxTextLab.info()), name, bytes}. A model that cannot be read → Error with the core's message
+//     (the files named); the model held so far stays.
+//   ownText.shipped {name: 'stories260K'} → the same for the shipped demo: models/text/NAME/manifest.json, its model
+//     and tokenizer fetched from models/ and checked against the manifest's sha256 (progress {stage: 'fetch', loaded,
+//     total}).
+//   ownText.tokenize {text} → {ids, tokens, offsets, special, texts (each id decoded alone)}
+//   ownText.explain {ids, target ('next' | index)} → {explain (OnnxTextLab.explainIds without attention_layers and
+//     without leave-one-out: `leave_one_out` comes from ownText.loo), top ({top [{id, token, text, logit,
+//     probability}] ≤ 5, greedy, stop}), maps (OnnxTextLab.attentionMaps, or null without attention), pieces {tokens,
+//     texts}, ms}. A text longer than the model's positions is cut (explain.truncated says where).
+//   ownText.loo {ids, target, p} (a job: a few tokens a step, cancellable) → {values (one per token, null where
+//     undefined), ms} or {cancelled: true}; progress {stage: 'loo', done, total}.
+//   ownText.generate {ids, steps} (a job: one greedy step per queue step, cancellable) → {ids, added, stop: 'steps' |
+//     'end' (the model's end-of-text id) | 'model_limit' (a forward refused after
+//     shorter ones ran: past the model's positions) | 'cancelled'} ; progress {stage: 'generate', done, total}.
+import { loadCore, fetchOk, checkSha256 } from '../host/core.js';
+import { isFatal } from '../host/host.js';
+
+const MODELS = new URL('../../../models/text/', import.meta.url);
+const held = { lab: null, name: '' };
+// the leave-one-out forwards of one step: ~0.1–0.3 s of work on a short model, fewer as the text grows
+const looChunk = (T) => Math.max(1, Math.min(16, Math.floor(4096 / Math.max(1, T))));
+
+async function core() {
+  const M = await loadCore();
+  if (typeof M.OnnxTextLab !== 'function') {
+    throw new Error('This WebAssembly core has no text-transformer executor (OnnxTextLab); rebuild it with `bash scripts/build-wasm.sh`.');
+  }
+  return M;
+}
+
+function lab() {
+  if (!held.lab) throw new Error('No text model is loaded: choose its files, or try the shipped stories260K.');
+  return held.lab;
+}
+
+function open(M, model, tokenizer, config, names = {}) {
+  const lab = new M.OnnxTextLab(model, tokenizer, config ?? '', { tokenizerName: names.tokenizer ?? 'tokenizer' });
+  held.lab?.delete();
+  held.lab = lab;
+  held.name = names.model ?? 'model.onnx';
+  return { info: lab.info(), name: held.name, bytes: model.length };
+}
+
+async function load(msg) {
+  const M = await core();
+  if (!(msg.model instanceof Uint8Array)) throw new Error('ownText.load needs the model’s bytes (a Uint8Array).');
+  if (!(msg.tokenizer instanceof Uint8Array)) throw new Error('A tokenizer file is needed: tokenizer.json (Hugging Face) or tokenizer.bin (llama2.c).');
+  return open(M, msg.model, msg.tokenizer, typeof msg.config === 'string' ? msg.config : '', msg.names ?? {});
+}
+
+async function shipped(msg, ctx) {
+  const M = await core();
+  const name = String(msg.name ?? 'stories260K');
+  if (!/^[A-Za-z0-9_.-]{1,60}$/.test(name)) throw new Error(`“${name}” is not a shipped model name.`);
+  const base = new URL(`${name}/`, MODELS);
+  const manifest = await (await fetchOk(new URL('manifest.json', base), `the manifest of ${name}`)).json();
+  const entry = manifest.models?.find((m) => m.name === name) ?? manifest.models?.[0];
+  const files = entry?.files;
+  if (!files?.model?.path || !files?.tokenizer?.path) throw new Error(`The manifest of ${name} names no model and tokenizer.`);
+  const total = (files.model.bytes ?? 0) + (files.tokenizer.bytes ?? 0);
+  ctx.progress({ stage: 'fetch', loaded: 0, total });
+  const read = async (f, what) => {
+    const bytes = new Uint8Array(await (await fetchOk(new URL(f.path, base), what)).arrayBuffer());
+    await checkSha256(bytes, f.sha256, what);
+    return bytes;
+  };
+  const model = await read(files.model, `${name}’s model`);
+  ctx.progress({ stage: 'fetch', loaded: model.length, total });
+  const tokenizer = await read(files.tokenizer, `${name}’s tokenizer`);
+  const r = open(M, model, tokenizer, '', { model: name, tokenizer: files.tokenizer.path });
+  return { ...r, shipped: name, description: entry.description ?? '', license: entry.provenance?.source?.license ?? '' };
+}
+
+function tokenize(msg) {
+  const l = lab();
+  const t = l.tokenize(String(msg.text ?? ''), true);
+  const texts = t.ids.length ? l.pieces(t.ids).texts : [];
+  return { ...t, texts };
+}
+
+function explain(msg) {
+  const l = lab();
+  const t0 = performance.now();
+  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: false, attentionLayers: false });
+  const info = l.info();
+  const top = l.top(e.ids, Math.min(5, Math.max(1, info.outputs)));
+  const maps = info.layers > 0 ? l.attentionMaps(e.ids) : null;
+  const pieces = l.pieces(e.ids);
+  return { explain: e, top, maps, pieces, ms: performance.now() - t0 };
+}
+
+async function loo(msg, ctx) {
+  const ids = msg.ids;
+  const T = ids?.length ?? 0;
+  const t0 = performance.now();
+  const values = [];
+  const n = looChunk(T);
+  for (let b = 0; b < T; b += n) {
+    if (ctx.cancelled()) return { cancelled: true };
+    const r = await ctx.step(() => lab().leaveOneOut(ids, msg.target, msg.p, b, Math.min(n, T - b)));
+    values.push(...r.values);
+    ctx.progress({ stage: 'loo', done: values.length, total: T });
+  }
+  return { values, ms: performance.now() - t0 };
+}
+
+async function generate(msg, ctx) {
+  const ids = [...(msg.ids ?? [])];
+  const steps = Math.max(0, Math.min(1024, msg.steps | 0));
+  let stop = 'steps';
+  for (let k = 0; k < steps; k++) {
+    if (ctx.cancelled()) {
+      stop = 'cancelled';
+      break;
+    }
+    let s;
+    try {
+      s = await ctx.step(() => lab().greedyStep(ids));
+    } catch (e) {
+      if (k === 0 || isFatal(e)) throw e;
+      stop = 'model_limit'; // a longer text than the model's positions: the text so far is kept (as attnlab generate)
+      break;
+    }
+    if (s.stop) {
+      stop = 'end';
+      break;
+    }
+    ids.push(s.id);
+    ctx.progress({ stage: 'generate', done: k + 1, total: steps });
+  }
+  return { ids, added: ids.length - (msg.ids?.length ?? 0), stop };
+}
+
+export const ownTextLab = {
+  name: 'own-text',
+  handlers: {
+    'ownText.load': load, 'ownText.shipped': shipped, 'ownText.tokenize': tokenize, 'ownText.explain': explain,
+    'ownText.loo': { job: loo }, 'ownText.generate': { job: generate },
+  },
+};
