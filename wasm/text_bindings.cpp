@@ -13,6 +13,7 @@
 #include "boundary.h"
 #include "global_view_out.h"
 #include "experiments/experiment.h"
+#include "experiments/text_attention_model.h"
 #include "explain/explain_text.h"
 #include "explain/global_view.h"
 #include "explain/self_attention_maps.h"
@@ -308,7 +309,7 @@ class TextLab {
     options_.params = params;
     const std::string key = name + "|" + params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "|" + std::to_string(s);
     if (key != prepared_key_) {
-      prepared_ = e->prepare ? e->prepare(model_, options_) : nullptr;
+      prepared_ = e->prepare ? e->prepare(TextAttentionModel(model_), options_) : nullptr;
       prepared_key_ = key;
     }
     return e;

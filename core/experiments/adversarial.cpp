@@ -33,26 +33,28 @@ std::vector<double> softmax_backward(const std::vector<double>& a, const std::ve
 }
 
 
-double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, const std::vector<std::vector<double>>& theta,
+double adversarial_objective(const AttentionInstance& fi, const std::vector<std::vector<double>>& theta,
                              const AdversarialOptions& o, std::vector<std::vector<double>>* grad) {
   const int K = static_cast<int>(theta.size());
-  const int T = fe.size();
-  const int C = static_cast<int>(fe.probs.size());
+  const int T = fi.size();
+  const std::vector<double>& base_alpha = fi.attention();
+  const std::vector<double>& base_probs = fi.probs();
+  const int C = static_cast<int>(base_probs.size());
   std::vector<std::vector<double>> alpha(K), g_alpha(K, std::vector<double>(T, 0.0));
   for (int k = 0; k < K; ++k) alpha[k] = softmax_of(theta[k]);
   double loss = 0;
   for (int k = 0; k < K; ++k) {
-    loss -= jensen_shannon(alpha[k], fe.alpha);
-    add_d_jsd(alpha[k], fe.alpha, -1.0, g_alpha[k]);
-    const std::vector<double> probs = output_with_attention(model, fe, alpha[k]);
-    const double tvd = total_variation(probs, fe.probs);
+    loss -= jensen_shannon(alpha[k], base_alpha);
+    add_d_jsd(alpha[k], base_alpha, -1.0, g_alpha[k]);
+    const std::vector<double> probs = fi.output(alpha[k]);
+    const double tvd = total_variation(probs, base_probs);
     if (tvd > o.epsilon) {
       loss += o.penalty * (tvd - o.epsilon);
       // d TVD / d alpha = 0.5 sum_c sign(p_c - q_c) d p_c / d alpha (binary: the two classes coincide).
       for (int c = 0; c < C; ++c) {
-        const double sign = probs[c] > fe.probs[c] ? 1.0 : (probs[c] < fe.probs[c] ? -1.0 : 0.0);
+        const double sign = probs[c] > base_probs[c] ? 1.0 : (probs[c] < base_probs[c] ? -1.0 : 0.0);
         if (sign == 0) continue;
-        const std::vector<double> dp = d_output_d_attention(model, fe, alpha[k], c);
+        const std::vector<double> dp = fi.d_output(alpha[k], c);
         for (int t = 0; t < T; ++t) g_alpha[k][t] += o.penalty * 0.5 * sign * dp[t];
       }
     }
@@ -74,16 +76,15 @@ double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, co
   return loss;
 }
 
-AdversarialResult adversarial_search(const TextModel& model, const FrozenEncoder& fe, const AdversarialOptions& o,
-                                     Rng& rng) {
-  const int K = o.candidates, T = fe.size();
+AdversarialResult adversarial_search(const AttentionInstance& fi, const AdversarialOptions& o, Rng& rng) {
+  const int K = o.candidates, T = fi.size();
   std::vector<std::vector<double>> theta(K, std::vector<double>(T)), m(K, std::vector<double>(T, 0.0)),
       v(K, std::vector<double>(T, 0.0)), grad;
   for (auto& th : theta)
     for (double& x : th) x = std::log(1.0 / T) + o.init_std * rng.normal();
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   for (int step = 1; step <= o.steps; ++step) {
-    adversarial_objective(model, fe, theta, o, &grad);
+    adversarial_objective(fi, theta, o, &grad);
     const double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
     for (int k = 0; k < K; ++k)
       for (int t = 0; t < T; ++t) {
@@ -94,12 +95,12 @@ AdversarialResult adversarial_search(const TextModel& model, const FrozenEncoder
       }
   }
   AdversarialResult r;
-  r.attention = fe.alpha;
-  r.probs = fe.probs;
+  r.attention = fi.attention();
+  r.probs = fi.probs();
   for (int k = 0; k < K; ++k) {
     const std::vector<double> a = softmax_of(theta[k]);
-    const std::vector<double> probs = output_with_attention(model, fe, a);
-    const double jsd = jensen_shannon(a, fe.alpha), tvd = total_variation(probs, fe.probs);
+    const std::vector<double> probs = fi.output(a);
+    const double jsd = jensen_shannon(a, fi.attention()), tvd = total_variation(probs, fi.probs());
     r.candidate_jsd.push_back(jsd);
     r.candidate_tvd.push_back(tvd);
     if (tvd <= o.epsilon && (!r.found || jsd > r.max_jsd)) {
@@ -117,36 +118,40 @@ Experiment adversarial_experiment() {
   Experiment e;
   e.name = "adversarial";
   e.description = "Jain & Wallace adversarial attention: max JSD from the model's attention with the output within eps";
-  e.run = [](const TextModel& model, const Instance& in, const ExperimentOptions& opt, Rng& rng, const void*) {
+  e.run = [](const AttentionModel& model, const Instance& in, const ExperimentOptions& opt, Rng& rng, const void*) {
     nlohmann::json row;
     row["num_tokens"] = in.ids.size();
-    if (in.ids.size() < 2) {
-      row["skipped"] = "single token";
+    const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, in, 2, row);
+    if (!fi) return row;
+    if (fi->num_groups() != 1) {
+      row["skipped"] = "the adversarial search runs on one softmax";
       return row;
     }
+    row["num_tokens"] = fi->size();
     AdversarialOptions o;
     o.candidates = opt.get_int("candidates", o.candidates);
     o.steps = opt.get_int("steps", o.steps);
     o.lr = opt.get_double("lr", o.lr);
     o.epsilon = opt.get_double("epsilon", o.epsilon);
-    const FrozenEncoder fe = freeze_encoder(model, in.ids);
-    const AdversarialResult r = adversarial_search(model, fe, o, rng);
-    row["predicted"] = fe.predicted;
+    const AdversarialResult r = adversarial_search(*fi, o, rng);
+    const std::vector<double>& alpha = fi->attention();
+    row["predicted"] = fi->predicted();
     row["max_jsd"] = r.max_jsd;
     row["found"] = r.found;
     row["tvd"] = r.tvd;
-    row["max_attention"] = *std::max_element(fe.alpha.begin(), fe.alpha.end());
-    row["attention"] = fe.alpha;
+    row["max_attention"] = *std::max_element(alpha.begin(), alpha.end());
+    row["attention"] = alpha;
     row["adversarial_attention"] = r.attention;
-    row["probabilities"] = fe.probs;
+    row["probabilities"] = fi->probs();
     row["adversarial_probabilities"] = r.probs;
     row["candidate_jsd"] = r.candidate_jsd;
     row["candidate_tvd"] = r.candidate_tvd;
     return row;
   };
-  e.summarize = [](const TextModel& model, const std::vector<nlohmann::json>& rows, const ExperimentOptions&) {
+  e.summarize = [](const AttentionModel& model, const std::vector<nlohmann::json>& rows, const ExperimentOptions&) {
+    const int classes = listed_classes(model);
     std::vector<double> all;
-    std::vector<std::vector<double>> by_class(model.config.num_classes), by_bin(kMaxAttentionBins);
+    std::vector<std::vector<double>> by_class(classes), by_bin(kMaxAttentionBins);
     int found = 0;
     for (const auto& row : rows) {
       const double jsd = row_number(row, "max_jsd");
@@ -154,7 +159,7 @@ Experiment adversarial_experiment() {
       all.push_back(jsd);
       found += row_flag(row, "found");
       const int cls = row_class(row);
-      if (cls >= 0 && cls < model.config.num_classes) by_class[cls].push_back(jsd);
+      if (cls >= 0 && cls < classes) by_class[cls].push_back(jsd);
       const int bin = max_attention_bin(row_number(row, "max_attention"));
       if (bin >= 0) by_bin[bin].push_back(jsd);
     }
@@ -171,7 +176,7 @@ Experiment adversarial_experiment() {
     s["jsd_upper_bound"] = std::log(2.0);
     s["by_max_attention"] = max_attention_bins_json(by_bin, "mean_max_jsd");
     nlohmann::json pc = nlohmann::json::object();
-    for (int c = 0; c < model.config.num_classes; ++c)
+    for (int c = 0; c < classes; ++c)
       pc[std::to_string(c)] = {{"n", by_class[c].size()}, {"mean_max_jsd", mean_of(by_class[c])},
                                {"fraction_jsd_above_0.4", above(by_class[c], 0.4)}};
     s["per_class"] = pc;

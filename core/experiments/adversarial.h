@@ -1,5 +1,5 @@
 // Jain & Wallace 2019 adversarial attention, exposed for tests: K candidate distributions
-// alpha_k = softmax(theta_k) over the T tokens of one instance (encoder frozen) minimise
+// alpha_k = softmax(theta_k) over the T units of one instance (the model frozen around its attention) minimise
 //   L = sum_k [ -JSD(alpha_k, alpha) + 500 * ReLU(TVD(y(alpha_k), y) - eps) ]
 //       - 1/(K(K-1)) * sum_{j != k} JSD(alpha_j, alpha_k)
 // (Adam, lr 0.01, 500 steps, theta initialised at log(1/T) + N(0, 3^2)). The result is the largest
@@ -7,7 +7,8 @@
 #pragma once
 #include <vector>
 
-#include "experiments/frozen_encoder.h"
+#include "experiments/frozen_encoder.h"  // jensen_shannon, total_variation
+#include "model/attention_model.h"
 #include "nn/rng.h"
 
 namespace attnlab {
@@ -37,11 +38,11 @@ void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, doubl
 // theta gradient from an alpha gradient through softmax: a_i (g_i - sum_l a_l g_l).
 std::vector<double> softmax_backward(const std::vector<double>& a, const std::vector<double>& g);
 
-double adversarial_objective(const TextModel& model, const FrozenEncoder& fe, const std::vector<std::vector<double>>& theta,
+// On any model kind through the attention-model interface; the instance's attention is one softmax (one group).
+double adversarial_objective(const AttentionInstance& fi, const std::vector<std::vector<double>>& theta,
                              const AdversarialOptions& o, std::vector<std::vector<double>>* grad);
 
-AdversarialResult adversarial_search(const TextModel& model, const FrozenEncoder& fe, const AdversarialOptions& o,
-                                     Rng& rng);
+AdversarialResult adversarial_search(const AttentionInstance& fi, const AdversarialOptions& o, Rng& rng);
 
 std::vector<double> softmax_of(const std::vector<double>& theta);
 

@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"
+#include "experiments/frozen_encoder.h"  // jensen_shannon, argmax
 
 namespace attnlab {
 namespace {
@@ -21,31 +21,29 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-json run_erase_max(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng, const void*) {
+json run_erase_max(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng, const void*) {
   json row = json::object();
-  if (const char* why = instance_skip_reason(model, inst, 2)) {
-    row["skipped"] = why;
-    return row;
-  }
-  const FrozenEncoder fe = freeze_encoder(model, inst.ids);
-  const int T = fe.size();
-  const int top = argmax(fe.alpha);
+  const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 2, row);
+  if (!fi) return row;
+  const std::vector<double>& alpha = fi->attention();
+  const int T = fi->size();
+  const int top = argmax(alpha);
   int other = static_cast<int>(rng.below(static_cast<uint64_t>(T - 1)));
   if (other >= top) ++other;
-  const std::vector<double> p_max = output_with_attention(model, fe, erase_and_renormalise(fe.alpha, {top}));
-  const std::vector<double> p_rnd = output_with_attention(model, fe, erase_and_renormalise(fe.alpha, {other}));
-  row["jsd_max"] = jensen_shannon(p_max, fe.probs);
-  row["jsd_random"] = jensen_shannon(p_rnd, fe.probs);
-  row["flip_max"] = argmax(p_max) != fe.predicted;
-  row["flip_random"] = argmax(p_rnd) != fe.predicted;
-  row["max_attention"] = fe.alpha[top];
-  row["random_attention"] = fe.alpha[other];
+  const auto p = fi->outputs({erase_units(alpha, fi->groups(), {top}), erase_units(alpha, fi->groups(), {other})});
+  const std::vector<double>&p_max = p[0], &p_rnd = p[1];
+  row["jsd_max"] = jensen_shannon(p_max, fi->probs());
+  row["jsd_random"] = jensen_shannon(p_rnd, fi->probs());
+  row["flip_max"] = argmax(p_max) != fi->predicted();
+  row["flip_random"] = argmax(p_rnd) != fi->predicted();
+  row["max_attention"] = alpha[top];
+  row["random_attention"] = alpha[other];
   row["num_tokens"] = T;
-  row["predicted"] = fe.predicted;
+  row["predicted"] = fi->predicted();
   return row;
 }
 
-json summarize_erase_max(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_erase_max(const AttentionModel&, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<double> jsd_max, jsd_rnd;
   int flip_max = 0, flip_rnd = 0, greater = 0, skipped = 0;
   for (const json& r : rows) {

@@ -23,8 +23,7 @@
 #include <string>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"
-#include "explain/importance.h"
+#include "experiments/frozen_encoder.h"  // argmax
 
 namespace attnlab {
 namespace {
@@ -33,26 +32,17 @@ using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "leave_one_out", "random"};
 
-// Positions by descending score, ties (and NaN, ranked last) by position.
-std::vector<int> order_by(const std::vector<double>& score) {
-  std::vector<int> order(score.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto key = [&](int i) { return std::isnan(score[i]) ? -std::numeric_limits<double>::infinity() : score[i]; };
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
-  return order;
-}
-
-json erase_in_order(const TextModel& model, const FrozenEncoder& fe, const std::vector<int>& order) {
-  const int T = fe.size();
+json erase_in_order(const AttentionInstance& fi, const std::vector<int>& order) {
+  const int T = fi.size();
   std::vector<double> curve;
   std::vector<int> erased;
   int removed = T;
   bool flipped = false;
   for (int k = 1; k <= T; ++k) {
     erased.push_back(order[k - 1]);
-    const std::vector<double> p = output_with_attention(model, fe, erase_and_renormalise(fe.alpha, erased));
-    curve.push_back(p[fe.predicted]);
-    if (argmax(p) != fe.predicted) {
+    const std::vector<double> p = fi.output(erase_units(fi.attention(), fi.groups(), erased));
+    curve.push_back(p[fi.predicted()]);
+    if (argmax(p) != fi.predicted()) {
       removed = k;
       flipped = true;
       break;
@@ -61,37 +51,30 @@ json erase_in_order(const TextModel& model, const FrozenEncoder& fe, const std::
   return {{"removed", removed}, {"fraction", double(removed) / T}, {"flipped", flipped}, {"curve", curve}};
 }
 
-json run_erase_until_flip(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng,
+json run_erase_until_flip(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng,
                           const void*) {
   json row = json::object();
-  if (const char* why = instance_skip_reason(model, inst, 2)) {
-    row["skipped"] = why;
-    return row;
-  }
-  const FrozenEncoder fe = freeze_encoder(model, inst.ids);
-  const int T = fe.size();
-  const std::vector<double> grad = d_output_d_attention(model, fe, fe.alpha, fe.predicted);
+  const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 2, row);
+  if (!fi) return row;
+  const int T = fi->size();
+  const std::vector<double>& alpha = fi->attention();
+  const std::vector<double> grad = fi->d_output(alpha, fi->predicted());
   std::vector<double> axg(T);
-  for (int t = 0; t < T; ++t) axg[t] = fe.alpha[t] * grad[t];
-  ExplainInput in;
-  in.cfg = &model.config;
-  in.params = &model.params;
-  in.ids = inst.ids;
-  in.target = fe.predicted;
+  for (int t = 0; t < T; ++t) axg[t] = alpha[t] * grad[t];
   std::vector<int> random(T);
   std::iota(random.begin(), random.end(), 0);
   rng.shuffle(random);
-  row["attention"] = erase_in_order(model, fe, order_by(fe.alpha));
-  row["gradient"] = erase_in_order(model, fe, order_by(grad));
-  row["attention_x_gradient"] = erase_in_order(model, fe, order_by(axg));
-  row["leave_one_out"] = erase_in_order(model, fe, order_by(leave_one_out_importance(in)));
-  row["random"] = erase_in_order(model, fe, random);
+  row["attention"] = erase_in_order(*fi, order_by_score(alpha));
+  row["gradient"] = erase_in_order(*fi, order_by_score(grad));
+  row["attention_x_gradient"] = erase_in_order(*fi, order_by_score(axg));
+  row["leave_one_out"] = erase_in_order(*fi, order_by_score(fi->importance(Importance::LeaveOneOut, fi->predicted())));
+  row["random"] = erase_in_order(*fi, random);
   row["num_tokens"] = T;
-  row["predicted"] = fe.predicted;
+  row["predicted"] = fi->predicted();
   return row;
 }
 
-json summarize_erase_until_flip(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_erase_until_flip(const AttentionModel&, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   int skipped = 0;
   for (const json& r : rows) {

@@ -175,8 +175,9 @@ Experiment eraser_experiment() {
       "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top "
       "1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC "
       "(DeYoung et al. 2020)";
-  e.run = run_eraser;
-  e.summarize = summarize_eraser;
+  e.run = on_text_model(TextExperimentRun(run_eraser));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_eraser));
+  e.needs_text_model = true;
   return e;
 }
 

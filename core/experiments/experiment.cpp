@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "experiments/text_attention_model.h"
+
 namespace attnlab {
 
 int ExperimentOptions::get_int(const char* key, int fallback) const {
@@ -23,7 +25,7 @@ Rng instance_rng(uint64_t seed, int index) {
   return Rng(z ^ (z >> 31));
 }
 
-nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+nlohmann::json run_instance(const Experiment& e, const AttentionModel& model, const Instance& instance,
                             const ExperimentOptions& options, const void* prepared) {
   Rng rng = instance_rng(options.seed, instance.index);
   nlohmann::json row = e.run(model, instance, options, rng, prepared);
@@ -32,14 +34,62 @@ nlohmann::json run_instance(const Experiment& e, const TextModel& model, const I
   return row;
 }
 
-nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
+nlohmann::json summarize_rows(const Experiment& e, const AttentionModel& model, const std::vector<nlohmann::json>& rows,
                               const ExperimentOptions& options) {
   nlohmann::json s = e.summarize(model, rows, options);
   s["n"] = rows.size();
   return s;
 }
 
+nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+                            const ExperimentOptions& options, const void* prepared) {
+  return run_instance(e, TextAttentionModel(model), instance, options, prepared);
+}
+
+nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
+                              const ExperimentOptions& options) {
+  return summarize_rows(e, TextAttentionModel(model), rows, options);
+}
+
 nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const std::vector<Instance>& data,
+                              const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
+  return run_experiment(e, TextAttentionModel(model), data, options, progress);
+}
+
+namespace {
+const char kNeedsTextModel[] = "this experiment reads the parameters of a model attnlab trained";
+}  // namespace
+
+decltype(Experiment::run) on_text_model(TextExperimentRun run) {
+  return [run](const AttentionModel& m, const Instance& i, const ExperimentOptions& o, Rng& r, const void* p) {
+    if (const TextModel* t = m.text_model()) return run(*t, i, o, r, p);
+    return nlohmann::json{{"skipped", kNeedsTextModel}};
+  };
+}
+
+decltype(Experiment::summarize) on_text_model(TextExperimentSummary summarize) {
+  return [summarize](const AttentionModel& m, const std::vector<nlohmann::json>& rows, const ExperimentOptions& o) {
+    if (const TextModel* t = m.text_model()) return summarize(*t, rows, o);
+    return nlohmann::json{{"error", kNeedsTextModel}};
+  };
+}
+
+decltype(Experiment::prepare) on_text_model(TextExperimentPrepare prepare) {
+  return [prepare](const AttentionModel& m, const ExperimentOptions& o) -> std::shared_ptr<const void> {
+    if (const TextModel* t = m.text_model()) return prepare(*t, o);
+    return nullptr;
+  };
+}
+
+std::string check_experiment_model(const Experiment& e, const AttentionModel& model) {
+  if (!e.needs_text_model || model.text_model()) return "";
+  std::string any;
+  for (const Experiment& x : experiment_registry())
+    if (!x.needs_text_model) any += (any.empty() ? "" : ", ") + x.name;
+  return e.name + " reads the parameters of a model attnlab trained; on this model run " + any;
+}
+
+nlohmann::json run_experiment(const Experiment& e, const AttentionModel& model, const std::vector<Instance>& data,
                               const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
   std::vector<nlohmann::json> rows;
   bool cancelled = false;
@@ -62,12 +112,28 @@ nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const
   return out;
 }
 
+const char* instance_skip_reason(const AttentionModel& model, const Instance& instance, int min_tokens) {
+  return model.skip_reason(instance, min_tokens);
+}
+
 const char* instance_skip_reason(const TextModel& model, const Instance& instance, int min_tokens) {
-  if (instance.ids.empty()) return "no tokens";
-  for (int id : instance.ids)
-    if (id < 0 || id >= model.config.vocab_size) return "token id out of range";
-  if (static_cast<int>(instance.ids.size()) < min_tokens) return "single token";
-  return nullptr;
+  return TextAttentionModel(model).skip_reason(instance, min_tokens);
+}
+
+std::unique_ptr<AttentionInstance> freeze_or_skip(const AttentionModel& model, const Instance& instance, int min_units,
+                                                  nlohmann::json& row) {
+  if (const char* why = model.skip_reason(instance, min_units)) {
+    row["skipped"] = why;
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<AttentionInstance> frozen = model.freeze(instance, &error);
+  if (!frozen) row["skipped"] = error.empty() ? "the model could not run this instance" : error;
+  else if (frozen->size() < min_units) {
+    row["skipped"] = std::string("fewer than ") + std::to_string(min_units) + " " + model.unit_name() + "s to weigh";
+    frozen.reset();
+  }
+  return frozen;
 }
 
 double row_number(const nlohmann::json& row, const char* key) {
@@ -79,6 +145,8 @@ bool row_flag(const nlohmann::json& row, const char* key) {
   auto it = row.find(key);
   return it != row.end() && it->is_boolean() && it->get<bool>();
 }
+
+int listed_classes(const AttentionModel& model) { return model.num_classes() <= 64 ? model.num_classes() : 0; }
 
 int row_class(const nlohmann::json& row) {
   auto it = row.find("label");

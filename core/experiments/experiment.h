@@ -12,18 +12,11 @@
 #include <vector>
 
 #include "catalogue/param_spec.h"
+#include "model/attention_model.h"  // Instance, AttentionModel
 #include "model/text_checkpoint.h"
 #include "nn/rng.h"
 
 namespace attnlab {
-
-struct Instance {
-  int index = 0;                    // position in the data set
-  int label = -1;                   // gold label, -1 when unknown (live text)
-  std::vector<std::string> tokens;  // as tokenised
-  std::vector<int> ids;             // non-empty
-  std::vector<int> rationale;       // human rationale, one 0/1 per token; empty when unknown (plausibility)
-};
 
 struct ExperimentOptions {
   uint64_t seed = 1;
@@ -39,22 +32,39 @@ struct ExperimentOptions {
 struct Experiment {
   std::string name;         // CLI name, e.g. "adversarial"
   std::string description;  // one line
+  // Experiments run on the attention-model interface (model/attention_model.h), so every model kind gets them;
+  // those marked needs_text_model read the parameters of a model attnlab trained (model.text_model()) and refuse
+  // other kinds (check_experiment_model).
   // Optional: state built once per (model, options) and shared by all instances (e.g. randomised model
   // copies). Null when the experiment needs none.
-  std::function<std::shared_ptr<const void>(const TextModel&, const ExperimentOptions&)> prepare;
+  std::function<std::shared_ptr<const void>(const AttentionModel&, const ExperimentOptions&)> prepare;
   // One instance -> one row (JSON object; may hold arrays for the page's per-sentence views). `prepared` is
   // what prepare returned (nullptr without prepare).
-  std::function<nlohmann::json(const TextModel&, const Instance&, const ExperimentOptions&, Rng&,
+  std::function<nlohmann::json(const AttentionModel&, const Instance&, const ExperimentOptions&, Rng&,
                                const void* prepared)>
       run;
   // Rows of a data set -> summary numbers (JSON object).
-  std::function<nlohmann::json(const TextModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)> summarize;
+  std::function<nlohmann::json(const AttentionModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)>
+      summarize;
   // For the catalogue (filled in registry.cpp): parameters with defaults / ranges, and what an instance needs.
   std::vector<ParamSpec> params;
   int min_tokens = 1;             // shorter instances give {"skipped": ...}
   bool needs_other_models = false;  // compares with ExperimentOptions::other_models (CLI --with-model)
   bool needs_human_rationales = false;  // reads Instance::rationale (CLI --trees; wasm loadDataset's trees)
+  bool needs_text_model = false;  // reads a model attnlab trained (AttentionModel::text_model()), not any kind
 };
+
+// The experiments that read a trained flat model's parameters are written on TextModel and registered through these
+// (needs_text_model): they run on model.text_model(); for another model kind a row is {"skipped": why} and a summary
+// {"error": why} (the CLI and the bindings refuse such a pair first, check_experiment_model).
+using TextExperimentRun = std::function<nlohmann::json(const TextModel&, const Instance&, const ExperimentOptions&,
+                                                       Rng&, const void*)>;
+using TextExperimentSummary =
+    std::function<nlohmann::json(const TextModel&, const std::vector<nlohmann::json>&, const ExperimentOptions&)>;
+using TextExperimentPrepare = std::function<std::shared_ptr<const void>(const TextModel&, const ExperimentOptions&)>;
+decltype(Experiment::run) on_text_model(TextExperimentRun run);
+decltype(Experiment::summarize) on_text_model(TextExperimentSummary summarize);
+decltype(Experiment::prepare) on_text_model(TextExperimentPrepare prepare);
 
 const std::vector<Experiment>& experiment_registry();
 const Experiment* find_experiment(const std::string& name);
@@ -67,31 +77,48 @@ struct TrainingExperimentInfo {
 const std::vector<TrainingExperimentInfo>& training_experiments();
 // "" when params fit e.params (checked by the CLI and the wasm bindings alike), else a message.
 std::string check_experiment_params(const Experiment& e, const nlohmann::json& params);
+// "" when the experiment runs on this model kind, else a message naming the experiments that do.
+std::string check_experiment_model(const Experiment& e, const AttentionModel& model);
 
 // The random stream of one instance.
 Rng instance_rng(uint64_t seed, int index);
 
 // One instance (adds "index" and, when known, "label" to the row). `prepared` as from e.prepare.
-nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+nlohmann::json run_instance(const Experiment& e, const AttentionModel& model, const Instance& instance,
                             const ExperimentOptions& options, const void* prepared);
 // Summary of rows (adds "n").
+nlohmann::json summarize_rows(const Experiment& e, const AttentionModel& model, const std::vector<nlohmann::json>& rows,
+                              const ExperimentOptions& options);
+// The same for a flat model attnlab trained (wrapped in experiments/text_attention_model.h).
+nlohmann::json run_instance(const Experiment& e, const TextModel& model, const Instance& instance,
+                            const ExperimentOptions& options, const void* prepared);
 nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
                               const ExperimentOptions& options);
 
 // Runs over instances (skipping none; instances must have ids). progress(done, total) may return false to
 // cancel; then the summary covers the rows done so far and has "cancelled": true.
 // Result: {"experiment", "n", "summary": {...}, "rows": [...]}.
+nlohmann::json run_experiment(const Experiment& e, const AttentionModel& model, const std::vector<Instance>& data,
+                              const ExperimentOptions& options,
+                              const std::function<bool(int, int)>& progress = nullptr);
 nlohmann::json run_experiment(const Experiment& e, const TextModel& model, const std::vector<Instance>& data,
                               const ExperimentOptions& options,
                               const std::function<bool(int, int)>& progress = nullptr);
 
 // Helpers shared by the experiments' run / summarize.
 // Why an instance cannot be used ("no tokens", "token id out of range", "single token" when min_tokens is
-// 2), or nullptr when it can.
+// 2), or nullptr when it can (model.skip_reason).
+const char* instance_skip_reason(const AttentionModel& model, const Instance& instance, int min_tokens = 1);
 const char* instance_skip_reason(const TextModel& model, const Instance& instance, int min_tokens = 1);
+// The frozen instance, or null with row["skipped"] set to why not (skip reason or the model's error).
+std::unique_ptr<AttentionInstance> freeze_or_skip(const AttentionModel& model, const Instance& instance, int min_units,
+                                                  nlohmann::json& row);
 // A number field of a row (NaN when missing or not a number); a boolean field (false when missing).
 double row_number(const nlohmann::json& row, const char* key);
 bool row_flag(const nlohmann::json& row, const char* key);
+// How many classes a per-class summary lists even when no row has them: every class of a classifier (up to 64),
+// none of a language model's vocabulary (its classes appear where rows have them).
+int listed_classes(const AttentionModel& model);
 // Class of a row for per-class breakdowns: the gold label when known, else "predicted" (-1 when neither).
 int row_class(const nlohmann::json& row);
 

@@ -147,8 +147,9 @@ Experiment head_ablation_experiment() {
   Experiment e;
   e.name = "head-ablation";
   e.description = "Accuracy with each attention head switched off, and a pruning curve (Michel et al.)";
-  e.run = run_ablation;
-  e.summarize = summarize_ablation;
+  e.run = on_text_model(TextExperimentRun(run_ablation));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_ablation));
+  e.needs_text_model = true;
   return e;
 }
 

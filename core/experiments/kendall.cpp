@@ -15,8 +15,6 @@
 #include <string>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"
-#include "explain/importance.h"
 #include "metrics/kendall.h"
 
 namespace attnlab {
@@ -25,27 +23,19 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-json run_kendall(const TextModel& model, const Instance& inst, const ExperimentOptions&, Rng&, const void*) {
+json run_kendall(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng&, const void*) {
   json row = json::object();
-  if (const char* why = instance_skip_reason(model, inst, 1)) {
-    row["skipped"] = why;
-    return row;
-  }
-  const FrozenEncoder fe = freeze_encoder(model, inst.ids);
-  ExplainInput in;
-  in.cfg = &model.config;
-  in.params = &model.params;
-  in.ids = inst.ids;
-  in.target = fe.predicted;
-  const std::vector<double> attention = attention_importance(in);
-  const KendallResult g = kendall_tau(attention, gradient_importance(in));
-  const KendallResult l = kendall_tau(attention, leave_one_out_importance(in));
+  const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 1, row);
+  if (!fi) return row;
+  const std::vector<double>& attention = fi->attention();
+  const KendallResult g = kendall_tau(attention, fi->importance(Importance::Gradient, fi->predicted()));
+  const KendallResult l = kendall_tau(attention, fi->importance(Importance::LeaveOneOut, fi->predicted()));
   row["tau_gradient"] = g.tau;
   row["p_gradient"] = g.p;
   row["tau_loo"] = l.tau;
   row["p_loo"] = l.p;
-  row["predicted"] = fe.predicted;
-  row["num_tokens"] = inst.ids.size();
+  row["predicted"] = fi->predicted();
+  row["num_tokens"] = fi->size();
   return row;
 }
 
@@ -75,10 +65,10 @@ json tau_statistics(const std::vector<const json*>& rows) {
   return out;
 }
 
-json summarize_kendall(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_kendall(const AttentionModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   std::map<int, std::vector<const json*>> by_class;
-  for (int c = 0; c < model.config.num_classes; ++c) by_class[c];
+  for (int c = 0; c < listed_classes(model); ++c) by_class[c];
   int skipped = 0;
   for (const json& r : rows) {
     if (r.contains("skipped")) {

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"
+#include "experiments/frozen_encoder.h"  // total_variation
 
 namespace attnlab {
 namespace {
@@ -26,27 +26,42 @@ namespace {
 using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-json run_permutation(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+// The weights shuffled within each softmax group (one group: one shuffle of the whole vector).
+std::vector<double> shuffled_within_groups(const AttentionInstance& fi, Rng& rng) {
+  std::vector<double> w = fi.attention();
+  if (fi.num_groups() <= 1) {
+    rng.shuffle(w);
+    return w;
+  }
+  const std::vector<int>& g = fi.groups();
+  for (size_t a = 0; a < w.size();) {
+    size_t b = a;
+    while (b < w.size() && g[b] == g[a]) ++b;
+    std::vector<double> part(w.begin() + a, w.begin() + b);
+    rng.shuffle(part);
+    std::copy(part.begin(), part.end(), w.begin() + a);
+    a = b;
+  }
+  return w;
+}
+
+json run_permutation(const AttentionModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
                      const void*) {
   json row = json::object();
-  if (const char* why = instance_skip_reason(model, inst, 2)) {
-    row["skipped"] = why;
-    return row;
-  }
+  const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 2, row);
+  if (!fi) return row;
   const int permutations = std::min(10000, std::max(1, options.get_int("permutations", 100)));
-  const FrozenEncoder fe = freeze_encoder(model, inst.ids);
+  std::vector<std::vector<double>> variants;
+  variants.reserve(permutations);
+  for (int k = 0; k < permutations; ++k) variants.push_back(shuffled_within_groups(*fi, rng));
   std::vector<double> deltas;
   deltas.reserve(permutations);
-  for (int k = 0; k < permutations; ++k) {
-    std::vector<double> shuffled = fe.alpha;
-    rng.shuffle(shuffled);
-    deltas.push_back(total_variation(output_with_attention(model, fe, shuffled), fe.probs));
-  }
+  for (const std::vector<double>& p : fi->outputs(variants)) deltas.push_back(total_variation(p, fi->probs()));
   row["median_delta"] = median_of(deltas);
-  row["max_attention"] = *std::max_element(fe.alpha.begin(), fe.alpha.end());
+  row["max_attention"] = *std::max_element(fi->attention().begin(), fi->attention().end());
   row["deltas"] = deltas;
-  row["predicted"] = fe.predicted;
-  row["num_tokens"] = inst.ids.size();
+  row["predicted"] = fi->predicted();
+  row["num_tokens"] = fi->size();
   return row;
 }
 
@@ -66,10 +81,10 @@ json delta_statistics(const std::vector<const json*>& rows) {
   return out;
 }
 
-json summarize_permutation(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_permutation(const AttentionModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   std::map<int, std::vector<const json*>> by_class;
-  for (int c = 0; c < model.config.num_classes; ++c) by_class[c];
+  for (int c = 0; c < listed_classes(model); ++c) by_class[c];
   std::vector<std::vector<double>> bins(kMaxAttentionBins);
   int skipped = 0;
   for (const json& r : rows) {

@@ -139,8 +139,9 @@ Experiment plausibility_experiment() {
       "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): "
       "ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients "
       "and random (DeYoung et al. 2020)";
-  e.run = run_plausibility;
-  e.summarize = summarize_plausibility;
+  e.run = on_text_model(TextExperimentRun(run_plausibility));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_plausibility));
+  e.needs_text_model = true;
   return e;
 }
 

@@ -176,9 +176,10 @@ Experiment randomization_experiment() {
       "Cascading randomisation sanity check: rank correlation (Spearman, Kendall) of each importance measure "
       "between the model and copies with decoder, attention, encoder, embedding re-initialised in turn "
       "(Adebayo et al. 2018)";
-  e.prepare = prepare_randomization;
-  e.run = run_randomization;
-  e.summarize = summarize_randomization;
+  e.prepare = on_text_model(TextExperimentPrepare(prepare_randomization));
+  e.run = on_text_model(TextExperimentRun(run_randomization));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_randomization));
+  e.needs_text_model = true;
   return e;
 }
 

@@ -9,6 +9,7 @@
 
 #include "experiments/adversarial.h"
 #include "experiments/all.h"
+#include "experiments/text_attention_model.h"
 
 namespace attnlab {
 
@@ -16,7 +17,7 @@ Experiment seeds_experiment() {
   Experiment e;
   e.name = "seeds";
   e.description = "Wiegreffe & Pinter: attention JSD between seeds of one recipe vs the adversary's JSD";
-  e.run = [](const TextModel& model, const Instance& in, const ExperimentOptions& opt, Rng& rng, const void*) {
+  e.run = on_text_model(TextExperimentRun([](const TextModel& model, const Instance& in, const ExperimentOptions& opt, Rng& rng, const void*) {
     nlohmann::json row;
     row["num_tokens"] = in.ids.size();
     if (in.ids.empty()) {
@@ -27,7 +28,7 @@ Experiment seeds_experiment() {
       row["skipped"] = "no other seeds' models given";
       return row;
     }
-    const FrozenEncoder base = freeze_encoder(model, in.ids);
+    const std::unique_ptr<AttentionInstance> base = TextAttentionModel(model).freeze(in, nullptr);
     std::vector<double> jsd, tvd;
     for (const TextModel* other : opt.other_models) {
       if (other->vocab.size() != model.vocab.size() || other->config.num_classes != model.config.num_classes) {
@@ -35,10 +36,10 @@ Experiment seeds_experiment() {
         return row;
       }
       const FrozenEncoder fe = freeze_encoder(*other, in.ids);
-      jsd.push_back(jensen_shannon(base.alpha, fe.alpha));
-      tvd.push_back(total_variation(base.probs, fe.probs));
+      jsd.push_back(jensen_shannon(base->attention(), fe.alpha));
+      tvd.push_back(total_variation(base->probs(), fe.probs));
     }
-    row["predicted"] = base.predicted;
+    row["predicted"] = base->predicted();
     row["seed_jsd"] = jsd;
     row["seed_tvd"] = tvd;
     row["mean_seed_jsd"] = mean_of(jsd);
@@ -47,12 +48,12 @@ Experiment seeds_experiment() {
     if (opt.get_int("adversarial", 1) && in.ids.size() >= 2) {
       AdversarialOptions o;
       o.steps = opt.get_int("steps", o.steps);
-      const AdversarialResult r = adversarial_search(model, base, o, rng);
+      const AdversarialResult r = adversarial_search(*base, o, rng);
       row["adversarial_jsd"] = r.max_jsd;
     }
     return row;
-  };
-  e.summarize = [](const TextModel&, const std::vector<nlohmann::json>& rows, const ExperimentOptions& opt) {
+  }));
+  e.summarize = on_text_model(TextExperimentSummary([](const TextModel&, const std::vector<nlohmann::json>& rows, const ExperimentOptions& opt) {
     std::vector<double> mean_jsd, max_jsd, mean_tvd, adv;
     int adv_beyond = 0;
     for (const auto& row : rows) {
@@ -77,7 +78,8 @@ Experiment seeds_experiment() {
     s["adversarial_jsd_mean"] = mean_of(adv);
     s["fraction_adversary_beyond_every_seed"] = adv.empty() ? std::nan("") : double(adv_beyond) / adv.size();
     return s;
-  };
+  }));
+  e.needs_text_model = true;
   return e;
 }
 

@@ -117,8 +117,9 @@ Experiment self_attention_correlation_experiment() {
   e.name = "attention-flow";
   e.description =
       "Spearman of raw attention / rollout / flow (per layer) with blank-out and input gradients (Abnar & Zuidema)";
-  e.run = run_correlation;
-  e.summarize = summarize_correlation;
+  e.run = on_text_model(TextExperimentRun(run_correlation));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_correlation));
+  e.needs_text_model = true;
   return e;
 }
 

@@ -5,6 +5,8 @@
 // training setups take their defaults from the specs, and every CNN recipe is a valid setup.
 #include <gtest/gtest.h>
 
+#include "experiments/text_attention_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -101,7 +103,7 @@ TEST(Catalogue, ExperimentDefaultsAreTheOnesTheCodeUses) {
     listed.params = spec_defaults(e.params);
     EXPECT_EQ(check_experiment_params(e, listed.params), "") << e.name;
     auto row = [&](const ExperimentOptions& o) {
-      const auto prepared = e.prepare ? e.prepare(model, o) : nullptr;
+      const auto prepared = e.prepare ? e.prepare(TextAttentionModel(model), o) : nullptr;
       return run_instance(e, model, in, o, prepared.get());
     };
     EXPECT_EQ(row(plain).dump(), row(listed).dump()) << e.name;

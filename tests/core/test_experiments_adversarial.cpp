@@ -6,6 +6,7 @@
 
 #include "experiments/adversarial.h"
 #include "experiments/all.h"
+#include "experiments/text_attention_model.h"
 #include "tiny_text_model.h"
 
 namespace attnlab {
@@ -15,9 +16,16 @@ TextModel tiny_model(AttentionKind kind, uint64_t seed) {
   return test::tiny_text_model({{"a", "b", "c", "d", "e", "f"}, kind, 6, 5, seed, 2.f});
 }
 
+// The instance through the attention-model interface, as the experiment runs it.
+std::unique_ptr<AttentionInstance> frozen(const TextModel& m, const std::vector<int>& ids) {
+  Instance in;
+  in.ids = ids;
+  return TextAttentionModel(m).freeze(in, nullptr);
+}
+
 TEST(Adversarial, ObjectiveGradientMatchesFiniteDifferences) {
   const TextModel m = tiny_model(AttentionKind::Tanh, 3);
-  const FrozenEncoder fe = freeze_encoder(m, {2, 3, 4, 5, 6});
+  const auto fi = frozen(m, {2, 3, 4, 5, 6});
   Rng rng(1);
   std::vector<std::vector<double>> theta(3, std::vector<double>(5));
   for (auto& th : theta)
@@ -26,15 +34,15 @@ TEST(Adversarial, ObjectiveGradientMatchesFiniteDifferences) {
   o.candidates = 3;
   o.epsilon = 0.001;  // make the penalty active for some candidates
   std::vector<std::vector<double>> grad;
-  adversarial_objective(m, fe, theta, o, &grad);
+  adversarial_objective(*fi, theta, o, &grad);
   double max_abs = 0;
   for (size_t k = 0; k < theta.size(); ++k)
     for (size_t t = 0; t < theta[k].size(); ++t) {
       const double h = 1e-6, orig = theta[k][t];
       theta[k][t] = orig + h;
-      const double fp = adversarial_objective(m, fe, theta, o, nullptr);
+      const double fp = adversarial_objective(*fi, theta, o, nullptr);
       theta[k][t] = orig - h;
-      const double fm = adversarial_objective(m, fe, theta, o, nullptr);
+      const double fm = adversarial_objective(*fi, theta, o, nullptr);
       theta[k][t] = orig;
       const double numeric = (fp - fm) / (2 * h);
       EXPECT_NEAR(grad[k][t], numeric, 1e-5 * std::max(1.0, std::abs(numeric))) << k << "," << t;
@@ -55,10 +63,10 @@ TEST(Adversarial, JsdAgreesWithItsDefinitionAndItsBound) {
 TEST(Adversarial, SearchStaysWithinEpsilonAndBelowLn2AndIsDeterministic) {
   for (AttentionKind kind : {AttentionKind::Tanh, AttentionKind::Dot}) {
     const TextModel m = tiny_model(kind, 5);
-    const FrozenEncoder fe = freeze_encoder(m, {2, 3, 4, 5, 6, 7, 2, 3});
+    const auto fi = frozen(m, {2, 3, 4, 5, 6, 7, 2, 3});
     AdversarialOptions o;
     Rng r1(9), r2(9);
-    const AdversarialResult a = adversarial_search(m, fe, o, r1), b = adversarial_search(m, fe, o, r2);
+    const AdversarialResult a = adversarial_search(*fi, o, r1), b = adversarial_search(*fi, o, r2);
     EXPECT_EQ(a.candidate_jsd, b.candidate_jsd);
     ASSERT_EQ(a.candidate_jsd.size(), 5u);
     EXPECT_TRUE(a.found);
@@ -68,7 +76,7 @@ TEST(Adversarial, SearchStaysWithinEpsilonAndBelowLn2AndIsDeterministic) {
     double sum = 0;
     for (double v : a.attention) sum += v;
     EXPECT_NEAR(sum, 1.0, 1e-12);
-    EXPECT_LE(total_variation(output_with_attention(m, fe, a.attention), fe.probs), o.epsilon);
+    EXPECT_LE(total_variation(fi->output(a.attention), fi->probs()), o.epsilon);
     for (size_t k = 0; k < a.candidate_jsd.size(); ++k)
       if (a.candidate_tvd[k] <= o.epsilon) EXPECT_LE(a.candidate_jsd[k], a.max_jsd);
   }

@@ -3,6 +3,8 @@
 // summaries and determinism through run_experiment.
 #include <gtest/gtest.h>
 
+#include "experiments/text_attention_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -76,7 +78,7 @@ Instance make_instance(int index, std::vector<int> ids, int label = -1) {
 
 json run_one(const Experiment& e, const TextModel& m, const Instance& in, const ExperimentOptions& o = {}) {
   Rng rng = instance_rng(o.seed, in.index);
-  return e.run(m, in, o, rng, nullptr);
+  return e.run(TextAttentionModel(m), in, o, rng, nullptr);
 }
 
 std::vector<double> forward_probs(const TextModel& m, const std::vector<int>& ids) {
@@ -333,7 +335,7 @@ TEST(Permutation, SummaryOfHandWrittenRows) {
   };
   const std::vector<json> rows = {row(0.1, 0.2, 0), row(0.25, 0.004, 1), row(0.6, 0.05, 1), row(1.0, 0.3, 1),
                                   row(0.8, 0.1, 0), json{{"skipped", "single token"}}};
-  const json s = permutation_experiment().summarize(m, rows, ExperimentOptions{});
+  const json s = permutation_experiment().summarize(TextAttentionModel(m), rows, ExperimentOptions{});
   EXPECT_NEAR(s["median_delta_mean"].get<double>(), (0.2 + 0.004 + 0.05 + 0.3 + 0.1) / 5, 1e-12);
   EXPECT_NEAR(s["median_delta_median"].get<double>(), 0.1, 1e-12);
   EXPECT_NEAR(s["fraction_median_delta_below_0.01"].get<double>(), 0.2, 1e-12);
@@ -506,7 +508,7 @@ TEST(EraseUntilFlip, SummaryOfHandWrittenRows) {
                   {"leave_one_out", r(0.5, true)}, {"random", r(1.0, false)}};
   const json c = {{"attention", r(1.0, false)}, {"gradient", r(0.5, true)}, {"attention_x_gradient", r(0.4, true)},
                   {"leave_one_out", r(0.2, true)}, {"random", r(0.6, true)}};
-  const json s = erase_until_flip_experiment().summarize(m, {a, b, c, json{{"skipped", "single token"}}}, {});
+  const json s = erase_until_flip_experiment().summarize(TextAttentionModel(m), {a, b, c, json{{"skipped", "single token"}}}, {});
   EXPECT_EQ(s["n_used"], 3);
   EXPECT_EQ(s["n_skipped"], 1);
   EXPECT_EQ(s["n_flipped_by_all"], 1);
@@ -571,7 +573,7 @@ TEST(EraseMax, SummaryOfHandWrittenRows) {
     return json{{"jsd_max", jm}, {"jsd_random", jr}, {"flip_max", fm}, {"flip_random", fr}};
   };
   const json s = erase_max_experiment().summarize(
-      m, {r(0.3, 0.1, true, false), r(0.1, 0.2, false, false), r(0.2, 0.2, true, true), json{{"skipped", "x"}}}, {});
+      TextAttentionModel(m), {r(0.3, 0.1, true, false), r(0.1, 0.2, false, false), r(0.2, 0.2, true, true), json{{"skipped", "x"}}}, {});
   EXPECT_NEAR(s["jsd_max_mean"].get<double>(), 0.2, 1e-12);
   EXPECT_NEAR(s["jsd_random_mean"].get<double>(), 0.5 / 3, 1e-12);
   EXPECT_NEAR(s["flip_rate_max"].get<double>(), 2.0 / 3, 1e-12);
@@ -596,7 +598,7 @@ TEST(Debate, NamesAndBadInputsAreSkippedNotFatal) {
     EXPECT_FALSE(es[i].description.empty());
     EXPECT_EQ(run_one(es[i], m, make_instance(0, {}))["skipped"], "no tokens");
     EXPECT_EQ(run_one(es[i], m, make_instance(0, {3, 99}))["skipped"], "token id out of range");
-    EXPECT_TRUE(es[i].summarize(m, {}, ExperimentOptions{}).is_object());  // empty data: nulls, no crash
+    EXPECT_TRUE(es[i].summarize(TextAttentionModel(m), {}, ExperimentOptions{}).is_object());  // empty data: nulls, no crash
   }
 }
 

@@ -4,6 +4,8 @@
 // token "good" is present, so every expected number is a closed form; randomisation on small random models.
 #include <gtest/gtest.h>
 
+#include "experiments/text_attention_model.h"
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -359,7 +361,8 @@ TEST(Randomization, PreparedCopiesCascadeAndAreDeterministicForASeed) {
   ExperimentOptions o3, o4;
   o3.seed = 3;
   o4.seed = 4;
-  const auto p1 = e.prepare(m, o3), p2 = e.prepare(m, o3), p3 = e.prepare(m, o4);
+  const auto p1 = e.prepare(TextAttentionModel(m), o3), p2 = e.prepare(TextAttentionModel(m), o3),
+             p3 = e.prepare(TextAttentionModel(m), o4);
   const auto& c1 = copies_of(p1);
   const auto& c2 = copies_of(p2);
   const auto& c3 = copies_of(p3);
@@ -432,9 +435,10 @@ TEST(Randomization, RunWithoutPrepareMatchesPreparedRun) {
   ExperimentOptions opt;
   opt.seed = 5;
   opt.params = {{"ig_steps", 6}};
-  const auto prepared = e.prepare(m, opt);
+  const auto prepared = e.prepare(TextAttentionModel(m), opt);
   Rng r1 = instance_rng(5, 0), r2 = instance_rng(5, 0);
-  EXPECT_EQ(e.run(m, inst, opt, r1, prepared.get()), e.run(m, inst, opt, r2, nullptr));
+  EXPECT_EQ(e.run(TextAttentionModel(m), inst, opt, r1, prepared.get()),
+            e.run(TextAttentionModel(m), inst, opt, r2, nullptr));
 }
 
 TEST(Randomization, RowsCompareTheSameMeasuresByHandWithAbsoluteIntegratedGradients) {
@@ -446,9 +450,9 @@ TEST(Randomization, RowsCompareTheSameMeasuresByHandWithAbsoluteIntegratedGradie
   ExperimentOptions opt;
   opt.seed = 8;
   opt.params = {{"ig_steps", 7}};
-  const auto prepared = e.prepare(m, opt);
+  const auto prepared = e.prepare(TextAttentionModel(m), opt);
   Rng rng = instance_rng(8, 0);
-  const json row = e.run(m, inst, opt, rng, prepared.get());
+  const json row = e.run(TextAttentionModel(m), inst, opt, rng, prepared.get());
   ExplainInput in;
   in.cfg = &m.config;
   in.ids = inst.ids;

@@ -1,0 +1,23 @@
+// The flat text models attnlab trains (BiLSTM / MLP with additive, dot or uniform attention, and the core's
+// transformer) behind the attention-model interface (model/attention_model.h). Units = the tokens, one group.
+// The frozen instance is frozen_encoder.h's: the encoder states (BiLSTM, MLP) or the transformer's last-layer [CLS]
+// path, in double precision; the importances are explain/importance.h's gradient and leave-one-out.
+#pragma once
+#include "model/attention_model.h"
+#include "model/text_checkpoint.h"
+
+namespace attnlab {
+
+class TextAttentionModel : public AttentionModel {
+ public:
+  explicit TextAttentionModel(const TextModel& model) : model_(model) {}
+  int num_classes() const override;
+  const char* skip_reason(const Instance& instance, int min_units) const override;
+  std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const override;
+  const TextModel* text_model() const override { return &model_; }
+
+ private:
+  const TextModel& model_;
+};
+
+}  // namespace attnlab

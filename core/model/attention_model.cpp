@@ -1,0 +1,33 @@
+// The helpers every AttentionInstance user shares (attention_model.h).
+#include "model/attention_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace attnlab {
+
+std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
+                                const std::vector<int>& units) {
+  std::vector<double> out = weights;
+  for (int u : units) out[static_cast<size_t>(u)] = 0;
+  const int G = groups.empty() ? 0 : groups.back() + 1;
+  std::vector<double> sum(static_cast<size_t>(G), 0.0);
+  for (size_t u = 0; u < out.size(); ++u) sum[static_cast<size_t>(groups[u])] += out[u];
+  for (size_t u = 0; u < out.size(); ++u) {
+    const double s = sum[static_cast<size_t>(groups[u])];
+    out[u] = s > 0 ? out[u] / s : 0.0;
+  }
+  return out;
+}
+
+std::vector<int> order_by_score(const std::vector<double>& score) {
+  std::vector<int> order(score.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto key = [&](int i) { return std::isnan(score[i]) ? -std::numeric_limits<double>::infinity() : score[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
+  return order;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,88 @@
+// The one attention-model interface. Every model kind the debate runs on — the flat text models (BiLSTM / MLP with
+// additive or dot attention), the core's transformer, a user's ONNX transformer (and, next, each level of the HAN) —
+// maps one instance to an AttentionInstance: the model's prediction and its own attention distribution over the
+// instance's units, with the rest of the model frozen around that distribution so the output can be computed for
+// any replacement of it (erased, permuted, adversarial, uniform) and differentiated with respect to it, plus the
+// importances that attention is compared with. The experiments (core/experiments) are written once against it, so a
+// new model kind gets every one of them by implementing these two classes.
+//
+// Units and groups: the units are what the attention weighs (tokens; a transformer's explained query row over its
+// tokens). They fall into softmax groups (the weights of a group sum to 1; a flat model has one group); an
+// intervention renormalises within each group.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+struct TextModel;
+
+// One instance of a data set, or a live text.
+struct Instance {
+  int index = 0;                    // position in the data set
+  int label = -1;                   // gold label, -1 when unknown (live text)
+  std::vector<std::string> tokens;  // as tokenised
+  std::vector<int> ids;             // non-empty
+  std::vector<int> rationale;       // human rationale, one 0/1 per token; empty when unknown (plausibility)
+  std::vector<int> special;         // 1 where a tokenizer's template added the token ([CLS], [SEP], BOS); empty: none
+};
+
+// What a ranking by attention is compared with (Jain & Wallace §4.1; Serrano & Smith §5).
+enum class Importance {
+  Gradient,     // |Σ_e x_e · ∂p/∂x_e| on the unit's input embedding, attention held constant, normalised to sum 1
+  LeaveOneOut,  // |p(x) − p(x without the unit)|
+};
+
+// One instance with the model frozen around its attention. Not thread-safe (an ONNX instance drives its executor).
+class AttentionInstance {
+ public:
+  virtual ~AttentionInstance() = default;
+  int size() const { return static_cast<int>(attention_.size()); }
+  // The model's own weights, one per unit (each group sums to 1), and the softmax group of each unit.
+  const std::vector<double>& attention() const { return attention_; }
+  const std::vector<int>& groups() const { return group_; }
+  int num_groups() const { return group_.empty() ? 0 : group_.back() + 1; }
+  // The class probabilities of the unchanged model and its decision (argmax, first on ties).
+  const std::vector<double>& probs() const { return probs_; }
+  int predicted() const { return predicted_; }
+  // The token each unit stands for (an index into Instance::ids).
+  const std::vector<int>& unit_tokens() const { return unit_token_; }
+
+  // Class probabilities with the weights replaced by each variant (length size(), used as given: not renormalised).
+  virtual std::vector<std::vector<double>> outputs(const std::vector<std::vector<double>>& variants) const = 0;
+  std::vector<double> output(const std::vector<double>& weights) const { return outputs({weights})[0]; }
+  // ∂p_cls / ∂w_u at the weights w (length size()).
+  virtual std::vector<double> d_output(const std::vector<double>& weights, int cls) const = 0;
+  // The importance of each unit for class cls.
+  virtual std::vector<double> importance(Importance kind, int cls) const = 0;
+
+ protected:
+  std::vector<double> attention_, probs_;
+  std::vector<int> group_, unit_token_;
+  int predicted_ = 0;
+};
+
+class AttentionModel {
+ public:
+  virtual ~AttentionModel() = default;
+  virtual int num_classes() const = 0;
+  // What one unit is, for messages and rows ("token").
+  virtual const char* unit_name() const { return "token"; }
+  // Why an instance cannot be used ("no tokens", "token id out of range", "single token" when fewer than min_units
+  // units), or nullptr when it can.
+  virtual const char* skip_reason(const Instance& instance, int min_units) const = 0;
+  // The frozen instance; null with *error set when the model cannot run it.
+  virtual std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const = 0;
+  // The flat model attnlab trained, for the experiments that read its parameters (ERASER's batched forwards,
+  // randomisation, head ablation, ...); null for other kinds.
+  virtual const TextModel* text_model() const { return nullptr; }
+};
+
+// weights with the listed units set to 0 and each group renormalised to sum 1 (a group with nothing left: zeros).
+std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
+                                const std::vector<int>& units);
+// Units by descending score; ties and NaN (ranked last) by position.
+std::vector<int> order_by_score(const std::vector<double>& score);
+
+}  // namespace attnlab
