@@ -4,7 +4,8 @@
 // and equal to `build/attnlab explain-onnx-text`'s target; the rows are every row of that object with its numbers
 // (1e-5) and colour bars; the head view and the 5 × 8 model view are drawn; Next appends the greedy token and explains
 // the longer text; a link with otnext replays it in a fresh page; clicking another top-5 token explains that token.
-// Bad files (no tokenizer; an image model with a tokenizer) get a message naming them and stories260K stays.
+// Bad files (no tokenizer; an image model with a tokenizer) get a message naming them and stories260K stays. A longer
+// text runs leave-one-out as a job: progress, Cancel (the other rows stay).
 // No console errors. Saves tests/e2e/out/own-text-1366.png and own-text-390.png (look at them); prints the page's
 // explain time for one next token (no wall-clock assertion).
 // Skips — with the reason printed — only when web/gen lacks OnnxTextLab or models/text/stories260K is missing.
@@ -155,6 +156,30 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
     await page.locator('#ot-next').click();
     await page.waitForFunction((n) => document.querySelector('#own-text').ownTextResult?.ids.length === n, r.ids.length + 2, { timeout: 60_000 });
     await waitReady(page);
+
+    // a longer text: leave-one-out runs as a job with progress and Cancel (the other rows stay)
+    const story = 'Once upon a time, there was a little girl named Lily. She loved to play outside in the park with her dog. ' +
+      'One day, she saw a big red ball under a tree and ran to get it, but the ball was too high for her to reach.';
+    const jobSeen = page.evaluate(() => new Promise((resolve) => {
+      const job = document.querySelector('#ot-job');
+      new MutationObserver((_, obs) => {
+        if (job.hidden) return;
+        obs.disconnect();
+        const label = document.querySelector('#ot-job-text').textContent;
+        document.querySelector('#ot-cancel').click(); // as soon as the job shows: no race with its steps
+        resolve(label);
+      }).observe(job, { attributes: true, attributeFilter: ['hidden'] });
+    }));
+    await page.locator('#ot-text').fill(story);
+    assert.match(await jobSeen, /Leave-one-out/);
+    await page.waitForFunction(() => /cancelled/.test(document.querySelector('#ot-status').textContent), null, { timeout: 60_000 });
+    await waitReady(page);
+    assert.match(await page.locator('#ot-status').textContent(), /leave-one-out cancelled/);
+    const long = await result(page);
+    assert.ok(long.ids.length > 48, `${long.ids.length} tokens`);
+    assert.ok(long.rows.leave_one_out.every((v) => v === null));
+    assert.ok(long.rows.rollout.filter((v) => v !== null).length === long.ids.length - 1);
+    assert.equal((await hash(page)).get('otnext'), null);
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -341,7 +341,7 @@ export function mountOwnTextView(details, { store }) {
     const e = r.explain;
     const T = e.ids.length;
     let tail = '';
-    if (T > 1) {
+    if (T > 1 && !Array.isArray(e.leave_one_out)) {
       const t1 = performance.now();
       try {
         const loo = await runJob('loo', (onProgress) => client.loo({ ids: e.ids, target: e.target, p: e.probability }, onProgress), 'Leave-one-out: token');
@@ -375,7 +375,7 @@ export function mountOwnTextView(details, { store }) {
     const labels = r.pieces.tokens.map(pieceLabel);
     result = { ...e, tokens: labels, raw_tokens: r.pieces.tokens, top: r.top, maps: r.maps, ms };
     for (const m of OWN_TEXT_MEASURES) result[m.key] = nulls(e[m.key]);
-    result.leave_one_out = e.ids.length > 1 ? e.ids.map(() => NaN) : [NaN];
+    if (!Array.isArray(e.leave_one_out)) result.leave_one_out = e.ids.map(() => NaN); // filled by the loo job
     details.ownTextResult = result;
     // the text so far: the prompt, then what Next added (bold)
     const cont = r.pieces.texts.slice(promptIds.length).join('');

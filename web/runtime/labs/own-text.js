@@ -11,8 +11,8 @@
 //     and tokenizer fetched from models/ and checked against the manifest's sha256 (progress {stage: 'fetch', loaded,
 //     total}).
 //   ownText.tokenize {text} → {ids, tokens, offsets, special, texts (each id decoded alone)}
-//   ownText.explain {ids, target ('next' | index)} → {explain (OnnxTextLab.explainIds without attention_layers and
-//     without leave-one-out: `leave_one_out` comes from ownText.loo), top ({top [{id, token, text, logit,
+//   ownText.explain {ids, target ('next' | index)} → {explain (OnnxTextLab.explainIds without attention_layers; with
+//     leave_one_out up to LOO_INLINE_TOKENS tokens, else without it: then it comes from the ownText.loo job), top ({top [{id, token, text, logit,
 //     probability}] ≤ 5, greedy, stop}), maps (OnnxTextLab.attentionMaps, or null without attention), pieces {tokens,
 //     texts}, ms}. A text longer than the model's positions is cut (explain.truncated says where).
 //   ownText.loo {ids, target, p} (a job: a few tokens a step, cancellable) → {values (one per token, null where
@@ -86,10 +86,14 @@ function tokenize(msg) {
   return { ...t, texts };
 }
 
+// Leave-one-out runs inside explain up to this many tokens (a few ms each on a small model: one answer, no job).
+export const LOO_INLINE_TOKENS = 48;
+
 function explain(msg) {
   const l = lab();
   const t0 = performance.now();
-  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: false, attentionLayers: false });
+  const inline = (msg.ids?.length ?? 0) <= LOO_INLINE_TOKENS;
+  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, attentionLayers: false });
   const info = l.info();
   const top = l.top(e.ids, Math.min(5, Math.max(1, info.outputs)));
   const maps = info.layers > 0 ? l.attentionMaps(e.ids) : null;
@@ -104,6 +108,7 @@ async function loo(msg, ctx) {
   const values = [];
   const n = looChunk(T);
   for (let b = 0; b < T; b += n) {
+    await ctx.yield(); // a macrotask: a queued 'cancel' is seen here
     if (ctx.cancelled()) return { cancelled: true };
     const r = await ctx.step(() => lab().leaveOneOut(ids, msg.target, msg.p, b, Math.min(n, T - b)));
     values.push(...r.values);
@@ -117,6 +122,7 @@ async function generate(msg, ctx) {
   const steps = Math.max(0, Math.min(1024, msg.steps | 0));
   let stop = 'steps';
   for (let k = 0; k < steps; k++) {
+    await ctx.yield();
     if (ctx.cancelled()) {
       stop = 'cancelled';
       break;
