@@ -22,7 +22,7 @@ const NAMES = Object.freeze({
 
 export function mountOwnTextAttention(panel, { store }) {
   panel.replaceChildren();
-  const headCard = el('section', 'card heads-card', undefined, { 'aria-labelledby': 'ot-hv-title' });
+  const headCard = el('section', 'card ot-heads-card', undefined, { 'aria-labelledby': 'ot-hv-title' });
   headCard.append(el('h3', '', 'Head view: who attends to whom', { id: 'ot-hv-title' }));
   headCard.append(el('p', 'card-sub',
     'Each line joins a position (left) to a position it attends to (right) in one head of the chosen layer, read from the attention the executor found in your graph; the darker the line, the larger the weight. Rows sum to 1; a causal model attends only backwards.'));
@@ -35,7 +35,7 @@ export function mountOwnTextAttention(panel, { store }) {
   const headBody = el('div', 'hv-body');
   headCard.append(controls, notice, headBody);
 
-  const modelCard = el('section', 'card model-card', undefined, { 'aria-labelledby': 'ot-mv-title' });
+  const modelCard = el('section', 'card ot-model-card', undefined, { 'aria-labelledby': 'ot-mv-title' });
   modelCard.append(el('h3', '', 'Model view: every layer and head', { id: 'ot-mv-title' }));
   modelCard.append(el('p', 'card-sub',
     'One small attention map per layer and head (click one to open it in the head view), then the heads averaged and the rollout through each layer; below, what the explained position reads from each other position by raw attention, rollout and flow.'));
