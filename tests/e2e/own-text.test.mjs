@@ -5,7 +5,8 @@
 // (1e-5) and colour bars; the head view and the 5 × 8 model view are drawn; Next appends the greedy token and explains
 // the longer text; a link with otnext replays it in a fresh page; clicking another top-5 token explains that token.
 // Bad files (no tokenizer; an image model with a tokenizer) get a message naming them and stories260K stays. A longer
-// text runs leave-one-out as a job: progress, Cancel (the other rows stay).
+// text runs leave-one-out as a job: progress, Cancel (the other rows stay). A user's own files (a small WordPiece
+// classifier without attention, with tokenizer.json and config.json's id2label) give its classes and the gradient rows.
 // No console errors. Saves tests/e2e/out/own-text-1366.png and own-text-390.png (look at them); prints the page's
 // explain time for one next token (no wall-clock assertion).
 // Skips — with the reason printed — only when web/gen lacks OnnxTextLab or models/text/stories260K is missing.
@@ -15,6 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import onnxPkg from 'onnx-proto';
 import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
@@ -182,6 +185,56 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
     assert.equal((await hash(page)).get('otnext'), null);
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+
+  test('your own files: a WordPiece classifier without attention, its labels from config.json', async () => {
+    const { onnx } = onnxPkg;
+    const DT = onnx.TensorProto.DataType;
+    const f32 = (name, dims, values) => onnx.TensorProto.create({ name, dims, dataType: DT.FLOAT,
+      rawData: new Uint8Array(new Float32Array(values).buffer) });
+    const vi = (name, type, dims) => onnx.ValueInfoProto.create({ name, type: { tensorType: { elemType: type,
+      shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } } });
+    const A = onnx.AttributeProto.AttributeType;
+    const graph = onnx.GraphProto.create({
+      name: 'bag',
+      node: [
+        onnx.NodeProto.create({ opType: 'Gather', input: ['emb', 'input_ids'], output: ['x'], name: 'emb' }),
+        onnx.NodeProto.create({ opType: 'ReduceMean', input: ['x'], output: ['m'], name: 'mean',
+          attribute: [{ name: 'axes', type: A.INTS, ints: [1] }, { name: 'keepdims', type: A.INT, i: 0 }] }),
+        onnx.NodeProto.create({ opType: 'MatMul', input: ['m', 'w'], output: ['logits'], name: 'head' }),
+      ],
+      initializer: [f32('emb', [8, 4], Array.from({ length: 32 }, (_, k) => Math.sin(k + 1))), f32('w', [4, 2], [0.5, -0.25, 0.1, 0.3, -0.2, 0.4, 0.7, -0.6])],
+      input: [vi('input_ids', DT.INT64, [1, 'T'])],
+      output: [vi('logits', DT.FLOAT, [1, 2])],
+    });
+    const bytes = onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, producerName: 'own-text e2e', graph,
+      opsetImport: [{ domain: '', version: 13 }] })).finish();
+    const vocab = Object.fromEntries(['[PAD]', '[UNK]', '[CLS]', '[SEP]', 'a', 'b', 'c', 'd'].map((w, i) => [w, i]));
+    const tokenizer = { version: '1.0', added_tokens: [], normalizer: { type: 'BertNormalizer', lowercase: true },
+      pre_tokenizer: { type: 'BertPreTokenizer' }, post_processor: { type: 'BertProcessing', sep: ['[SEP]', 3], cls: ['[CLS]', 2] },
+      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab } };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-own-text-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'model.onnx'), bytes);
+      fs.writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizer));
+      fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'bag', id2label: { 0: 'NEG', 1: 'POS' } }));
+      const page = await openRecordingPage(ctx, `${server.url}/web/#view=text&ottext=a+b+c`);
+      await page.locator('#own-text > summary').click();
+      await page.setInputFiles('#ot-files', ['model.onnx', 'tokenizer.json', 'config.json'].map((f) => path.join(dir, f)));
+      await waitReady(page);
+      assert.match(await page.locator('#ot-summary').textContent(), /A classifier with 2 outputs \(NEG, POS\)/);
+      assert.deepEqual(await page.$$eval('#ot-top .ot-choice-text', (els) => els.map((e) => e.textContent).sort()), ['NEG', 'POS']);
+      assert.deepEqual(await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure)), ['gradient', 'gradient_x_input', 'leave_one_out']);
+      assert.equal(await page.locator('#ot-rows .measure-row[data-measure="gradient"] .tok').count(), 5); // [CLS] a b c [SEP]
+      assert.match(await page.locator('#ot-notice').textContent(), /no attention was found/);
+      assert.equal(await page.locator('#ot-attention').getAttribute('data-heads'), 'empty');
+      assert.equal(await page.locator('#ot-next').isVisible(), false);
+      assert.equal((await hash(page)).get('otmodel'), null); // a user's files are never in the link
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('390 px: no horizontal scroll, screenshot', async () => {
