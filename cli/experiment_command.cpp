@@ -6,6 +6,7 @@
 #include "experiments/experiment.h"
 #include "files.h"
 #include "han_command.h"
+#include "onnx_text_dir.h"
 #include "sst_rationales.h"
 #include "train/adversary_trainer.h"
 
@@ -25,24 +26,13 @@ CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   sub->add_option("--seed", cmd.seed, "seed of the per-instance random streams");
   sub->add_option("--param", cmd.params, "experiment parameter key=value (e.g. steps=500)");
   sub->add_option("--with-model", cmd.with_models, "another model folder to compare with (seeds)");
+  sub->add_option("--layer", cmd.layer, "an ONNX text model: the found attention layer intervened on (default: the last)");
+  sub->add_option("--output", cmd.output, "an ONNX text model: the graph output (default: 'logits', or the only one)");
   sub->add_option("--trees", cmd.trees_path, "SST PTB trees of --data for plausibility (default <data dir>/trees/<name>.txt)");
   return sub;
 }
 
 namespace {
-
-// --param key=value pairs; values that parse as JSON (numbers, arrays) are kept as such, others as strings.
-nlohmann::json parse_params(const std::vector<std::string>& params) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const std::string& kv : params) {
-    const size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
-    const std::string value = kv.substr(eq + 1);
-    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
-    out[kv.substr(0, eq)] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
-  }
-  return out;
-}
 
 // W&P §4: for each lambda, train a model-consistent adversary on --param train=F.tsv and compare it with
 // the base model on --data: TVD of outputs, JSD/KL of attention, its own accuracy/F1.
@@ -166,7 +156,21 @@ int run_diagnostic(const ExperimentCommand& cmd, const ExperimentOptions& option
 
 }  // namespace
 
+// --param key=value pairs; values that parse as JSON (numbers, arrays) are kept as such, others as strings.
+nlohmann::json parse_experiment_params(const std::vector<std::string>& params) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& kv : params) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) fail("--param '" + kv + "' is not key=value");
+    const std::string value = kv.substr(eq + 1);
+    const nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+    out[kv.substr(0, eq)] = parsed.is_discarded() ? nlohmann::json(value) : parsed;
+  }
+  return out;
+}
+
 int run_experiment_command(const ExperimentCommand& cmd, const std::string& command_line) {
+  if (is_onnx_text_model(cmd.model_dir)) return run_onnx_text_experiment_command(cmd, command_line);
   if (is_han_dir(cmd.model_dir)) return run_han_experiment_command(cmd, command_line);  // "attnlab-han-v1"
   if (cmd.name == "adversarial-training" || cmd.name == "diagnostic") {
     if (load_model(cmd.model_dir).config.encoder == EncoderKind::Transformer)
@@ -174,7 +178,7 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
            "analogue here (docs/RESULTS.md, transformer section)");
     if (cmd.out_path.empty()) fail(cmd.name + " needs --out F.json");
     ExperimentOptions options;
-    options.params = parse_params(cmd.params);
+    options.params = parse_experiment_params(cmd.params);
     return cmd.name == "diagnostic" ? run_diagnostic(cmd, options, command_line)
                                     : run_adversarial_training(cmd, options, command_line);
   }
@@ -208,29 +212,40 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   ExperimentOptions options;
   options.seed = cmd.seed;
   for (const TextModel& m : others) options.other_models.push_back(&m);
-  options.params = parse_params(cmd.params);
+  options.params = parse_experiment_params(cmd.params);
   if (const std::string bad = check_experiment_params(*e, options.params); !bad.empty()) fail("--param: " + bad);
   const auto t0 = std::chrono::steady_clock::now();
-  int last_percent = -1;
-  nlohmann::json result = run_experiment(*e, model, data, options, [&](int done, int total) {
+  nlohmann::json result = run_experiment(*e, model, data, options, experiment_progress(cmd.name));
+  nlohmann::json extra = nlohmann::json::object();
+  if (!cmd.with_models.empty()) extra["with_models"] = cmd.with_models;
+  if (skipped_empty) extra["skipped_empty_lines"] = skipped_empty;
+  if (!trees_report.is_null()) extra["human_rationales"] = trees_report;
+  return report_experiment(cmd, options, std::move(result), std::chrono::steady_clock::now() - t0, extra, command_line);
+}
+
+std::function<bool(int, int)> experiment_progress(const std::string& name) {
+  auto last_percent = std::make_shared<int>(-1);
+  return [name, last_percent](int done, int total) {
     const int percent = total ? 100 * done / total : 100;
-    if (percent / 10 != last_percent / 10) {
-      std::cerr << cmd.name << ": " << done << "/" << total << "\n";
-      last_percent = percent;
+    if (percent / 10 != *last_percent / 10) {
+      std::cerr << name << ": " << done << "/" << total << "\n";
+      *last_percent = percent;
     }
     return true;
-  });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+}
+
+int report_experiment(const ExperimentCommand& cmd, const ExperimentOptions& options, nlohmann::json result,
+                      std::chrono::steady_clock::duration elapsed, const nlohmann::json& extra,
+                      const std::string& command_line) {
   nlohmann::json summary = result["summary"];
   summary["experiment"] = cmd.name;
   summary["model"] = cmd.model_dir;
   summary["data"] = cmd.data_path;
   summary["seed"] = cmd.seed;
   summary["params"] = options.params;
-  if (!cmd.with_models.empty()) summary["with_models"] = cmd.with_models;
-  summary["seconds"] = seconds;
-  if (skipped_empty) summary["skipped_empty_lines"] = skipped_empty;
-  if (!trees_report.is_null()) summary["human_rationales"] = trees_report;
+  summary["seconds"] = std::chrono::duration<double>(elapsed).count();
+  summary.update(extra);
   result["summary"] = summary;
   result["command"] = command_line;
   std::string error;

@@ -7,7 +7,6 @@
 // object: ids, tokens, offsets, special (when tokenized), then onnx_text_explain's fields (logits of the explained
 // position, target, attention_layers [layer][head][query][key], and every importance row).
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -16,6 +15,7 @@
 
 #include "explain/onnx_text/onnx_text_explain.h"
 #include "files.h"
+#include "onnx_text_dir.h"
 #include "text/subword_tokenizer.h"
 
 namespace attnlab::cli {
@@ -28,22 +28,9 @@ struct OnnxTextCommand {
 };
 
 int run_onnx_text(const OnnxTextCommand& c) {
-  namespace fs = std::filesystem;
-  std::string model_path = c.model, tok_path = c.tokenizer, error;
-  std::error_code ec;
-  if (fs::is_directory(c.model, ec)) {
-    model_path = (fs::path(c.model) / "model.onnx").string();
-    if (tok_path.empty())
-      for (const char* name : {"tokenizer.json", "tokenizer.bin"})
-        if (fs::exists(fs::path(c.model) / name, ec)) {
-          tok_path = (fs::path(c.model) / name).string();
-          break;
-        }
-  }
-  std::string bytes;
-  if (!read_file(model_path, &bytes, &error)) fail(error);
-  OnnxTextModel model;
-  if (!model.load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), c.output, &error)) fail(model_path + ": " + error);
+  std::string error;
+  OnnxTextFiles files = load_onnx_text_files(c.model, c.tokenizer, c.output);
+  OnnxTextModel& model = *files.model;
   OnnxTextExplainRequest req;
   req.leave_one_out = !c.no_loo;
   nlohmann::json out = nlohmann::json::object();
@@ -58,11 +45,9 @@ int run_onnx_text(const OnnxTextCommand& c) {
       }
     }
   } else {
-    if (tok_path.empty()) fail("--text needs a tokenizer (--tokenizer, or tokenizer.json / tokenizer.bin in the model folder)");
-    std::string tb;
-    if (!read_file(tok_path, &tb, &error, kMaxTokenizerFileBytes)) fail(error);
-    const std::unique_ptr<SubwordTokenizer> tok = load_tokenizer(tb, &error);
-    if (!tok) fail(tok_path + ": " + error);
+    if (!files.tokenizer)
+      fail("--text needs a tokenizer (--tokenizer, or tokenizer.json / tokenizer.bin in the model folder)");
+    const SubwordTokenizer* tok = files.tokenizer.get();
     Tokenization t;
     if (!tok->encode(c.text, true, &t, &error)) fail(error);
     nlohmann::json offsets = nlohmann::json::array();

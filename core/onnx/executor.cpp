@@ -395,6 +395,9 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
   for (auto it = run_.rbegin(); it != run_.rend(); ++it) {
     const Node& n = **it;
     if (!stop_at.empty() && std::find(n.outputs.begin(), n.outputs.end(), stop_at) != n.outputs.end()) break;
+    if (!detached_.empty() && std::find_first_of(n.outputs.begin(), n.outputs.end(), detached_.begin(), detached_.end()) !=
+                                  n.outputs.end())
+      continue;
     std::vector<const Tensor<T>*> dout;
     bool any = false;
     for (const auto& o : n.outputs) {

@@ -48,6 +48,9 @@ class Executor {
   // Values that start a gradient path as graph inputs do (a text model's token embeddings: its only graph input
   // holds integer ids, through which no gradient flows). Set after load; kept by later forward passes.
   void set_gradient_roots(const std::vector<std::string>& names) { gradient_roots_ = names; }
+  // Values held constant by backward: their gradient is computed but not passed on to the node that produced them
+  // (Jain & Wallace's gradient importance with the attention distributions detached). Empty: none.
+  void set_detached(const std::vector<std::string>& names) { detached_ = names; }
   // Bytes of every value and gradient held now (what max_live_bytes bounds).
   int64_t live_bytes() const { return live_bytes_; }
 
@@ -93,7 +96,7 @@ class Executor {
   }
 
   ExecLimits limits_;
-  std::vector<std::string> gradient_roots_;
+  std::vector<std::string> gradient_roots_, detached_;
   int64_t live_bytes_ = 0;
   int64_t fold_work_left_ = 0, forward_work_left_ = 0;
   std::vector<int64_t> value_bytes_, grad_bytes_;

@@ -99,7 +99,7 @@ class HfTokenizer final : public SubwordTokenizer {
  public:
   bool load(const json& root, std::string* error);
 
-  const char* kind() const override { return wordpiece_ ? "wordpiece" : "bytelevel-bpe"; }
+  const char* kind() const override { return wordlevel_ ? "wordlevel" : wordpiece_ ? "wordpiece" : "bytelevel-bpe"; }
   bool encode(const std::string& text, bool add_special, Tokenization* out, std::string* error) const override;
   std::string decode(const std::vector<int>& ids) const override;
   std::string id_to_token(int id) const override {
@@ -129,6 +129,7 @@ class HfTokenizer final : public SubwordTokenizer {
   const HfAddedToken* match_added(const std::string& text, size_t at) const;
 
   bool wordpiece_ = true;
+  bool wordlevel_ = false;  // WordLevel: a WordPiece model whose words are never split (whole word or unk)
   std::vector<std::string> vocab_;
   std::unordered_map<std::string, int> index_;
   int unk_id_ = -1;
@@ -277,12 +278,13 @@ bool HfTokenizer::load_model(const json& model, std::string* error) {
   auto merges = model.find("merges");
   std::string t = type;
   if (t.empty()) t = merges != model.end() ? "BPE" : (model.contains("max_input_chars_per_word") ? "WordPiece" : "");
-  if (t != "WordPiece" && t != "BPE") {
+  if (t != "WordPiece" && t != "BPE" && t != "WordLevel") {
     *error = "tokenizer.json: model type '" + (t.empty() ? std::string("(none)") : t.substr(0, 64)) +
-             "' is not supported (supported: WordPiece, BPE)";
+             "' is not supported (supported: WordPiece, BPE, WordLevel)";
     return false;
   }
-  wordpiece_ = t == "WordPiece";
+  wordlevel_ = t == "WordLevel";
+  wordpiece_ = t == "WordPiece" || wordlevel_;
   if (vocab == model.end()) {
     *error = "tokenizer.json: the model has no 'vocab'";
     return false;
@@ -301,10 +303,10 @@ bool HfTokenizer::load_model(const json& model, std::string* error) {
   }
   auto prefix = model.find("continuing_subword_prefix");
   if (prefix != model.end() && prefix->is_string()) prefix_ = prefix->get<std::string>();
-  else if (wordpiece_) prefix_ = "##";
+  else if (wordpiece_ && !wordlevel_) prefix_ = "##";
   if (wordpiece_) {
     if (unk_id_ < 0) {
-      *error = "tokenizer.json: a WordPiece model needs an unk_token";
+      *error = std::string("tokenizer.json: a ") + (wordlevel_ ? "WordLevel" : "WordPiece") + " model needs an unk_token";
       return false;
     }
     auto mc = model.find("max_input_chars_per_word");
@@ -717,6 +719,13 @@ const HfAddedToken* HfTokenizer::match_added(const std::string& text, size_t at)
 
 void HfTokenizer::wordpiece(const std::vector<HfChar>& word, Tokenization* out) const {
   if (word.empty()) return;
+  if (wordlevel_) {  // the whole word, or unk
+    std::string w;
+    for (const HfChar& c : word) unicode::append_utf8(c.cp, &w);
+    const int id = token_to_id(w);
+    push(out, id >= 0 ? id : unk_id_, word.front().begin, word.back().end, 0);
+    return;
+  }
   if (static_cast<int>(word.size()) > max_input_chars_per_word_) {
     push(out, unk_id_, word.front().begin, word.back().end, 0);
     return;

@@ -198,6 +198,26 @@ export function exportTransformerOnnx(dir, out) {
   return bytes.byteLength;
 }
 
+// The folder a user would bring (the Hugging Face / Optimum layout the core reads, cli/onnx_text_dir.h): model.onnx,
+// tokenizer.json — a WordLevel model over the checkpoint's vocabulary with a Lowercase normalizer and the
+// WhitespaceSplit pre-tokenizer, which reads pre-tokenised text (the SST files) as attnlab's own tokenizer does; the
+// graph adds its own [CLS], so no post-processor — and config.json with id2label.
+export function exportTransformerFolder(dir, outDir) {
+  const checkpoint = readTransformerCheckpoint(dir);
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'model.onnx'), buildTransformerModel(checkpoint));
+  const vocab = {};
+  checkpoint.config.vocab.forEach((word, id) => { vocab[word] = id; });
+  const tokenizer = {
+    version: '1.0', truncation: null, padding: null, added_tokens: [],
+    normalizer: { type: 'Lowercase' }, pre_tokenizer: { type: 'WhitespaceSplit' }, post_processor: null, decoder: null,
+    model: { type: 'WordLevel', vocab, unk_token: '<unk>' },
+  };
+  fs.writeFileSync(path.join(outDir, 'tokenizer.json'), JSON.stringify(tokenizer));
+  const id2label = Object.fromEntries((checkpoint.config.class_names ?? []).map((name, i) => [String(i), name]));
+  fs.writeFileSync(path.join(outDir, 'config.json'), JSON.stringify({ id2label, exported_from: dir }, null, 1));
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [dir, out] = process.argv.slice(2);
   if (!dir || !out) {

@@ -290,10 +290,25 @@ std::string tok_error_of(const std::string& text) {
   return error;
 }
 
+// WordLevel (Hugging Face's word-level model; what the transformer exporter writes): a whole word or the unk token,
+// never pieces — "unbelievable" is unk even though "un" is in the vocabulary.
+TEST(HfTokenizer, WordLevelMapsWholeWordsOrUnk) {
+  auto t = tok_load(R"({"model": {"type": "WordLevel", "unk_token": "<unk>", "vocab": {"<unk>": 0, "un": 1, "good": 2, ".": 3}},
+                        "pre_tokenizer": {"type": "WhitespaceSplit"}})");
+  ASSERT_TRUE(t);
+  EXPECT_STREQ(t->kind(), "wordlevel");
+  Tokenization out;
+  std::string error;
+  ASSERT_TRUE(t->encode("good unbelievable .", true, &out, &error)) << error;
+  EXPECT_EQ(out.ids, (std::vector<int>{2, 0, 3}));
+  EXPECT_EQ(out.offsets[1], (std::pair<int, int>{5, 17}));
+}
+
 TEST(HfTokenizerErrors, UnsupportedPartsAreNamed) {
   EXPECT_NE(tok_error_of(R"({"model": {"type": "Unigram", "vocab": [["a", 0.0]]}})").find("model type 'Unigram' is not supported"),
             std::string::npos);
-  EXPECT_NE(tok_error_of(R"({"model": {"type": "WordLevel", "vocab": {"a": 0}}})").find("'WordLevel'"), std::string::npos);
+  EXPECT_NE(tok_error_of(R"({"model": {"type": "WordLevel", "vocab": {"a": 0}}})").find("a WordLevel model needs an unk_token"),
+            std::string::npos);
   const std::string wp = R"("model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "a": 1}})";
   EXPECT_NE(tok_error_of("{" + wp + R"(, "normalizer": {"type": "NFKC"}})").find("normalizer 'NFKC' is not supported"),
             std::string::npos);

@@ -151,6 +151,28 @@ bool OnnxTextModel::backward(int target, std::string* error) {
   return true;
 }
 
+std::vector<float> OnnxTextModel::current_logits() const {
+  const Tensor<float>* y = ex_.value(output_);
+  if (!y || !y->is_float() || logits_.empty() || y->f.size() < logits_.size()) return {};
+  const size_t C = logits_.size();
+  return causal_ ? std::vector<float>(y->f.end() - static_cast<std::ptrdiff_t>(C), y->f.end())
+                 : std::vector<float>(y->f.begin(), y->f.begin() + static_cast<std::ptrdiff_t>(C));
+}
+
+bool OnnxTextModel::backward_seeded(const std::vector<float>& d_logits, const std::string& stop_at, std::string* error) {
+  const Tensor<float>* y = ex_.value(output_);
+  if (!y || d_logits.size() != logits_.size() || y->f.size() < logits_.size()) {
+    *error = "run the model first";
+    return false;
+  }
+  Tensor<float> seed = Tensor<float>::floats(y->shape);
+  const size_t base = causal_ ? y->f.size() - logits_.size() : 0;
+  for (size_t c = 0; c < d_logits.size(); ++c) seed.f[base + c] = d_logits[c];
+  if (!ex_.backward(output_, seed, error, stop_at)) return false;
+  backward_done_ = true;
+  return true;
+}
+
 bool OnnxTextModel::attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
                                      std::string* error) const {
   A->clear();

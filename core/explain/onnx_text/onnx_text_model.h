@@ -49,6 +49,16 @@ class OnnxTextModel {
   // embeddings (the output of the Gather that reads the ids). False when no such Gather is found.
   bool embedding_gradients(std::vector<double>* grad_x_input, std::vector<double>* grad_norm, std::string* error) const;
 
+  // For interventions on the graph (onnx_attention_model.h): the executor after the last run, the token-embedding
+  // value ("" when none was found) and the number of tokens of the last run.
+  onnx::Executor<float>& executor() { return ex_; }
+  // The explained position's logits as the executor holds them now (after Executor::forward_from too).
+  std::vector<float> current_logits() const;
+  // Backward from the explained position with d(objective)/d logits = d_logits (stop_at as Executor::backward).
+  bool backward_seeded(const std::vector<float>& d_logits, const std::string& stop_at, std::string* error);
+  const std::string& embedding_value() const { return embedding_; }
+  int tokens() const { return tokens_; }
+
  private:
   std::unique_ptr<onnx::Model> model_;
   onnx::Executor<float> ex_;

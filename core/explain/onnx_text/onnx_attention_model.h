@@ -1,0 +1,49 @@
+// A user's ONNX text transformer behind the attention-model interface (model/attention_model.h), so every debate
+// experiment runs on it: the attention is the explained position's row of one found attention layer (default: the
+// last), and an intervention replaces that row in the graph and runs the rest of it (Executor::forward_from).
+//   The explained position: a classifier's [CLS] row (the graph's position 0); a causal LM's last position (the
+//   "class" is the next token, so a decision flips when the greedy next token changes).
+//   Units: the tokens of that row, except the positions held fixed — a position the graph prepends itself (attnlab's
+//   exporter adds its own [CLS]) and the tokens a tokenizer's template added (Instance::special: [CLS], [SEP], BOS).
+//   Head h's held weight c_h stays; the units get (1 − c_h)·w in every head, so the model's own w is the head-averaged
+//   row over the units, renormalised — exactly the core transformer's rule (model/transformer_frozen.h), so the
+//   exported sst2-transformer gives the native numbers.
+//   probs() are the outputs with the model's own w imposed that way (the baseline of every intervention, as in the
+//   core transformer; with one head, the model's output itself).
+//   ∂p/∂w_u = Σ_h (1 − c_h) ∂p/∂A_h[e, u] from one backward pass to the replaced row.
+//   Importances: Gradient = |Σ_e x_e ∂p/∂x_e| on the token embeddings with every found attention distribution held
+//   constant (Executor::set_detached), normalised over the units; LeaveOneOut = the token deleted, the rest re-run.
+// The model is driven through its executor: not thread-safe, one instance in use at a time (each re-runs its forward
+// when another run came between).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "explain/onnx_text/onnx_text_model.h"
+#include "model/attention_model.h"
+
+namespace attnlab {
+
+class OnnxAttentionModel : public AttentionModel {
+ public:
+  // layer: the found attention layer whose row is intervened on (−1: the last). The model must outlive this.
+  OnnxAttentionModel(OnnxTextModel& model, int layer = -1) : model_(model), layer_(layer) {}
+  // After one run: the number of classes (a causal LM: its vocabulary; one logit: 2).
+  int num_classes() const override { return classes_; }
+  const char* skip_reason(const Instance& instance, int min_units) const override;
+  std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const override;
+  // Checks that the model can be intervened on (attention found, a layer in range) and runs one probe to learn the
+  // number of classes; false with a message otherwise.
+  bool prepare(const std::vector<int>& probe_ids, std::string* error);
+  OnnxTextModel& model() const { return model_; }
+  int layer() const { return layer_; }
+  // Counts forward passes, so an instance knows when its values were overwritten.
+  mutable long runs = 0;
+
+ private:
+  OnnxTextModel& model_;
+  int layer_ = -1;
+  int classes_ = 0;
+};
+
+}  // namespace attnlab
