@@ -11,7 +11,10 @@
 // installed before any page script runs, so polling adds nothing. --trace prints, for the last run of each
 // measure, when each request started and ended (ms from navigation; the workers' requests included) and the
 // page's and workers' performance marks.
-// Usage: node tests/bench/cold-start.mjs [--runs 5] [--only text|cam] [--trace] [--port N]
+// Usage: node tests/bench/cold-start.mjs [--runs 5] [--only text|cam] [--trace] [--port N] [--root DIR]
+//   --root: serve another checkout's web/ (with models/ and node_modules/) instead of this one: an A/B comparison
+//   on a busy machine runs both in turn (e.g. `git archive <commit> web | tar -x -C DIR`, web/gen copied, the two
+//   other folders linked).
 // Prints a markdown table (every run, the median) and one JSON line. No assertion: a measurement, not a test.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -23,7 +26,7 @@ const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] 
 const RUNS = Number(opt('--runs', '5'));
 const ONLY = opt('--only', '');
 const TRACE = args.includes('--trace');
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(opt('--root', path.resolve(import.meta.dirname, '../..')));
 
 const MEASURES = [
   { key: 'text', label: 'first prediction (Text tab)', hash: '' },
