@@ -7,6 +7,7 @@
 
 #include "experiment_command.h"
 #include "explain/onnx_text/onnx_attention_model.h"
+#include "explain/onnx_text/onnx_text_instance.h"
 #include "files.h"
 #include "onnx_text_dir.h"
 #include "text/dataset.h"
@@ -35,13 +36,7 @@ int run_onnx_text_experiment_command(const ExperimentCommand& cmd, const std::st
       ++skipped_empty;
       continue;
     }
-    Instance in;
-    in.index = static_cast<int>(i);
-    in.label = raw[i].label;
-    in.tokens = t.tokens;
-    in.ids = t.ids;
-    in.special = t.special;
-    data.push_back(std::move(in));
+    data.push_back(onnx_text_instance(std::move(t), static_cast<int>(i), raw[i].label));
   }
   if (data.empty()) fail(cmd.data_path + ": no text to run on");
   OnnxAttentionModel model(*files.model, cmd.layer);

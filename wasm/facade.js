@@ -148,6 +148,7 @@
   defineClass('OnnxTextLab', 'OnnxTextLab', {
     info: [], tokenize: [R, true], explain: [R, 'next', {}], explainIds: [R, 'next', {}],
     leaveOneOut: [R, R, R, R, R], top: [R, 5], greedyStep: [R], attentionMaps: [R], decode: [R], pieces: [R],
+    experiment: [R, R, {}],
   }, [R, R, '', {}]);
 
   // ---- localization lab (wasm/cnn_bindings.cpp) ----

@@ -37,6 +37,15 @@
 //       averaged), rollout [L·n·n] (through layer l), flow [L·(n−1)] (max flow from each other position to the
 //       explained one through layers 1..l, positions in graph order; NaN when n > 128: too slow to run live)}
 //   lab.decode(ids) → text;  lab.pieces(ids) → {tokens (vocabulary entries), texts (each id decoded alone)}
+//   lab.experiment(name, input, options = {}) → the row of one debate experiment of the registry (core/experiments:
+//       kendall, permutation, adversarial, erase-max, erase-until-flip) on one instance, exactly as run_instance gives it
+//       (the row of `attnlab experiment NAME --model DIR --data F.tsv [--seed S] [--layer K] [--param k=v]` on a
+//       one-line TSV of the text: the same Instance, core/explain/onnx_text/onnx_text_instance.h; index 0, no label).
+//       input: a text (tokenised with the template, as the CLI) or {ids, special} (special: 1 where the template added
+//       the token — held fixed; default none). options {params: {…} (check_experiment_params), seed = 1, layer = −1
+//       (the found attention layer intervened on; −1 = the last)}. Errors (returned, never thrown): an unknown
+//       experiment, one that needs a model attnlab trained (check_experiment_model's message), bad params / seed /
+//       layer, no attention found, a text the model cannot read (the CLI does not cut either).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,7 +58,10 @@
 #include <nlohmann/json.hpp>
 
 #include "boundary.h"
+#include "experiments/experiment.h"
 #include "explain/onnx/onnx_classifier.h"
+#include "explain/onnx_text/onnx_attention_model.h"
+#include "explain/onnx_text/onnx_text_instance.h"
 #include "explain/onnx_text/onnx_text_explain.h"
 #include "explain/self_attention_maps.h"
 #include "onnx/model.h"
@@ -298,6 +310,67 @@ class OnnxTextLab {
     return val(tok_->decode(v));
   }
 
+  val experiment(const std::string& name, const val& input, const val& options) {
+    Err e;
+    json opt;
+    std::string err;
+    const Experiment* ex = find_experiment(name);
+    if (!ex) {
+      std::string list;
+      for (const Experiment& x : experiment_registry())
+        if (!x.needs_text_model && !x.needs_other_models && !x.needs_human_rationales) list += (list.empty() ? "" : ", ") + x.name;
+      e.fail("unknown experiment '" + name + "'; on this model: " + list);
+    }
+    object_arg(options, "options", &opt, e);
+    json params = json::object();
+    uint64_t seed = 1;
+    int layer = -1;
+    if (e.ok()) {
+      params = opt.value("params", json::object());
+      if (!params.is_object()) e.fail("options.params must be an object of experiment parameters");
+      else e.fail(check_experiment_params(*ex, params));
+      const json s = opt.value("seed", json(1));
+      if (e.ok() && !s.is_number()) e.fail("seed must be a non-negative integer");
+      if (e.ok()) seed_arg(s.get<double>(), &seed, e);
+      const json l = opt.value("layer", json(-1));
+      const int L = static_cast<int>(model_.attention().size());
+      if (e.ok() && (!l.is_number_integer() || l.get<int64_t>() < -1 || l.get<int64_t>() >= std::max(L, 1)))
+        e.fail("layer must be −1 (the last) or a found attention layer, 0.." + std::to_string(std::max(L, 1) - 1));
+      if (e.ok()) layer = static_cast<int>(l.get<int64_t>());
+    }
+    Instance in;
+    if (e.ok()) {
+      Tokenization t;
+      if (input.isString()) {
+        if (!tok_->encode(input.as<std::string>(), true, &t, &err)) e.fail(err);
+      } else if (input.isUndefined() || input.isNull() || input.typeOf().as<std::string>() != "object" || input.isArray()) {
+        e.fail("input must be a text or {ids, special}");
+      } else {
+        ids_arg(input["ids"], &t.ids, e);
+        const val sp = input["special"];
+        if (e.ok() && !sp.isUndefined() && !sp.isNull()) {
+          if (!sp.isArray() || sp["length"].as<size_t>() != t.ids.size())
+            e.fail("special must be an array with one 0 / 1 per id (" + num(t.ids.size()) + ")");
+          else
+            for (size_t i = 0; i < t.ids.size(); ++i) t.special.push_back(sp[i].isTrue() || (sp[i].isNumber() && sp[i].as<double>() != 0) ? 1 : 0);
+        }
+        if (t.special.empty()) t.special.assign(t.ids.size(), 0);
+        for (int id : t.ids) t.tokens.push_back(tok_->id_to_token(id));
+      }
+      if (e.ok() && t.ids.empty()) e.fail("no tokens to run the experiment on");
+      if (e.ok()) in = onnx_text_instance(std::move(t), 0, -1);
+    }
+    if (!e.ok()) return error_val(e.message);
+    OnnxAttentionModel model(model_, layer);
+    if (!model.prepare(in.ids, &err)) return error_val(err);
+    if (const std::string why = check_experiment_model(*ex, model); !why.empty()) return error_val(why);
+    ExperimentOptions o;
+    o.seed = seed;
+    o.params = params;
+    const std::shared_ptr<const void> prepared = ex->prepare ? ex->prepare(model, o) : nullptr;
+    return out_json(run_instance(*ex, model, in, o, prepared.get()));
+  }
+
   val pieces(const val& ids) const {
     Err e;
     std::vector<int> v;
@@ -514,5 +587,6 @@ EMSCRIPTEN_BINDINGS(attnlab_onnx_text) {
       .function("greedyStep", &OnnxTextLab::greedy_step)
       .function("attentionMaps", &OnnxTextLab::attention_maps)
       .function("decode", &OnnxTextLab::decode)
-      .function("pieces", &OnnxTextLab::pieces);
+      .function("pieces", &OnnxTextLab::pieces)
+      .function("experiment", &OnnxTextLab::experiment);
 }
