@@ -28,7 +28,7 @@
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
 // docmeasure (attention | gradient | leave_one_out | integrated_gradients). Global view: gvmodel, gvlevel (word |
 // sentence), gvword (the searched / selected word or sentence), gvn (top and bottom N). The Text tab's "Your model":
-// otmodel, ottext, otnext, ottarget, otlayer, otheads. Fields are added here when a view needs them.
+// otmodel, ottext, otnext, ottarget, otlayer, otheads, otdlayer, otdclosed, otdsteps. Fields are added here when a view needs them.
 
 import { CATALOGUE } from './catalogue.js';
 
@@ -124,6 +124,12 @@ export const SCHEMA = Object.freeze({
   ottarget: { type: 'int', default: -1, min: -1, max: 1_000_000 },
   otlayer: { type: 'int', default: 1, min: 1, max: 64 },
   otheads: { type: 'string', default: 'all', maxLength: 40 },
+  // Its debate panels (views/own-text/debate.js): otdlayer = the found attention layer intervened on (1-based; 0 = the
+  // last), otdclosed = the panels folded shut (comma list of experiment names; a closed panel does not run), otdsteps =
+  // the adversarial search's Adam steps (that search runs on request only).
+  otdlayer: { type: 'int', default: 0, min: 0, max: 64 },
+  otdclosed: { type: 'string', default: '', maxLength: 80 },
+  otdsteps: { type: 'int', default: 20, min: 1, max: 2000 },
 });
 
 export function defaults() {

@@ -12,12 +12,16 @@
 //     explain makes an older one resolve null)
 //   client.loo({ ids, target, p }, onProgress) → { id, promise, cancel() } (a job)
 //   client.generate({ ids, steps }, onProgress) → { id, promise, cancel() } (a job)
+//   client.experiment({ name, ids, special, params, seed, layer }) → Promise<{row, ms}> (one debate experiment)
+//   client.adversarial({ ids, special, params, seed, layer }, onProgress) → { id, promise, cancel() } (a job; progress
+//     {stage: 'adversarial', estimate_ms})
 //   client.loaded: true while the worker holds a model (false after it was replaced)
+//   new OwnTextClient({ name: 'attnlab-own-text-debate' }) is the debate panels' second worker (views/own-text/debate.js)
 import { hostChannel } from './lab-runtime.js';
 
 export class OwnTextClient {
-  constructor({ channel = null } = {}) {
-    this.channel = channel ?? hostChannel({ name: 'attnlab-own-text', what: 'the worker of your text model' });
+  constructor({ channel = null, name = 'attnlab-own-text', what = 'the worker of your text model' } = {}) {
+    this.channel = channel ?? hostChannel({ name, what });
     this.loaded = false;
     this.channel.onReplaced(() => { this.loaded = false; });
   }
@@ -48,5 +52,13 @@ export class OwnTextClient {
 
   generate({ ids, steps }, onProgress = null) {
     return this.channel.send('ownText.generate', { ids, steps }, onProgress);
+  }
+
+  experiment({ name, ids, special, params = {}, seed = 1, layer = -1 }) {
+    return this.channel.request('ownText.experiment', { name, ids, special, params, seed, layer });
+  }
+
+  adversarial({ ids, special, params = {}, seed = 1, layer = -1 }, onProgress = null) {
+    return this.channel.send('ownText.adversarial', { ids, special, params, seed, layer }, onProgress);
   }
 }

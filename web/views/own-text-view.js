@@ -14,9 +14,10 @@
 //     shipped demo's name when it is the model shown — never a user's file), ottext (the prompt / text), otnext
 //     (greedy tokens added by Next: a link replays them), ottarget (the explained token / class; −1 = the greedy
 //     next token / the predicted class), otlayer / otheads (views/own-text/attention.js).
-//     onResult(fn): fn({ info, result, ids, target, text }) after each explained step — the hook where the live
-//     debate panels on this model will mount (they need the core's attention-model interface, still to come; no
-//     UI stands in for them).
+//     onResult(fn): fn({ info, result, ids, target, text, special, truncated, source }) after each explained step
+//     (special: one template flag per explained id; source: {key, shipped} | {key, files}, to load the same model
+//     elsewhere). The debate panels (views/own-text/debate.js, #ot-debate after the rows and attention views) are
+//     its first listener: OnnxTextLab.experiment in a second worker, URL fields otdlayer, otdclosed, otdsteps.
 //   details.dataset.status: 'empty' (no model) | 'loading' | 'pending' | 'ready' | 'busy' (a long job) | 'error';
 //   details.ownTextResult: the last result (tests read it); #ot-status says what was explained and in how many ms.
 //   Bad files (none .onnx, no tokenizer, too large, a model the core refuses): a message in #ot-message naming the
@@ -29,6 +30,7 @@ import { bytes as sizeText } from '../analysis/format.js';
 import { OwnTextClient } from '../runtime/own-text-client.js';
 import { keepTextModel, keptTextModel, forgetTextModel } from '../runtime/own-text-store.js';
 import { mountOwnTextAttention } from './own-text/attention.js';
+import { cutSpecial } from '../analysis/own-text-debate.js';
 
 export const SHIPPED = 'stories260K';
 const DEBOUNCE_MS = 300;
@@ -92,9 +94,22 @@ export function mountOwnTextView(details, { store }) {
     topTitle: $('#ot-top-title'), rows: $('#ot-rows'), attention: $('#ot-attention'),
   };
   const attention = mountOwnTextAttention(ui.attention, { store });
+  ui.debate = el('section', 'ot-debate live-panels', undefined, { id: 'ot-debate', 'aria-labelledby': 'ot-debate-title' });
+  ui.debate.hidden = true;
+  ui.results.append(ui.debate);
+  // The debate panels' module loads with the first explained step (the card mounts no slower than before).
+  let debateMounted = null;
+  const debateReady = () => (debateMounted ??= import('./own-text/debate.js').then((m) => m.mountOwnTextDebate(ui.debate, { store })));
+  const debate = {
+    update: (step) => debateReady().then((d) => d.update(step)),
+    clear: () => debateMounted?.then((d) => d.clear()),
+    apply: () => debateMounted?.then((d) => d.apply()),
+  };
   let client = null;
   let model = null; // {name, info, shipped?, files?: {model, tokenizer, config, names}, bytes}
   let promptIds = null; // ids of the prompt (tokenized once per prompt)
+  let promptSpecial = []; // its template flags (BOS, [CLS], [SEP]): held fixed by the debate panels
+  let sourceKey = 0; // bumps per model loaded (the debate worker loads the same one)
   let generated = []; // ids added by Next
   let result = null;
   let seq = 0; // bumps on every new model / text: older answers are dropped
@@ -183,7 +198,8 @@ export function mountOwnTextView(details, { store }) {
   }
 
   async function loaded(r, extra) {
-    model = { name: r.name, info: r.info, bytes: r.bytes, ...extra };
+    model = { name: r.name, info: r.info, bytes: r.bytes, ...extra, key: `m${++sourceKey}` };
+    debate.clear();
     promptIds = null;
     generated = [];
     result = null;
@@ -287,6 +303,7 @@ export function mountOwnTextView(details, { store }) {
     }
     if (my !== seq) return;
     promptIds = t.ids;
+    promptSpecial = t.special ?? [];
     generated = [];
     if (!promptIds.length) {
       setStatus('empty', 'No tokens in this text.');
@@ -358,7 +375,10 @@ export function mountOwnTextView(details, { store }) {
       }
     }
     setStatus('ready', `${statusText(ms)}${tail}`);
-    for (const fn of listeners) fn({ info: model.info, result, ids: e.ids, target: e.target, text: ui.text.value });
+    const special = cutSpecial([...promptSpecial, ...generated.map(() => 0)], e.ids.length);
+    const source = model.shipped ? { key: model.key, shipped: model.shipped } : { key: model.key, files: model.files };
+    const step = { info: model.info, result, ids: e.ids, target: e.target, text: ui.text.value, special, truncated: e.truncated ?? null, source };
+    for (const fn of listeners) fn(step);
   }
 
   const nulls = (a) => (Array.isArray(a) ? a.map((v) => (v === null ? NaN : v)) : a);
@@ -546,9 +566,11 @@ export function mountOwnTextView(details, { store }) {
       return;
     }
     attention.apply();
+    debate.apply();
   }
 
   ui.text.value = store.get().ottext;
   setStatus('empty', '');
-  return { apply, onResult: (fn) => listeners.push(fn) };
+  listeners.push((step) => debate.update(step));
+  return { apply, onResult: (fn) => listeners.push(fn), debate };
 }

@@ -7,6 +7,9 @@
 //     row = {<ranking>: {removed, fraction, flipped, curve:[p after 1..removed removals]}, predicted,
 //            num_tokens, class_names}; p0 = p of the predicted class before any removal (drawn at x = 0;
 //     omitted when not a number). Rankings are found in the row (known ones first, in RANKINGS order).
+//     Optional: flipAt (default 0.5: the dashed line where a two-class decision flips; null: no line, e.g. a language
+//     model, whose decision flips when another token overtakes) and foot (the note under the table instead of the
+//     default one).
 //   Lines of rankings are drawn a few pixels apart (rankings often give the same curve). The table rows
 //   carry data-ranking and data-removed. Throws only when Plot is missing.
 import { el, pct } from '../dom.js';
@@ -15,7 +18,7 @@ import { rankingKeys } from '../../analysis/figure-data.js';
 import { RANKINGS, label } from '../../experiments-info.js';
 import { classNamesFor } from '../../analysis/display.js';
 
-export function renderEraseUntilFlip(body, row, { width = 560, p0 } = {}) {
+export function renderEraseUntilFlip(body, row, { width = 560, p0, flipAt = 0.5, foot: footText } = {}) {
   const Plot = getPlot();
   const keys = rankingKeys([row], RANKINGS);
   const T = Number.isInteger(row.num_tokens) ? row.num_tokens : null;
@@ -34,7 +37,7 @@ export function renderEraseUntilFlip(body, row, { width = 560, p0 } = {}) {
 
   // Rankings often agree (same curve): each is drawn a few pixels apart so none hides another.
   const offset = (i) => (i - (keys.length - 1) / 2) * 3;
-  const marks = [Plot.ruleY([0.5], { stroke: '#999', strokeDasharray: '4,3' })];
+  const marks = Number.isFinite(flipAt) ? [Plot.ruleY([flipAt], { stroke: '#999', strokeDasharray: '4,3' })] : [];
   keys.forEach((k, i) => {
     const mine = (d) => d.ranking === label(k);
     marks.push(
@@ -69,7 +72,7 @@ export function renderEraseUntilFlip(body, row, { width = 560, p0 } = {}) {
   table.append(thead, tbody);
   const chart = el('div', 'chart');
   chart.append(fig);
-  const foot = el('p', 'panel-foot', 'Dashed: p = 0.5, where a two-class decision flips. Circles: the flip point of each ranking.');
+  const foot = el('p', 'panel-foot', footText ?? 'Dashed: p = 0.5, where a two-class decision flips. Circles: the flip point of each ranking.');
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   body.replaceChildren(chart, wrap, foot);

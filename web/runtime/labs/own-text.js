@@ -20,6 +20,14 @@
 //   ownText.generate {ids, steps} (a job: one greedy step per queue step, cancellable) → {ids, added, stop: 'steps' |
 //     'end' (the model's end-of-text id) | 'model_limit' (a forward refused after
 //     shorter ones ran: past the model's positions) | 'cancelled'} ; progress {stage: 'generate', done, total}.
+//   ownText.experiment {name, ids, special, params, seed, layer} → {row (OnnxTextLab.experiment: the core's row, as
+//     `attnlab experiment NAME --model DIR --data` on a one-line TSV), ms}. One call into the core: the debate panels
+//     (views/own-text/debate.js) send them one at a time to a second worker holding the same model, so the explanation
+//     never waits behind them and Cancel stops that worker.
+//   ownText.adversarial {ids, special, params, seed, layer} (a job) → {row, ms, estimate_ms}: the adversarial search is
+//     one call into the core with no steps of its own to report, so one Adam step is run first (its row dropped) and
+//     its time × params.steps is sent as progress {stage: 'adversarial', estimate_ms}; the view shows elapsed / estimate.
+//     Cancelled before the long call → {cancelled: true}; during it only by stopping the worker (the view does).
 import { loadCore, fetchOk, checkSha256 } from '../host/core.js';
 import { isFatal } from '../host/host.js';
 
@@ -145,10 +153,36 @@ async function generate(msg, ctx) {
   return { ids, added: ids.length - (msg.ids?.length ?? 0), stop };
 }
 
+function experimentArgs(msg) {
+  return [{ ids: msg.ids, special: msg.special ?? null }, { params: msg.params ?? {}, seed: msg.seed ?? 1, layer: msg.layer ?? -1 }];
+}
+
+function experiment(msg) {
+  const t0 = performance.now();
+  const [input, options] = experimentArgs(msg);
+  const row = lab().experiment(String(msg.name ?? ''), input, options);
+  return { row, ms: performance.now() - t0 };
+}
+
+async function adversarial(msg, ctx) {
+  const [input, options] = experimentArgs(msg);
+  const steps = Number.isInteger(options.params.steps) ? options.params.steps : 500;
+  const t0 = performance.now();
+  await ctx.step(() => lab().experiment('adversarial', input, { ...options, params: { ...options.params, steps: 1 } }));
+  const estimate = (performance.now() - t0) * steps;
+  ctx.progress({ stage: 'adversarial', estimate_ms: estimate });
+  await ctx.yield();
+  if (ctx.cancelled()) return { cancelled: true };
+  const t1 = performance.now();
+  const row = await ctx.step(() => lab().experiment('adversarial', input, options));
+  return { row, ms: performance.now() - t1, estimate_ms: estimate };
+}
+
 export const ownTextLab = {
   name: 'own-text',
   handlers: {
     'ownText.load': load, 'ownText.shipped': shipped, 'ownText.tokenize': tokenize, 'ownText.explain': explain,
     'ownText.loo': { job: loo }, 'ownText.generate': { job: generate },
+    'ownText.experiment': experiment, 'ownText.adversarial': { job: adversarial },
   },
 };
