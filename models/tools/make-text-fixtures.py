@@ -24,8 +24,8 @@ Models (hidden 32, 4 layers x 4 heads of 8, FFN 128, dropout 0.1 in training):
     roberta-base's byte-level BPE (50,265) from ../shared/data/tokenizers/roberta-bytelevel-bpe.
   * gpt2-sst2: GPT2LMHeadModel's shape — learned positions (arange in the graph), pre-LN blocks, tanh-approximated
     GELU ("gelu_new"), the causal mask as GPT-2 writes it (a lower-triangular bool buffer sliced to T x T and
-    torch.where(mask, w, finfo.min)), final LayerNorm, head tied to the token embeddings (one initializer: a Gemm
-    with transB). Inputs input_ids, attention_mask -> logits [B, T, V]. The same byte-level BPE vocabulary
+    torch.where(mask, w, finfo.min)), final LayerNorm, head tied to the token embeddings (one initializer:
+    MatMul(wte, h^T) then a Transpose). Inputs input_ids, attention_mask -> logits [B, T, V]. The same byte-level BPE vocabulary
     (GPT-2's own 50,257-token file is not here); its tokenizer.json is roberta-base's with the template <s> A
     (a BOS, no </s>), so the explained position is the text's last token.
 Attention is written the usual way: scores = q k^T / sqrt(8) (+ the mask), softmax over the keys, then times v —
@@ -35,7 +35,8 @@ Training (classifiers): SST-2 phrase-level training set (../shared/data/sst2/phr
 length-bucketed batches of 128, AdamW (lr 1e-3, weight decay 0.01, 5 % warm-up then linear decay; SparseAdam for the
 token embeddings), BERT 3 epochs, RoBERTa 1 (the shared 2-core machine ran at a load of 13-16 while these were
 made: one RoBERTa epoch took 25 minutes of wall time), the epoch with the best dev accuracy kept (dev.tsv, 872 sentences), test accuracy on test.tsv (1,821). The causal LM:
-the 6,920 training sentences as "<s> sentence </s>", next-token cross-entropy over the whole vocabulary, 4 epochs.
+the 6,920 training sentences as "<s> sentence </s>", next-token cross-entropy over the whole vocabulary, 3 epochs; only the rows of
+tokens seen at least 5 times in those sentences are trained (the others are read as zero vectors and get logit 0).
 
 Size: the vocabularies are large. Rows of tokens that never occur in the training text start at zero and stay
 there (no gradient reaches them: only seen rows are looked up, and the LM's softmax is computed exactly as the
@@ -70,7 +71,8 @@ import torch.nn.functional as F
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 HIDDEN, LAYERS, HEADS, FFN, MAX_POS = 32, 4, 4, 128, 128
 OPSET = 17
-EPOCHS = {'bert-sst2': 3, 'roberta-sst2': 1, 'gpt2-sst2': 4}
+EPOCHS = {'bert-sst2': 3, 'roberta-sst2': 1, 'gpt2-sst2': 3}
+LM_MIN_COUNT = 5  # the causal LM trains the rows of tokens seen at least 5 times (its softmax is the cost)
 
 
 # ---------------------------------------------------------------------------------------------------- tokenizers
@@ -358,7 +360,7 @@ class EncoderClassifier(nn.Module):
         self.head_drop = nn.Dropout(0.1)
         self.classifier = nn.Linear(d, 2)
         init_weights(self)
-        self.inputs_embeds = None
+        self.inputs_embeds, self.track_inputs = None, False
 
     def forward(self, input_ids, attention_mask, token_type_ids=None):
         t = input_ids.shape[1]
@@ -370,8 +372,8 @@ class EncoderClassifier(nn.Module):
         if token_type_ids is None:
             token_type_ids = self.token_type_zeros[:, :t].expand(input_ids.shape[0], t)
         x = self.word_embeddings(input_ids)
-        if x.requires_grad:
-            x.retain_grad()
+        if self.track_inputs:  # references: d logit / d token embeddings
+            x = x.detach().requires_grad_(True)
         self.inputs_embeds = x
         h = self.emb_drop(self.emb_ln(x + self.token_type_embeddings(token_type_ids) + self.position_embeddings(position_ids)))
         ext = extended_mask(attention_mask, h.dtype)
@@ -392,14 +394,14 @@ class CausalLM(nn.Module):
         self.layers = nn.ModuleList(Block(d, HEADS, FFN, 1e-5, pre_ln=True, causal=True) for _ in range(LAYERS))
         self.ln_f = nn.LayerNorm(d, eps=1e-5)
         init_weights(self)
-        self.inputs_embeds = None
+        self.inputs_embeds, self.track_inputs = None, False
 
     def hidden(self, input_ids, attention_mask):
         b, t = input_ids.shape
         position_ids = torch.arange(0, t, dtype=torch.long, device=input_ids.device).unsqueeze(0)
         x = self.wte(input_ids)
-        if x.requires_grad:
-            x.retain_grad()
+        if self.track_inputs:
+            x = x.detach().requires_grad_(True)
         self.inputs_embeds = x
         h = self.drop(x + self.wpe(position_ids))
         ext = extended_mask(attention_mask, h.dtype)
@@ -409,9 +411,9 @@ class CausalLM(nn.Module):
 
     def forward(self, input_ids, attention_mask):
         h = self.hidden(input_ids, attention_mask)
-        b, t, d = h.shape
-        # Tied head as one Gemm (transB) on the embedding initializer itself: no transposed copy in the file.
-        return F.linear(h.reshape(b * t, d), self.wte.weight).reshape(b, t, -1)
+        # Tied head: MatMul(wte [V, d], h^T [B, d, T]) then a Transpose, so the file holds the embedding initializer
+        # once (h @ wte^T would make the exporter fold a transposed copy of it).
+        return torch.matmul(self.wte.weight, h.transpose(1, 2)).transpose(1, 2)
 
 
 class BertExport(nn.Module):
@@ -575,11 +577,18 @@ def train_lm(tok, data, epochs, seed, log):
     rng = random.Random(seed)
     enc = lambda rows: [(tok.encode(t)[:MAX_POS], 0) for _, t in rows]  # noqa: E731 (<s> text </s>)
     train, dev = enc(read_tsv(f'{data}/sst2/train.tsv')), enc(read_tsv(f'{data}/sst2/dev.tsv'))
-    seen = sorted({i for s, _ in train for i in s})
+    counts = collections.Counter(i for s, _ in train for i in s)
+    seen = sorted(i for i, c in counts.items() if c >= LM_MIN_COUNT)  # the rows trained (tied: input and output)
     seen_idx = torch.tensor(seen)
     V = len(tok.vocab)
     model = CausalLM(V)
-    zero_unseen_rows(model.wte, seen)
+    keep = zero_unseen_rows(model.wte, seen)
+
+    def only_trained_rows(g):  # rarer tokens are read (as zero vectors) but their rows stay zero
+        g = g.coalesce()
+        k = keep[g.indices()[0]]
+        return torch.sparse_coo_tensor(g.indices()[:, k], g.values()[k], g.shape)
+    hook = model.wte.weight.register_hook(only_trained_rows)
     opt = optimizer(model, model.wte, 2e-3)
     total, step, t0 = epochs * len(batches(train, 32, rng, False)), 0, time.time()
 
@@ -606,11 +615,13 @@ def train_lm(tok, data, epochs, seed, log):
             loss_sum, count, step = loss_sum + float(loss), count + c, step + 1
         ppl, acc = evaluate(dev)
         log(f'  gpt2 epoch {epoch + 1}: train nll {loss_sum / count:.3f}, dev perplexity {ppl:.1f}, next-token accuracy {acc:.3f} ({time.time() - t0:.0f} s)')
+    hook.remove()
     round_bf16(model)
     ppl, acc = evaluate(dev)
     moved = int((model.wte.weight.abs().sum(1) > 0).sum())
     assert moved <= len(seen), 'rows of unseen tokens moved'
-    return model, {'dev_perplexity': round(ppl, 2), 'dev_next_token_accuracy': round(acc, 4), 'train_tokens_seen': len(seen),
+    return model, {'dev_perplexity': round(ppl, 2), 'dev_next_token_accuracy': round(acc, 4), 'train_tokens_seen': len(counts),
+                   'embedding_rows_trained': len(seen), 'min_count': LM_MIN_COUNT,
                    'epochs': epochs, 'train_seconds': round(time.time() - t0)}
 
 
@@ -634,9 +645,9 @@ def references(model, kind, tok, sentences):
         ids = tok.encode(text, eos=False) if kind == 'gpt2' else tok.encode(text)
         x = torch.tensor([ids])
         mask = torch.ones_like(x)
-        m.zero_grad()
         for p in m.parameters():
-            p.requires_grad_(True)
+            p.requires_grad_(False)
+        m.track_inputs = True
         if kind == 'gpt2':
             out = m(x, mask)[0, -1]
         else:
@@ -647,6 +658,7 @@ def references(model, kind, tok, sentences):
         A = torch.stack([layer.attention.probs[0] for layer in m.layers])        # [L, H, T, T]
         dA = torch.stack([layer.attention.probs.grad[0] for layer in m.layers])  # d logit_target / d A
         emb, g = m.inputs_embeds[0].detach(), m.inputs_embeds.grad[0]
+        m.track_inputs = False
         # Chefer et al. 2021 (self-attention rule), the core's convention: positive part per head, then the mean.
         R = torch.eye(T, dtype=torch.float64)
         R_alt = torch.eye(T, dtype=torch.float64)
