@@ -13,7 +13,8 @@
 #include <limits>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"  // jensen_shannon, argmax
+#include "experiments/attention_measures.h"
+#include "experiments/frozen_encoder.h"  // argmax
 
 namespace attnlab {
 namespace {
@@ -25,17 +26,16 @@ json run_erase_max(const AttentionModel& model, const Instance& inst, const Expe
   json row = json::object();
   const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 2, row);
   if (!fi) return row;
-  const std::vector<double>& alpha = fi->attention();
+  const std::vector<double> alpha = fi->effective_attention();
   const int T = fi->size();
   const int top = argmax(alpha);
   int other = static_cast<int>(rng.below(static_cast<uint64_t>(T - 1)));
   if (other >= top) ++other;
-  const auto p = fi->outputs({erase_units(alpha, fi->groups(), {top}), erase_units(alpha, fi->groups(), {other})});
-  const std::vector<double>&p_max = p[0], &p_rnd = p[1];
-  row["jsd_max"] = jensen_shannon(p_max, fi->probs());
-  row["jsd_random"] = jensen_shannon(p_rnd, fi->probs());
-  row["flip_max"] = argmax(p_max) != fi->predicted();
-  row["flip_random"] = argmax(p_rnd) != fi->predicted();
+  const ErasedOne e_max = erase_one(*fi, top), e_rnd = erase_one(*fi, other);
+  row["jsd_max"] = e_max.jsd;
+  row["jsd_random"] = e_rnd.jsd;
+  row["flip_max"] = e_max.flipped;
+  row["flip_random"] = e_rnd.flipped;
   row["max_attention"] = alpha[top];
   row["random_attention"] = alpha[other];
   row["num_tokens"] = T;

@@ -23,7 +23,7 @@
 #include <string>
 
 #include "experiments/all.h"
-#include "experiments/frozen_encoder.h"  // argmax
+#include "experiments/attention_measures.h"
 
 namespace attnlab {
 namespace {
@@ -32,43 +32,22 @@ using nlohmann::json;
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "leave_one_out", "random"};
 
-json erase_in_order(const AttentionInstance& fi, const std::vector<int>& order) {
-  const int T = fi.size();
-  std::vector<double> curve;
-  std::vector<int> erased;
-  int removed = T;
-  bool flipped = false;
-  for (int k = 1; k <= T; ++k) {
-    erased.push_back(order[k - 1]);
-    const std::vector<double> p = fi.output(erase_units(fi.attention(), fi.groups(), erased));
-    curve.push_back(p[fi.predicted()]);
-    if (argmax(p) != fi.predicted()) {
-      removed = k;
-      flipped = true;
-      break;
-    }
-  }
-  return {{"removed", removed}, {"fraction", double(removed) / T}, {"flipped", flipped}, {"curve", curve}};
-}
-
 json run_erase_until_flip(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng,
                           const void*) {
   json row = json::object();
   const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 2, row);
   if (!fi) return row;
   const int T = fi->size();
-  const std::vector<double>& alpha = fi->attention();
-  const std::vector<double> grad = fi->d_output(alpha, fi->predicted());
-  std::vector<double> axg(T);
-  for (int t = 0; t < T; ++t) axg[t] = alpha[t] * grad[t];
+  const std::vector<double> grad = fi->d_output(fi->attention(), fi->predicted());
   std::vector<int> random(T);
   std::iota(random.begin(), random.end(), 0);
   rng.shuffle(random);
-  row["attention"] = erase_in_order(*fi, order_by_score(alpha));
-  row["gradient"] = erase_in_order(*fi, order_by_score(grad));
-  row["attention_x_gradient"] = erase_in_order(*fi, order_by_score(axg));
-  row["leave_one_out"] = erase_in_order(*fi, order_by_score(fi->importance(Importance::LeaveOneOut, fi->predicted())));
-  row["random"] = erase_in_order(*fi, random);
+  row["attention"] = erase_until_flip(*fi, order_by_score(fi->effective_attention()), true);
+  row["gradient"] = erase_until_flip(*fi, order_by_score(grad), true);
+  row["attention_x_gradient"] = erase_until_flip(*fi, order_by_score(attention_x_gradient(*fi, grad)), true);
+  row["leave_one_out"] =
+      erase_until_flip(*fi, order_by_score(fi->importance(Importance::LeaveOneOut, fi->predicted())), true);
+  row["random"] = erase_until_flip(*fi, random, true);
   row["num_tokens"] = T;
   row["predicted"] = fi->predicted();
   return row;

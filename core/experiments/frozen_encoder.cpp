@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/attention_model.h"
 #include "nn/loss.h"
 
 namespace attnlab {
@@ -53,12 +54,7 @@ std::vector<double> d_output_d_attention(const TextModel& model, const FrozenEnc
 }
 
 std::vector<double> erase_and_renormalise(const std::vector<double>& alpha, const std::vector<int>& positions) {
-  std::vector<double> out = alpha;
-  for (int p : positions) out[p] = 0;
-  double sum = 0;
-  for (double v : out) sum += v;
-  for (double& v : out) v = sum > 0 ? v / sum : 0.0;
-  return out;
+  return erase_units(alpha, std::vector<int>(alpha.size(), 0), positions);
 }
 
 double jensen_shannon(const std::vector<double>& p, const std::vector<double>& q) {

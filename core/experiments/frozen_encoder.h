@@ -33,7 +33,8 @@ std::vector<double> output_with_attention(const TextModel& model, const FrozenEn
 std::vector<double> d_output_d_attention(const TextModel& model, const FrozenEncoder& fe,
                                          const std::vector<double>& alpha, int cls);
 
-// alpha with the listed positions set to 0 and the rest renormalised to sum 1 (all zero if nothing is left).
+// alpha with the listed positions set to 0 and the rest renormalised to sum 1 (all zero if nothing is left): erase_units
+// with one group (model/attention_model.h).
 std::vector<double> erase_and_renormalise(const std::vector<double>& alpha, const std::vector<int>& positions);
 
 // Divergences between distributions (natural log; JSD <= ln 2).

@@ -9,6 +9,8 @@
 #include <cmath>
 
 #include "experiments/frozen_encoder.h"
+#include "experiments/attention_measures.h"
+#include "experiments/han_attention_model.h"
 #include "experiments/han_experiment.h"
 
 namespace attnlab {
@@ -21,30 +23,25 @@ json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions
   const std::string level = han_level(o);
   if (level.empty()) return {{"skipped", "param level must be \"sentence\" or \"word\""}};
   if (inst.doc.empty()) return {{"skipped", "no tokens"}};
-  const HanFrozen f = han_freeze(model, inst.doc);
-  std::vector<double> weight;
-  if (level == "sentence") weight = f.beta;
-  else
-    for (size_t i = 0; i < f.alpha.size(); ++i)
-      for (double a : f.alpha[i]) weight.push_back(f.beta[i] * a);
-  const int n = static_cast<int>(weight.size());
-  if (n < 2) return {{"skipped", level == "sentence" ? "single sentence" : "single word"}};
-  const int top = han_order_by(weight)[0];
+  const HanAttentionModel m(model, level == "word");
+  const Instance in = han_instance_of(inst.index, inst.label, inst.doc);
+  if (const char* why = m.skip_reason(in, 2)) return {{"skipped", why}};
+  const std::unique_ptr<AttentionInstance> fi = m.freeze(in, nullptr);
+  const std::vector<double> weight = fi->effective_attention();
+  const int n = fi->size();
+  const int top = order_by_score(weight)[0];
   int rnd = static_cast<int>(rng.below(static_cast<uint64_t>(n - 1)));
   if (rnd >= top) ++rnd;
   auto erase = [&](int unit) {
-    std::vector<double> p;
-    if (level == "sentence") p = han_output_with_sentence_attention(model, f, erase_and_renormalise(f.beta, {unit}));
-    else p = han_outputs_with_word_attention(model, inst.doc, {han_erase_words(f.alpha, {unit})})[0];
-    return json{{"index", unit}, {"weight", weight[unit]}, {"jsd", jensen_shannon(f.probs, p)},
-                {"flipped", argmax(p) != f.predicted}};
+    const ErasedOne e = erase_one(*fi, unit);
+    return json{{"index", unit}, {"weight", weight[unit]}, {"jsd", e.jsd}, {"flipped", e.flipped}};
   };
   row["level"] = level;
   row["num_units"] = n;
   row["top"] = erase(top);
   row["random"] = erase(rnd);
   row["jsd_difference"] = row["top"]["jsd"].get<double>() - row["random"]["jsd"].get<double>();
-  row["predicted"] = f.predicted;
+  row["predicted"] = fi->predicted();
   return row;
 }
 

@@ -14,7 +14,8 @@
 #include <limits>
 #include <numeric>
 
-#include "experiments/frozen_encoder.h"
+#include "experiments/attention_measures.h"
+#include "experiments/han_attention_model.h"
 #include "experiments/han_experiment.h"
 
 namespace attnlab {
@@ -23,66 +24,24 @@ namespace {
 using nlohmann::json;
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "random"};
 
-json result(int removed, int n, bool flipped) {
-  return {{"removed", removed}, {"fraction", double(removed) / n}, {"flipped", flipped}};
-}
-
-json erase_sentences(const HanModel& model, const HanFrozen& f, const std::vector<int>& order) {
-  const int n = static_cast<int>(order.size());
-  std::vector<int> erased;
-  for (int k = 1; k <= n; ++k) {
-    erased.push_back(order[k - 1]);
-    if (argmax(han_output_with_sentence_attention(model, f, erase_and_renormalise(f.beta, erased))) != f.predicted)
-      return result(k, n, true);
-  }
-  return result(n, n, false);
-}
-
-json erase_words(const HanModel& model, const HanDocument& doc, const HanFrozen& f, const std::vector<int>& order) {
-  const int n = static_cast<int>(order.size());
-  constexpr int kBlock = 32;
-  for (int k0 = 1; k0 <= n; k0 += kBlock) {
-    std::vector<std::vector<std::vector<double>>> variants;
-    const int k1 = std::min(n, k0 + kBlock - 1);
-    for (int k = k0; k <= k1; ++k) variants.push_back(han_erase_words(f.alpha, std::vector<int>(order.begin(), order.begin() + k)));
-    const auto probs = han_outputs_with_word_attention(model, doc, variants);
-    for (int k = k0; k <= k1; ++k)
-      if (argmax(probs[k - k0]) != f.predicted) return result(k, n, true);
-  }
-  return result(n, n, false);
-}
-
 json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions& o, Rng& rng) {
   const std::string level = han_level(o);
   if (level.empty()) return {{"skipped", "param level must be \"sentence\" or \"word\""}};
   if (inst.doc.empty()) return {{"skipped", "no tokens"}};
-  const HanFrozen f = han_freeze(model, inst.doc);
-  std::vector<double> att, grad, axg;
-  if (level == "sentence") {
-    att = f.beta;
-    grad = f.d_beta;
-    for (size_t i = 0; i < att.size(); ++i) axg.push_back(f.beta[i] * f.d_beta[i]);
-  } else {
-    for (size_t i = 0; i < f.alpha.size(); ++i)
-      for (size_t t = 0; t < f.alpha[i].size(); ++t) {
-        att.push_back(f.beta[i] * f.alpha[i][t]);
-        grad.push_back(f.d_alpha[i][t]);
-        axg.push_back(f.alpha[i][t] * f.d_alpha[i][t]);
-      }
-  }
-  const int n = static_cast<int>(att.size());
-  if (n < 2) return {{"skipped", level == "sentence" ? "single sentence" : "single word"}};
+  const HanAttentionModel m(model, level == "word");
+  const Instance in = han_instance_of(inst.index, inst.label, inst.doc);
+  if (const char* why = m.skip_reason(in, 2)) return {{"skipped", why}};
+  const std::unique_ptr<AttentionInstance> fi = m.freeze(in, nullptr);
+  const int n = fi->size();
+  const std::vector<double> grad = fi->d_output(fi->attention(), fi->predicted());
   std::vector<int> random(n);
   std::iota(random.begin(), random.end(), 0);
   rng.shuffle(random);
-  auto erase = [&](const std::vector<int>& order) {
-    return level == "sentence" ? erase_sentences(model, f, order) : erase_words(model, inst.doc, f, order);
-  };
-  json row = {{"level", level}, {"num_units", n}, {"predicted", f.predicted}};
-  row["attention"] = erase(han_order_by(att));
-  row["gradient"] = erase(han_order_by(grad));
-  row["attention_x_gradient"] = erase(han_order_by(axg));
-  row["random"] = erase(random);
+  json row = {{"level", level}, {"num_units", n}, {"predicted", fi->predicted()}};
+  row["attention"] = erase_until_flip(*fi, order_by_score(fi->effective_attention()), false);
+  row["gradient"] = erase_until_flip(*fi, order_by_score(grad), false);
+  row["attention_x_gradient"] = erase_until_flip(*fi, order_by_score(attention_x_gradient(*fi, grad)), false);
+  row["random"] = erase_until_flip(*fi, random, false);
   return row;
 }
 

@@ -72,12 +72,7 @@ std::vector<double> han_output_with_sentence_attention(const HanModel& model, co
 // Class probabilities for each variant of the word attention (each: per sentence, per token), one batch.
 std::vector<std::vector<double>> han_outputs_with_word_attention(
     const HanModel& model, const HanDocument& doc, const std::vector<std::vector<std::vector<double>>>& variants);
-// Word attention with the listed flat word positions erased, each sentence renormalised (all erased: zeros).
-std::vector<std::vector<double>> han_erase_words(const std::vector<std::vector<double>>& alpha,
-                                                 const std::vector<int>& flat_positions);
 // "sentence" or "word" from options.params["level"] (default sentence); "" when invalid.
 std::string han_level(const ExperimentOptions& options);
-// Positions by descending score (ties and NaN by position).
-std::vector<int> han_order_by(const std::vector<double>& score);
 
 }  // namespace attnlab

@@ -159,33 +159,11 @@ std::vector<std::vector<double>> han_outputs_with_word_attention(
   return out;
 }
 
-std::vector<std::vector<double>> han_erase_words(const std::vector<std::vector<double>>& alpha,
-                                                 const std::vector<int>& flat) {
-  std::vector<std::vector<int>> per(alpha.size());
-  std::vector<int> first(alpha.size(), 0);
-  for (size_t i = 1; i < alpha.size(); ++i) first[i] = first[i - 1] + static_cast<int>(alpha[i - 1].size());
-  for (int pos : flat) {
-    size_t i = std::upper_bound(first.begin(), first.end(), pos) - first.begin() - 1;
-    per[i].push_back(pos - first[i]);
-  }
-  std::vector<std::vector<double>> out;
-  for (size_t i = 0; i < alpha.size(); ++i) out.push_back(per[i].empty() ? alpha[i] : erase_and_renormalise(alpha[i], per[i]));
-  return out;
-}
-
 std::string han_level(const ExperimentOptions& o) {
   auto it = o.params.find("level");
   if (it == o.params.end()) return "sentence";
   if (it->is_string() && (it->get<std::string>() == "sentence" || it->get<std::string>() == "word")) return it->get<std::string>();
   return "";
-}
-
-std::vector<int> han_order_by(const std::vector<double>& score) {
-  std::vector<int> order(score.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto key = [&](int i) { return std::isnan(score[i]) ? -std::numeric_limits<double>::infinity() : score[i]; };
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
-  return order;
 }
 
 }  // namespace attnlab

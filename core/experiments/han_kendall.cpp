@@ -1,4 +1,5 @@
-// Jain & Wallace 2019 §4.1 on HAN, at both levels: Kendall tau between attention and (a) gradient importance,
+// Jain & Wallace 2019 §4.1 on HAN, at both levels (the flat experiment's measure, attention_measures.h, on each level
+// of HanAttentionModel): Kendall tau between attention and (a) gradient importance,
 // (b) leave-one-out importance, per document (core/explain/han). Sentence level: beta vs the sentence
 // importances; word level: all words of the document, attention as beta_i * alpha_it.
 // Row: {sentence: {gradient: {tau, p}, leave_one_out: {tau, p}}, word: {...}, num_sentences, num_words,
@@ -7,9 +8,9 @@
 #include <cmath>
 #include <map>
 
+#include "experiments/attention_measures.h"
+#include "experiments/han_attention_model.h"
 #include "experiments/han_experiment.h"
-#include "explain/han/explain_han.h"
-#include "metrics/kendall.h"
 
 namespace attnlab {
 namespace {
@@ -22,26 +23,20 @@ json tau_json(const KendallResult& k) {
 
 json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions&, Rng&) {
   if (inst.doc.empty()) return {{"skipped", "no tokens"}};
-  HanExplainInput in;
-  in.cfg = &model.config;
-  in.params = &model.params;
-  in.doc = inst.doc;
-  HanCache<float> c;
-  han_forward(model.config, model.params, {inst.doc}, c);
-  const Mat<float> pr = han_class_probabilities(model.config, c.logits);
-  Eigen::Index pred;
-  pr.col(0).maxCoeff(&pred);
-  in.target = static_cast<int>(pred);
-  const HanImportance a = han_attention_importance(in), g = han_gradient_importance(in), l = han_leave_one_out_importance(in);
-  const std::vector<double> wa = han_effective_word_attention(a);
+  const Instance in = han_instance_of(inst.index, inst.label, inst.doc);
+  if (const char* why = HanAttentionModel(model, false).skip_reason(in, 1)) return {{"skipped", why}};
   json row;
-  row["sentence"] = {{"gradient", tau_json(kendall_tau(a.sentence, g.sentence))},
-                     {"leave_one_out", tau_json(kendall_tau(a.sentence, l.sentence))}};
-  row["word"] = {{"gradient", tau_json(kendall_tau(wa, han_flat_words(g)))},
-                 {"leave_one_out", tau_json(kendall_tau(wa, han_flat_words(l)))}};
+  int predicted = 0, words = 0;
+  for (const bool word : {false, true}) {
+    const std::unique_ptr<AttentionInstance> fi = HanAttentionModel(model, word).freeze(in, nullptr);
+    const auto [g, l] = kendall_vs_importances(*fi);
+    row[word ? "word" : "sentence"] = {{"gradient", tau_json(g)}, {"leave_one_out", tau_json(l)}};
+    predicted = fi->predicted();
+    if (word) words = fi->size();
+  }
   row["num_sentences"] = inst.doc.size();
-  row["num_words"] = wa.size();
-  row["predicted"] = in.target;
+  row["num_words"] = words;
+  row["predicted"] = predicted;
   return row;
 }
 

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "experiments/all.h"
-#include "metrics/kendall.h"
+#include "experiments/attention_measures.h"
 
 namespace attnlab {
 namespace {
@@ -27,9 +27,7 @@ json run_kendall(const AttentionModel& model, const Instance& inst, const Experi
   json row = json::object();
   const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 1, row);
   if (!fi) return row;
-  const std::vector<double>& attention = fi->attention();
-  const KendallResult g = kendall_tau(attention, fi->importance(Importance::Gradient, fi->predicted()));
-  const KendallResult l = kendall_tau(attention, fi->importance(Importance::LeaveOneOut, fi->predicted()));
+  const auto [g, l] = kendall_vs_importances(*fi);
   row["tau_gradient"] = g.tau;
   row["p_gradient"] = g.p;
   row["tau_loo"] = l.tau;

@@ -11,13 +11,17 @@ namespace attnlab {
 std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
                                 const std::vector<int>& units) {
   std::vector<double> out = weights;
-  for (int u : units) out[static_cast<size_t>(u)] = 0;
   const int G = groups.empty() ? 0 : groups.back() + 1;
+  std::vector<char> touched(static_cast<size_t>(G), 0);
+  for (int u : units) {
+    out[static_cast<size_t>(u)] = 0;
+    touched[static_cast<size_t>(groups[static_cast<size_t>(u)])] = 1;
+  }
   std::vector<double> sum(static_cast<size_t>(G), 0.0);
   for (size_t u = 0; u < out.size(); ++u) sum[static_cast<size_t>(groups[u])] += out[u];
   for (size_t u = 0; u < out.size(); ++u) {
-    const double s = sum[static_cast<size_t>(groups[u])];
-    out[u] = s > 0 ? out[u] / s : 0.0;
+    const size_t g = static_cast<size_t>(groups[u]);
+    if (touched[g]) out[u] = sum[g] > 0 ? out[u] / sum[g] : 0.0;
   }
   return out;
 }

@@ -26,6 +26,7 @@ struct Instance {
   std::vector<int> ids;             // non-empty
   std::vector<int> rationale;       // human rationale, one 0/1 per token; empty when unknown (plausibility)
   std::vector<int> special;         // 1 where a tokenizer's template added the token ([CLS], [SEP], BOS); empty: none
+  std::vector<int> sentence_lengths;  // a HAN document: tokens per sentence (summing to ids.size()); empty: one text
 };
 
 // What a ranking by attention is compared with (Jain & Wallace §4.1; Serrano & Smith §5).
@@ -46,8 +47,11 @@ class AttentionInstance {
   // The class probabilities of the unchanged model and its decision (argmax, first on ties).
   const std::vector<double>& probs() const { return probs_; }
   int predicted() const { return predicted_; }
-  // The token each unit stands for (an index into Instance::ids).
+  // The token each unit stands for (an index into Instance::ids; a sentence: its first token).
   const std::vector<int>& unit_tokens() const { return unit_token_; }
+  // The weight each unit carries in the whole instance — what "the highest attention" ranks: attention() for one
+  // group; a HAN word's beta_i · alpha_it.
+  virtual std::vector<double> effective_attention() const { return attention_; }
 
   // Class probabilities with the weights replaced by each variant (length size(), used as given: not renormalised).
   virtual std::vector<std::vector<double>> outputs(const std::vector<std::vector<double>>& variants) const = 0;
@@ -79,7 +83,8 @@ class AttentionModel {
   virtual const TextModel* text_model() const { return nullptr; }
 };
 
-// weights with the listed units set to 0 and each group renormalised to sum 1 (a group with nothing left: zeros).
+// weights with the listed units set to 0 and each group that lost one renormalised to sum 1 (a group with nothing left:
+// zeros); the other groups are returned as given.
 std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
                                 const std::vector<int>& units);
 // Units by descending score; ties and NaN (ranked last) by position.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiments/frozen_encoder.h"
+#include "experiments/han_attention_model.h"
 #include "experiments/han_experiment.h"
 #include "explain/global_view.h"
 #include "explain/han/explain_han.h"
@@ -222,27 +223,75 @@ TEST(HanExplain, IntegratedGradientsInChunksKeepCompleteness) {
   EXPECT_NEAR(many.word_target, p_of(m, kDoc, 1) - han_probability(m.config, c0.logits, 0, 1), 1e-6);
 }
 
-TEST(HanExperiments, FrozenInterventionsMatchTheFullForward) {
+// Both levels of the HAN through the attention-model interface (experiments/han_attention_model.h): the model's
+// own weights give its output, erasing renormalises only the groups (sentences) that lost a unit, and ∂p/∂w at
+// weights other than the model's equals central finite differences (double).
+TEST(HanExperiments, AttentionInterfaceAtBothLevels) {
   const HanModel m = small_model();
   const HanFrozen f = han_freeze(m, kDoc);
-  const std::vector<double> same = han_output_with_sentence_attention(m, f, f.beta);
-  EXPECT_NEAR(same[1], f.probs[1], 1e-6);
-  const auto w = han_outputs_with_word_attention(m, kDoc, {f.alpha, han_erase_words(f.alpha, {0, 1})});
-  EXPECT_NEAR(w[0][1], f.probs[1], 1e-5);
-  // Erasing words 0, 1 (both in sentence 0) renormalises sentence 0 only.
-  const auto e = han_erase_words(f.alpha, {0, 1, 9});
-  EXPECT_EQ(e[0][0], 0.0);
-  EXPECT_NEAR(e[0][2] + e[0][3] + e[0][4], 1.0, 1e-12);
-  EXPECT_EQ(e[1], f.alpha[1]);
-  EXPECT_NEAR(e[2][2], 0.0, 0.0);  // flat 9 = sentence 2 (starts at 7), word 2
-  // Sentence-level gradient d p_pred / d beta against a finite difference of the frozen output.
-  for (size_t i = 0; i < f.beta.size(); ++i) {
-    std::vector<double> bp = f.beta, bm = f.beta;
-    bp[i] += 1e-6;
-    bm[i] -= 1e-6;
-    const double num = (han_output_with_sentence_attention(m, f, bp)[f.predicted] -
-                        han_output_with_sentence_attention(m, f, bm)[f.predicted]) / 2e-6;
-    EXPECT_NEAR(f.d_beta[i], num, 1e-6);
+  const Instance in = han_instance_of(0, 1, kDoc);
+  EXPECT_EQ(han_document_of(in), kDoc);
+  for (const bool word : {false, true}) {
+    const HanAttentionModel hm(m, word);
+    ASSERT_EQ(hm.skip_reason(in, 2), nullptr);
+    const auto fi = hm.freeze(in, nullptr);
+    ASSERT_EQ(fi->size(), word ? 12 : 4);
+    EXPECT_EQ(fi->num_groups(), word ? 4 : 1);
+    const std::vector<double> same = fi->output(fi->attention());
+    EXPECT_NEAR(same[1], f.probs[1], word ? 1e-5 : 1e-12);
+    if (word) {
+      // Erasing words 0, 1 (both in sentence 0) renormalises sentence 0 only; flat 9 = sentence 2's word 2.
+      const auto e = erase_units(fi->attention(), fi->groups(), {0, 1, 9});
+      EXPECT_EQ(e[0], 0.0);
+      EXPECT_NEAR(e[2] + e[3] + e[4], 1.0, 1e-12);
+      for (int u = 5; u < 7; ++u) EXPECT_EQ(e[u], fi->attention()[u]);
+      EXPECT_EQ(e[9], 0.0);
+      EXPECT_NEAR(fi->effective_attention()[0], f.beta[0] * f.alpha[0][0], 1e-15);
+    }
+    // The gradient at weights that are not the model's, for a class that is not the predicted one.
+    std::vector<double> w = fi->attention();
+    for (size_t u = 0; u < w.size(); ++u) w[u] *= 0.5 + 0.1 * static_cast<double>(u % 3);
+    const int cls = 1 - fi->predicted();
+    const std::vector<double> g = fi->d_output(w, cls);
+    double largest = 0;
+    for (double v : g) largest = std::max(largest, std::abs(v));
+    EXPECT_GT(largest, 1e-6);
+    if (word) continue;  // the word level's outputs are float: checked in double below
+    for (size_t u = 0; u < w.size(); ++u) {
+      std::vector<double> up = w, down = w;
+      up[u] += 1e-6;
+      down[u] -= 1e-6;
+      EXPECT_NEAR(g[u], (fi->output(up)[cls] - fi->output(down)[cls]) / 2e-6, 1e-7) << "sentence " << u;
+    }
+    for (size_t i = 0; i < f.beta.size(); ++i) EXPECT_NEAR(fi->d_output(fi->attention(), f.predicted)[i], f.d_beta[i], 1e-12);
+  }
+}
+
+// The word level's gradient against finite differences in double: the outputs of the word level run in float
+// (batched), so the check re-runs the document in double with the weights imposed.
+TEST(HanExperiments, WordAttentionGradientMatchesFiniteDifferences) {
+  const HanModel m = small_model();
+  const HanParams<double> p = m.params.cast<double>();
+  const Instance in = han_instance_of(0, 1, kDoc);
+  const auto fi = HanAttentionModel(m, true).freeze(in, nullptr);
+  std::vector<double> w = fi->attention();
+  for (size_t u = 0; u < w.size(); ++u) w[u] *= 0.6 + 0.2 * static_cast<double>(u % 2);
+  const int cls = 0;
+  const auto p_of_w = [&](const std::vector<double>& x) {
+    std::vector<std::vector<double>> per(kDoc.size());
+    for (size_t u = 0; u < x.size(); ++u) per[static_cast<size_t>(fi->groups()[u])].push_back(x[u]);
+    HanOverrides<double> ov;
+    ov.word_alpha = &per;
+    HanCache<double> c;
+    han_forward(m.config, p, {kDoc}, c, ov);
+    return han_class_probabilities(m.config, c.logits)(cls, 0);
+  };
+  const std::vector<double> g = fi->d_output(w, cls);
+  for (size_t u = 0; u < w.size(); ++u) {
+    std::vector<double> up = w, down = w;
+    up[u] += 1e-6;
+    down[u] -= 1e-6;
+    EXPECT_NEAR(g[u], (p_of_w(up) - p_of_w(down)) / 2e-6, 1e-7) << "word " << u;
   }
 }
 

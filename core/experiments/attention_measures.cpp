@@ -1,0 +1,54 @@
+// The measures shared by the experiments (attention_measures.h).
+#include "experiments/attention_measures.h"
+
+#include <algorithm>
+
+#include "experiments/frozen_encoder.h"  // jensen_shannon, argmax
+
+namespace attnlab {
+
+std::pair<KendallResult, KendallResult> kendall_vs_importances(const AttentionInstance& fi) {
+  const std::vector<double> attention = fi.effective_attention();
+  return {kendall_tau(attention, fi.importance(Importance::Gradient, fi.predicted())),
+          kendall_tau(attention, fi.importance(Importance::LeaveOneOut, fi.predicted()))};
+}
+
+ErasedOne erase_one(const AttentionInstance& fi, int unit) {
+  ErasedOne r;
+  r.probs = fi.output(erase_units(fi.attention(), fi.groups(), {unit}));
+  r.jsd = jensen_shannon(r.probs, fi.probs());
+  r.flipped = argmax(r.probs) != fi.predicted();
+  return r;
+}
+
+nlohmann::json erase_until_flip(const AttentionInstance& fi, const std::vector<int>& order, bool with_curve) {
+  const int n = static_cast<int>(order.size());
+  std::vector<double> curve;
+  for (int k0 = 1; k0 <= n; k0 += kEraseBlock) {
+    const int k1 = std::min(n, k0 + kEraseBlock - 1);
+    std::vector<std::vector<double>> variants;
+    for (int k = k0; k <= k1; ++k)
+      variants.push_back(erase_units(fi.attention(), fi.groups(), std::vector<int>(order.begin(), order.begin() + k)));
+    const std::vector<std::vector<double>> probs = fi.outputs(variants);
+    for (int k = k0; k <= k1; ++k) {
+      const std::vector<double>& p = probs[static_cast<size_t>(k - k0)];
+      curve.push_back(p[static_cast<size_t>(fi.predicted())]);
+      if (argmax(p) != fi.predicted()) {
+        nlohmann::json r = {{"removed", k}, {"fraction", double(k) / n}, {"flipped", true}};
+        if (with_curve) r["curve"] = curve;
+        return r;
+      }
+    }
+  }
+  nlohmann::json r = {{"removed", n}, {"fraction", 1.0}, {"flipped", false}};
+  if (with_curve) r["curve"] = curve;
+  return r;
+}
+
+std::vector<double> attention_x_gradient(const AttentionInstance& fi, const std::vector<double>& gradient) {
+  std::vector<double> out(gradient.size());
+  for (size_t u = 0; u < gradient.size(); ++u) out[u] = fi.attention()[u] * gradient[u];
+  return out;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,37 @@
+// What several experiments compute from a frozen instance (model/attention_model.h), written once for every model
+// kind — the flat experiments (kendall.cpp, erase_max.cpp, erase_until_flip.cpp) and the HAN ones (han_*.cpp) format
+// these into their rows.
+//   kendall_vs_importances   Kendall τ-b of the effective attention against the gradient and the leave-one-out
+//                            importances of the predicted class (Jain & Wallace §4.1).
+//   erase_one                the output with one unit's weight zeroed (its group renormalised): JSD to the baseline
+//                            and whether the decision flips (Serrano & Smith §4).
+//   erase_until_flip         units zeroed cumulatively in `order` until the decision flips, evaluated in blocks of
+//                            kEraseBlock prefixes (one batched forward each where the model batches): {removed,
+//                            fraction, flipped[, curve: p of the predicted class after each removal]} (S&S §5).
+//   attention_x_gradient     w_u · ∂p_pred/∂w_u at the model's weights.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "metrics/kendall.h"
+#include "model/attention_model.h"
+
+namespace attnlab {
+
+constexpr int kEraseBlock = 32;
+
+std::pair<KendallResult, KendallResult> kendall_vs_importances(const AttentionInstance& fi);
+
+struct ErasedOne {
+  std::vector<double> probs;
+  double jsd = 0;
+  bool flipped = false;
+};
+ErasedOne erase_one(const AttentionInstance& fi, int unit);
+
+nlohmann::json erase_until_flip(const AttentionInstance& fi, const std::vector<int>& order, bool with_curve);
+
+std::vector<double> attention_x_gradient(const AttentionInstance& fi, const std::vector<double>& gradient);
+
+}  // namespace attnlab

@@ -1,0 +1,32 @@
+// A HAN (Yang et al. 2016) behind the attention-model interface (model/attention_model.h), at one of its two levels:
+//   "sentence"  units = the sentences, one group; the weights are beta; the sentence encoder states are frozen, so
+//               an output is one classifier evaluation of Σ_i beta_i h_i (double; han_frozen's han_freeze).
+//   "word"      units = the words, one group per sentence; the weights are alpha_it (each sentence's sums to 1);
+//               an output re-runs the sentence level on the new sentence vectors (float, batched: outputs() of many
+//               variants is one forward); effective_attention() = beta_i · alpha_it, the word's share of the document.
+// The instance is a document: Instance::ids with Instance::sentence_lengths. The importances are core/explain/han's
+// gradient (attention detached) and leave-one-out at the level.
+#pragma once
+#include "model/attention_model.h"
+#include "model/han_checkpoint.h"
+
+namespace attnlab {
+
+class HanAttentionModel : public AttentionModel {
+ public:
+  HanAttentionModel(const HanModel& model, bool word_level) : model_(model), word_(word_level) {}
+  int num_classes() const override;
+  const char* unit_name() const override { return word_ ? "word" : "sentence"; }
+  const char* skip_reason(const Instance& instance, int min_units) const override;
+  std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const override;
+
+ private:
+  const HanModel& model_;
+  bool word_ = false;
+};
+
+// The document of a HAN instance (sentences of Instance::ids by Instance::sentence_lengths), and back.
+HanDocument han_document_of(const Instance& instance);
+Instance han_instance_of(int index, int label, const HanDocument& doc);
+
+}  // namespace attnlab
