@@ -51,12 +51,9 @@ double adversarial_objective(const AttentionInstance& fi, const std::vector<std:
     if (tvd > o.epsilon) {
       loss += o.penalty * (tvd - o.epsilon);
       // d TVD / d alpha = 0.5 sum_c sign(p_c - q_c) d p_c / d alpha (binary: the two classes coincide).
-      for (int c = 0; c < C; ++c) {
-        const double sign = probs[c] > base_probs[c] ? 1.0 : (probs[c] < base_probs[c] ? -1.0 : 0.0);
-        if (sign == 0) continue;
-        const std::vector<double> dp = fi.d_output(alpha[k], c);
-        for (int t = 0; t < T; ++t) g_alpha[k][t] += o.penalty * 0.5 * sign * dp[t];
-      }
+      std::vector<double> sign(static_cast<size_t>(C), 0.0);
+      for (int c = 0; c < C; ++c) sign[c] = probs[c] > base_probs[c] ? 1.0 : (probs[c] < base_probs[c] ? -1.0 : 0.0);
+      fi.add_d_output_combination(alpha[k], sign, o.penalty * 0.5, g_alpha[k]);
     }
   }
   if (K > 1) {

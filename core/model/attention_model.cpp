@@ -26,6 +26,15 @@ std::vector<double> erase_units(const std::vector<double>& weights, const std::v
   return out;
 }
 
+void AttentionInstance::add_d_output_combination(const std::vector<double>& weights, const std::vector<double>& coeff,
+                                                 double scale, std::vector<double>& g) const {
+  for (size_t c = 0; c < coeff.size(); ++c) {
+    if (coeff[c] == 0) continue;
+    const std::vector<double> dp = d_output(weights, static_cast<int>(c));
+    for (size_t u = 0; u < g.size() && u < dp.size(); ++u) g[u] += scale * coeff[c] * dp[u];
+  }
+}
+
 std::vector<int> order_by_score(const std::vector<double>& score) {
   std::vector<int> order(score.size());
   std::iota(order.begin(), order.end(), 0);

@@ -58,6 +58,11 @@ class AttentionInstance {
   std::vector<double> output(const std::vector<double>& weights) const { return outputs({weights})[0]; }
   // ∂p_cls / ∂w_u at the weights w (length size()).
   virtual std::vector<double> d_output(const std::vector<double>& weights, int cls) const = 0;
+  // g_u += Σ_c (scale · coeff_c) · ∂p_c/∂w_u over the classes with coeff_c ≠ 0 (the adversary's TVD penalty). The
+  // default runs d_output class by class, in class order; a model with many classes (a language model's vocabulary)
+  // overrides it with one backward pass.
+  virtual void add_d_output_combination(const std::vector<double>& weights, const std::vector<double>& coeff, double scale,
+                                        std::vector<double>& g) const;
   // The importance of each unit for class cls.
   virtual std::vector<double> importance(Importance kind, int cls) const = 0;
 

@@ -134,16 +134,29 @@ class OnnxAttentionInstance : public AttentionInstance {
     std::vector<double> g(weights.size(), std::nan(""));
     std::string error;
     if (!impose(weights, &error)) return g;
-    OnnxTextModel& m = owner_.model();
-    if (!m.backward_seeded(d_probability(m.current_logits(), cls), probs_name_, &error)) return g;
-    const Tensor<float>* grad = m.executor().gradient(probs_name_);
-    for (size_t u = 0; u < weights.size(); ++u) {
-      double s = 0;
-      for (int h = 0; h < heads_; ++h)
-        if (grad) s += (1 - self_[static_cast<size_t>(h)]) * grad->f[index(h, unit_pos_[u])];
-      g[u] = s;
-    }
+    const std::vector<float> seed = d_probability(owner_.model().current_logits(), cls);
+    if (!row_gradient(seed, &g, &error)) std::fill(g.begin(), g.end(), std::nan(""));
     return g;
+  }
+
+  // One backward pass for Σ_c a_c p_c: d/dz_k = a_k p_k − p_k Σ_c a_c p_c (one logit: (a_1 − a_0) σ(1 − σ)).
+  void add_d_output_combination(const std::vector<double>& weights, const std::vector<double>& coeff, double scale,
+                                std::vector<double>& g) const override {
+    std::string error;
+    std::vector<double> d(weights.size(), 0.0);
+    if (!impose(weights, &error)) return;
+    const std::vector<float> z = owner_.model().current_logits();
+    const std::vector<double> p = probabilities_of(z);
+    std::vector<float> seed(z.size());
+    if (z.size() == 1) {
+      seed[0] = static_cast<float>(scale * (coeff[1] - coeff[0]) * p[1] * p[0]);
+    } else {
+      double mean = 0;
+      for (size_t c = 0; c < p.size(); ++c) mean += coeff[c] * p[c];
+      for (size_t k = 0; k < p.size(); ++k) seed[k] = static_cast<float>(scale * p[k] * (coeff[k] - mean));
+    }
+    if (!row_gradient(seed, &d, &error)) return;
+    for (size_t u = 0; u < g.size() && u < d.size(); ++u) g[u] += d[u];
   }
 
   std::vector<double> importance(Importance kind, int cls) const override {
@@ -182,6 +195,21 @@ class OnnxAttentionInstance : public AttentionInstance {
     return static_cast<size_t>((static_cast<int64_t>(h) * n_ + explained_) * n_ + p);
   }
   double row_weight(const Tensor<float>& t, int h, int p) const { return t.f[index(h, p)]; }
+
+  // After impose: the backward from the explained position with d(objective)/d logits = seed, read at the replaced
+  // row: out[u] = Σ_h (1 − c_h) ∂/∂A_h[e, u].
+  bool row_gradient(const std::vector<float>& seed, std::vector<double>* out, std::string* error) const {
+    OnnxTextModel& m = owner_.model();
+    if (!m.backward_seeded(seed, probs_name_, error)) return false;
+    const Tensor<float>* grad = m.executor().gradient(probs_name_);
+    for (size_t u = 0; u < out->size(); ++u) {
+      double s = 0;
+      for (int h = 0; h < heads_; ++h)
+        if (grad) s += (1 - self_[static_cast<size_t>(h)]) * grad->f[index(h, unit_pos_[u])];
+      (*out)[u] = s;
+    }
+    return true;
+  }
 
   // The forward pass of the instance itself (again when another run or an intervention came between).
   bool run_original(std::string* error) const {
