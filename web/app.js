@@ -19,6 +19,15 @@
 //   it answers whether the link notice names that field.
 import { parseWithNotices, serialize, noticeText } from './state.js';
 import { CoreClient } from './runtime/core-client.js';
+import { CnnClient } from './runtime/cnn-client.js';
+import { mountTextView } from './views/text-view.js';
+import { mountDebateView } from './views/debate-view.js';
+import { mountTrainView } from './views/train-view.js';
+import { mountImageView } from './views/image-view.js';
+import { mountOwnModelView } from './views/own-model-view.js';
+import { mountLocalizationView } from './views/localization-view.js';
+import { mountDocumentView } from './views/document-view.js';
+import { mountGlobalView } from './views/global-view.js';
 
 const appMessage = document.getElementById('app-message');
 function showAppError(text) {
@@ -91,17 +100,16 @@ const store = {
   },
 };
 
-// Views are mounted on demand (each view's modules are imported when it is first needed): the shown one at once,
-// the others once it has its first result (its section's data-status leaves 'loading' / 'pending' / 'busy') or after
-// REST_AFTER_MS, so a cold open downloads and runs what the first screen needs first (docs/BENCHMARKS.md
-// "Cold start"). views[name] is a mounted view; mount(name) → Promise of it.
-const REST_AFTER_MS = 8000;
-const views = {};
-const mounting = {};
-const el = (id) => document.getElementById(id);
+let textView = null;
+let debateView = null;
+let documentView = null;
+let globalView = null;
 const client = new CoreClient({
   onProgress: (msg) => {
-    for (const name of ['text', 'debate', 'documents', 'global']) views[name]?.progress(msg);
+    textView?.progress(msg);
+    debateView?.progress(msg);
+    documentView?.progress(msg);
+    globalView?.progress(msg);
   },
 });
 // The worker's "stopped" message stays until the fresh worker answers (then it is taken down); any other
@@ -115,110 +123,58 @@ client.channel.onRecovered(() => {
   if (replacedMessage !== null && appMessage.textContent === replacedMessage) showAppError('');
   replacedMessage = null;
 });
-const trained = []; // models trained in the Train view, for the text and debate views mounted after it
+textView = mountTextView(document.getElementById('view-text'), { client, store });
+debateView = mountDebateView(document.getElementById('view-debate'), { client, store });
+// Documents (HAN models of the manifest's `documents`) share the text host: one core, one queue.
+documentView = mountDocumentView(document.getElementById('view-documents'), { client, store });
+globalView = mountGlobalView(document.getElementById('view-global'), {
+  client,
+  store,
+  openView: (view) => {
+    store.update({ view });
+    showView();
+  },
+});
+const trainView = mountTrainView(document.getElementById('view-train'), {
+  client,
+  store,
+  onTrained: (entry) => {
+    textView.addModel(entry);
+    debateView.addModel(entry);
+  },
+  openModel: (name) => {
+    store.update({ view: 'text', model: name });
+    showView();
+  },
+});
 
-const MOUNT = {
-  text: async () => {
-    const v = (await import('./views/text-view.js')).mountTextView(el('view-text'), { client, store });
-    trained.forEach((e) => v.addModel(e));
-    return v;
-  },
-  debate: async () => {
-    const v = (await import('./views/debate-view.js')).mountDebateView(el('view-debate'), { client, store });
-    trained.forEach((e) => v.addModel(e));
-    return v;
-  },
-  // Documents (HAN models of the manifest's `documents`) share the text host: one core, one queue.
-  documents: async () => (await import('./views/document-view.js')).mountDocumentView(el('view-documents'), { client, store }),
-  global: async () => (await import('./views/global-view.js')).mountGlobalView(el('view-global'), {
-    client,
-    store,
-    openView: (view) => {
-      store.update({ view });
-      showView();
-    },
-  }),
-  train: async () => (await import('./views/train-view.js')).mountTrainView(el('view-train'), {
-    client,
-    store,
-    onTrained: (entry) => {
-      trained.push(entry);
-      views.text?.addModel(entry);
-      views.debate?.addModel(entry);
-    },
-    openModel: (name) => {
-      store.update({ view: 'text', model: name });
-      showView();
-    },
-  }),
-  image: async () => {
-    const [{ mountImageView }, { mountOwnModelView }] = await Promise.all([import('./views/image-view.js'), import('./views/own-model-view.js')]);
-    const shippedImageView = mountImageView(el('view-image'), { store });
-    // "Your model" (the last card of the tab) explains the photo the Image view shows, with the user's .onnx.
-    const ownModelView = mountOwnModelView(el('own-model'), { store });
-    shippedImageView.onPhoto((photo) => ownModelView.setPhoto(photo));
-    return {
-      apply(s) {
-        shippedImageView.apply(s);
-        ownModelView.apply(s);
-      },
-    };
-  },
-  localization: async () => {
-    const [{ mountLocalizationView }, { CnnClient }] = await Promise.all([import('./views/localization-view.js'), import('./runtime/cnn-client.js')]);
-    return mountLocalizationView(el('view-localization'), { store, client: new CnnClient({ channel: client.channel }) });
+const shippedImageView = mountImageView(document.getElementById('view-image'), { store });
+// "Your model" (the last card of the Images tab) explains the photo the Image view shows, with the user's .onnx.
+const ownModelView = mountOwnModelView(document.getElementById('own-model'), { store });
+shippedImageView.onPhoto((photo) => ownModelView.setPhoto(photo));
+const imageView = {
+  apply(s) {
+    shippedImageView.apply(s);
+    ownModelView.apply(s);
   },
 };
 
-function mount(name) {
-  mounting[name] ??= MOUNT[name]().then((v) => {
-    views[name] = v;
-    return v;
-  }, (e) => {
-    delete mounting[name];
-    showAppError(`The ${name} view could not be loaded: ${e.message}`);
-    throw e;
-  });
-  return mounting[name];
-}
+const localizationView = mountLocalizationView(document.getElementById('view-localization'), {
+  store, client: new CnnClient({ channel: client.channel }),
+});
 
-// The other views, once the first one (mounted by `first`, a promise) shows a result, or REST_AFTER_MS passed.
-function mountRestAfter(section, first) {
-  let done = false;
-  let observer = null;
-  const rest = () => {
-    if (done) return;
-    done = true;
-    observer?.disconnect();
-    for (const name of Object.keys(MOUNT)) mount(name).catch(() => {});
-  };
-  const settled = () => !section || !['loading', 'pending', 'busy'].includes(section.dataset.status ?? '');
-  if (section) {
-    observer = new MutationObserver(() => { if (settled()) rest(); });
-    observer.observe(section, { attributes: true, attributeFilter: ['data-status'] });
-  }
-  Promise.resolve(first).then(() => { if (settled()) rest(); }); // a view that has nothing to load ('idle')
-  setTimeout(rest, REST_AFTER_MS);
-}
-
+const views = { text: textView, documents: documentView, global: globalView, debate: debateView, train: trainView, image: imageView, localization: localizationView };
 const TITLES = { localization: 'Localization lab — coming soon' };
 
-let shown = 0; // bumps with every showView: only the latest one applies its state when its view is mounted
 function showView() {
-  const name = MOUNT[state.view] ? state.view : 'soon';
+  const name = views[state.view] ? state.view : 'soon';
   for (const section of document.querySelectorAll('main > .view')) section.hidden = section.dataset.view !== name;
   for (const tab of document.querySelectorAll('.view-tab')) {
     if (tab.dataset.view === state.view) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
-  if (name === 'soon') {
-    document.getElementById('soon-title').textContent = TITLES[state.view] ?? 'Coming soon';
-    return null;
-  }
-  const my = ++shown;
-  return mount(name).then((v) => {
-    if (my === shown) v.apply(state);
-  }, () => {});
+  if (name === 'soon') document.getElementById('soon-title').textContent = TITLES[state.view] ?? 'Coming soon';
+  views[name]?.apply(state);
 }
 
 for (const tab of document.querySelectorAll('.view-tab')) {
@@ -240,6 +196,5 @@ window.addEventListener('hashchange', () => {
   showView();
 });
 
-const first = showView();
+showView();
 writeUrl();
-mountRestAfter(first ? document.querySelector(`main > .view[data-view="${state.view}"]`) : null, first);

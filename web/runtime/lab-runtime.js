@@ -7,11 +7,6 @@
 //                                 on its first request)
 //   hostChannels() → the WorkerChannels made by hostChannel that are still referenced (the page's, the pool's;
 //                                 for diagnostics and tests: e.g. channel.request('memory'), labs/runtime.js)
-//   prestartHost({ name, what }) → a channel to the host worker, kept for the first hostChannel({ name }) call with
-//                                 the default worker (it takes that channel over, with its worker and requests;
-//                                 channel.claimed turns true);
-//                                 runtime/boot.js starts the first view's worker with it before the page's other
-//                                 modules have loaded (cold start, docs/BENCHMARKS.md "Cold start").
 // The page (app.js) opens one host for the text, debate, train and localization labs and one for the image lab
 // (ONNX Runtime Web's backend and thread count are fixed per worker at its first load, so a backend change
 // means a fresh worker, which must not take the text sessions with it); a data-set run adds pool workers
@@ -23,16 +18,8 @@ export const HOST_URL = new URL('./host/worker.js', import.meta.url);
 if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.search = 'meter=1';
 
 let made = []; // WeakRefs: a dropped channel is not kept alive by this list
-const prestarted = new Map(); // name → a channel started by prestartHost, not yet taken over
 
 export function hostChannel({ name = 'attnlab-core', what = 'the background worker', workerUrl = HOST_URL, WorkerImpl = globalThis.Worker } = {}) {
-  const early = prestarted.get(name);
-  if (early && workerUrl === HOST_URL && WorkerImpl === globalThis.Worker) {
-    prestarted.delete(name);
-    early.what = what;
-    early.claimed = true;
-    return early;
-  }
   const channel = new WorkerChannel({ workerUrl, WorkerImpl, name, what });
   made = made.filter((r) => r.deref());
   if (typeof WeakRef === 'function') made.push(new WeakRef(channel));
@@ -41,10 +28,4 @@ export function hostChannel({ name = 'attnlab-core', what = 'the background work
 
 export function hostChannels() {
   return made.map((r) => r.deref()).filter(Boolean);
-}
-
-export function prestartHost({ name, what }) {
-  const channel = hostChannel({ name, what });
-  prestarted.set(name, channel);
-  return channel;
 }

@@ -27,7 +27,6 @@ export function loadCore() {
       );
     }
     const Module = await createModule({ locateFile: (file) => new URL(file, CORE_URL).href });
-    globalThis.performance?.mark?.('attnlab:core-ready'); // timelines (tests/bench/cold-start.mjs)
     return meterOn() ? meterModule(Module) : Module; // measurement only (meter.js)
   })().catch((e) => {
     corePromise = null;

@@ -4,9 +4,8 @@
 //
 // Contract:
 //   load(msg, progress) → Promise<L>: {core, ort, session, ep, choice, lab, labels, C, K, bias, batch, model}; loaded
-//     once per worker (a failed load is retried; a call during a load joins it: the events so far, then the rest);
-//     progress(stage, loaded, total, cached) with stage 'core' | 'ort' | 'onnx' | 'head' | 'labels' | 'session' |
-//     'ready'. msg: {override: 'wasm'|'webgpu'|null, threads}.
+//     once per worker (a failed load is retried); progress(stage, loaded, total, cached) with stage 'core' |
+//     'ort' | 'onnx' | 'head' | 'labels' | 'session' | 'ready'. msg: {override: 'wasm'|'webgpu'|null, threads}.
 //   ready() → Promise<L> (Error when not loaded yet)
 //   forward(L, input [n·3·224·224], n, wantFeatures) → {features [n·K·h·w] | null, logits [n·C], fh, fw}
 //   top(L, probs, k) → [{index, label, prob}]
@@ -24,36 +23,16 @@ import { topK, S } from '../image/decode.js';
 const MANIFEST_URL = new URL('../../../models/image/manifest.json', import.meta.url);
 const ORT_BASE = new URL('../../../vendor/ort/', import.meta.url);
 
-const mark = (what) => globalThis.performance?.mark?.(`attnlab:image-load:${what}`); // timelines (tests/bench/cold-start.mjs)
-
 let loaded = null;
 export const photo = { current: null };
 let nextImageId = 1;
 export const newImageId = () => nextImageId++;
 
-// Every caller of a load in progress hears its progress, a late one first the events so far (runtime/boot.js starts
-// the load before the page's own image.load request arrives).
-let loading = false;
-let heard = []; // the progress events of the load in progress
-const listeners = new Set();
-
 export function load(msg, progress) {
-  if (!loaded) {
-    loading = true;
-    heard = [];
-    loaded = loadModel(msg, (...event) => {
-      heard.push(event);
-      for (const fn of listeners) fn(...event);
-    }).catch((e) => {
-      loaded = null; // a failed load can be retried
-      throw e;
-    }).finally(() => {
-      loading = false;
-      heard = [];
-      listeners.clear();
-    });
-  } else if (loading) for (const event of heard) progress(...event);
-  if (loading) listeners.add(progress);
+  loaded ??= loadModel(msg, progress).catch((e) => {
+    loaded = null; // a failed load can be retried
+    throw e;
+  });
   return loaded;
 }
 
@@ -68,104 +47,64 @@ export function checkClass(L, c) {
   return c;
 }
 
-// Everything that does not wait for something else starts at once: the core, the model list and ONNX Runtime's
-// bundle together; the ONNX file as soon as the list is there; ORT's session (its own wasm download and compile)
-// as soon as ORT and the ONNX file are there, while the head and labels download and the core compiles.
 export async function loadModel(msg, progress) {
-  const settle = []; // every promise started here, so none is left rejected unhandled when another fails first
-  const started = (p) => {
-    settle.push(p);
-    return p;
-  };
-  try {
-    return await loadParallel(msg, progress, started);
-  } finally {
-    await Promise.allSettled(settle);
-  }
-}
-
-async function loadParallel(msg, progress, started) {
   progress('core', 0, 0);
-  const coreP = started(loadCore().then((core) => {
-    mark('core');
-    if (typeof core.ImageLab !== 'function' || typeof core.preprocessImage !== 'function') {
-      throw new Error('This WebAssembly core has no image API (ImageLab); rebuild it with `bash scripts/build-wasm.sh`.');
-    }
-    return core;
-  }));
+  const core = await loadCore();
+  if (typeof core.ImageLab !== 'function' || typeof core.preprocessImage !== 'function') {
+    throw new Error('This WebAssembly core has no image API (ImageLab); rebuild it with `bash scripts/build-wasm.sh`.');
+  }
 
-  const modelP = started((async () => {
-    let manifest;
-    try {
-      const res = await fetch(MANIFEST_URL);
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      manifest = await res.json();
-    } catch (e) {
-      throw new Error(`Could not read the image model list (${MANIFEST_URL.pathname}): ${e.message}`);
-    }
-    const model = manifest?.models?.[0];
-    if (!model?.files?.onnx || !model.files.head || !model.files.labels) {
-      throw new Error(`The image model list (${MANIFEST_URL.pathname}) has no model with onnx, head and labels files.`);
-    }
-    return model;
-  })());
+  let manifest;
+  try {
+    const res = await fetch(MANIFEST_URL);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    manifest = await res.json();
+  } catch (e) {
+    throw new Error(`Could not read the image model list (${MANIFEST_URL.pathname}): ${e.message}`);
+  }
+  const model = manifest?.models?.[0];
+  if (!model?.files?.onnx || !model.files.head || !model.files.labels) {
+    throw new Error(`The image model list (${MANIFEST_URL.pathname}) has no model with onnx, head and labels files.`);
+  }
+  const fileUrl = (f) => new URL(f.path, MANIFEST_URL).href;
 
-  const ortP = started((async () => {
-    const choice = await chooseBackend({
-      gpu: self.navigator?.gpu,
-      override: msg.override ?? null,
-      threads: msg.threads ?? 0,
-      crossOriginIsolated: Boolean(self.crossOriginIsolated),
-      hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1,
-    });
-    const ort = await loadOrt(choice, ORT_BASE.href);
-    mark('ort');
-    return { choice, ort };
-  })());
+  progress('ort', 0, 0);
+  const choice = await chooseBackend({
+    gpu: self.navigator?.gpu,
+    override: msg.override ?? null,
+    threads: msg.threads ?? 0,
+    crossOriginIsolated: Boolean(self.crossOriginIsolated),
+    hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1,
+  });
+  const ort = await loadOrt(choice, ORT_BASE.href);
 
   const fetchFile = (f, stage, what) =>
-    fetchVerified(new URL(f.path, MANIFEST_URL).href, {
+    fetchVerified(fileUrl(f), {
       sha256: f.sha256,
       bytes: f.bytes,
       what,
       onProgress: ({ loaded: l, total, cached }) => progress(stage, l, total, cached),
     });
-  const onnxP = started(modelP.then((model) => fetchFile(model.files.onnx, 'onnx', 'image model')).then((bytes) => {
-    mark('onnx');
-    return bytes;
-  }));
-  const sessionP = started(Promise.all([ortP, onnxP]).then(async ([{ ort, choice }, onnxBytes]) => {
-    progress('session', 0, 0);
-    try {
-      return await createSession(ort, onnxBytes, choice);
-    } catch (e) {
-      throw new Error(`ONNX Runtime could not start the model on ${choice.backend}: ${errText(e)}`);
-    }
-  }));
-  // the head and labels after the ONNX file (one download at a time keeps the progress bar honest)
-  const filesP = started(onnxP.then(async () => {
-    const model = await modelP;
-    return Promise.all([fetchFile(model.files.head, 'head', 'classifier head'), fetchFile(model.files.labels, 'labels', 'label list')]);
-  }));
+  const onnxBytes = await fetchFile(model.files.onnx, 'onnx', 'image model');
+  const headBytes = await fetchFile(model.files.head, 'head', 'classifier head');
+  const labelBytes = await fetchFile(model.files.labels, 'labels', 'label list');
 
-  let core; let model; let head; let labels;
-  try {
-    let headBytes; let labelBytes;
-    [core, model, [headBytes, labelBytes]] = await Promise.all([coreP, modelP, filesP]);
-    mark('files');
-    head = readImageHead(headBytes);
-    labels = new TextDecoder().decode(labelBytes).split(/\r?\n/);
-    while (labels.length && labels[labels.length - 1] === '') labels.pop();
-    if (labels.length !== head.C) throw new Error(`The label list has ${labels.length} lines, the classifier ${head.C} classes.`);
-  } catch (e) {
-    sessionP.then(({ session }) => session.release?.(), () => {}); // a session made for nothing
-    throw e;
-  }
+  const head = readImageHead(headBytes);
   const { C, K } = head;
-  const { choice, ort } = await ortP;
-  const { session, ep } = await sessionP;
-  mark('session');
+  const labels = new TextDecoder().decode(labelBytes).split(/\r?\n/);
+  while (labels.length && labels[labels.length - 1] === '') labels.pop();
+  if (labels.length !== C) throw new Error(`The label list has ${labels.length} lines, the classifier ${C} classes.`);
   const lab = new core.ImageLab(head.weight, head.bias, C, K);
+
+  progress('session', 0, 0);
+  let session;
+  let ep;
+  try {
+    ({ session, ep } = await createSession(ort, onnxBytes, choice));
+  } catch (e) {
+    lab.delete();
+    throw new Error(`ONNX Runtime could not start the model on ${choice.backend}: ${errText(e)}`);
+  }
   progress('ready', 1, 1);
   return { core, ort, session, ep, choice, lab, labels, C, K, bias: head.bias, batch: batchSizeFor(choice.backend), model };
 }

@@ -64,7 +64,6 @@ async function classify(msg) {
     }
   }
   const imageId = newImageId();
-  performance.mark?.('attnlab:image-classified');
   photo.current = { imageId, input, features, fh, fw, logits, probs, mask224, positiveLabel, kept: new Map() };
   // the ImageLab keeps the photo: every map of it is made there and crosses once (image-maps.js)
   L.lab.setPhoto(input, features, fh, fw);

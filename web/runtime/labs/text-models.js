@@ -20,7 +20,6 @@ import { loadCore, fetchOk, checkSha256 } from '../host/core.js';
 import { openTextModel } from './text-core.js';
 
 const MANIFEST_URL = new URL('../../../models/text/manifest.json', import.meta.url);
-const mark = (what) => globalThis.performance?.mark?.(`attnlab:text:${what}`); // timelines (tests/bench/cold-start.mjs)
 
 let manifestPromise = null;
 const sessions = new Map(); // model name → Promise<{ session, config, classNames }>
@@ -97,10 +96,8 @@ async function loadShipped(name, progress) {
     throw new Error(`Unknown model "${name}". Available: ${manifest.models.map((m) => m.name).join(', ')}.`);
   }
   const { Module, configText, weights } = await fetchShipped(name, entry, progress);
-  mark(`fetched ${name}`);
   progress(name, 'init');
   const s = newSession(Module, name, configText, weights);
-  mark(`opened ${name}`);
   progress(name, 'ready');
   return s;
 }

@@ -13,17 +13,13 @@
 //                                                  tokens, unknown, truncated, layers, heads, n, shape [L, H, n, n],
 //                                                  data / mean / rollout Float32Array, flow [L·T]) + model; an Error
 //                                                  naming why for other models
-//   preload {model}                              → {} at once: starts loading the model list and the model (their
-//                                                  load progress as below; a failure is kept for the request that
-//                                                  needs the model), so the page's first explain finds them on the
-//                                                  way (runtime/boot.js sends it before the page's modules load)
 //   registerModel {name, entry, config, weights} → {name}: a model trained in an earlier worker of this page
 //                                                  becomes loadable by name here too
 // A shared model load reports {type:'progress', id: 0, model, stage, loaded, total} (ctx.event).
 // The core's TextLab keeps the last tokenized texts, so an explanation and the five live panels on one sentence
 // tokenize it once (text-core.js).
 import { loadCore } from '../host/core.js';
-import { loadManifest, loadSession, manifestWithTrained, registerTrained } from './text-models.js';
+import { loadSession, manifestWithTrained, registerTrained } from './text-models.js';
 
 export const seedOf = (seed) => {
   const s = Number(seed ?? 1);
@@ -39,7 +35,6 @@ async function explain(msg, ctx) {
   const { model, text, maxTokens, igSteps } = msg;
   const s = await session(msg, ctx);
   const result = s.session.explain(String(text ?? ''), maxTokens, igSteps);
-  performance.mark?.('attnlab:text:explained');
   result.model = model;
   result.class_names = s.classNames;
   return result;
@@ -71,13 +66,6 @@ async function attention(msg, ctx) {
   return result;
 }
 
-// Not awaited: a plain request holds the queue until it ends, and the page's first requests must not wait here.
-function preload({ model }, ctx) {
-  loadManifest().catch(() => {});
-  if (typeof model === 'string' && model) loadSession(model, (p) => ctx.event(p)).catch(() => {});
-  return {};
-}
-
 function registerModel({ name, entry, config, weights }) {
   if (typeof name !== 'string' || typeof config !== 'string' || !(weights instanceof Uint8Array)) {
     throw new Error('registerModel needs {name, entry, config (config.json text), weights (Uint8Array)}.');
@@ -95,6 +83,5 @@ export const textLab = {
     experiment,
     attention,
     registerModel,
-    preload,
   },
 };
