@@ -58,6 +58,44 @@ export function headsText(heads, H) {
   return heads.map((h) => h + 1).join(',');
 }
 
+// The layer and heads a link asks for (URL fields layerKey / headsKey), clamped to the model's L layers and H heads,
+// with a note for each value the model does not have. Shared with the Text tab's "Your model" (own-text/attention.js).
+export function headSelection(state, layerKey, headsKey, L, H) {
+  const notes = [];
+  let layer = state[layerKey] - 1;
+  if (layer >= L) {
+    notes.push(`Layer ${state[layerKey]} of the link: this model has ${L} layer${L === 1 ? '' : 's'}; layer ${L} is shown.`);
+    layer = L - 1;
+  }
+  const { heads, bad } = parseHeads(state[headsKey], H);
+  if (bad) notes.push(`${headsKey}=${String(state[headsKey]).slice(0, 40)} in the link names heads this model does not have (it has ${H}); ${headsText(heads, H)} shown.`);
+  return { layer, heads, notes };
+}
+
+// The layer select and the head toggle buttons (All heads, None) for layer / heads; select(layer, heads) applies a choice.
+export function drawHeadControls(layerSelect, headsBox, { L, H, layer, heads, select }) {
+  if (layerSelect.options.length !== L) {
+    layerSelect.replaceChildren(...Array.from({ length: L }, (_, l) => new Option(`Layer ${l + 1} of ${L}`, String(l))));
+  }
+  layerSelect.value = String(layer);
+  const buttons = [];
+  for (let h = 0; h < H; h++) {
+    const b = el('button', 'hv-head', undefined, { type: 'button', 'data-head': h, 'aria-pressed': heads.includes(h) });
+    b.style.setProperty('--head-color', headColor(h));
+    b.append(el('span', 'hv-swatch', '', { 'aria-hidden': 'true' }), `Head ${h + 1}`);
+    b.addEventListener('click', () => {
+      select(layer, heads.includes(h) ? heads.filter((k) => k !== h) : [...heads, h].sort((a, c) => a - c));
+      headsBox.querySelector(`[data-head="${h}"]`)?.focus();
+    });
+    buttons.push(b);
+  }
+  const all = el('button', 'hv-all', 'All heads', { type: 'button' });
+  all.addEventListener('click', () => select(layer, [...Array(H).keys()]));
+  const none = el('button', 'hv-none', 'None', { type: 'button' });
+  none.addEventListener('click', () => select(layer, []));
+  headsBox.replaceChildren(...buttons, all, none);
+}
+
 export function mountHeadsView(panel, { client, store, maxTokens }) {
   panel.replaceChildren();
   const headCard = el('section', 'card heads-card', undefined, { 'aria-labelledby': 'hv-title' });
@@ -96,17 +134,7 @@ export function mountHeadsView(panel, { client, store, maxTokens }) {
   setStatus('empty');
 
   function selection() {
-    const { layers: L, heads: H } = current.maps;
-    const state = store.get();
-    const notes = [];
-    let layer = state.hlayer - 1;
-    if (layer >= L) {
-      notes.push(`Layer ${state.hlayer} of the link: this model has ${L} layer${L === 1 ? '' : 's'}; layer ${L} is shown.`);
-      layer = L - 1;
-    }
-    const { heads, bad } = parseHeads(state.hheads, H);
-    if (bad) notes.push(`hheads=${String(state.hheads).slice(0, 40)} in the link names heads this model does not have (it has ${H}); ${headsText(heads, H)} shown.`);
-    return { layer, heads, notes };
+    return headSelection(store.get(), 'hlayer', 'hheads', current.maps.layers, current.maps.heads);
   }
 
   function select(layer, heads) {
@@ -115,28 +143,7 @@ export function mountHeadsView(panel, { client, store, maxTokens }) {
   }
 
   function drawControls(layer, heads) {
-    const { layers: L, heads: H } = current.maps;
-    if (layerSelect.options.length !== L) {
-      layerSelect.replaceChildren(...Array.from({ length: L }, (_, l) => new Option(`Layer ${l + 1} of ${L}`, String(l))));
-    }
-    layerSelect.value = String(layer);
-    const buttons = [];
-    for (let h = 0; h < H; h++) {
-      const b = el('button', 'hv-head', undefined, { type: 'button', 'data-head': h, 'aria-pressed': heads.includes(h) });
-      b.style.setProperty('--head-color', headColor(h));
-      b.append(el('span', 'hv-swatch', '', { 'aria-hidden': 'true' }), `Head ${h + 1}`);
-      b.addEventListener('click', () => {
-        const on = heads.includes(h);
-        select(layer, on ? heads.filter((k) => k !== h) : [...heads, h].sort((a, b2) => a - b2));
-        headsBox.querySelector(`[data-head="${h}"]`)?.focus();
-      });
-      buttons.push(b);
-    }
-    const all = el('button', 'hv-all', 'All heads', { type: 'button' });
-    all.addEventListener('click', () => select(layer, [...Array(H).keys()]));
-    const none = el('button', 'hv-none', 'None', { type: 'button' });
-    none.addEventListener('click', () => select(layer, []));
-    headsBox.replaceChildren(...buttons, all, none);
+    drawHeadControls(layerSelect, headsBox, { L: current.maps.layers, H: current.maps.heads, layer, heads, select });
   }
 
   layerSelect.addEventListener('change', () => {

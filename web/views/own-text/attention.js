@@ -10,9 +10,9 @@
 //     URL state: otlayer (1-based layer of the head view), otheads ('all' | 'none' | 1-based list).
 //   panel.dataset.heads: 'empty' | 'ready'. Controls: #ot-layer, .hv-head toggles (#ot-heads), All / None.
 import { el } from '../../render/dom.js';
-import { renderHeadView, headColor } from '../../render/heads.js';
+import { renderHeadView } from '../../render/heads.js';
 import { renderModelView } from '../../render/heads-grid.js';
-import { MAP_NAMES, parseHeads, headsText } from '../heads-view.js';
+import { MAP_NAMES, headsText, headSelection, drawHeadControls } from '../heads-view.js';
 
 const NAMES = Object.freeze({
   raw: MAP_NAMES.raw,
@@ -52,17 +52,7 @@ export function mountOwnTextAttention(panel, { store }) {
   show(false);
 
   function selection() {
-    const { layers: L, heads: H } = current.maps;
-    const state = store.get();
-    const notes = [];
-    let layer = state.otlayer - 1;
-    if (layer >= L) {
-      notes.push(`Layer ${state.otlayer} of the link: this model has ${L} layer${L === 1 ? '' : 's'}; layer ${L} is shown.`);
-      layer = L - 1;
-    }
-    const { heads, bad } = parseHeads(state.otheads, H);
-    if (bad) notes.push(`otheads=${String(state.otheads).slice(0, 40)} in the link names heads this model does not have (it has ${H}); ${headsText(heads, H)} shown.`);
-    return { layer, heads, notes };
+    return headSelection(store.get(), 'otlayer', 'otheads', current.maps.layers, current.maps.heads);
   }
 
   function select(layer, heads) {
@@ -71,27 +61,7 @@ export function mountOwnTextAttention(panel, { store }) {
   }
 
   function drawControls(layer, heads) {
-    const { layers: L, heads: H } = current.maps;
-    if (layerSelect.options.length !== L) {
-      layerSelect.replaceChildren(...Array.from({ length: L }, (_, l) => new Option(`Layer ${l + 1} of ${L}`, String(l))));
-    }
-    layerSelect.value = String(layer);
-    const buttons = [];
-    for (let h = 0; h < H; h++) {
-      const b = el('button', 'hv-head', undefined, { type: 'button', 'data-head': h, 'aria-pressed': heads.includes(h) });
-      b.style.setProperty('--head-color', headColor(h));
-      b.append(el('span', 'hv-swatch', '', { 'aria-hidden': 'true' }), `Head ${h + 1}`);
-      b.addEventListener('click', () => {
-        select(layer, heads.includes(h) ? heads.filter((k) => k !== h) : [...heads, h].sort((a, c) => a - c));
-        headsBox.querySelector(`[data-head="${h}"]`)?.focus();
-      });
-      buttons.push(b);
-    }
-    const all = el('button', 'hv-all', 'All heads', { type: 'button' });
-    all.addEventListener('click', () => select(layer, [...Array(H).keys()]));
-    const none = el('button', 'hv-none', 'None', { type: 'button' });
-    none.addEventListener('click', () => select(layer, []));
-    headsBox.replaceChildren(...buttons, all, none);
+    drawHeadControls(layerSelect, headsBox, { L: current.maps.layers, H: current.maps.heads, layer, heads, select });
   }
 
   layerSelect.addEventListener('change', () => {
