@@ -3,7 +3,7 @@
 (tests/fuzz/corpus/hf_tokenizer/) from the real files in ../shared/data, trimmed to a few KB each so the fuzzer
 mutates structure, not a 700 KB vocabulary: the bert-base-uncased WordPiece tokenizer.json with ~150 entries,
 the roberta-base byte-level BPE tokenizer.json with its first 150 merges (and the 256 byte characters), a BERT
-variant with a BertProcessing post-processor and an unsupported-model file, and stories260K's tok512.bin (6 KB)
+variant with a BertProcessing post-processor, a WordLevel file (the exporter's) and an unsupported-model file, and stories260K's tok512.bin (6 KB)
 for the llama2.c reader. Standard library only; run from the repository root:
     /usr/bin/python3 tests/fuzz/make_hf_tokenizer_seeds.py
 """
@@ -60,6 +60,11 @@ def main():
     write('roberta-prefix-space-array-merges.json', rob)
 
     write('unsupported-unigram.json', {'model': {'type': 'Unigram', 'vocab': [['a', 0.0]]}})
+    # WordLevel over whitespace-split, lower-cased words: what models/tools/export-transformer-onnx.mjs writes.
+    write('wordlevel-whitespace.json', {'model': {'type': 'WordLevel', 'unk_token': '<unk>',
+                                                  'vocab': {w: i for i, w in enumerate(['<pad>', '<unk>'] + WORDS)}},
+                                        'normalizer': {'type': 'Lowercase'}, 'pre_tokenizer': {'type': 'WhitespaceSplit'},
+                                        'post_processor': None})
     shutil.copy(os.path.join(DATA, 'stories260K', 'tok512.bin'), os.path.join(OUT, 'llama2c-tok512.bin'))
 
 
