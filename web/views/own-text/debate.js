@@ -161,9 +161,8 @@ export function mountOwnTextDebate(section, { store }) {
     notice.textContent = note;
     notice.hidden = !note;
     const steps = store.get().otdsteps;
-    slow.textContent = `Slower than the others: each of the ${steps} Adam steps runs the model forward and backward for each of 5 candidates` +
-      (info.causal ? ' — on a language model one backward pass per vocabulary entry whose probability moved (this is what makes it slow)' : '') +
-      '. The progress bar is an estimate from one step; Cancel stops it at once.';
+    slow.textContent = `Slower than the others: each of the ${steps} Adam steps runs the rest of the model forward and ` +
+      'backward once for each of 5 candidates. The progress bar is an estimate from one step; Cancel stops it at once.';
   }
 
   function classText(id) {
