@@ -12,16 +12,26 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 declare -a SUMMARY=()
+declare -a DETAILS=() # for each failed part: the lines that say what failed (printed after the summary)
 FAILED=0
+LOGS="$(mktemp -d)"
 T0=$SECONDS
 step() { printf '\n==== %s ====\n' "$*"; T0=$SECONDS; }
 record() { # record NAME STATUS  (the time since the last step)
   local t=$((SECONDS - T0))
   if [[ "$2" -eq 0 ]]; then SUMMARY+=("  ok    $1 (${t} s)"); else SUMMARY+=("  FAIL  $1 (exit $2, ${t} s)"); FAILED=1; fi
 }
+# detail NAME LOG PATTERN: after a failed part, keep the lines of its LOG that match PATTERN (at most 60, with the
+# line after each), so the summary at the very end of a CI log says what failed without the whole log.
+detail() {
+  local lines
+  lines="$(grep -E -A1 -- "$3" "$2" | head -60)"
+  [[ -n "$lines" ]] && DETAILS+=("-- $1:" "$lines")
+}
 finish() {
   printf '\n==== summary ====\n'
   printf '%s\n' "${SUMMARY[@]}"
+  if ((${#DETAILS[@]})); then printf '\n==== what failed ====\n'; printf '%s\n' "${DETAILS[@]}"; fi
   if ((FAILED)); then echo "npm test: FAILED"; exit 1; fi
   echo "npm test: all parts passed"
 }
@@ -51,8 +61,9 @@ record "native build" $rc
 
 if ((rc == 0)); then
   step "ctest"
-  ctest --test-dir build -j"$JOBS" --output-on-failure; rc=$?
+  ctest --test-dir build -j"$JOBS" --output-on-failure 2>&1 | tee "$LOGS/ctest.log"; rc=${PIPESTATUS[0]}
   record "ctest" $rc
+  ((rc == 0)) || detail ctest "$LOGS/ctest.log" '\*\*\*Failed|\(Failed\)|\[  FAILED  \]|Failure$' 
 else
   SUMMARY+=("  skip  ctest (native build failed)")
 fi
@@ -77,13 +88,17 @@ if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
       # In 4 shards a CPU (scripts/gtest-shards.sh), not one process per test: a sanitized process start costs
       # ~0.15 s of system time, ~60 s over the suite's 422 tests.
       step "GoogleTest, ASan + UBSan (whole suite, build-fuzz, $((4 * JOBS)) shards)"
-      env "${SAN_ENV[@]}" bash scripts/gtest-shards.sh build-fuzz/attnlab_tests $((4 * JOBS)) "$JOBS" "-$ASAN_SLOW_TESTS"; rc=$?
+      env "${SAN_ENV[@]}" bash scripts/gtest-shards.sh build-fuzz/attnlab_tests $((4 * JOBS)) "$JOBS" "-$ASAN_SLOW_TESTS" 2>&1 |
+        tee "$LOGS/sanitized.log"; rc=${PIPESTATUS[0]}
       record "GoogleTest, ASan + UBSan (whole suite)" $rc
+      ((rc == 0)) || detail sanitized "$LOGS/sanitized.log" '\[  FAILED  \]|ERROR: |SUMMARY: |runtime error' 
     fi
     if [[ "$FUZZ_SECONDS" != 0 ]]; then
       step "fuzz: committed crash inputs, then ${FUZZ_SECONDS} s per target"
-      bash tests/fuzz/run.sh build-fuzz "$FUZZ_SECONDS"; rc=$?
+      bash tests/fuzz/run.sh build-fuzz "$FUZZ_SECONDS" 2>&1 | tee "$LOGS/fuzz.log"; rc=${PIPESTATUS[0]}
       record "fuzz (${FUZZ_SECONDS} s per target)" $rc
+      ((rc == 0)) || detail fuzz "$LOGS/fuzz.log" 'FAILED|ERROR|SUMMARY|runtime error|^ *#[0-9]+ '
+      ((rc == 0)) || for f in build-fuzz/crash-*; do [[ -f "$f" ]] && DETAILS+=("$f (base64): $(head -c 3000 "$f" | base64 -w0)"); done
     fi
   fi
 fi
@@ -97,8 +112,10 @@ if ((${#dirs[@]})); then
   # --test-concurrency: test files side by side, at least two (Node's default on 2 CPUs is one at a time); every
   # browser test starts its own server on port 0 and its own browser profile. Measured on 2 cores: 14 % less wall
   # time (4 browser files 151 -> 130 s; the browser tests alone keep ~80 % of both cores busy; BENCHMARKS).
-  node --test --test-force-exit --test-concurrency="$((JOBS > 2 ? JOBS : 2))" "${dirs[@]}"; rc=$?
+  node --test --test-force-exit --test-concurrency="$((JOBS > 2 ? JOBS : 2))" "${dirs[@]}" 2>&1 | tee "$LOGS/node.log"
+  rc=${PIPESTATUS[0]}
   record "node --test" $rc
+  ((rc == 0)) || detail "node --test" "$LOGS/node.log" '^ *not ok |^ *(error|failureType|code):' 
 else
   SUMMARY+=("  skip  node --test (no tests/node, tests/js or tests/e2e)")
 fi

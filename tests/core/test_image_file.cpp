@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -138,6 +139,15 @@ TEST(ImageFile, BadFilesGiveAMessage) {
   ASSERT_NE(dht, std::string::npos);
   huff[dht + 5 + 14] = huff[dht + 5 + 15] = static_cast<char>(0xFF);  // 510 codes of lengths 15, 16
   EXPECT_EQ(decode_error(huff), "corrupt JPEG file (a Huffman table or segment is malformed)");
+  // Also found by fuzz_image_file (tests/fixtures/reliability/fuzz/image_file/): a scan whose Huffman codes do not
+  // match the file's own tables trips one of stb_image's consistency checks (an abort in the sanitized build, whose
+  // assert() is on) — refused as corrupt either way.
+  std::ifstream mismatch_in(std::string(ATTNLAB_SOURCE_DIR) +
+                                "/tests/fixtures/reliability/fuzz/image_file/jpeg-huffman-code-mismatch",
+                            std::ios::binary);
+  const std::string mismatch((std::istreambuf_iterator<char>(mismatch_in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(mismatch.empty());
+  EXPECT_EQ(decode_error(mismatch).rfind("corrupt JPEG file (", 0), 0u) << decode_error(mismatch);
   std::string empty_idat = png;
   const size_t idat = empty_idat.find("IDAT");
   ASSERT_NE(idat, std::string::npos);

@@ -41,6 +41,7 @@ fuzz_target() {
   else
     echo "fuzz: $name FAILED (rc $rc) — see $log; input: $(ls "$BUILD"/crash-"$target"-* 2>/dev/null | head -1)"
     grep -m5 -E 'ERROR|SUMMARY|runtime error' "$log"
+    grep -m12 -E '^ *#[0-9]+ ' "$log" # the top of the stack
     failed=1
   fi
   return $failed
