@@ -1,11 +1,13 @@
 // attnlab explain-onnx-text --model DIR|M.onnx [--tokenizer T] [--output NAME] (--text "…" | --ids 1,2,3)
-//                           [--target K|next] [--no-loo]
+//                           [--target K|next] [--no-loo] [--ig-steps N]
 // A user's ONNX text transformer (an encoder classifier or a causal LM) explained through the core's executor
 // (core/explain/onnx_text/): the attention found in the graph, rollout, flow, Chefer relevance, attention ×
-// gradient, gradients on the token embeddings, leave-one-out. DIR holds model.onnx and tokenizer.json (the Hugging
+// gradient, gradients on the token embeddings, integrated gradients (completeness beside it), leave-one-out. DIR holds model.onnx and tokenizer.json (the Hugging
 // Face / Optimum layout) or tokenizer.bin (llama2.c). --ids bypasses the tokenizer. The last stdout line is one JSON
 // object: ids, tokens, offsets, special (when tokenized), then onnx_text_explain's fields (logits of the explained
-// position, target, attention_layers [layer][head][query][key], and every importance row).
+// position, target, attention_layers [layer][head][query][key], and every importance row). A text longer than the
+// model's positions (config.json's, or found by trying) is cut and the object gets `truncated` {kept, total, at_byte,
+// max_positions, source}, as the page's.
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <iostream>
@@ -25,6 +27,7 @@ struct OnnxTextCommand {
   CLI::App* app = nullptr;
   std::string model, tokenizer, output, text, ids, target = "next";
   bool no_loo = false;
+  int ig_steps = OnnxTextExplainRequest().ig_steps;
 };
 
 int run_onnx_text(const OnnxTextCommand& c) {
@@ -33,7 +36,9 @@ int run_onnx_text(const OnnxTextCommand& c) {
   OnnxTextModel& model = *files.model;
   OnnxTextExplainRequest req;
   req.leave_one_out = !c.no_loo;
+  req.ig_steps = c.ig_steps;
   nlohmann::json out = nlohmann::json::object();
+  Tokenization t;
   if (!c.ids.empty()) {
     std::stringstream ss(c.ids);
     std::string part;
@@ -48,16 +53,20 @@ int run_onnx_text(const OnnxTextCommand& c) {
     if (!files.tokenizer)
       fail("--text needs a tokenizer (--tokenizer, or tokenizer.json / tokenizer.bin in the model folder)");
     const SubwordTokenizer* tok = files.tokenizer.get();
-    Tokenization t;
     if (!tok->encode(c.text, true, &t, &error)) fail(error);
+    req.ids = t.ids;
+  }
+  if (req.ids.empty()) fail("no tokens to explain");
+  // A text longer than the model reads is cut (a template's closing token kept last), as the page cuts it.
+  nlohmann::json cut = nullptr;
+  if (!fit_onnx_text_input(model, &files.config, &req.ids, c.ids.empty() ? &t : nullptr, &cut, &error)) fail(error);
+  if (c.ids.empty()) {
     nlohmann::json offsets = nlohmann::json::array();
     for (const auto& [b, e] : t.offsets) offsets.push_back({b, e});
     out["tokens"] = t.tokens;
     out["offsets"] = offsets;
     out["special"] = t.special;
-    req.ids = t.ids;
   }
-  if (req.ids.empty()) fail("no tokens to explain");
   if (c.target != "next") {
     try {
       req.target = std::stoi(c.target);
@@ -69,6 +78,7 @@ int run_onnx_text(const OnnxTextCommand& c) {
   nlohmann::json e;
   if (!onnx_text_explain(model, req, &e, &error)) fail(error);
   out.update(e);
+  if (!cut.is_null()) out["truncated"] = cut;
   std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   return 0;
 }
@@ -86,6 +96,8 @@ std::function<int()> add_onnx_text_command(CLI::App& app) {
   text->excludes(ids);
   c->app->add_option("--target", c->target, "class index, or 'next' (the arg-max: a causal LM's greedy next token)");
   c->app->add_flag("--no-loo", c->no_loo, "skip leave-one-out (one forward pass per token)");
+  c->app->add_option("--ig-steps", c->ig_steps, "integrated gradients' uniform path segments to start (0: skip; one "
+                     "forward + backward per path point)")->check(CLI::Range(0, 10000));
   return [c, text, ids]() -> int {
     if (!*c->app) return -1;
     if (!*text && !*ids) fail("give --text or --ids");

@@ -28,6 +28,7 @@ OnnxTextFiles load_onnx_text_files(const std::string& model, const std::string& 
           f.tokenizer_path = (fs::path(model) / name).string();
           break;
         }
+    if (fs::exists(fs::path(model) / "config.json", ec)) f.config_path = (fs::path(model) / "config.json").string();
   }
   std::string bytes, error;
   if (!read_file(f.model_path, &bytes, &error)) fail(error);
@@ -39,6 +40,10 @@ OnnxTextFiles load_onnx_text_files(const std::string& model, const std::string& 
     if (!read_file(f.tokenizer_path, &tb, &error, kMaxTokenizerFileBytes)) fail(error);
     f.tokenizer = load_tokenizer(tb, &error);
     if (!f.tokenizer) fail(f.tokenizer_path + ": " + error);
+    std::string config;
+    if (!f.config_path.empty() && !read_file(f.config_path, &config, &error, kMaxTokenizerFileBytes)) fail(error);
+    if (!read_onnx_text_config(config, *f.tokenizer, &f.config, &error)) fail(f.config_path + ": " + error);
+    if (!check_onnx_text_pair(*f.model, *f.tokenizer, &error)) fail(f.tokenizer_path + " with " + f.model_path + ": " + error);
   }
   return f;
 }

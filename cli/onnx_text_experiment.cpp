@@ -2,7 +2,8 @@
 // texts are tokenised with the model's tokenizer (its template's special tokens marked, so they are held fixed,
 // core/explain/onnx_text/onnx_attention_model.h) and the experiment runs through the attention-model interface — the
 // same rows and summary as on a model attnlab trained. A classifier's TSV labels are its gold labels; a causal LM's
-// class is its next token, so the label column is ignored there (said in the summary).
+// class is its next token, so the label column is ignored there (said in the summary). A text longer than the model
+// reads is cut as explain-onnx-text cuts it (the summary's cut_texts counts them).
 #include <chrono>
 
 #include "experiment_command.h"
@@ -27,7 +28,7 @@ int run_onnx_text_experiment_command(const ExperimentCommand& cmd, const std::st
   std::vector<RawTextExample> raw;
   if (!parse_raw_labeled_tsv(content, &raw, &error)) fail(cmd.data_path + ": " + error);
   std::vector<Instance> data;
-  int skipped_empty = 0;
+  int skipped_empty = 0, cut_texts = 0;
   for (size_t i = 0; i < raw.size() && (cmd.limit == 0 || static_cast<int>(i) < cmd.limit); ++i) {
     Tokenization t;
     if (!files.tokenizer->encode(raw[i].text, true, &t, &error))
@@ -36,6 +37,12 @@ int run_onnx_text_experiment_command(const ExperimentCommand& cmd, const std::st
       ++skipped_empty;
       continue;
     }
+    // A text longer than the model reads is cut (a template's closing token kept last), counted in the summary.
+    nlohmann::json cut = nullptr;
+    std::vector<int> ids = t.ids;
+    if (!fit_onnx_text_input(*files.model, &files.config, &ids, &t, &cut, &error))
+      fail(cmd.data_path + ": line " + std::to_string(raw[i].line) + ": " + error);
+    if (!cut.is_null()) ++cut_texts;
     data.push_back(onnx_text_instance(std::move(t), static_cast<int>(i), raw[i].label));
   }
   if (data.empty()) fail(cmd.data_path + ": no text to run on");
@@ -61,6 +68,9 @@ int run_onnx_text_experiment_command(const ExperimentCommand& cmd, const std::st
   extra["attention_layer"] = cmd.layer < 0 ? static_cast<int>(files.model->attention().size()) - 1 : cmd.layer;
   extra["causal"] = files.model->causal();
   if (skipped_empty) extra["skipped_empty_lines"] = skipped_empty;
+  if (cut_texts)
+    extra["cut_texts"] = {{"count", cut_texts}, {"max_positions", files.config.max_positions},
+                          {"source", files.config.max_positions_source}};
   return report_experiment(cmd, options, std::move(result), std::chrono::steady_clock::now() - t0, extra, command_line);
 }
 

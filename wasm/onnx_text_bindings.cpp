@@ -2,9 +2,8 @@
 // classifier or a causal LM) with its tokenizer, run forward and backward by the core's executor. Owns no
 // explanation math: the explanation is core/explain/onnx_text/onnx_text_explain.h's (what `attnlab
 // explain-onnx-text` prints), the tokenizers core/text/subword_tokenizer.h's, rollout / flow core/explain/
-// self_attention_maps.h's. What lives here is the binding's own work: reading the optional config.json (id2label,
-// the number of positions, the end-of-text id), checking the three files fit together, and cutting a text the model
-// cannot read whole. Errors as docs/DESIGN.md "Binding convention"; wasm/facade.js exposes:
+// self_attention_maps.h's, config.json / the files' check / the cut of a long text onnx_text_session.h's (the CLI's
+// too). What lives here is the binding's own work: arguments, info() and the arrays of attentionMaps. Errors as docs/DESIGN.md "Binding convention"; wasm/facade.js exposes:
 //   new Module.OnnxTextLab(model Uint8Array, tokenizer Uint8Array, config = '' (config.json text), options = {})
 //       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages)}.
 //       Throws with a message for: a file over the reader's 256 MB (checked before it is copied), bytes that are not
@@ -20,14 +19,17 @@
 //       and EOS for llama2.c as `attnlab generate`, config.json eos_token_id otherwise), model_type (config.json's)}
 //   lab.tokenize(text, addSpecial = true) → {ids, tokens, offsets [[b, e]…] (UTF-8 bytes), special} (as `attnlab tokenize`)
 //   lab.explain(text, target = 'next', options = {}) → exactly the object `attnlab explain-onnx-text --text TEXT
-//       [--target K]` prints (ids, tokens, offsets, special, then onnx_text_explain's fields); options {leaveOneOut:
-//       true, attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
+//       [--target K] --ig-steps 0` prints (ids, tokens, offsets, special, then onnx_text_explain's fields); options
+//       {leaveOneOut: true, igSteps: 0 (integrated gradients' segments; 0 = none, the page's default), attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
 //       attentionMaps). A text longer than the model's positions is cut (a template's closing token kept last) and the
 //       object gets `truncated` {kept, total, at_byte (end of the last kept token in the text; null for ids),
 //       max_positions, source}.
 //   lab.explainIds(ids, target = 'next', options = {}) → the same from token ids (`--ids`): {ids, …}.
 //   lab.leaveOneOut(ids, target, p, begin, count) → {values: [|p − p_target(ids without t)|, t in [begin, begin+count)]}
 //       (onnx_text_leave_one_out: the page runs leave-one-out in steps with progress; p = the explain's probability)
+//   lab.integratedGradients(ids, target, steps) → {values (the integrated_gradients row of explain-onnx-text
+//       --ig-steps steps), completeness {sum, target = p(x) − p(baseline)}} (onnx_text_integrated_gradients; one
+//       call: the page runs it as a job after the other rows)
 //   lab.top(ids, k = 5) → {top [{id, token, text, logit, probability}], greedy (the first maximum), stop (greedy ∈
 //       stop_ids), ids_used (after a cut)}: the explained position's k most likely outputs (onnx_text_top_k)
 //   lab.greedyStep(ids) → {id, token, text, stop}: one forward, the first maximum of the last position's logits
@@ -63,6 +65,7 @@
 #include "explain/onnx_text/onnx_attention_model.h"
 #include "explain/onnx_text/onnx_text_instance.h"
 #include "explain/onnx_text/onnx_text_explain.h"
+#include "explain/onnx_text/onnx_text_session.h"
 #include "explain/self_attention_maps.h"
 #include "onnx/model.h"
 #include "text/subword_tokenizer.h"
@@ -148,12 +151,10 @@ class OnnxTextLab {
     bytes_arg(model, "the model file", onnx::ReaderLimits().max_bytes, &mbytes, e);
     if (e.ok() && tokenizer.isUndefined()) e.fail("a tokenizer is needed: tokenizer.json (Hugging Face) or tokenizer.bin (llama2.c)");
     bytes_arg(tokenizer, tok_name.c_str(), kMaxTokenizerFileBytes, &tbytes, e);
+    std::string config_text;
     if (e.ok() && !config.isUndefined() && !config.isNull()) {
       if (!config.isString()) e.fail("config must be the text of config.json (a string)");
-      else if (!config.as<std::string>().empty()) {
-        config_ = json::parse(config.as<std::string>(), nullptr, false);
-        if (!config_.is_object()) e.fail("config.json is not a JSON object: it cannot be read");
-      }
+      else config_text = config.as<std::string>();
     }
     if (e.ok() && !model_.load(mbytes.data(), mbytes.size(), output, &err)) e.fail("the model: " + err);
     mbytes = {};
@@ -162,8 +163,9 @@ class OnnxTextLab {
       if (!tok_) e.fail(tok_name + ": " + err);
     }
     tbytes = {};
-    if (e.ok()) read_config();
-    if (e.ok()) probe(e);
+    if (e.ok() && !read_onnx_text_config(config_text, *tok_, &cfg_, &err)) e.fail(err);
+    if (e.ok() && !check_onnx_text_pair(model_, *tok_, &err)) e.fail(err);
+    if (e.ok()) describe();
     error_ = e.message;
   }
 
@@ -226,6 +228,28 @@ class OnnxTextLab {
     json a = json::array();
     for (double x : values) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
     return out_json({{"values", a}, {"begin", begin}});
+  }
+
+  val integrated_gradients(const val& ids, const val& target, int steps) {
+    Err e;
+    std::vector<int> v;
+    int tgt = -1;
+    std::string err;
+    ids_arg(ids, &v, e);
+    target_arg(target, &tgt, e);
+    if (e.ok() && (steps < 1 || steps > 10000)) e.fail("steps must be in 1..10000");
+    if (e.ok() && tgt < 0) e.fail("integratedGradients needs the explained target (the explain result's `target`)");
+    std::vector<double> values;
+    std::pair<double, double> ends;
+    if (e.ok() && !onnx_text_integrated_gradients(model_, v, tgt, steps, &values, &ends, &err)) e.fail(err);
+    if (!e.ok()) return error_val(e.message);
+    double sum = 0;
+    json a = json::array();
+    for (double x : values) {
+      sum += x;
+      a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+    }
+    return out_json({{"values", a}, {"completeness", {{"sum", sum}, {"target", ends.second - ends.first}}}});
   }
 
   val top(const val& ids, int k) {
@@ -384,75 +408,18 @@ class OnnxTextLab {
   }
 
  private:
-  void read_config() {
-    labels_ = json(nullptr);
-    if (config_.is_object()) {
-      if (config_.contains("id2label") && config_["id2label"].is_object()) {
-        std::vector<std::string> names;
-        for (const auto& [k, v] : config_["id2label"].items()) {
-          char* end = nullptr;
-          const long i = std::strtol(k.c_str(), &end, 10);
-          if (end == k.c_str() || *end || i < 0 || i > 100000 || !v.is_string()) continue;
-          if (static_cast<size_t>(i) >= names.size()) names.resize(static_cast<size_t>(i) + 1);
-          names[static_cast<size_t>(i)] = v.get<std::string>();
-        }
-        for (size_t i = 0; i < names.size(); ++i)
-          if (names[i].empty()) names[i] = "class " + std::to_string(i);
-        if (!names.empty()) labels_ = names;
-      }
-      for (const char* key : {"max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_len"})
-        if (config_.contains(key) && config_[key].is_number_integer() && config_[key].get<int64_t>() > 0 &&
-            config_[key].get<int64_t>() <= kMaxIds) {
-          max_positions_ = static_cast<int>(config_[key].get<int64_t>());
-          max_source_ = std::string("config.json ") + key;
-          break;
-        }
-      const json eos = config_.value("eos_token_id", json(nullptr));
-      if (eos.is_number_integer()) stop_ids_.push_back(eos.get<int>());
-      if (eos.is_array())
-        for (const auto& x : eos)
-          if (x.is_number_integer()) stop_ids_.push_back(x.get<int>());
-    }
-    if (std::string(tok_->kind()) == "llama2c-bpe" && stop_ids_.empty()) stop_ids_ = {1, 2};  // as attnlab generate
-  }
-
-  // A short text must run; the tokenizer's last id must be readable (its vocabulary fits the embedding table).
-  void probe(Err& e) {
+  // info(): what was found (the model ran on a short text in check_onnx_text_pair).
+  void describe() {
     std::string err;
-    Tokenization t;
-    tok_->encode("Hello", true, &t, &err);
-    std::vector<int> ids = t.ids.empty() ? std::vector<int>{0} : t.ids;
-    if (!model_.run(ids, &err)) {
-      e.fail("the model does not run on a short text (" + std::to_string(ids.size()) + " tokens): " + err);
-      return;
-    }
-    const int V = tok_->vocab_size();
-    if (V > 0) {
-      std::vector<int> last = ids;
-      last.back() = V - 1;
-      if (ids.size() > 1 && t.special.back()) last[ids.size() - 2] = V - 1;
-      std::string verr;
-      if (!model_.run(last, &verr)) {
-        e.fail("the tokenizer's vocabulary (" + std::to_string(V) +
-               " tokens) is larger than the model's embedding table: a forward pass on its last id (" +
-               std::to_string(V - 1) + ") fails (" + verr + "). Is this the tokenizer of this model?");
-        return;
-      }
-      if (!model_.run(ids, &err)) {
-        e.fail(err);
-        return;
-      }
-    }
     const bool causal = model_.causal();
     json found = json::array();
     int heads = 0;
     std::vector<std::vector<Mat<double>>> A, dA;
     json info = {{"summary", OnnxClassifier::summarize(model_.model())},
                  {"task", causal ? "causal-lm" : "classifier"}, {"causal", causal}, {"output", model_.output_name()},
-                 {"outputs", model_.logits().size()}, {"labels", labels_},
+                 {"outputs", model_.logits().size()}, {"labels", cfg_.labels},
                  {"tokenizer", {{"kind", tok_->kind()}, {"vocab_size", tok_->vocab_size()}}},
-                 {"stop_ids", stop_ids_},
-                 {"model_type", config_.is_object() ? config_.value("model_type", json(nullptr)) : json(nullptr)}};
+                 {"stop_ids", cfg_.stop_ids}, {"model_type", cfg_.model_type}};
     if (!model_.attention().empty()) {
       if (model_.attention_layers(&A, &dA, &err)) {
         heads = static_cast<int>(A[0].size());
@@ -475,69 +442,23 @@ class OnnxTextLab {
   }
 
   void set_max_info() {
-    info_["max_positions"] = max_positions_ > 0 ? json(max_positions_) : json(nullptr);
-    info_["max_positions_source"] = max_source_.empty() ? json(nullptr) : json(max_source_);
+    info_["max_positions"] = cfg_.max_positions > 0 ? json(cfg_.max_positions) : json(nullptr);
+    info_["max_positions_source"] = cfg_.max_positions_source.empty() ? json(nullptr) : json(cfg_.max_positions_source);
   }
 
   std::string label(int k) const {
-    if (labels_.is_array() && k >= 0 && static_cast<size_t>(k) < labels_.size()) return labels_[static_cast<size_t>(k)];
+    if (cfg_.labels.is_array() && k >= 0 && static_cast<size_t>(k) < cfg_.labels.size()) return cfg_.labels[static_cast<size_t>(k)];
     return "class " + std::to_string(k);
   }
 
-  bool is_stop(int id) const { return std::find(stop_ids_.begin(), stop_ids_.end(), id) != stop_ids_.end(); }
+  bool is_stop(int id) const { return std::find(cfg_.stop_ids.begin(), cfg_.stop_ids.end(), id) != cfg_.stop_ids.end(); }
 
-  // Cuts *ids (and *t) to what the model reads and runs one forward pass on them. A longer text than the known
-  // number of positions is cut at once; with the number unknown, a failed forward on T > 1 tokens looks for the
-  // longest prefix that runs (halving: ~log2 T forwards, once) and cuts there. A closing template token (the last
-  // token, special) stays last. *cut = {kept, total, at_byte, max_positions, source} when cut.
+  // fit_onnx_text_input, and info()'s max_positions kept current (a cut by trial sets them).
   bool fit(std::vector<int>* ids, Tokenization* t, json* cut, Err& e) {
     std::string err;
-    const size_t total = ids->size();
-    auto cut_to = [&](size_t k) {
-      const bool keep_last = t && t->size() == ids->size() && t->special.back() && k >= 2;
-      auto shorten = [&](auto& v) {
-        auto last = v.back();
-        v.resize(k);
-        if (keep_last) v.back() = last;
-      };
-      shorten(*ids);
-      if (t && t->size() == total) {
-        shorten(t->ids);
-        shorten(t->tokens);
-        shorten(t->offsets);
-        shorten(t->special);
-      }
-    };
-    if (max_positions_ > 0 && total > static_cast<size_t>(max_positions_)) cut_to(static_cast<size_t>(max_positions_));
-    if (!model_.run(*ids, &err)) {
-      if (ids->size() <= 1 || max_source_ == "tried") return e.fail(err);
-      size_t lo = 0, hi = ids->size() - 1;  // the longest prefix in [1, size − 1] that runs (lo = 0: none)
-      std::vector<int> prefix;
-      std::string perr;
-      while (lo < hi) {
-        const size_t mid = (lo + hi + 1) / 2;
-        prefix.assign(ids->begin(), ids->begin() + static_cast<std::ptrdiff_t>(mid));
-        if (model_.run(prefix, &perr)) lo = mid;
-        else hi = mid - 1;
-      }
-      if (lo == 0) return e.fail(err);
-      max_positions_ = static_cast<int>(lo);
-      max_source_ = "tried";
-      set_max_info();
-      cut_to(lo);
-      if (!model_.run(*ids, &err)) return e.fail(err);
-    }
-    if (ids->size() < total && cut) {
-      json at = json(nullptr);
-      if (t && t->size() == ids->size()) {
-        size_t k = ids->size();
-        while (k > 0 && t->special[k - 1]) --k;  // the end of the last kept token of the text
-        at = k > 0 ? json(t->offsets[k - 1].second) : json(0);
-      }
-      *cut = {{"kept", ids->size()}, {"total", total}, {"at_byte", at}, {"max_positions", max_positions_},
-              {"source", max_source_}};
-    }
-    return true;
+    const bool ok = fit_onnx_text_input(model_, &cfg_, ids, t, cut, &err);
+    set_max_info();
+    return ok || e.fail(err);
   }
 
   val run_explain(std::vector<int> ids, Tokenization* t, int target, const json& opt, json out) {
@@ -545,6 +466,8 @@ class OnnxTextLab {
     json cut = json(nullptr);
     OnnxTextExplainRequest req;
     req.leave_one_out = opt.value("leaveOneOut", true);
+    req.ig_steps = opt.value("igSteps", 0);
+    if (req.ig_steps < 0 || req.ig_steps > 10000) e.fail("igSteps must be in 0..10000");
     req.target = target;
     fit(&ids, t, &cut, e);
     if (e.ok() && t && !cut.is_null()) {
@@ -566,10 +489,9 @@ class OnnxTextLab {
 
   OnnxTextModel model_;
   std::unique_ptr<SubwordTokenizer> tok_;
-  json config_ = json(nullptr), labels_ = json(nullptr), info_ = json::object();
-  std::vector<int> stop_ids_;
-  int max_positions_ = 0;
-  std::string max_source_, error_;
+  OnnxTextConfig cfg_;
+  json info_ = json::object();
+  std::string error_;
 };
 
 }  // namespace
@@ -583,6 +505,7 @@ EMSCRIPTEN_BINDINGS(attnlab_onnx_text) {
       .function("explain", &OnnxTextLab::explain)
       .function("explainIds", &OnnxTextLab::explain_ids)
       .function("leaveOneOut", &OnnxTextLab::leave_one_out)
+      .function("integratedGradients", &OnnxTextLab::integrated_gradients)
       .function("top", &OnnxTextLab::top)
       .function("greedyStep", &OnnxTextLab::greedy_step)
       .function("attentionMaps", &OnnxTextLab::attention_maps)

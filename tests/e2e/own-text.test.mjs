@@ -31,7 +31,7 @@ const missing = [];
 if (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxTextLab')) missing.push('web/gen with OnnxTextLab (bash scripts/build-wasm.sh)');
 if (!fs.existsSync(path.join(MODEL_DIR, 'model.onnx'))) missing.push('models/text/stories260K');
 const SKIP = missing.length ? `the Your-model text test needs ${missing.join(' and ')}` : false;
-const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'leave_one_out'];
+const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'integrated_gradients', 'leave_one_out'];
 
 const cliExplain = (args) => JSON.parse(execFileSync(CLI, ['explain-onnx-text', '--model', MODEL_DIR, ...args],
   { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').at(-1));
@@ -55,12 +55,11 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
     const s = await page.locator('#own-text').getAttribute('data-status');
     if (s !== 'ready') assert.fail(`#own-text: ${s}: ${await page.locator('#ot-message').textContent()}`);
   };
-  const result = (page) => page.evaluate(() => {
+  const result = (page) => page.evaluate((rows) => {
     const r = document.querySelector('#own-text').ownTextResult;
     return { ids: r.ids, target: r.target, probability: r.probability, top: r.top, rows: Object.fromEntries(
-      ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'leave_one_out']
-        .map((k) => [k, Array.from(r[k] ?? [], (v) => (Number.isFinite(v) ? v : null))])) };
-  });
+      rows.map((k) => [k, Array.from(r[k] ?? [], (v) => (Number.isFinite(v) ? v : null))])) };
+  }, ROWS);
   const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
   const close = (a, b) => a === null ? b === null : b !== null && Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
 
@@ -224,7 +223,7 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
       await waitReady(page);
       assert.match(await page.locator('#ot-summary').textContent(), /A classifier with 2 outputs \(NEG, POS\)/);
       assert.deepEqual(await page.$$eval('#ot-top .ot-choice-text', (els) => els.map((e) => e.textContent).sort()), ['NEG', 'POS']);
-      assert.deepEqual(await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure)), ['gradient', 'gradient_x_input', 'leave_one_out']);
+      assert.deepEqual(await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure)), ['gradient', 'gradient_x_input', 'integrated_gradients', 'leave_one_out']);
       assert.equal(await page.locator('#ot-rows .measure-row[data-measure="gradient"] .tok').count(), 5); // [CLS] a b c [SEP]
       assert.match(await page.locator('#ot-notice').textContent(), /no attention was found/);
       assert.equal(await page.locator('#ot-attention').getAttribute('data-heads'), 'empty');

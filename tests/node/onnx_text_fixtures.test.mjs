@@ -98,7 +98,7 @@ for (const name of MODELS) {
       other_target_relevance: Infinity, ort_changed_ids: Infinity, other_sentence_logits: Infinity,
       relevance_mean_then_positive_max: 0 };
     for (const [k, c] of ref.cases.entries()) {
-      const got = cli('explain-onnx-text', '--model', dir, '--text', c.text, '--target', String(c.target), '--no-loo');
+      const got = cli('explain-onnx-text', '--model', dir, '--text', c.text, '--target', String(c.target), '--no-loo', '--ig-steps', '0');
       // The tokenizer: the core's ids are the ids torch was fed.
       assert.deepEqual(got.ids, c.ids, `${name} "${c.text}": ids`);
       assert.equal(got.causal, causal);
@@ -137,7 +137,7 @@ for (const name of MODELS) {
       });
       // Negative controls, each of the comparisons above on something else must fail.
       const relAlt = rel(got.relevance, c.relevance_head_mean_then_positive);  // checked over the cases, below
-      const other = cli('explain-onnx-text', '--model', dir, '--text', c.text, '--no-loo',
+      const other = cli('explain-onnx-text', '--model', dir, '--text', c.text, '--no-loo', '--ig-steps', '0',
         '--target', String(second(got.logits, c.target)));
       const gOther = rel(other.gradient, c.gradient), rOther = rel(other.relevance, c.relevance);
       assert.ok(gOther > TOL, `negative control: another target's gradient must differ (${gOther})`);

@@ -99,16 +99,19 @@ test('explain and explainIds give the CLI’s explain-onnx-text object (1e-5)', 
     { text: 'Tom and Lily', target: 407, args: ['--target', '407'] },
   ];
   for (const c of cases) {
+    // integrated gradients (explain-onnx-text's default 50 segments; the page's explain leaves them to a job)
     const want = cliExplain(['--text', c.text, ...c.args]);
-    const got = lab.explain(c.text, c.target);
+    const got = lab.explain(c.text, c.target, { igSteps: 50 });
     assert.equal(diff(got, want), '', c.text);
+    const ig = lab.integratedGradients(want.ids, want.target, 50);
+    assert.equal(diff(ig, { values: want.integrated_gradients, completeness: want.integrated_gradients_completeness }), '');
     const byIds = lab.explainIds(want.ids, c.target);
-    const wantIds = cliExplain(['--ids', want.ids.join(','), ...c.args]);
+    const wantIds = cliExplain(['--ids', want.ids.join(','), '--ig-steps', '0', ...c.args]);
     assert.equal(diff(byIds, wantIds), '', `ids of ${c.text}`);
   }
   // negative controls: another text's object, and a changed number beyond 1e-5, are told apart
   const a = lab.explain('Once upon a time');
-  assert.notEqual(diff(a, cliExplain(['--text', 'Once upon a tree'])), '');
+  assert.notEqual(diff(a, cliExplain(['--text', 'Once upon a tree', '--ig-steps', '0'])), '');
   const b = structuredClone(a);
   b.rollout[1] += 1e-3;
   assert.notEqual(diff(b, a), '');

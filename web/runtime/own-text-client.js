@@ -11,6 +11,7 @@
 //   client.explain(ids, target = 'next') → Promise<{explain, top, maps, pieces, ms} | null> (latest wins: a newer
 //     explain makes an older one resolve null)
 //   client.loo({ ids, target, p }, onProgress) → { id, promise, cancel() } (a job)
+//   client.ig({ ids, target }, onProgress) → { id, promise, cancel() } (a job: integrated gradients)
 //   client.generate({ ids, steps }, onProgress) → { id, promise, cancel() } (a job)
 //   client.experiment({ name, ids, special, params, seed, layer }) → Promise<{row, ms}> (one debate experiment)
 //   client.adversarial({ ids, special, params, seed, layer }, onProgress) → { id, promise, cancel() } (a job; progress
@@ -48,6 +49,10 @@ export class OwnTextClient {
 
   loo({ ids, target, p }, onProgress = null) {
     return this.channel.send('ownText.loo', { ids, target, p }, onProgress);
+  }
+
+  ig({ ids, target }, onProgress = null) {
+    return this.channel.send('ownText.ig', { ids, target }, onProgress);
   }
 
   generate({ ids, steps }, onProgress = null) {

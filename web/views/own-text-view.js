@@ -26,7 +26,7 @@ import { el } from '../render/dom.js';
 import { renderTokenRows } from '../render/token-rows.js';
 import { summaryFacts } from '../analysis/own-model.js';
 import { sortModelFiles, pieceLabel, truncationText, taskText, attentionText, probabilityText } from '../analysis/own-text.js';
-import { bytes as sizeText } from '../analysis/format.js';
+import { bytes as sizeText, signed as fmtSigned } from '../analysis/format.js';
 import { OwnTextClient } from '../runtime/own-text-client.js';
 import { keepTextModel, keptTextModel, forgetTextModel } from '../runtime/own-text-store.js';
 import { mountOwnTextAttention } from './own-text/attention.js';
@@ -51,6 +51,8 @@ export const OWN_TEXT_MEASURES = Object.freeze([
     help: 'The norm of the gradient of the explained logit with respect to each token’s embedding (the output of the Gather that reads the ids).' },
   { key: 'gradient_x_input', label: 'Gradient × input', signed: true, kendallKey: false, short: 'signed: blue raises, red lowers the logit',
     help: 'Σ over the embedding of x · ∂logit/∂x for each token: signed, blue raises the explained logit, red lowers it.' },
+  { key: 'integrated_gradients', label: 'Integrated gradients', signed: true, kendallKey: false, short: 'signed; they add up to p(x) − p(baseline)',
+    help: 'Integrated gradients (Sundararajan et al. 2017) of the explained probability from the all-zero token-embedding baseline (positions kept): signed, blue raises, red lowers it. Their sum is shown beside p(x) − p(baseline) (completeness). A model that normalises each token’s embedding first (RMSNorm in Llama-style models such as stories260K) reads α·x as x until α is very near 0, so the path’s whole change sits in a sliver next to the baseline and the sum may miss: the row then says so.' },
   { key: 'leave_one_out', label: 'Leave-one-out', signed: false, kendallKey: false, short: 'the token deleted, the rest re-run',
     help: '|p(x) − p(x without the token)| of the explained token / class: each token deleted in turn and the rest run again.' },
 ]);
@@ -374,6 +376,23 @@ export function mountOwnTextView(details, { store }) {
         showMessage(`Leave-one-out failed: ${err.message}`);
       }
     }
+    if (!e.gradient_note) {
+      const t2 = performance.now();
+      try {
+        const ig = await runJob('ig', (onProgress) => client.ig({ ids: e.ids, target: e.target }, onProgress), 'Integrated gradients…');
+        if (my !== seq) return;
+        if (ig.cancelled) tail += ' · integrated gradients cancelled';
+        else {
+          result.integrated_gradients = ig.values.map((v) => (v === null ? NaN : v));
+          result.integrated_gradients_completeness = ig.completeness;
+          drawRows();
+          tail += ` · integrated gradients ${Math.round(performance.now() - t2)} ms more (Σ ${fmtSigned(ig.completeness.sum)} vs p(x) − p(baseline) ${fmtSigned(ig.completeness.target)})`;
+        }
+      } catch (err) {
+        if (my !== seq) return;
+        showMessage(`Integrated gradients failed: ${err.message}`);
+      }
+    }
     setStatus('ready', `${statusText(ms)}${tail}`);
     const special = cutSpecial([...promptSpecial, ...generated.map(() => 0)], e.ids.length);
     const source = model.shipped ? { key: model.key, shipped: model.shipped } : { key: model.key, files: model.files };
@@ -396,6 +415,7 @@ export function mountOwnTextView(details, { store }) {
     result = { ...e, tokens: labels, raw_tokens: r.pieces.tokens, top: r.top, maps: r.maps, ms, worker_ms: r.ms };
     for (const m of OWN_TEXT_MEASURES) result[m.key] = nulls(e[m.key]);
     if (!Array.isArray(e.leave_one_out)) result.leave_one_out = e.ids.map(() => NaN); // filled by the loo job
+    result.integrated_gradients = e.ids.map(() => NaN); // filled by the ig job
     details.ownTextResult = result;
     // the text so far: the prompt, then what Next added (bold)
     const cont = r.pieces.texts.slice(promptIds.length).join('');

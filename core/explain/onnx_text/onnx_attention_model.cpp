@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "explain/onnx_text/onnx_text_explain.h"  // onnx_text_probability, onnx_text_leave_one_out
+#include "explain/onnx_text/onnx_text_explain.h"  // onnx_text_probability, onnx_text_d_probability, onnx_text_leave_one_out
 
 namespace attnlab {
 namespace {
@@ -21,20 +21,6 @@ std::vector<double> probabilities_of(const std::vector<float>& logits) {
   p.reserve(logits.size());
   for (float v : logits) p.push_back(std::exp(v - mx) / z);
   return p;
-}
-
-// d p_cls / d logits of the explained position.
-std::vector<float> d_probability(const std::vector<float>& logits, int cls) {
-  std::vector<float> d(logits.size(), 0.f);
-  if (logits.size() == 1) {
-    const double p1 = onnx_text_probability(logits, 1);
-    d[0] = static_cast<float>((cls == 1 ? 1.0 : -1.0) * p1 * (1 - p1));
-    return d;
-  }
-  const std::vector<double> p = probabilities_of(logits);
-  const double pc = p[static_cast<size_t>(cls)];
-  for (size_t k = 0; k < logits.size(); ++k) d[k] = static_cast<float>(pc * ((static_cast<int>(k) == cls ? 1.0 : 0.0) - p[k]));
-  return d;
 }
 
 int first_max(const std::vector<double>& v) {
@@ -134,7 +120,7 @@ class OnnxAttentionInstance : public AttentionInstance {
     std::vector<double> g(weights.size(), std::nan(""));
     std::string error;
     if (!impose(weights, &error)) return g;
-    const std::vector<float> seed = d_probability(owner_.model().current_logits(), cls);
+    const std::vector<float> seed = onnx_text_d_probability(owner_.model().current_logits(), cls);
     if (!row_gradient(seed, &g, &error)) std::fill(g.begin(), g.end(), std::nan(""));
     return g;
   }
@@ -177,7 +163,7 @@ class OnnxAttentionInstance : public AttentionInstance {
     std::vector<std::string> detached;
     for (const auto& a : m.attention()) detached.push_back(a.probabilities);
     m.executor().set_detached(detached);
-    const bool ok = m.backward_seeded(d_probability(m.logits(), cls), "", &error);
+    const bool ok = m.backward_seeded(onnx_text_d_probability(m.logits(), cls), "", &error);
     m.executor().set_detached({});
     std::vector<double> gx, gnorm;
     if (!ok || !m.embedding_gradients(&gx, &gnorm, &error)) return out;

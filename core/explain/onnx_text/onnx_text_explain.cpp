@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "explain/integrated_gradients_path.h"
+
 namespace attnlab {
 namespace {
 
@@ -27,6 +29,63 @@ double onnx_text_probability(const std::vector<float>& logits, int target) {
   for (float v : logits) mx = std::max(mx, static_cast<double>(v));
   for (float v : logits) z += std::exp(v - mx);
   return std::exp(logits[static_cast<size_t>(target)] - mx) / z;
+}
+
+std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target) {
+  std::vector<float> d(logits.size(), 0.f);
+  if (logits.size() == 1) {
+    const double p1 = onnx_text_probability(logits, 1);
+    d[0] = static_cast<float>((target == 1 ? 1.0 : -1.0) * p1 * (1 - p1));
+    return d;
+  }
+  double mx = -1e300, z = 0;
+  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
+  for (float v : logits) z += std::exp(v - mx);
+  const double pc = std::exp(logits[static_cast<size_t>(target)] - mx) / z;
+  for (size_t k = 0; k < logits.size(); ++k) {
+    const double pk = std::exp(logits[k] - mx) / z;
+    d[k] = static_cast<float>(pc * ((static_cast<int>(k) == target ? 1.0 : 0.0) - pk));
+  }
+  return d;
+}
+
+bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
+                                    std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error) {
+  if (!model.run(ids, error)) return false;
+  const std::string& emb = model.embedding_value();
+  const onnx::Tensor<float>* x0 = emb.empty() ? nullptr : model.executor().value(emb);
+  const int T = static_cast<int>(ids.size());
+  if (!x0 || !x0->is_float() || x0->numel() % T != 0) {
+    *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
+    return false;
+  }
+  const onnx::Tensor<float> x = *x0;  // the explained input's embeddings
+  const int64_t d = x.numel() / T;
+  auto eval = [&](const std::vector<double>& alphas, std::vector<IgPathPoint>* pts, std::string* err) {
+    for (double a : alphas) {
+      onnx::Tensor<float> xs = x;
+      for (float& v : xs.f) v = static_cast<float>(v * a);
+      if (!model.executor().forward_from(emb, xs, err)) return false;
+      const std::vector<float> logits = model.current_logits();
+      IgPathPoint pt;
+      pt.p = onnx_text_probability(logits, target);
+      pt.g.assign(static_cast<size_t>(T), 0.0);
+      if (!model.backward_seeded(onnx_text_d_probability(logits, target), emb, err)) return false;
+      if (const onnx::Tensor<float>* g = model.executor().gradient(emb)) {  // null: p does not depend on x
+        for (int t = 0; t < T; ++t)
+          for (int64_t k = 0; k < d; ++k) {
+            const size_t q = static_cast<size_t>(t * d + k);
+            pt.g[static_cast<size_t>(t)] += static_cast<double>(g->f[q]) * x.f[q];
+          }
+      }
+      pts->push_back(std::move(pt));
+    }
+    return true;
+  };
+  const bool ok = integrated_gradients_path(T, steps, eval, out, error, p_ends);
+  std::string rerr;
+  if (!model.run(ids, ok ? error : &rerr)) return false;  // leave the model on the explained input
+  return ok;
 }
 
 std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k) {
@@ -120,6 +179,20 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   } else {
     o["gradient_note"] = *error;
     error->clear();
+  }
+  if (request.ig_steps > 0) {
+    std::vector<double> ig;
+    std::pair<double, double> ends;
+    if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, &ig, &ends, error)) {
+      double sum = 0;
+      for (double v : ig) sum += v;
+      o["integrated_gradients"] = onnx_text_row(ig);
+      o["integrated_gradients_completeness"] = {{"sum", sum}, {"target", ends.second - ends.first}};
+    } else {
+      o["integrated_gradients_note"] = *error;
+      error->clear();
+      if (!model.run(ids, error)) return false;
+    }
   }
   if (request.leave_one_out) {
     std::vector<double> loo;

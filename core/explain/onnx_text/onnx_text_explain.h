@@ -9,9 +9,14 @@
 //     rollout, flow   Abnar & Zuidema (mean head fusion), relevance (Chefer et al. 2021), grad_attention
 //                     (mean_h A ⊙ ∂logit/∂A of the last layer) — the same functions as the core's transformer
 //     gradient        ‖∂logit/∂x_t‖₂ on the token embeddings; gradient_x_input Σ_e x_te ∂logit/∂x_te
+//     integrated_gradients  IG of p_target from the zero token-embedding baseline (every token's embedding scaled,
+//                     the template's special tokens too; positions and token types kept), signed, with
+//                     integrated_gradients_completeness {sum, target = p(x) − p(baseline)} (ig_steps 0: none)
 //     leave_one_out   |p_target(x) − p_target(x without token t)| (the token deleted, the rest re-run)}.
 //   target −1 = the arg-max of the explained position (a causal LM: the greedy next token).
 #pragma once
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +29,7 @@ struct OnnxTextExplainRequest {
   std::vector<int> ids;
   int target = -1;
   bool leave_one_out = true;
+  int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
 };
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, nlohmann::json* out, std::string* error);
@@ -36,7 +42,14 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //     top_k(·, 1) is the first maximum: the greedy next token, as llama2.c's argmax); k is clipped to the count.
 //   onnx_text_leave_one_out(model, ids, target, p, begin, end, out): out[t − begin] = |p − p_target(ids without
 //     token t)| for t in [begin, end) (T = 1: NaN); the model is left on the last input it ran.
+//   onnx_text_d_probability(logits, target): d p_target / d logits.
+//   onnx_text_integrated_gradients(model, ids, target, steps, out, p_ends): the integrated_gradients row (the
+//     explained input's token embeddings scaled along the path by Executor::forward_from, one backward per path
+//     point); *p_ends = {p(baseline), p(x)}; the model is left on ids.
 double onnx_text_probability(const std::vector<float>& logits, int target);
+std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target);
+bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
+                                    std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error);
 std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k);
 bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
                              std::vector<double>* out, std::string* error);

@@ -17,6 +17,9 @@
 //     texts}, ms}. A text longer than the model's positions is cut (explain.truncated says where).
 //   ownText.loo {ids, target, p} (a job: a few tokens a step, cancellable) → {values (one per token, null where
 //     undefined), ms} or {cancelled: true}; progress {stage: 'loo', done, total}.
+//   ownText.ig {ids, target} (a job; cancellable before it starts) → {values (integrated gradients, one per token, from
+//     the zero token-embedding baseline, IG_STEPS segments to start), completeness {sum, target}, steps, ms} or
+//     {cancelled: true}.
 //   ownText.generate {ids, steps} (a job: one greedy step per queue step, cancellable) → {ids, added, stop: 'steps' |
 //     'end' (the model's end-of-text id) | 'model_limit' (a forward refused after
 //     shorter ones ran: past the model's positions) | 'cancelled'} ; progress {stage: 'generate', done, total}.
@@ -125,6 +128,17 @@ async function loo(msg, ctx) {
   return { values, ms: performance.now() - t0 };
 }
 
+// Integrated gradients (OnnxTextLab.integratedGradients): one call into the core, so a job only to be cancellable
+// before it starts and to run after the rows the explanation answered with.
+export const IG_STEPS = 50;
+async function ig(msg, ctx) {
+  await ctx.yield();
+  if (ctx.cancelled()) return { cancelled: true };
+  const t0 = performance.now();
+  const r = await ctx.step(() => lab().integratedGradients(msg.ids, msg.target, IG_STEPS));
+  return { ...r, steps: IG_STEPS, ms: performance.now() - t0 };
+}
+
 async function generate(msg, ctx) {
   const ids = [...(msg.ids ?? [])];
   const steps = Math.max(0, Math.min(1024, msg.steps | 0));
@@ -182,7 +196,7 @@ export const ownTextLab = {
   name: 'own-text',
   handlers: {
     'ownText.load': load, 'ownText.shipped': shipped, 'ownText.tokenize': tokenize, 'ownText.explain': explain,
-    'ownText.loo': { job: loo }, 'ownText.generate': { job: generate },
+    'ownText.loo': { job: loo }, 'ownText.ig': { job: ig }, 'ownText.generate': { job: generate },
     'ownText.experiment': experiment, 'ownText.adversarial': { job: adversarial },
   },
 };
