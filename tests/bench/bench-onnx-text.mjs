@@ -52,7 +52,7 @@ for (const [name, dir, tokFile] of MODELS) {
       }
       return f;
     };
-    for (let k = 0; k < 2; ++k) { lab.top(ids, 1); await session.run(feeds()); }
+    for (let k = 0; k < 5; ++k) { lab.top(ids, 1); await session.run(feeds()); } // warm-up (the first model's first length ran 4× slow with 2)
     const core = [], rt = [], explain = [], ig = [];
     for (let k = 0; k < RUNS; ++k) {
       let t0 = performance.now();
