@@ -89,7 +89,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
     int epochs = 8, batch_size = 32, embedding_dim = 100, word_hidden = 50, sentence_hidden = 50, min_count = 2;
     int max_vocab = 15000, limit = 0, num_classes = 2, max_sentences = 100, max_sentence_tokens = 100, max_tokens = 0;
     uint64_t seed = 1;
-    bool run_together = true;
+    bool run_together = true, lower_case = false;
   };
   auto o = std::make_shared<Opts>();
   auto* sub = app.add_subcommand("train-han", "train a hierarchical attention network (HAN) on documents");
@@ -118,6 +118,9 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
   sub->add_option("--max-tokens", o->max_tokens, "keep the first N tokens of a document (0 = all)")->check(CLI::NonNegativeNumber);
   sub->add_option("--split-run-together", o->run_together,
                   "split run-together sentences (\"love.The\"); false = the first models' splitter");
+  sub->add_option("--split-lower-case", o->lower_case,
+                  "a lower-case letter after . ! ? starts a sentence too (\"i loved it. it was great!\"); recorded in the "
+                  "model's config.json (split_lower_case); false = the shipped models' rule");
   sub->add_option("--storage", o->storage, "f16 | f32")->check(CLI::IsMember({"f16", "f32"}));
   return [sub, o, command_line]() -> int {
     if (!*sub) return -1;
@@ -138,6 +141,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
     model.split.max_sentence_tokens = o->max_sentence_tokens;
     model.split.max_tokens = o->max_tokens;
     model.split.run_together = o->run_together;
+    model.split.lower_case_starts = o->lower_case;
     std::vector<std::vector<std::string>> vocab_sentences;
     for (const auto& d : train_raw)
       for (auto& s : split_document(d.text, model.split).sentences) vocab_sentences.push_back(std::move(s));

@@ -2,7 +2,7 @@
 # test.sh — `npm test`: setup; the native Release build of the CLI and of the few GoogleTest cases that take
 # minutes under ASan (run here); one AddressSanitizer + UndefinedBehaviorSanitizer build (build-fuzz/, clang 14, -O1)
 # of the whole core, CLI and GoogleTest suite, which runs the whole suite and a short libFuzzer run of every target in
-# tests/fuzz/ (ATTNLAB_FUZZ_SECONDS each, default 10) plus their committed crash inputs; then the Node test runner
+# tests/fuzz/ (ATTNLAB_FUZZ_SECONDS each, default 6) plus their committed crash inputs; then the Node test runner
 # over tests/node, tests/js and tests/e2e (those that exist), several test files at a time. Every part runs even when
 # an earlier test part fails; the script exits non-zero if any part failed and ends with a one-line-per-part summary
 # (with each part's seconds), then the lines that say what failed. A failed setup or build stops dependent parts.
@@ -84,7 +84,7 @@ fi
 # core once (docs/RELIABILITY.md "Sanitizers"). Under ASan the suite skips ASAN_SLOW_TESTS: trainings to a stated
 # accuracy that take minutes there and run no code the rest of the suite does not (the native build runs them).
 SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-10}"
+FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-6}"
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
   step "sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets)"
   mapfile -t GEN < <(cmake_generator build-fuzz)

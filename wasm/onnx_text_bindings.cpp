@@ -129,6 +129,20 @@ bool target_arg(const val& v, int* out, Err& e) {
   return true;
 }
 
+// ids and the explained target of a method that re-runs the explained input (leaveOneOut, integratedGradients).
+bool explained_args(const val& ids, const val& target, const char* method, std::vector<int>* v, int* tgt, Err& e) {
+  ids_arg(ids, v, e);
+  target_arg(target, tgt, e);
+  if (e.ok() && *tgt < 0) e.fail(std::string(method) + " needs the explained target (the explain result's `target`)");
+  return e.ok();
+}
+
+json nullable_row(const std::vector<double>& values) {  // NaN → null
+  json a = json::array();
+  for (double x : values) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
+  return a;
+}
+
 json offsets_json(const Tokenization& t) {
   json offsets = json::array();
   for (const auto& [b, e] : t.offsets) offsets.push_back({b, e});
@@ -217,17 +231,13 @@ class OnnxTextLab {
     std::vector<int> v;
     int tgt = -1;
     std::string err;
-    ids_arg(ids, &v, e);
-    target_arg(target, &tgt, e);
+    explained_args(ids, target, "leaveOneOut", &v, &tgt, e);
     if (e.ok() && (!(p >= 0 && p <= 1))) e.fail("p must be the explained probability, in [0, 1]");
     if (e.ok() && (begin < 0 || count < 0)) e.fail("begin and count must be ≥ 0");
-    if (e.ok() && tgt < 0) e.fail("leaveOneOut needs the explained target (the explain result's `target`)");
     std::vector<double> values;
     if (e.ok() && !onnx_text_leave_one_out(model_, v, tgt, p, begin, begin + count, &values, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
-    json a = json::array();
-    for (double x : values) a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
-    return out_json({{"values", a}, {"begin", begin}});
+    return out_json({{"values", nullable_row(values)}, {"begin", begin}});
   }
 
   val integrated_gradients(const val& ids, const val& target, int steps) {
@@ -235,21 +245,15 @@ class OnnxTextLab {
     std::vector<int> v;
     int tgt = -1;
     std::string err;
-    ids_arg(ids, &v, e);
-    target_arg(target, &tgt, e);
+    explained_args(ids, target, "integratedGradients", &v, &tgt, e);
     if (e.ok() && (steps < 1 || steps > 10000)) e.fail("steps must be in 1..10000");
-    if (e.ok() && tgt < 0) e.fail("integratedGradients needs the explained target (the explain result's `target`)");
     std::vector<double> values;
     std::pair<double, double> ends;
     if (e.ok() && !onnx_text_integrated_gradients(model_, v, tgt, steps, &values, &ends, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
     double sum = 0;
-    json a = json::array();
-    for (double x : values) {
-      sum += x;
-      a.push_back(std::isfinite(x) ? json(x) : json(nullptr));
-    }
-    return out_json({{"values", a}, {"completeness", {{"sum", sum}, {"target", ends.second - ends.first}}}});
+    for (double x : values) sum += x;
+    return out_json({{"values", nullable_row(values)}, {"completeness", {{"sum", sum}, {"target", ends.second - ends.first}}}});
   }
 
   val top(const val& ids, int k) {

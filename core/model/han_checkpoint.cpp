@@ -58,6 +58,12 @@ bool load_han_model(const std::string& config_json, const uint8_t* weights, size
     return false;
   }
   m.split.run_together = rt != j.end() && rt->get<bool>();
+  auto lc = j.find("split_lower_case");  // optional; absent (the shipped models) = false
+  if (lc != j.end() && !lc->is_boolean()) {
+    *error = "config.json: 'split_lower_case' must be true or false";
+    return false;
+  }
+  m.split.lower_case_starts = lc != j.end() && lc->get<bool>();
   auto vocab = j.find("vocab");
   if (vocab == j.end() || !vocab->is_array() || vocab->size() < 2) {
     *error = "config.json: 'vocab' must be an array of at least 2 strings";
@@ -152,6 +158,7 @@ std::string han_model_config_json(const HanModel& m) {
   j["max_sentence_tokens"] = m.split.max_sentence_tokens;
   j["max_tokens"] = m.split.max_tokens;
   j["split_run_together"] = m.split.run_together;
+  if (m.split.lower_case_starts) j["split_lower_case"] = true;  // absent = false: the files of the shipped models stay as they are
   const json extra = json::parse(m.extra_json, nullptr, false);
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) j[it.key()] = it.value();

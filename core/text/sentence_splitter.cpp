@@ -79,9 +79,17 @@ std::vector<std::string> paragraphs(const std::string& text) {
   return out;
 }
 
-bool is_abbreviation(const std::string& word) {  // lower-cased letters (and inner periods) before the '.'
-  if (word.size() == 1) return true;  // initials
+// word: the lower-cased letters (and inner periods) before the '.'; lower_next: a lower-case letter follows (only
+// reached with the lower-case rule on).
+bool is_abbreviation(const std::string& word, bool upper_initial, bool lower_next) {
+  if (word.size() == 1) return upper_initial || !lower_next;  // initials ("J. R. R."), not "plan b. it was"
   if (word.find('.') != std::string::npos) return true;  // u.s, e.g, a.k.a
+  if (lower_next) {  // "no. 5" is a number, but "i said no. it was" ends a sentence
+    if (word == "no") return false;
+    static const char* const kBeforeLower[] = {"al", "cf", "viz", "ie", "eg"};  // "et al. found", "cf. the"
+    for (const char* a : kBeforeLower)
+      if (word == a) return true;
+  }
   static const char* const kList[] = {"mr",   "mrs",  "ms",  "dr",   "prof", "st",   "jr",  "sr",  "vs",
                                       "no",   "mt",   "ft",  "lt",   "gen",  "col",  "sgt", "capt", "gov",
                                       "sen",  "rep",  "jan", "feb",  "mar",  "apr",  "jun", "jul", "aug",
@@ -110,7 +118,7 @@ bool is_opener(const std::string& s, size_t i, size_t* len) {
 }
 
 // Rules 3 and 4 on one paragraph.
-void split_paragraph(const std::string& p, bool run_together, std::vector<std::string>* out) {
+void split_paragraph(const std::string& p, bool run_together, bool lower_case_starts, std::vector<std::string>* out) {
   const size_t n = p.size();
   size_t start = 0;
   auto emit = [&](size_t end) {
@@ -128,13 +136,15 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
     }
     const size_t run_start = i;
     int periods = 0;
-    bool other = false;
+    bool other = false, ellipsis = false;
     while (i < n) {
       if (p[i] == '.') { ++periods; ++i; }
       else if (p[i] == '!' || p[i] == '?') { other = true; ++i; }
-      else if (p.compare(i, 3, "\xE2\x80\xA6") == 0) { other = true; i += 3; }
+      else if (p.compare(i, 3, "\xE2\x80\xA6") == 0) { other = ellipsis = true; i += 3; }
       else break;
     }
+    ellipsis = ellipsis || periods >= 2;
+    const size_t run_end = i;
     size_t len = 0;
     while (i < n && is_closer(p, i, &len)) i += len;
     if (i < n && !is_space_char(p[i])) {
@@ -151,13 +161,18 @@ void split_paragraph(const std::string& p, bool run_together, std::vector<std::s
     if (j >= n) break;  // the paragraph's end is a boundary anyway
     size_t k = j;
     while (k < n && is_opener(p, k, &len)) k += len;
-    if (k < n && p[k] >= 'a' && p[k] <= 'z') continue;  // lower-case continues the sentence
+    // A lower-case start continues the sentence; with the lower-case rule it ends the sentence too ("i loved it. it
+    // was great!"), except after an ellipsis ("is... well, himself") or a closing quote / bracket ("\"Great!\" he").
+    const bool lower_next = k < n && p[k] >= 'a' && p[k] <= 'z';
+    if (lower_next && (!lower_case_starts || ellipsis || i > run_end)) continue;
     if (periods == 1 && !other) {
       size_t w = run_start;
       while (w > start && (is_ascii_letter(p[w - 1]) || (p[w - 1] == '.' && w - 1 > start && is_ascii_letter(p[w - 2])))) --w;
       std::string word;
       for (size_t q = w; q < run_start; ++q) word.push_back(lower(p[q]));
-      if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word)) continue;
+      const bool upper_initial = run_start - w == 1 && p[w] >= 'A' && p[w] <= 'Z';
+      if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word, upper_initial, lower_next))
+        continue;
     }
     emit(i);
   }
@@ -175,9 +190,9 @@ bool all_punctuation(const std::vector<std::string>& tokens) {
 
 }  // namespace
 
-std::vector<std::string> split_sentence_texts(const std::string& text, bool run_together) {
+std::vector<std::string> split_sentence_texts(const std::string& text, bool run_together, bool lower_case_starts) {
   std::vector<std::string> out;
-  for (const std::string& p : paragraphs(text)) split_paragraph(p, run_together, &out);
+  for (const std::string& p : paragraphs(text)) split_paragraph(p, run_together, lower_case_starts, &out);
   return out;
 }
 
@@ -231,7 +246,7 @@ SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, con
 
 SplitDocument split_document(const std::string& text, const SentenceSplitOptions& o) {
   std::vector<std::vector<std::string>> sentences;
-  const std::vector<std::string> texts = split_sentence_texts(text, o.run_together);
+  const std::vector<std::string> texts = split_sentence_texts(text, o.run_together, o.lower_case_starts);
   for (const std::string& s : texts) {
     std::vector<std::string> tokens = tokenize(s);
     if (tokens.empty()) continue;
@@ -244,6 +259,13 @@ SplitDocument split_document(const std::string& text, const SentenceSplitOptions
   SplitDocument d = cut_sentences(std::move(sentences), o);
   if (texts.size() == 1 && d.num_tokens_total > piece_limit(o))  // a long text without any boundary
     d.notes.insert(d.notes.begin(), "no sentence boundary found");
+  if (!o.lower_case_starts) {  // say what the capital-letter rule did not split
+    const size_t more = split_sentence_texts(text, o.run_together, true).size();
+    if (more > texts.size())
+      d.notes.push_back(std::to_string(more - texts.size()) + " sentence(s) starting in lower case (\"… it was. it is …\") " +
+                        "read as part of the sentence before: this model splits only before a capital letter, the rule " +
+                        "it was trained with (capitalise them, or use a model trained with --split-lower-case)");
+  }
   return d;
 }
 

@@ -12,13 +12,17 @@
 //     whitespace, only the run-together case splits: a lower-case letter before the terminators and an
 //     upper-case letter starting a word after them (IMDB's "new love.The acting", "etc...Michael"), never
 //     "9.50", "imdb.com", "E.Green", "Azar.FBI" (SentenceSplitOptions::run_together; off = no split without
-//     whitespace, the behaviour the first HAN models were trained with). Sentences that start in lower case
-//     ("fine. i saw it") do not split — a stated limit (the tokenizer lower-cases everything anyway).
+//     whitespace, the behaviour the first HAN models were trained with). A sentence that starts in lower case
+//     ("fine. i saw it") splits only with SentenceSplitOptions::lower_case_starts (a model's recorded rule: the
+//     shipped HAN models were trained without it, so they keep it off; split_document then adds a note saying how
+//     many lower-case starts it read as one sentence). With it, a lower-case letter after an ellipsis ("..", "...",
+//     "…") or after closing quotes / brackets still continues the sentence (`"great!" he said`, `is... well`).
 //  4. A single `.` does not end a sentence after an abbreviation: a known title or short form (mr, mrs, ms,
 //     dr, prof, st, jr, sr, vs, no, mt, ft, lt, gen, col, sgt, capt, gov, sen, rep, jan … dec, approx, dept,
 //     fig, vol), a single letter (initials: "J. R. R. Tolkien") or a word with an inner period
-//     ("U.S.", "e.g.", "a.k.a."). Numbers and URLs ("9.50", "imdb.com") have no space after the
-//     period, so they never split.
+//     ("U.S.", "e.g.", "a.k.a."). With lower_case_starts, before a lower-case letter: also al, cf, viz, ie, eg
+//     ("et al. found"), but not "no" ("i said no. it was bad") nor a lower-case single letter ("plan b. it
+//     failed"). Numbers and URLs ("9.50", "imdb.com") have no space after the period, so they never split.
 //  5. A sentence whose tokens are all punctuation (a stray "..." or ")") joins the previous sentence;
 //     sentences without tokens are dropped.
 // Stated cuts (SentenceSplitOptions, recorded in SplitDocument::notes):
@@ -38,6 +42,7 @@ struct SentenceSplitOptions {
   int max_sentence_tokens = 100;  // longer sentences are cut into pieces of this many tokens (>= 1)
   int max_tokens = 0;             // total tokens kept (0 = no limit)
   bool run_together = true;       // rule 3's "love.The" case
+  bool lower_case_starts = false;  // rule 3 for a lower-case next letter ("i loved it. it was great!")
 };
 
 struct SplitDocument {
@@ -49,7 +54,8 @@ struct SplitDocument {
 };
 
 // Rules 1-4: the raw sentence strings (trimmed, non-empty), in order.
-std::vector<std::string> split_sentence_texts(const std::string& text, bool run_together = true);
+std::vector<std::string> split_sentence_texts(const std::string& text, bool run_together = true,
+                                              bool lower_case_starts = false);
 
 // Rules 1-5 and the cuts: tokenised sentences.
 SplitDocument split_document(const std::string& text, const SentenceSplitOptions& options = {});

@@ -200,6 +200,21 @@ TEST(HanCheckpoint, RoundTripAndErrors) {
   old_cfg.replace(k, std::string("\"split_run_together\": true").size(), "\"x_unused\": 0");
   ASSERT_TRUE(load_han_model(old_cfg, w.data(), w.size(), &back, &err)) << err;
   EXPECT_FALSE(back.split.run_together);
+  EXPECT_FALSE(back.split.lower_case_starts);  // absent: the capital-letter rule of the shipped models
+  EXPECT_EQ(cfg.find("split_lower_case"), std::string::npos);  // off is not written: the shipped files stay as they are
+  {
+    HanModel lc = m;
+    lc.split.lower_case_starts = true;
+    const std::string lc_cfg = han_model_config_json(lc);
+    ASSERT_TRUE(load_han_model(lc_cfg, w.data(), w.size(), &back, &err)) << err;
+    EXPECT_TRUE(back.split.lower_case_starts);
+    std::string bad_lc = lc_cfg;
+    bad_lc.replace(bad_lc.find("\"split_lower_case\": true"), std::string("\"split_lower_case\": true").size(),
+                   "\"split_lower_case\": 1");
+    EXPECT_FALSE(load_han_model(bad_lc, w.data(), w.size(), &back, &err));
+    EXPECT_EQ(err, "config.json: 'split_lower_case' must be true or false");
+  }
+  ASSERT_TRUE(load_han_model(old_cfg, w.data(), w.size(), &back, &err)) << err;
   EXPECT_EQ(back.config.sentence_attention, AttentionKind::Uniform);
   auto a = m.params.named();
   auto b = back.params.named();

@@ -36,6 +36,47 @@ TEST(SentenceSplitter, AbbreviationsDoNotSplit) {
             (Texts{"It costs 9.50 at imdb.com now.", "Dr. Who is on."}));
 }
 
+// issue 29: users and students type in lower case; with the capital-letter rule a lower-case review is one sentence
+// (HAN's sentence attention then trivially 1). The lower-case rule is a model's recorded option (split_lower_case).
+TEST(SentenceSplitter, LowerCaseSentencesSplitWithTheOption) {
+  auto lc = [](const std::string& t) { return split_sentence_texts(t, true, true); };
+  EXPECT_EQ(lc("i loved it. it was great! would watch again?"), (Texts{"i loved it.", "it was great!", "would watch again?"}));
+  SentenceSplitOptions on;
+  on.lower_case_starts = true;
+  const SplitDocument d = split_document("i loved it. it was great! would watch again?", on);
+  ASSERT_EQ(d.sentences.size(), 3u);
+  EXPECT_EQ(d.sentences[1], (std::vector<std::string>{"it", "was", "great", "!"}));
+  EXPECT_TRUE(d.notes.empty());
+  EXPECT_EQ(lc("what?! no way. i said no. it was bad"), (Texts{"what?!", "no way.", "i said no.", "it was bad"}));
+  EXPECT_EQ(lc("plan b. it failed. ok"), (Texts{"plan b.", "it failed.", "ok"}));
+  // What keeps a lower-case start in the sentence: abbreviations, initials, inner periods, numbers, ellipses,
+  // closing quotes and brackets.
+  EXPECT_EQ(lc("i met mr. smith and dr. jones vs. the rest, e.g. the u.s. team. then we left"),
+            (Texts{"i met mr. smith and dr. jones vs. the rest, e.g. the u.s. team.", "then we left"}));
+  EXPECT_EQ(lc("smith et al. found it in fig. 3 and cf. the notes. J. R. R. tolkien wrote it. ok"),
+            (Texts{"smith et al. found it in fig. 3 and cf. the notes.", "J. R. R. tolkien wrote it.", "ok"}));
+  EXPECT_EQ(lc("it costs 9.50 at imdb.com now. good"), (Texts{"it costs 9.50 at imdb.com now.", "good"}));
+  EXPECT_EQ(lc("well... maybe not. \"great!\" he said. (see below.) it ends"),
+            (Texts{"well... maybe not.", "\"great!\" he said.", "(see below.) it ends"}));
+  EXPECT_EQ(lc("so\xE2\x80\xA6 not sure. fine"), (Texts{"so\xE2\x80\xA6 not sure.", "fine"}));
+  // Capitalised text splits the same under both rules.
+  const std::string capital = "I met Mr. Smith. He said no. 5 is fine. J. R. R. Tolkien wrote it.";
+  EXPECT_EQ(lc(capital), split_sentence_texts(capital));
+}
+
+// Off (the shipped models' rule): a lower-case start continues the sentence, and the document says so.
+TEST(SentenceSplitter, CapitalRuleSaysWhatItDidNotSplit) {
+  EXPECT_EQ(split_sentence_texts("i loved it. it was great! would watch again?"),
+            (Texts{"i loved it. it was great! would watch again?"}));
+  const SplitDocument d = split_document("i loved it. it was great! would watch again?");
+  ASSERT_EQ(d.sentences.size(), 1u);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0].rfind("2 sentence(s) starting in lower case", 0), 0u) << d.notes[0];
+  EXPECT_NE(d.notes[0].find("--split-lower-case"), std::string::npos);
+  // Negative control: capitalised sentences give no such note.
+  EXPECT_TRUE(split_document("I loved it. It was great!").notes.empty());
+}
+
 TEST(SentenceSplitter, Ellipses) {
   // IMDB: "Framing story: Adam West is... well, himself. He doesn't go th..."
   EXPECT_EQ(split_sentence_texts("Framing story: Adam West is... well, himself. He doesn't go there."),
