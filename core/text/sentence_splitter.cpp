@@ -118,7 +118,9 @@ bool is_opener(const std::string& s, size_t i, size_t* len) {
 }
 
 // Rules 3 and 4 on one paragraph.
-void split_paragraph(const std::string& p, bool run_together, bool lower_case_starts, std::vector<std::string>* out) {
+// *lower_kept (when given) counts the boundaries the lower-case rule would add but lower_case_starts = false skips.
+void split_paragraph(const std::string& p, bool run_together, bool lower_case_starts, std::vector<std::string>* out,
+                     int* lower_kept = nullptr) {
   const size_t n = p.size();
   size_t start = 0;
   auto emit = [&](size_t end) {
@@ -164,7 +166,7 @@ void split_paragraph(const std::string& p, bool run_together, bool lower_case_st
     // A lower-case start continues the sentence; with the lower-case rule it ends the sentence too ("i loved it. it
     // was great!"), except after an ellipsis ("is... well, himself") or a closing quote / bracket ("\"Great!\" he").
     const bool lower_next = k < n && p[k] >= 'a' && p[k] <= 'z';
-    if (lower_next && (!lower_case_starts || ellipsis || i > run_end)) continue;
+    if (lower_next && (ellipsis || i > run_end)) continue;
     if (periods == 1 && !other) {
       size_t w = run_start;
       while (w > start && (is_ascii_letter(p[w - 1]) || (p[w - 1] == '.' && w - 1 > start && is_ascii_letter(p[w - 2])))) --w;
@@ -173,6 +175,10 @@ void split_paragraph(const std::string& p, bool run_together, bool lower_case_st
       const bool upper_initial = run_start - w == 1 && p[w] >= 'A' && p[w] <= 'Z';
       if (!word.empty() && (w == start || !is_ascii_letter(p[w - 1])) && is_abbreviation(word, upper_initial, lower_next))
         continue;
+    }
+    if (lower_next && !lower_case_starts) {  // the capital-letter rule: the sentence goes on
+      if (lower_kept) ++*lower_kept;
+      continue;
     }
     emit(i);
   }
@@ -188,12 +194,17 @@ bool all_punctuation(const std::vector<std::string>& tokens) {
   return true;
 }
 
+std::vector<std::string> split_texts_counting(const std::string& text, bool run_together, bool lower_case_starts,
+                                              int* lower_kept) {
+  std::vector<std::string> out;
+  for (const std::string& p : paragraphs(text)) split_paragraph(p, run_together, lower_case_starts, &out, lower_kept);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> split_sentence_texts(const std::string& text, bool run_together, bool lower_case_starts) {
-  std::vector<std::string> out;
-  for (const std::string& p : paragraphs(text)) split_paragraph(p, run_together, lower_case_starts, &out);
-  return out;
+  return split_texts_counting(text, run_together, lower_case_starts, nullptr);
 }
 
 SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, const SentenceSplitOptions& o) {
@@ -246,7 +257,8 @@ SplitDocument cut_sentences(std::vector<std::vector<std::string>> sentences, con
 
 SplitDocument split_document(const std::string& text, const SentenceSplitOptions& o) {
   std::vector<std::vector<std::string>> sentences;
-  const std::vector<std::string> texts = split_sentence_texts(text, o.run_together, o.lower_case_starts);
+  int lower_kept = 0;  // lower-case starts the capital-letter rule read as part of the sentence before
+  const std::vector<std::string> texts = split_texts_counting(text, o.run_together, o.lower_case_starts, &lower_kept);
   for (const std::string& s : texts) {
     std::vector<std::string> tokens = tokenize(s);
     if (tokens.empty()) continue;
@@ -259,13 +271,10 @@ SplitDocument split_document(const std::string& text, const SentenceSplitOptions
   SplitDocument d = cut_sentences(std::move(sentences), o);
   if (texts.size() == 1 && d.num_tokens_total > piece_limit(o))  // a long text without any boundary
     d.notes.insert(d.notes.begin(), "no sentence boundary found");
-  if (!o.lower_case_starts) {  // say what the capital-letter rule did not split
-    const size_t more = split_sentence_texts(text, o.run_together, true).size();
-    if (more > texts.size())
-      d.notes.push_back(std::to_string(more - texts.size()) + " sentence(s) starting in lower case (\"… it was. it is …\") " +
-                        "read as part of the sentence before: this model splits only before a capital letter, the rule " +
-                        "it was trained with (capitalise them, or use a model trained with --split-lower-case)");
-  }
+  if (lower_kept > 0)  // say what the capital-letter rule did not split
+    d.notes.push_back(std::to_string(lower_kept) + " sentence(s) starting in lower case (\"… it was. it is …\") " +
+                      "read as part of the sentence before: this model splits only before a capital letter, the rule " +
+                      "it was trained with (capitalise them, or use a model trained with --split-lower-case)");
   return d;
 }
 
