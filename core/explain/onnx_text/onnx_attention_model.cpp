@@ -11,18 +11,6 @@ namespace {
 
 using onnx::Tensor;
 
-// Class probabilities of the explained position (one logit: [1 − σ, σ]).
-std::vector<double> probabilities_of(const std::vector<float>& logits) {
-  if (logits.size() == 1) return {onnx_text_probability(logits, 0), onnx_text_probability(logits, 1)};
-  double mx = -1e300, z = 0;
-  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
-  for (float v : logits) z += std::exp(v - mx);
-  std::vector<double> p;
-  p.reserve(logits.size());
-  for (float v : logits) p.push_back(std::exp(v - mx) / z);
-  return p;
-}
-
 int first_max(const std::vector<double>& v) {
   int best = 0;
   for (size_t i = 1; i < v.size(); ++i)
@@ -92,13 +80,13 @@ class OnnxAttentionInstance : public AttentionInstance {
     group_.assign(attention_.size(), 0);
     // The baseline every intervention is compared with: the output with the model's own w imposed this way (as the
     // core transformer's frozen path does; with one head it is the model's output itself).
-    model_probs_ = probabilities_of(m.logits());
+    model_probs_ = onnx_text_probabilities(m.logits());
     std::string e;
     if (!impose(attention_, &e)) {
       *error = e;
       return false;
     }
-    probs_ = probabilities_of(m.current_logits());
+    probs_ = onnx_text_probabilities(m.current_logits());
     predicted_ = first_max(probs_);
     return true;
   }
@@ -111,7 +99,7 @@ class OnnxAttentionInstance : public AttentionInstance {
         out.push_back(std::vector<double>(probs_.size(), std::nan("")));
         continue;
       }
-      out.push_back(probabilities_of(owner_.model().current_logits()));
+      out.push_back(onnx_text_probabilities(owner_.model().current_logits()));
     }
     return out;
   }
@@ -132,7 +120,7 @@ class OnnxAttentionInstance : public AttentionInstance {
     std::vector<double> d(weights.size(), 0.0);
     if (!impose(weights, &error)) return;
     const std::vector<float> z = owner_.model().current_logits();
-    const std::vector<double> p = probabilities_of(z);
+    const std::vector<double> p = onnx_text_probabilities(z);
     std::vector<float> seed(z.size());
     if (z.size() == 1) {
       seed[0] = static_cast<float>(scale * (coeff[1] - coeff[0]) * p[1] * p[0]);

@@ -31,6 +31,17 @@ double onnx_text_probability(const std::vector<float>& logits, int target) {
   return std::exp(logits[static_cast<size_t>(target)] - mx) / z;
 }
 
+std::vector<double> onnx_text_probabilities(const std::vector<float>& logits) {
+  if (logits.size() == 1) return {onnx_text_probability(logits, 0), onnx_text_probability(logits, 1)};
+  double mx = -1e300, z = 0;
+  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
+  for (float v : logits) z += std::exp(v - mx);
+  std::vector<double> p;
+  p.reserve(logits.size());
+  for (float v : logits) p.push_back(std::exp(v - mx) / z);
+  return p;
+}
+
 std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target) {
   std::vector<float> d(logits.size(), 0.f);
   if (logits.size() == 1) {
@@ -38,14 +49,9 @@ std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int
     d[0] = static_cast<float>((target == 1 ? 1.0 : -1.0) * p1 * (1 - p1));
     return d;
   }
-  double mx = -1e300, z = 0;
-  for (float v : logits) mx = std::max(mx, static_cast<double>(v));
-  for (float v : logits) z += std::exp(v - mx);
-  const double pc = std::exp(logits[static_cast<size_t>(target)] - mx) / z;
-  for (size_t k = 0; k < logits.size(); ++k) {
-    const double pk = std::exp(logits[k] - mx) / z;
-    d[k] = static_cast<float>(pc * ((static_cast<int>(k) == target ? 1.0 : 0.0) - pk));
-  }
+  const std::vector<double> p = onnx_text_probabilities(logits);
+  const double pc = p[static_cast<size_t>(target)];
+  for (size_t k = 0; k < logits.size(); ++k) d[k] = static_cast<float>(pc * ((static_cast<int>(k) == target ? 1.0 : 0.0) - p[k]));
   return d;
 }
 

@@ -42,11 +42,13 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //     top_k(·, 1) is the first maximum: the greedy next token, as llama2.c's argmax); k is clipped to the count.
 //   onnx_text_leave_one_out(model, ids, target, p, begin, end, out): out[t − begin] = |p − p_target(ids without
 //     token t)| for t in [begin, end) (T = 1: NaN); the model is left on the last input it ran.
-//   onnx_text_d_probability(logits, target): d p_target / d logits.
+//   onnx_text_probabilities(logits): every class's probability (one logit: [1 − σ, σ]); onnx_text_d_probability(logits,
+//     target): d p_target / d logits.
 //   onnx_text_integrated_gradients(model, ids, target, steps, out, p_ends): the integrated_gradients row (the
 //     explained input's token embeddings scaled along the path by Executor::forward_from, one backward per path
 //     point); *p_ends = {p(baseline), p(x)}; the model is left on ids.
 double onnx_text_probability(const std::vector<float>& logits, int target);
+std::vector<double> onnx_text_probabilities(const std::vector<float>& logits);
 std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target);
 bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
                                     std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error);
