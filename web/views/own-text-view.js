@@ -51,7 +51,7 @@ export const OWN_TEXT_MEASURES = Object.freeze([
     help: 'The norm of the gradient of the explained logit with respect to each token’s embedding (the output of the Gather that reads the ids).' },
   { key: 'gradient_x_input', label: 'Gradient × input', signed: true, kendallKey: false, short: 'signed: blue raises, red lowers the logit',
     help: 'Σ over the embedding of x · ∂logit/∂x for each token: signed, blue raises the explained logit, red lowers it.' },
-  { key: 'integrated_gradients', label: 'Integrated gradients', signed: true, kendallKey: false, short: 'signed; they add up to p(x) − p(baseline)',
+  { key: 'integrated_gradients', label: 'Integrated gradients', signed: true, kendallKey: false, short: 'signed; their sum should be p(x) − p(baseline)',
     help: 'Integrated gradients (Sundararajan et al. 2017) of the explained probability from the all-zero token-embedding baseline (positions kept): signed, blue raises, red lowers it. Their sum is shown beside p(x) − p(baseline) (completeness). A model that normalises each token’s embedding first (RMSNorm in Llama-style models such as stories260K) reads α·x as x until α is very near 0, so the path’s whole change sits in a sliver next to the baseline and the sum may miss: the row then says so.' },
   { key: 'leave_one_out', label: 'Leave-one-out', signed: false, kendallKey: false, short: 'the token deleted, the rest re-run',
     help: '|p(x) − p(x without the token)| of the explained token / class: each token deleted in turn and the rest run again.' },
