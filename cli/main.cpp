@@ -100,7 +100,16 @@ int attnlab_main(int argc, char** argv) {
   std::string encoder = "bilstm", optimizer = "adam";
   int layers = 2, heads = 4, ffn_dim = 256, max_len = 128;
   double warmup = 0.1, dropout = 0.1;
-  train->add_option("--encoder", encoder, "bilstm | transformer")->check(CLI::IsMember({"bilstm", "transformer"}));
+  train->add_option("--encoder", encoder, "bilstm | ortho_bilstm (Mohankumar et al.'s Orthogonal LSTM) | transformer")
+      ->check(CLI::IsMember({"bilstm", "ortho_bilstm", "transformer"}));
+  // Losses on the explanation (core/train/explanation_penalties.h)
+  double diversity = 0, deception = 0;
+  std::string impermissible_path;
+  train->add_option("--diversity", diversity, "Diversity LSTM: weight of the conicity penalty (the paper's 0.5)")
+      ->check(cli::FiniteRange(0.0, 1e6));
+  train->add_option("--deception", deception, "Pruthi et al.: weight of -log(1 - attention mass on --impermissible)")
+      ->check(cli::FiniteRange(0.0, 1e6));
+  train->add_option("--impermissible", impermissible_path, "file of impermissible words, one per line (--deception)");
   train->add_option("--layers", layers, "transformer blocks")->check(CLI::Range(1, 64));
   train->add_option("--heads", heads, "attention heads (must divide --embedding-dim)")->check(CLI::Range(1, 64));
   train->add_option("--ffn-dim", ffn_dim, "transformer feed-forward width")->check(CLI::Range(1, 65536));
@@ -200,6 +209,19 @@ int attnlab_main(int argc, char** argv) {
       options.warmup_fraction = warmup;
     }
     if (encoder == "transformer") options.dropout = dropout;
+    model.config.orthogonal = encoder == "ortho_bilstm";
+    options.penalties.diversity = diversity;
+    options.penalties.deception = deception;
+    int impermissible_words = 0;
+    if (!impermissible_path.empty()) {
+      if (deception <= 0) fail("--impermissible is read only with --deception > 0");
+      std::string words, error;
+      if (!cli::read_file(impermissible_path, &words, &error)) fail(error);
+      options.penalties.impermissible = impermissible_flags(model.vocab, words, &impermissible_words);
+    } else if (deception > 0) {
+      fail("--deception needs --impermissible FILE (the words attention must not show)");
+    }
+    if (const std::string bad = check_explanation_penalties(model.config, options.penalties); !bad.empty()) fail(bad);
     std::cerr << "train-text: " << train_set.size() << " train / " << dev_set.size() << " dev examples, vocab "
               << model.vocab.size() << ", attention " << attention << ", seed " << seed << "\n";
     const auto t0 = std::chrono::steady_clock::now();
@@ -241,6 +263,9 @@ int attnlab_main(int argc, char** argv) {
                                                                   " of the steps, then linear decay to 0"
                                                             : "adam amsgrad"},
                          {"lr", lr}, {"encoder", encoder},
+                         {"diversity", diversity}, {"deception", deception},
+                         {"impermissible", impermissible_path.empty() ? json(nullptr) : json({{"file", impermissible_path},
+                                                                          {"words_in_vocab", impermissible_words}})},
                          {"dropout", encoder == "transformer" ? dropout : 0.0},
                          {"weight_decay", weight_decay}, {"loss", "class-balanced cross-entropy (sum over batch)"},
                          {"selection", "best dev accuracy"}, {"best_epoch", result.best_epoch},

@@ -15,5 +15,7 @@ Experiment seeds_experiment();              // seeds.cpp             (W&P 3.2 se
 Experiment self_attention_correlation_experiment();  // self_attention_correlation.cpp (Abnar & Zuidema Table 1)
 Experiment head_ablation_experiment();      // head_ablation.cpp     (Michel et al. single-head ablation)
 Experiment plausibility_experiment();       // plausibility.cpp      (ERASER plausibility vs human rationales)
+Experiment conicity_experiment();           // conicity.cpp          (Mohankumar et al. conicity of the states)
+Experiment impermissible_experiment();      // impermissible.cpp     (Pruthi et al. attention on impermissible words)
 
 }  // namespace attnlab

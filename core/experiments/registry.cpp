@@ -48,6 +48,10 @@ const std::vector<Experiment>& experiment_registry() {
       with(self_attention_correlation_experiment(), {}, 2),
       with(head_ablation_experiment(), {}, 1),
       with(plausibility_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1, false, true),
+      with(conicity_experiment(), {}, 1),
+      with(impermissible_experiment(),
+           {{"words", "string", "", 0, -1, {}, "impermissible words, whitespace-separated (e.g. a sentiment lexicon)"}},
+           1),
   };
   return all;
 }

@@ -6,6 +6,7 @@
 
 #include "explain/importance.h"
 #include "explain/self_attention_maps.h"
+#include "nn/conicity.h"
 #include "text/tokenizer.h"
 
 namespace attnlab {
@@ -87,6 +88,11 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     e.ig_target = e.probabilities[e.predicted_class] -
                   class_probabilities(model.config, baseline.logits)(e.predicted_class, 0);
   }
+  if (model.config.encoder != EncoderKind::Transformer) {
+    TextCache<float> states;
+    text_forward_ids(model.config, model.params, TextBatch::from_sequences({e.ids}), states);
+    e.conicity = conicity_forward(states.encoder.out, states.lengths)[0];
+  }
   if (model.config.encoder == EncoderKind::Transformer) {
     const SelfAttentionMaps maps = self_attention_maps(in, true);  // one forward + one backward for all of them
     e.self_attention = true;
@@ -129,6 +135,7 @@ std::string explanation_json(const TokenExplanation& e) {
   j["gradient"] = arr(e.gradient);
   j["leave_one_out"] = arr(e.leave_one_out);
   j["integrated_gradients"] = arr(e.integrated_gradients);
+  j["conicity"] = num(e.conicity);
   if (!e.integrated_gradients.empty())
     j["integrated_gradients_completeness"] = {{"sum", num(e.ig_sum)}, {"target", num(e.ig_target)}};
   if (e.self_attention) {

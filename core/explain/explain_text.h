@@ -5,6 +5,7 @@
 // explanation's time grows with the square of the length (leave-one-out: T passes of T tokens), so a longer
 // text is cut there, the same way (truncated, num_tokens_total), in the CLI and in the page.
 #pragma once
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct TokenExplanation {
   // Integrated-gradients completeness: sum of the attributions vs p(x) - p(zero-embedding baseline) of the
   // explained class. A large gap means too few steps for this input.
   double ig_sum = 0, ig_target = 0;
+  // BiLSTM / MLP encoders: the conicity of the encoder's states on this text (nn/conicity.h; Mohankumar et al.:
+  // near 1 = nearly parallel states, so permuting attention changes little). NaN for a transformer.
+  double conicity = std::numeric_limits<double>::quiet_NaN();
   struct Pair {
     std::string name;
     KendallResult result;

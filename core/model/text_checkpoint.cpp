@@ -103,10 +103,13 @@ bool load_text_model(const std::string& config_json, const uint8_t* weights, siz
   auto enc = j.find("encoder");  // optional; absent in the first checkpoints = bilstm
   if (enc != j.end()) {
     if (enc->is_string() && enc->get<std::string>() == "bilstm") m.config.encoder = EncoderKind::BiLstm;
-    else if (enc->is_string() && enc->get<std::string>() == "mlp") m.config.encoder = EncoderKind::Mlp;
+    else if (enc->is_string() && enc->get<std::string>() == "ortho_bilstm") {
+      m.config.encoder = EncoderKind::BiLstm;
+      m.config.orthogonal = true;
+    } else if (enc->is_string() && enc->get<std::string>() == "mlp") m.config.encoder = EncoderKind::Mlp;
     else if (enc->is_string() && enc->get<std::string>() == "transformer") m.config.encoder = EncoderKind::Transformer;
     else {
-      *error = "config.json: 'encoder' must be \"bilstm\", \"mlp\" or \"transformer\"";
+      *error = "config.json: 'encoder' must be \"bilstm\", \"ortho_bilstm\", \"mlp\" or \"transformer\"";
       return false;
     }
   }
@@ -223,6 +226,7 @@ std::string text_model_config_json(const TextModel& m) {
   j["format"] = "attnlab-text-v1";
   j["attention"] = attention_name(m.config.attention);
   if (m.config.encoder == EncoderKind::Mlp) j["encoder"] = "mlp";  // bilstm stays implicit (older readers)
+  if (m.config.encoder == EncoderKind::BiLstm && m.config.orthogonal) j["encoder"] = "ortho_bilstm";
   if (m.config.encoder == EncoderKind::Transformer) write_transformer_config(m.config, &j);
   j["embedding_dim"] = m.config.embedding_dim;
   j["hidden_dim"] = m.config.hidden_dim;

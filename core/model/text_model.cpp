@@ -167,7 +167,7 @@ void text_forward(const TextConfig& cfg, const TextParams<T>& p, const Mat<T>& x
     return;
   }
   if (cfg.encoder == EncoderKind::BiLstm) {
-    bilstm_forward(p.encoder, x, lengths, c.steps, c.encoder);
+    bilstm_forward(p.encoder, x, lengths, c.steps, c.encoder, cfg.orthogonal);
   } else {
     linear_forward(p.mlp, x, c.encoder.out);
     c.encoder.out = c.encoder.out.array().tanh().matrix();
@@ -187,9 +187,10 @@ void text_forward_ids(const TextConfig& cfg, const TextParams<T>& p, const TextB
 template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& c, const Mat<T>& d_logits,
                    BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha,
-                   const Mat<T>* d_alpha_extra) {
-  if (cfg.encoder == EncoderKind::Transformer) {  // d_alpha_extra (a loss on the attention) is not supported
+                   const Mat<T>* d_alpha_extra, const Mat<T>* d_states_extra) {
+  if (cfg.encoder == EncoderKind::Transformer) {  // d_alpha_extra / d_states_extra (losses on them): not supported
     (void)d_alpha_extra;
+    (void)d_states_extra;
     TransformerBackwardOptions to;
     to.detach_attention = opts.detach_attention;
     transformer_backward<T>(cfg, p.transformer, p.decoder, c.transformer, d_logits, to,
@@ -199,7 +200,7 @@ void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCach
   }
   Mat<T> d_context;
   linear_backward(p.decoder, c.attention.context, d_logits, grads ? &grads->decoder : nullptr, &d_context);
-  Mat<T> d_h = Mat<T>::Zero(c.encoder.out.rows(), c.encoder.out.cols());
+  Mat<T> d_h = d_states_extra ? *d_states_extra : Mat<T>::Zero(c.encoder.out.rows(), c.encoder.out.cols());
   attention_backward(cfg.attention, p.attention, c.encoder.out, c.lengths, c.steps, c.attention, d_context,
                      opts.detach_attention, d_h, grads ? &grads->attention : nullptr, d_alpha, d_alpha_extra);
   if (cfg.encoder == EncoderKind::BiLstm) {
@@ -239,7 +240,8 @@ Mat<T> class_probabilities(const TextConfig& cfg, const Mat<T>& logits) {
   template void text_forward_ids<T>(const TextConfig&, const TextParams<T>&, const TextBatch&, TextCache<T>&, \
                                     const Mat<T>*);                                                         \
   template void text_backward<T>(const TextConfig&, const TextParams<T>&, const TextCache<T>&, const Mat<T>&, \
-                                 BackwardOptions, TextParams<T>*, Mat<T>*, Mat<T>*, const Mat<T>*);         \
+                                 BackwardOptions, TextParams<T>*, Mat<T>*, Mat<T>*, const Mat<T>*,          \
+                                 const Mat<T>*);                                                           \
   template Mat<T> class_probabilities<T>(const TextConfig&, const Mat<T>&);                               \
   template Mat<T> empty_input_logits<T>(const TextConfig&, const TextParams<T>&);
 ATTNLAB_INSTANTIATE(float)

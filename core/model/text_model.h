@@ -31,6 +31,8 @@ struct TextConfig {
   int num_classes = 2;
   // transformer only (embedding_dim = d; hidden_dim unused):
   int layers = 2, heads = 4, ffn_dim = 256, max_len = 128;
+  // bilstm only: both directions are Mohankumar et al.'s Orthogonal LSTMs (nn/lstm.h); config "ortho_bilstm".
+  bool orthogonal = false;
   int outputs() const { return num_classes == 2 ? 1 : num_classes; }
   // Width of the vector the decoder reads (2H, or d for the transformer).
   int decoder_input() const { return encoder == EncoderKind::Transformer ? embedding_dim : 2 * hidden_dim; }
@@ -97,10 +99,11 @@ struct BackwardOptions {
 // [E x T*B]; d_alpha (nullable) receives dL/dalpha [T x B]. Embedding gradients are not included here
 // (see embedding_backward) so that gradients w.r.t. embedded inputs are available directly.
 // d_alpha_extra ([T x B], nullable): a gradient on the attention weights from a loss on them.
+// d_states_extra ([2H x T*B], nullable; bilstm / mlp): a gradient on the encoder's states from a loss on them.
 template <class T>
 void text_backward(const TextConfig& cfg, const TextParams<T>& p, const TextCache<T>& cache, const Mat<T>& d_logits,
                    BackwardOptions opts, TextParams<T>* grads, Mat<T>* d_x, Mat<T>* d_alpha = nullptr,
-                   const Mat<T>* d_alpha_extra = nullptr);
+                   const Mat<T>* d_alpha_extra = nullptr, const Mat<T>* d_states_extra = nullptr);
 
 // Logits [C' x 1] of the empty input (no tokens): the decoder bias on a zero context (bilstm, mlp), the
 // [CLS]-only forward (transformer).

@@ -20,14 +20,14 @@ static void permute_columns(const Mat<T>& src, const std::vector<Eigen::Index>& 
 
 template <class T>
 void bilstm_forward(const BiLstmParams<T>& p, const Mat<T>& x, const std::vector<int>& lengths, int steps,
-                    BiLstmCache<T>& c) {
+                    BiLstmCache<T>& c, bool orthogonal) {
   const int B = static_cast<int>(lengths.size());
   const int H = p.hidden();
   c.reverse = reverse_within_lengths(lengths, steps);
   c.x_rev.resize(x.rows(), x.cols());
   permute_columns<T>(x, c.reverse, c.x_rev);
-  lstm_forward(p.fwd, x, B, steps, c.fwd);
-  lstm_forward(p.bwd, c.x_rev, B, steps, c.bwd);
+  lstm_forward(p.fwd, x, B, steps, c.fwd, orthogonal);
+  lstm_forward(p.bwd, c.x_rev, B, steps, c.bwd, orthogonal);
   c.out.resize(2 * H, x.cols());
   c.out.topRows(H) = c.fwd.out;
   for (size_t k = 0; k < c.reverse.size(); ++k)
@@ -53,7 +53,7 @@ void bilstm_backward(const BiLstmParams<T>& p, const Mat<T>& x, const BiLstmCach
 
 #define ATTNLAB_INSTANTIATE(T)                                                                             \
   template void bilstm_forward<T>(const BiLstmParams<T>&, const Mat<T>&, const std::vector<int>&, int,     \
-                                  BiLstmCache<T>&);                                                        \
+                                  BiLstmCache<T>&, bool);                                                  \
   template void bilstm_backward<T>(const BiLstmParams<T>&, const Mat<T>&, const BiLstmCache<T>&,           \
                                    const Mat<T>&, BiLstmParams<T>*, Mat<T>*);
 ATTNLAB_INSTANTIATE(float)

@@ -25,9 +25,10 @@ struct BiLstmCache {
 // Column permutation that reverses each sequence within its length.
 std::vector<Eigen::Index> reverse_within_lengths(const std::vector<int>& lengths, int steps);
 
+// orthogonal: both directions are Orthogonal LSTMs (nn/lstm.h); the backward reads it from the cache.
 template <class T>
 void bilstm_forward(const BiLstmParams<T>& p, const Mat<T>& x, const std::vector<int>& lengths, int steps,
-                    BiLstmCache<T>& cache);
+                    BiLstmCache<T>& cache, bool orthogonal = false);
 
 // d_out: [2H x T*B], zero at padded columns. Accumulates into grads (nullable), writes d_x (nullable).
 template <class T>

@@ -67,10 +67,27 @@ namespace {
   }
 }
 
+constexpr double kOrthoEps = 1e-6;
+
+// The Orthogonal LSTM's projection of step t's outputs (columns col..col+B), in place; keeps the raw outputs
+// and the means for the backward. sum [H x B]: the earlier outputs' sum, updated.
+template <class T>
+void orthogonalise_step(LstmCache<T>& c, Eigen::Index col, int B, int t, Mat<T>& sum) {
+  auto h = c.out.middleCols(col, B);
+  c.raw.middleCols(col, B) = h;
+  auto m = c.mean.middleCols(col, B);
+  m = sum / T(t + 1);
+  for (int b = 0; b < B; ++b) {
+    const T s = h.col(b).dot(m.col(b)) / (m.col(b).squaredNorm() + T(kOrthoEps));
+    h.col(b) -= s * m.col(b);
+  }
+  sum += h;
+}
+
 }  // namespace
 
 template <class T>
-void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, LstmCache<T>& c) {
+void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, LstmCache<T>& c, bool orthogonal) {
   const int H = p.hidden();
   const Eigen::Index n = static_cast<Eigen::Index>(B) * steps;
   c.B = B;
@@ -80,6 +97,16 @@ void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, Lst
   c.gates.colwise() += p.bias.col(0);
   c.cell.resize(H, n);
   c.out.resize(H, n);
+  c.orthogonal = orthogonal;
+  Mat<T> ortho_sum;
+  if (orthogonal) {
+    c.raw.resize(H, n);
+    c.mean.resize(H, n);
+    ortho_sum = Mat<T>::Zero(H, B);
+  } else {
+    c.raw.resize(0, 0);
+    c.mean.resize(0, 0);
+  }
   [[maybe_unused]] const Mat<T> zero_cell = Mat<T>::Zero(H, 1);
   for (int t = 0; t < steps; ++t) {
     const Eigen::Index col = static_cast<Eigen::Index>(t) * B;
@@ -99,6 +126,7 @@ void lstm_forward(const LstmParams<T>& p, const Mat<T>& x, int B, int steps, Lst
     else ct = z.topRows(H).cwiseProduct(z.middleRows(2 * H, H));
     c.out.middleCols(col, B) = z.bottomRows(H).cwiseProduct(ct.array().tanh().matrix());
 #endif
+    if (orthogonal) orthogonalise_step(c, col, B, t, ortho_sum);
   }
 }
 
@@ -110,6 +138,8 @@ void lstm_backward(const LstmParams<T>& p, const Mat<T>& x, const LstmCache<T>& 
   Mat<T> d_gates(4 * H, static_cast<Eigen::Index>(B) * steps);
   Mat<T> dh_next = Mat<T>::Zero(H, B), dc_next = Mat<T>::Zero(H, B);
   Mat<T> dh(H, B), dc(H, B);
+  // Orthogonal: the gradient on each output from the later steps' means (m_t reads every earlier output / t).
+  Mat<T> d_from_means = c.orthogonal ? Mat<T>::Zero(H, B) : Mat<T>();
 #if defined(__wasm__)
   const Mat<T> w_hh_t = p.w_hh.transpose();  // once, not per step (the kernel wants plain C += A * B)
 #endif
@@ -119,6 +149,22 @@ void lstm_backward(const LstmParams<T>& p, const Mat<T>& x, const LstmCache<T>& 
     const auto i = g.topRows(H), f = g.middleRows(H, H), gg = g.middleRows(2 * H, H), o = g.bottomRows(H);
     const Mat<T> tc = c.cell.middleCols(col, B).array().tanh().matrix();
     dh = d_out.middleCols(col, B) + dh_next;
+    if (c.orthogonal) {
+      // h = u - s m with s = (u.m) / n, n = m.m + eps. Given g = dL/dh:
+      //   dL/du = g - m (m.g) / n;  dL/dm = -s g - (m.g) / n u + 2 s (m.g) / n m.
+      dh += d_from_means;
+      const auto u = c.raw.middleCols(col, B);
+      const auto m = c.mean.middleCols(col, B);
+      Mat<T> dm(H, B);
+      for (int b = 0; b < B; ++b) {
+        const T n = m.col(b).squaredNorm() + T(kOrthoEps);
+        const T s = u.col(b).dot(m.col(b)) / n;
+        const T mg = m.col(b).dot(dh.col(b));
+        dm.col(b) = -s * dh.col(b) - (mg / n) * u.col(b) + (T(2) * s * mg / n) * m.col(b);
+        dh.col(b) -= (mg / n) * m.col(b);
+      }
+      d_from_means += dm / T(t + 1);
+    }
     dc = dc_next.array() + dh.array() * o.array() * (T(1) - tc.array().square());
     auto dz = d_gates.middleCols(col, B);
     dz.bottomRows(H) = (dh.array() * tc.array() * o.array() * (T(1) - o.array())).matrix();
@@ -154,7 +200,7 @@ void lstm_backward(const LstmParams<T>& p, const Mat<T>& x, const LstmCache<T>& 
 
 #define ATTNLAB_INSTANTIATE(T)                                                                          \
   template struct LstmParams<T>;                                                                        \
-  template void lstm_forward<T>(const LstmParams<T>&, const Mat<T>&, int, int, LstmCache<T>&);          \
+  template void lstm_forward<T>(const LstmParams<T>&, const Mat<T>&, int, int, LstmCache<T>&, bool);    \
   template void lstm_backward<T>(const LstmParams<T>&, const Mat<T>&, const LstmCache<T>&, const Mat<T>&, \
                                  LstmParams<T>*, Mat<T>*);
 ATTNLAB_INSTANTIATE(float)

@@ -43,15 +43,21 @@ int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
                               const std::vector<float>& class_weights, TextParams<float>& grads,
-                              const Mat<float>* alpha_override, TransformerRun run) {
+                              const Mat<float>* alpha_override, TransformerRun run,
+                              const ExplanationPenalties* penalties) {
   TextCache<float> cache;
   cache.run = run;
   text_forward_ids(cfg, params, batch, cache, alpha_override);
   Mat<float> d_logits, d_x;
-  const float loss = cfg.outputs() == 1
-                         ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
-                         : weighted_cross_entropy<float>(cache.logits, labels, class_weights, d_logits);
-  text_backward(cfg, params, cache, d_logits, {}, &grads, &d_x);
+  float loss = cfg.outputs() == 1 ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
+                                  : weighted_cross_entropy<float>(cache.logits, labels, class_weights, d_logits);
+  if (penalties && penalties->any() && cfg.encoder != EncoderKind::Transformer) {
+    Mat<float> d_alpha, d_states;
+    loss += explanation_penalties(*penalties, batch, cache, &d_alpha, &d_states);
+    text_backward<float>(cfg, params, cache, d_logits, {}, &grads, &d_x, nullptr, &d_alpha, &d_states);
+  } else {
+    text_backward(cfg, params, cache, d_logits, {}, &grads, &d_x);
+  }
   embedding_backward(batch.ids, d_x, grads.embedding);
   return loss;
 }
@@ -167,10 +173,10 @@ TrainProgress TextTrainingRun::step(int max_batches) {
     if (o_.impose_attention) {
       const Mat<float> alpha = o_.impose_attention(batch);
       loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, &alpha,
-                                           run);
+                                           run, &o_.penalties);
     } else {
       loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, nullptr,
-                                           run);
+                                           run, &o_.penalties);
     }
     if (adamw_) adamw_->step(params_.list(), grads_.list());
     else adam_.step(params_.list(), grads_.list());

@@ -9,6 +9,7 @@
 #include "model/text_model.h"
 #include "nn/adam.h"
 #include "nn/adamw.h"
+#include "train/explanation_penalties.h"
 #include <memory>
 
 namespace attnlab {
@@ -43,6 +44,7 @@ struct TrainOptions {
   AdamWOptions adamw_options;
   double warmup_fraction = 0.1;
   double dropout = 0.0;  // transformer only: dropout rate in training (seeded from seed and the step)
+  ExplanationPenalties penalties;  // diversity / deception losses (train/explanation_penalties.h)
 };
 
 struct TrainProgress {
@@ -105,11 +107,12 @@ TrainResult train_text_model(const TextConfig& cfg, TextParams<float>& params,
 
 // One forward + backward on a batch: returns the summed class-weighted loss and accumulates parameter
 // gradients (embedding included) into grads. pos_weight applies to binary models, class_weights to
-// multi-class ones (empty: all 1).
+// multi-class ones (empty: all 1). penalties (nullable): added to the loss (train/explanation_penalties.h).
 float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
                               const std::vector<int>& labels, float pos_weight,
                               const std::vector<float>& class_weights, TextParams<float>& grads,
-                              const Mat<float>* alpha_override = nullptr, TransformerRun run = {});
+                              const Mat<float>* alpha_override = nullptr, TransformerRun run = {},
+                              const ExplanationPenalties* penalties = nullptr);
 
 // Predicted class per example (batched forward).
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,

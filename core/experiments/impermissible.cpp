@@ -1,0 +1,131 @@
+// Pruthi et al. 2020, "Learning to Deceive with Attention-Based Explanations": does attention show the tokens the
+// model uses? For a set of impermissible words (parameter "words", whitespace-separated, tokenised as the texts):
+// the attention mass on them, and the prediction with them deleted (the rest re-run in order, as ERASER's
+// removal). A deceptive model puts almost no attention on them yet its predictions still change when they go:
+// attention hides what the model reads.
+// Row: {attention_mass, impermissible_tokens, num_tokens, predicted, predicted_without, changed, correct,
+//       correct_without} (correct* only with a gold label); an instance without impermissible tokens is used too
+//       (mass 0, nothing removed). Summary: {attention_mass_mean, instances_with_impermissible,
+//       attention_mass_mean_where_present, accuracy, accuracy_without, changed_fraction,
+//       changed_fraction_where_present, words_in_vocab, n_used, n_skipped}.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "experiments/all.h"
+#include "train/explanation_penalties.h"
+
+namespace attnlab {
+namespace {
+
+using nlohmann::json;
+
+std::vector<char> flags_of(const TextModel& model, const ExperimentOptions& o, int* in_vocab) {
+  auto it = o.params.find("words");
+  const std::string words = it != o.params.end() && it->is_string() ? it->get<std::string>() : "";
+  return impermissible_flags(model.vocab, words, in_vocab);
+}
+
+int predict_ids(const TextModel& model, const std::vector<int>& ids) {
+  Mat<float> logits;
+  if (ids.empty()) {
+    logits = empty_input_logits(model.config, model.params);
+  } else {
+    TextCache<float> cache;
+    text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
+    logits = cache.logits;
+  }
+  Eigen::Index c = 0;
+  class_probabilities(model.config, logits).col(0).maxCoeff(&c);
+  return static_cast<int>(c);
+}
+
+json run_impermissible(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng&,
+                       const void*) {
+  json row = json::object();
+  if (const char* why = instance_skip_reason(model, inst, 1)) {
+    row["skipped"] = why;
+    return row;
+  }
+  if (model.config.encoder == EncoderKind::Transformer) {
+    row["skipped"] = "the attention mass is read from a BiLSTM model's one attention distribution";
+    return row;
+  }
+  ExplanationPenalties p;
+  p.impermissible = flags_of(model, options, nullptr);
+  const TextBatch batch = TextBatch::from_sequences({inst.ids});
+  TextCache<float> cache;
+  text_forward_ids(model.config, model.params, batch, cache);
+  std::vector<int> kept;
+  int count = 0;
+  for (int id : inst.ids) {
+    const bool bad = id >= 0 && id < static_cast<int>(p.impermissible.size()) && p.impermissible[id];
+    count += bad;
+    if (!bad) kept.push_back(id);
+  }
+  const int predicted = predict_ids(model, inst.ids);
+  const int without = count ? predict_ids(model, kept) : predicted;
+  row["attention_mass"] = impermissible_mass(p, batch, cache.attention.alpha, 0);
+  row["impermissible_tokens"] = count;
+  row["num_tokens"] = inst.ids.size();
+  row["predicted"] = predicted;
+  row["predicted_without"] = without;
+  row["changed"] = predicted != without;
+  if (inst.label >= 0) {
+    row["correct"] = predicted == inst.label;
+    row["correct_without"] = without == inst.label;
+  }
+  return row;
+}
+
+json summarize_impermissible(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions& options) {
+  std::vector<double> mass, mass_present, correct, correct_without, changed, changed_present;
+  int skipped = 0;
+  for (const json& r : rows) {
+    const double m = row_number(r, "attention_mass");
+    if (!std::isfinite(m)) {
+      ++skipped;
+      continue;
+    }
+    const bool present = row_number(r, "impermissible_tokens") > 0;
+    mass.push_back(m);
+    changed.push_back(row_flag(r, "changed"));
+    if (present) {
+      mass_present.push_back(m);
+      changed_present.push_back(row_flag(r, "changed"));
+    }
+    if (r.contains("correct")) {
+      correct.push_back(row_flag(r, "correct"));
+      correct_without.push_back(row_flag(r, "correct_without"));
+    }
+  }
+  int in_vocab = 0;
+  flags_of(model, options, &in_vocab);
+  json out;
+  out["attention_mass_mean"] = mean_of(mass);
+  out["instances_with_impermissible"] = mass_present.size();
+  out["attention_mass_mean_where_present"] = mean_of(mass_present);
+  out["accuracy"] = mean_of(correct);
+  out["accuracy_without"] = mean_of(correct_without);
+  out["changed_fraction"] = mean_of(changed);
+  out["changed_fraction_where_present"] = mean_of(changed_present);
+  out["words_in_vocab"] = in_vocab;
+  out["n_used"] = mass.size();
+  out["n_skipped"] = skipped;
+  return out;
+}
+
+}  // namespace
+
+Experiment impermissible_experiment() {
+  Experiment e;
+  e.name = "impermissible";
+  e.description =
+      "attention mass on impermissible words and the prediction without them (Pruthi et al. 2020's deception test)";
+  e.run = on_text_model(TextExperimentRun(run_impermissible));
+  e.summarize = on_text_model(TextExperimentSummary(summarize_impermissible));
+  e.needs_text_model = true;
+  return e;
+}
+
+}  // namespace attnlab

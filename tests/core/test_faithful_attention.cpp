@@ -1,0 +1,318 @@
+// The debate's fourth round in the core: the Orthogonal LSTM (Mohankumar et al. 2020), conicity and the diversity
+// penalty, and Pruthi et al.'s deception penalty — gradients against central finite differences (double), the
+// orthogonality the cell promises, conicity's closed forms, and the two penalties doing what the papers say on
+// a task small enough to train here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gradcheck.h"
+#include "model/text_checkpoint.h"
+#include "nn/bilstm.h"
+#include "nn/conicity.h"
+#include "nn/embedding.h"
+#include "nn/loss.h"
+#include "train/explanation_penalties.h"
+#include "train/text_trainer.h"
+
+namespace attnlab {
+namespace {
+
+using test::expect_gradient;
+using test::random_mat;
+
+constexpr int kE = 3, kH = 4, kSteps = 5;
+const std::vector<int> kLens = {5, 2, 4};
+constexpr int kB = 3;
+
+Mat<double> zero_padding(Mat<double> m, const std::vector<int>& lengths) {
+  const int B = static_cast<int>(lengths.size());
+  for (Eigen::Index k = 0; k < m.cols(); ++k)
+    if (k / B >= lengths[k % B]) m.col(k).setZero();
+  return m;
+}
+
+LstmParams<double> random_lstm(Rng& rng) {
+  LstmParams<double> p;
+  p.w_ih = random_mat(4 * kH, kE, rng, 0.8);
+  p.w_hh = random_mat(4 * kH, kH, rng, 0.8);
+  p.bias = random_mat(4 * kH, 1, rng, 0.8);
+  return p;
+}
+
+TEST(GradCheck, OrthogonalLstm) {
+  Rng rng(11);
+  LstmParams<double> p = random_lstm(rng);
+  Mat<double> x = random_mat(kE, kSteps * kB, rng);
+  const Mat<double> r = random_mat(kH, kSteps * kB, rng);
+  auto loss = [&] {
+    LstmCache<double> c;
+    lstm_forward(p, x, kB, kSteps, c, true);
+    return (c.out.array() * r.array()).sum();
+  };
+  LstmCache<double> c;
+  lstm_forward(p, x, kB, kSteps, c, true);
+  LstmParams<double> g;
+  g.resize(kE, kH);
+  Mat<double> dx;
+  lstm_backward(p, x, c, r, &g, &dx);
+  expect_gradient("w_ih", p.w_ih, g.w_ih, loss);
+  expect_gradient("w_hh", p.w_hh, g.w_hh, loss);
+  expect_gradient("bias", p.bias, g.bias, loss);
+  expect_gradient("x", x, dx, loss);
+}
+
+TEST(GradCheck, OrthogonalBiLstmWithPadding) {
+  Rng rng(12);
+  BiLstmParams<double> p{random_lstm(rng), random_lstm(rng)};
+  Mat<double> x = random_mat(kE, kSteps * kB, rng);
+  const Mat<double> r = zero_padding(random_mat(2 * kH, kSteps * kB, rng), kLens);
+  auto loss = [&] {
+    BiLstmCache<double> c;
+    bilstm_forward(p, x, kLens, kSteps, c, true);
+    return (c.out.array() * r.array()).sum();
+  };
+  BiLstmCache<double> c;
+  bilstm_forward(p, x, kLens, kSteps, c, true);
+  BiLstmParams<double> g;
+  g.fwd.resize(kE, kH);
+  g.bwd.resize(kE, kH);
+  Mat<double> dx;
+  bilstm_backward(p, x, c, r, &g, &dx);
+  expect_gradient("fwd.w_hh", p.fwd.w_hh, g.fwd.w_hh, loss);
+  expect_gradient("bwd.w_ih", p.bwd.w_ih, g.bwd.w_ih, loss);
+  expect_gradient("x", x, dx, loss);
+  EXPECT_EQ(zero_padding(dx, kLens), dx);  // padding never reaches a real step
+}
+
+// |cos| of each output with the mean of the earlier outputs of its sequence (real steps only).
+std::vector<double> cos_with_running_mean(const Mat<double>& out, const std::vector<int>& lengths) {
+  const int B = static_cast<int>(lengths.size());
+  std::vector<double> cos;
+  for (int b = 0; b < B; ++b) {
+    Vec<double> sum = Vec<double>::Zero(out.rows());
+    for (int t = 0; t < lengths[b]; ++t) {
+      const Vec<double> h = out.col(static_cast<Eigen::Index>(t) * B + b);
+      if (t > 0) cos.push_back(std::abs(h.dot(sum)) / (h.norm() * sum.norm()));
+      sum += h;
+    }
+  }
+  return cos;
+}
+
+TEST(OrthogonalLstm, EachStateIsOrthogonalToTheMeanOfTheEarlierOnes) {
+  Rng rng(13);
+  BiLstmParams<double> p{random_lstm(rng), random_lstm(rng)};
+  const Mat<double> x = random_mat(kE, kSteps * kB, rng);
+  BiLstmCache<double> ortho, plain;
+  bilstm_forward(p, x, kLens, kSteps, ortho, true);
+  bilstm_forward(p, x, kLens, kSteps, plain, false);
+  for (const LstmCache<double>* c : {&ortho.fwd, &ortho.bwd}) {  // each direction, in its own reading order
+    for (int b = 0; b < kB; ++b) {
+      Vec<double> sum = Vec<double>::Zero(kH);
+      for (int t = 0; t < kLens[b]; ++t) {
+        const Eigen::Index col = static_cast<Eigen::Index>(t) * kB + b;
+        const Vec<double> m = sum / double(t + 1);  // the reference's m_t, from the outputs themselves
+        EXPECT_LT((c->mean.col(col) - m).cwiseAbs().maxCoeff(), 1e-15);
+        // h . m is what the eps leaves of the raw state's component: (u . m) eps / (m . m + eps).
+        const double left = c->raw.col(col).dot(m) * 1e-6 / (m.squaredNorm() + 1e-6);
+        EXPECT_NEAR(c->out.col(col).dot(m), left, 1e-12);
+        sum += c->out.col(col);
+      }
+    }
+    for (double v : cos_with_running_mean(c->out, kLens)) EXPECT_LT(v, 1e-2);
+  }
+  // Negative control: the plain LSTM's states are not orthogonal to their running mean.
+  double plain_max = 0;
+  for (double v : cos_with_running_mean(plain.fwd.out, kLens)) plain_max = std::max(plain_max, v);
+  EXPECT_GT(plain_max, 0.3);
+  // The first step has no earlier state: both cells give the same h_1.
+  EXPECT_LT((ortho.fwd.out.leftCols(kB) - plain.fwd.out.leftCols(kB)).cwiseAbs().maxCoeff(), 1e-15);
+}
+
+TEST(Conicity, ClosedForms) {
+  // Parallel states: conicity 1. An orthonormal basis e1, e2, e3: each has cosine 1/sqrt(3) with the mean.
+  Mat<double> parallel(2, 3);
+  parallel << 1, 2, 0.5, 2, 4, 1;
+  EXPECT_NEAR(conicity_forward(parallel, {3})[0], 1.0, 1e-12);
+  const Mat<double> basis = Mat<double>::Identity(3, 3);
+  EXPECT_NEAR(conicity_forward(basis, {3})[0], 1 / std::sqrt(3.0), 1e-12);
+  // Padding (B = 2, lengths 2 and 1) is not read: sequence 1 is one state, conicity 1.
+  Mat<double> padded(2, 4);
+  padded << 1, 5, 0, 9, 0, -3, 1, 9;
+  const std::vector<double> c = conicity_forward(padded, {2, 1});
+  EXPECT_NEAR(c[0], 1 / std::sqrt(2.0), 1e-12);  // e1 and e2
+  EXPECT_NEAR(c[1], 1.0, 1e-12);
+}
+
+TEST(GradCheck, Conicity) {
+  Rng rng(14);
+  Mat<double> h = random_mat(2 * kH, kSteps * kB, rng);
+  const std::vector<double> scale = {0.7, -1.3, 2.0};
+  auto loss = [&] {
+    const std::vector<double> c = conicity_forward(h, kLens);
+    return scale[0] * c[0] + scale[1] * c[1] + scale[2] * c[2];
+  };
+  Mat<double> d = Mat<double>::Zero(h.rows(), h.cols());
+  conicity_backward(h, kLens, scale, d);
+  expect_gradient("h", h, d, loss);
+  EXPECT_EQ(zero_padding(d, kLens), d);
+}
+
+// The training loss with both penalties, in double: class loss + diversity * conicity + deception * -log(1 - m).
+TEST(GradCheck, ClassLossPlusDiversityAndDeceptionPenalties) {
+  TextConfig cfg;
+  cfg.vocab_size = 8;
+  cfg.embedding_dim = kE;
+  cfg.hidden_dim = kH;
+  cfg.orthogonal = true;
+  Rng rng(15);
+  TextParams<double> p;
+  p.init(cfg, rng);
+  for (Mat<double>* m : p.list()) *m *= 1.5;
+  const TextBatch batch = TextBatch::from_sequences({{2, 3, 4, 5}, {6, 7}, {3, 2, 7}});
+  const std::vector<int> labels = {1, 0, 1};
+  ExplanationPenalties pen;
+  pen.diversity = 0.5;
+  pen.deception = 1.0;
+  pen.impermissible = {0, 0, 1, 0, 0, 0, 0, 1};  // tokens 2 and 7
+  auto loss = [&] {
+    TextCache<double> c;
+    text_forward_ids(cfg, p, batch, c);
+    Mat<double> d, da, ds;
+    return weighted_bce_with_logits<double>(c.logits, labels, 1.0, d) + explanation_penalties(pen, batch, c, &da, &ds);
+  };
+  TextCache<double> c;
+  text_forward_ids(cfg, p, batch, c);
+  Mat<double> d_logits, d_alpha, d_states, dx;
+  weighted_bce_with_logits<double>(c.logits, labels, 1.0, d_logits);
+  explanation_penalties(pen, batch, c, &d_alpha, &d_states);
+  TextParams<double> g;
+  g.resize(cfg);
+  text_backward<double>(cfg, p, c, d_logits, {}, &g, &dx, nullptr, &d_alpha, &d_states);
+  embedding_backward(batch.ids, dx, g.embedding);
+  auto pn = p.named();
+  auto gn = g.named();
+  for (size_t i = 0; i < pn.size(); ++i) expect_gradient(pn[i].first, *pn[i].second, *gn[i].second, loss);
+}
+
+TEST(ExplanationPenalties, WordListFlagsVocabularyIdsAndTheChecksSayWhy) {
+  const Vocab vocab({"<pad>", "<unk>", "good", "bad", "film"});
+  int found = 0;
+  const std::vector<char> flags = impermissible_flags(vocab, "Good\nbad  awful good <unk>", &found);
+  EXPECT_EQ(flags, (std::vector<char>{0, 0, 1, 1, 0}));
+  EXPECT_EQ(found, 2);
+  TextConfig cfg;
+  ExplanationPenalties pen;
+  pen.deception = 1;
+  EXPECT_NE(check_explanation_penalties(cfg, pen).find("impermissible"), std::string::npos);  // none flagged
+  pen.impermissible = flags;
+  EXPECT_EQ(check_explanation_penalties(cfg, pen), "");
+  cfg.encoder = EncoderKind::Transformer;
+  EXPECT_NE(check_explanation_penalties(cfg, pen).find("transformer"), std::string::npos);
+  cfg.encoder = EncoderKind::BiLstm;
+  cfg.attention = AttentionKind::Uniform;
+  EXPECT_NE(check_explanation_penalties(cfg, pen).find("uniform"), std::string::npos);
+}
+
+TEST(OrthogonalLstm, CheckpointKeepsTheCell) {
+  TextModel m;
+  m.vocab = Vocab({"<pad>", "<unk>", "a"});
+  m.config.vocab_size = 3;
+  m.config.embedding_dim = 2;
+  m.config.hidden_dim = 2;
+  m.config.orthogonal = true;
+  m.class_names = {"negative", "positive"};
+  Rng rng(1);
+  m.params.init(m.config, rng);
+  const std::string config = text_model_config_json(m);
+  EXPECT_NE(config.find("\"ortho_bilstm\""), std::string::npos);
+  const std::vector<uint8_t> w = text_model_weights(m, StorageType::F32);
+  TextModel back;
+  std::string error;
+  ASSERT_TRUE(load_text_model(config, w.data(), w.size(), &back, &error)) << error;
+  EXPECT_TRUE(back.config.orthogonal);
+  EXPECT_EQ(back.config.encoder, EncoderKind::BiLstm);
+}
+
+// Label 1 iff token 2 ("good") occurs more often than token 3 ("bad"); fillers 4..11 (as test_trainer.cpp).
+std::vector<EncodedExample> counting_task(int n, uint64_t seed) {
+  Rng rng(seed);
+  std::vector<EncodedExample> out;
+  while (static_cast<int>(out.size()) < n) {
+    EncodedExample ex;
+    const int len = 3 + static_cast<int>(rng.below(8));
+    int good = 0, bad = 0;
+    for (int t = 0; t < len; ++t) {
+      const int id = static_cast<int>(rng.below(10)) + 2;
+      good += id == 2;
+      bad += id == 3;
+      ex.ids.push_back(id);
+    }
+    if (good == bad) continue;
+    ex.label = good > bad ? 1 : 0;
+    out.push_back(ex);
+  }
+  return out;
+}
+
+struct Trained {
+  double accuracy = 0, impermissible_mass = 0, conicity = 0;
+};
+
+Trained train_counting(bool orthogonal, const ExplanationPenalties& pen) {
+  TextConfig cfg;
+  cfg.vocab_size = 12;
+  cfg.embedding_dim = 8;
+  cfg.hidden_dim = 8;
+  cfg.orthogonal = orthogonal;
+  const auto train = counting_task(1500, 5), dev = counting_task(300, 6);
+  TextParams<float> p;
+  Rng rng(1);
+  p.init(cfg, rng);
+  TrainOptions o;
+  o.epochs = 6;
+  o.penalties = pen;
+  const TrainResult r = train_text_model(cfg, p, train, dev, o);
+  Trained out;
+  out.accuracy = r.best_dev.accuracy;
+  ExplanationPenalties flags;
+  flags.impermissible = {0, 0, 1, 1};  // good, bad
+  for (const auto& ex : dev) {
+    const TextBatch batch = TextBatch::from_sequences({ex.ids});
+    TextCache<float> c;
+    text_forward_ids(cfg, p, batch, c);
+    out.impermissible_mass += impermissible_mass(flags, batch, c.attention.alpha, 0) / dev.size();
+    out.conicity += conicity_forward(c.encoder.out, c.lengths)[0] / dev.size();
+  }
+  return out;
+}
+
+TEST(ExplanationPenalties, DeceptionHidesTheDecisiveTokensFromAttentionWhileTheModelStillSolvesTheTask) {
+  const Trained plain = train_counting(false, {});
+  ExplanationPenalties deceive;
+  deceive.deception = 1.0;
+  deceive.impermissible = {0, 0, 1, 1};
+  const Trained deceptive = train_counting(false, deceive);
+  // The plain model attends to "good" and "bad", the only tokens that decide the label (a negative control: if it
+  // did not, hiding them would show nothing).
+  EXPECT_GT(plain.impermissible_mass, 0.5);
+  EXPECT_LT(deceptive.impermissible_mass, 0.05);
+  EXPECT_GE(plain.accuracy, 0.9);
+  EXPECT_GE(deceptive.accuracy, 0.9);  // it still reads them, through the LSTM states of the other tokens
+}
+
+TEST(ExplanationPenalties, DiversityAndTheOrthogonalCellLowerConicity) {
+  const Trained plain = train_counting(false, {});
+  ExplanationPenalties diverse;
+  diverse.diversity = 0.5;
+  const Trained diversity = train_counting(false, diverse);
+  const Trained ortho = train_counting(true, {});
+  EXPECT_LT(diversity.conicity, plain.conicity - 0.1) << plain.conicity;
+  EXPECT_LT(ortho.conicity, plain.conicity - 0.1) << plain.conicity;
+  EXPECT_GE(diversity.accuracy, 0.85);
+  EXPECT_GE(ortho.accuracy, 0.85);
+}
+
+}  // namespace
+}  // namespace attnlab
