@@ -373,7 +373,10 @@ class TextTraining {
                          {"optimizer", options_.use_adamw ? "adamw, linear warm-up " + std::to_string(options_.warmup_fraction) +
                                                                 " of the steps, then linear decay to 0"
                                                           : "adam amsgrad"},
-                         {"encoder", model_.config.encoder == EncoderKind::Transformer ? "transformer" : "bilstm"},
+                         {"encoder", model_.config.encoder == EncoderKind::Transformer ? "transformer"
+                                     : model_.config.orthogonal                        ? "ortho_bilstm"
+                                                                                       : "bilstm"},
+                         {"diversity", options_.penalties.diversity}, {"deception", options_.penalties.deception},
                          {"selection", "best dev accuracy"}, {"storage", "f32"}};
     if (options_.use_adamw) {
       extra["training"]["weight_decay"] = options_.adamw_options.weight_decay;

@@ -459,6 +459,37 @@ export const CATALOGUE = Object.freeze({
    "per_instance": true
   },
   {
+   "description": "conicity of the encoder's hidden states per instance (Mohankumar et al. 2020)",
+   "name": "conicity",
+   "needs": {
+    "human_rationales": false,
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [],
+   "per_instance": true
+  },
+  {
+   "description": "attention mass on impermissible words and the prediction without them (Pruthi et al. 2020's deception test)",
+   "name": "impermissible",
+   "needs": {
+    "human_rationales": false,
+    "learned_attention": false,
+    "min_tokens": 1,
+    "other_models": false
+   },
+   "params": [
+    {
+     "default": "",
+     "description": "impermissible words, whitespace-separated (e.g. a sentiment lexicon)",
+     "name": "words",
+     "type": "string"
+    }
+   ],
+   "per_instance": true
+  },
+  {
    "description": "Wiegreffe & Pinter model-consistent adversaries for a sweep of lambda: TVD / JSD to the base, accuracy",
    "name": "adversarial-training",
    "needs": {
@@ -1087,13 +1118,36 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "default": "bilstm",
-    "description": "BiLSTM + attention, or a transformer encoder",
+    "description": "BiLSTM + attention, the Orthogonal LSTM of Mohankumar et al. 2020, or a transformer encoder",
     "name": "encoder",
     "type": "string",
     "values": [
      "bilstm",
+     "ortho_bilstm",
      "transformer"
     ]
+   },
+   {
+    "default": 0,
+    "description": "Diversity LSTM: weight of the conicity penalty (the paper's 0.5; 0 = off)",
+    "max": 100,
+    "min": 0,
+    "name": "diversity",
+    "type": "number"
+   },
+   {
+    "default": 0,
+    "description": "Pruthi et al. 2020: weight of -log(1 - attention on the impermissible words) (the paper's 0.1 or 1; 0 = off)",
+    "max": 100,
+    "min": 0,
+    "name": "deception",
+    "type": "number"
+   },
+   {
+    "default": "",
+    "description": "the words attention must not show (deception), whitespace-separated",
+    "name": "impermissible",
+    "type": "string"
    },
    {
     "default": 2,

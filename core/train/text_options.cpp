@@ -28,7 +28,12 @@ const std::vector<ParamSpec>& text_training_specs() {
       iparam("min_count", 1, 1, 1000000, "keep words seen at least this often"),
       iparam("batch_size", 32, 1, 4096, "batch size"),
       {"lr", "number", 1e-3, 1e-6, 1, {}, "Adam learning rate (AdamW peak rate for a transformer)"},
-      {"encoder", "string", "bilstm", 0, -1, {"bilstm", "transformer"}, "BiLSTM + attention, or a transformer encoder"},
+      {"encoder", "string", "bilstm", 0, -1, {"bilstm", "ortho_bilstm", "transformer"},
+       "BiLSTM + attention, the Orthogonal LSTM of Mohankumar et al. 2020, or a transformer encoder"},
+      {"diversity", "number", 0.0, 0, 100, {}, "Diversity LSTM: weight of the conicity penalty (the paper's 0.5; 0 = off)"},
+      {"deception", "number", 0.0, 0, 100, {},
+       "Pruthi et al. 2020: weight of -log(1 - attention on the impermissible words) (the paper's 0.1 or 1; 0 = off)"},
+      {"impermissible", "string", "", 0, -1, {}, "the words attention must not show (deception), whitespace-separated"},
       iparam("layers", 2, 1, 12, "transformer blocks"),
       iparam("heads", 4, 1, 64, "transformer attention heads (must divide embedding_dim)"),
       iparam("ffn_dim", 256, 1, 4096, "transformer feed-forward width"),
@@ -71,7 +76,9 @@ std::string text_training_setup(const std::string& train_tsv, const std::string&
   m.config.embedding_dim = param_or_default(specs, o, "embedding_dim").get<int>();
   m.config.hidden_dim = param_or_default(specs, o, "hidden_dim").get<int>();
   m.config.num_classes = 2;
-  const bool transformer = param_or_default(specs, o, "encoder").get<std::string>() == "transformer";
+  const std::string encoder = param_or_default(specs, o, "encoder").get<std::string>();
+  const bool transformer = encoder == "transformer";
+  m.config.orthogonal = encoder == "ortho_bilstm";
   if (!transformer)
     for (const char* key : {"layers", "heads", "ffn_dim", "max_len", "dropout", "weight_decay", "warmup"})
       if (o.contains(key)) return std::string(key) + " is a transformer option (set encoder to transformer)";
@@ -96,6 +103,19 @@ std::string text_training_setup(const std::string& train_tsv, const std::string&
     out->train.warmup_fraction = param_or_default(specs, o, "warmup").get<double>();
     out->train.dropout = param_or_default(specs, o, "dropout").get<double>();
   }
+  out->train.penalties.diversity = param_or_default(specs, o, "diversity").get<double>();
+  out->train.penalties.deception = param_or_default(specs, o, "deception").get<double>();
+  const std::string words = param_or_default(specs, o, "impermissible").get<std::string>();
+  if (!words.empty() && out->train.penalties.deception <= 0)
+    return "impermissible words are used only with a deception weight above 0";
+  if (out->train.penalties.deception > 0) {
+    int found = 0;
+    out->train.penalties.impermissible = impermissible_flags(m.vocab, words, &found);
+    if (words.empty()) return "the deception penalty needs impermissible words";
+    if (found == 0) return "none of the impermissible words is in the training vocabulary";
+  }
+  if (const std::string bad_penalty = check_explanation_penalties(m.config, out->train.penalties); !bad_penalty.empty())
+    return bad_penalty;
   Rng rng(out->train.seed);
   m.params.init(m.config, rng);
   // As the CLI's train-text: a transformer's inputs are cut to max_len (max_tokens).

@@ -47,6 +47,12 @@ for (const name of fs.readdirSync(root).sort()) {
   data.dev = fs.existsSync(path.resolve(repo, config.training.dev)) ? dataFile(config.training.dev) : { held_out: config.training.dev };
   data.test = dataFile(path.join(path.dirname(config.training.train), 'test.tsv'));
   const transformer = config.encoder === 'transformer';
+  // The debate's fourth round (issue 32): what the recipe changed, from the training record.
+  const t = config.training ?? {};
+  const variant = config.encoder === 'ortho_bilstm' ? 'Orthogonal LSTM (Mohankumar et al. 2020)'
+    : t.diversity > 0 ? `Diversity LSTM (Mohankumar et al. 2020, conicity penalty λ = ${t.diversity})`
+    : t.deception > 0 ? `deceptive attention (Pruthi et al. 2020: −λ·log(1 − attention on ${t.impermissible?.words_in_vocab ?? 'the'} strong-sentiment words), λ = ${t.deception})`
+    : null;
   models.push({
     name,
     attention: config.attention,
@@ -54,7 +60,11 @@ for (const name of fs.readdirSync(root).sort()) {
     dataset,
     description: transformer
       ? `${info.label} transformer (${config.layers} layer${config.layers > 1 ? 's' : ''} × ${config.heads} heads, d = ${config.embedding_dim}, FFN ${config.ffn_dim}, ${config.attention === 'uniform' ? 'uniform (frozen) attention' : 'scaled dot-product attention'})`
+      : variant ? `${info.label} BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention, ${variant}`
       : `${info.label} BiLSTM (${config.hidden_dim}/direction) + ${config.attention} attention`,
+    ...(config.encoder === 'ortho_bilstm' ? { encoder: 'ortho_bilstm' } : {}),
+    ...(t.diversity > 0 ? { diversity: t.diversity } : {}),
+    ...(t.deception > 0 ? { deception: t.deception, impermissible: dataFile(t.impermissible.file) } : {}),
     path: `${name}/`,
     files,
     bytes: Object.fromEntries(Object.entries(files).map(([k, f]) => [k, fs.statSync(path.join(dir, f)).size])),
@@ -68,7 +78,8 @@ for (const name of fs.readdirSync(root).sort()) {
       best_epoch: config.training.best_epoch,
       training_data: info.training,
       data,
-      recipe: transformer ? 'bash models/tools/train-transformer-models.sh' : info.recipe,
+      recipe: transformer ? 'bash models/tools/train-transformer-models.sh'
+        : variant ? 'bash models/tools/train-faithful-models.sh' : info.recipe,
     },
   });
 }

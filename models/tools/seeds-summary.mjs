@@ -56,6 +56,13 @@ function metricsOf(kind, j) {
     for (const k of ['raw_blankout', 'rollout_blankout', 'flow_blankout', 'raw_gradient', 'rollout_gradient', 'flow_gradient']) {
       put(`attention-flow, last layer: ${k.replace('_', ' vs ')}`, j.last_layer?.[k]);
     }
+  } else if (kind.startsWith('conicity')) {
+    put('conicity of the encoder states', j.conicity_mean);
+  } else if (kind.startsWith('impermissible')) {
+    put('attention mass on impermissible words', j.attention_mass_mean_where_present);
+    put('accuracy', j.accuracy);
+    put('accuracy without impermissible words', j.accuracy_without);
+    put('predictions changed by deleting impermissible words', j.changed_fraction_where_present);
   } else if (kind.startsWith('head-ablation')) {
     put('head-ablation: accuracy', j.accuracy);
     const changes = (j.single ?? []).map((h) => h.accuracy_change).filter(Number.isFinite);

@@ -246,7 +246,7 @@ TEST(Catalogue, TransformerTrainingSetupFromSpecs) {
   EXPECT_EQ(text_training_setup(tsv, tsv, {{"layers", 2}}, &bad), "layers is a transformer option (set encoder to transformer)");
   EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "transformer"}, {"attention", "dot"}, {"hidden_dim", 64}}, &bad),
             "hidden_dim is a BiLSTM option (a transformer's width is embedding_dim)");
-  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "rnn"}}, &bad), "encoder must be bilstm or transformer, got 'rnn'");
+  EXPECT_EQ(text_training_setup(tsv, tsv, {{"encoder", "rnn"}}, &bad), "encoder must be bilstm, ortho_bilstm or transformer, got 'rnn'");
   // The BiLSTM recipe is unchanged: Adam, no dropout.
   TextTrainingSetup b;
   ASSERT_EQ(text_training_setup(tsv, tsv, json::object(), &b), "");

@@ -4,6 +4,7 @@
 // a task small enough to train here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gradcheck.h"
@@ -13,6 +14,7 @@
 #include "nn/embedding.h"
 #include "nn/loss.h"
 #include "train/explanation_penalties.h"
+#include "train/text_options.h"
 #include "train/text_trainer.h"
 
 namespace attnlab {
@@ -233,6 +235,29 @@ TEST(OrthogonalLstm, CheckpointKeepsTheCell) {
   ASSERT_TRUE(load_text_model(config, w.data(), w.size(), &back, &error)) << error;
   EXPECT_TRUE(back.config.orthogonal);
   EXPECT_EQ(back.config.encoder, EncoderKind::BiLstm);
+}
+
+TEST(ExplanationPenalties, PageTrainingOptionsSetTheCellAndThePenalties) {
+  const std::string tsv = "1\tgood film\n0\tbad film\n1\tgood fun\n";
+  TextTrainingSetup ok;
+  ASSERT_EQ(text_training_setup(tsv, tsv,
+                                {{"encoder", "ortho_bilstm"}, {"diversity", 0.5}, {"deception", 1.0},
+                                 {"impermissible", "good bad awful"}},
+                                &ok),
+            "");
+  EXPECT_TRUE(ok.model.config.orthogonal);
+  EXPECT_EQ(ok.train.penalties.diversity, 0.5);
+  EXPECT_EQ(ok.train.penalties.deception, 1.0);
+  EXPECT_EQ(std::count(ok.train.penalties.impermissible.begin(), ok.train.penalties.impermissible.end(), 1), 2);
+  const auto error = [&](const nlohmann::json& o) {
+    TextTrainingSetup s;
+    return text_training_setup(tsv, tsv, o, &s);
+  };
+  EXPECT_NE(error({{"impermissible", "good"}}).find("deception weight"), std::string::npos);
+  EXPECT_NE(error({{"deception", 1.0}}).find("needs impermissible words"), std::string::npos);
+  EXPECT_NE(error({{"deception", 1.0}, {"impermissible", "awful"}}).find("none of"), std::string::npos);
+  EXPECT_NE(error({{"encoder", "transformer"}, {"diversity", 0.5}}).find("transformer"), std::string::npos);
+  EXPECT_NE(error({{"diversity", -1.0}}), "");
 }
 
 // Label 1 iff token 2 ("good") occurs more often than token 3 ("bad"); fillers 4..11 (as test_trainer.cpp).
