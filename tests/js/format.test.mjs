@@ -122,6 +122,11 @@ test('modelKind: the architecture in the model pickers', () => {
   assert.equal(modelKind({ encoder: 'transformer', attention: 'uniform', layers: 1, heads: 4 }), 'transformer, 1 layer × 4 heads · uniform attention');
   assert.equal(modelKind({ encoder: 'transformer', attention: 'dot' }), 'transformer', 'no shape when the entry has none');
   assert.equal(modelKind({}), 'BiLSTM');
+  // the debate's fourth round (issue 32), from the manifest entry's fields
+  assert.equal(modelKind({ name: 'sst2-ortho', attention: 'tanh', encoder: 'ortho_bilstm' }), 'Orthogonal LSTM + tanh attention');
+  assert.equal(modelKind({ name: 'sst2-diversity', attention: 'tanh', diversity: 0.5 }), 'Diversity LSTM + tanh attention');
+  assert.equal(modelKind({ name: 'sst2-deceptive', attention: 'tanh', deception: 1 }), 'BiLSTM + tanh attention · deceptive (Pruthi et al.)');
+  assert.equal(modelKind({ attention: 'tanh', diversity: 0, deception: 0 }), 'BiLSTM + tanh attention', 'a weight of 0 is the plain BiLSTM');
 });
 
 test('bytes: sizes in B / KB / MB / GB, never "0.0 MB"', async () => {

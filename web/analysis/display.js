@@ -12,7 +12,10 @@
 //   positiveName(model, names)  names[1] of classNamesFor (the class whose probability a binary model outputs).
 //   modelKind(entry)           the architecture of a manifest entry in a few words, for the model pickers:
 //                              "transformer, 2 layers × 4 heads" (layers / heads when the entry has them;
-//                              " · uniform attention" for a frozen one) or "BiLSTM + tanh attention".
+//                              " · uniform attention" for a frozen one) or "BiLSTM + tanh attention"; the
+//                              Orthogonal / Diversity LSTM (entry.encoder 'ortho_bilstm' / entry.diversity > 0,
+//                              Mohankumar et al. 2020) name their cell, and a deceptive model (entry.deception > 0,
+//                              Pruthi et al. 2020) adds " · deceptive (Pruthi et al.)".
 //   summaryLabel(key)          a dotted summary key in words with its unit ("mean_max_jsd" → "mean of the
 //                              largest JSD (nats, ≤ ln 2 ≈ 0.693)"); unknown parts are de-underscored.
 const TOKENS = Object.freeze({
@@ -58,7 +61,11 @@ export function modelKind(m) {
       ? `, ${m.layers} layer${m.layers === 1 ? '' : 's'} × ${m.heads} heads` : '';
     return `transformer${shape}${att === 'uniform' ? ' · uniform attention' : ''}`;
   }
-  return `BiLSTM${att ? ` + ${att} attention` : ''}`;
+  // the debate's fourth round (issue 32): the recipe that changed the BiLSTM, from the entry's encoder /
+  // diversity / deception fields (models/tools/build-text-manifest.mjs; a model trained in the page has them too)
+  const cell = m?.encoder === 'ortho_bilstm' ? 'Orthogonal LSTM' : Number(m?.diversity) > 0 ? 'Diversity LSTM' : 'BiLSTM';
+  const deceptive = Number(m?.deception) > 0 ? ' · deceptive (Pruthi et al.)' : '';
+  return `${cell}${att ? ` + ${att} attention` : ''}${deceptive}`;
 }
 
 export function positiveName(model, names) {

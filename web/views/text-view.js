@@ -14,6 +14,8 @@
 //   section.dataset.status: 'loading' (models/core not ready) | 'pending' (a newer text is being explained)
 //   | 'ready' (the shown result is for the current text and model) | 'empty' (no text: a hint is shown)
 //   | 'error' (message shown in #text-message; the page keeps working).
+//   For a BiLSTM model the explanation's conicity (how parallel its hidden states are, Mohankumar et al. 2020) is
+//   shown just above the attention row (p.conicity-line[data-conicity]); a transformer's is null: no line.
 //   Below the token rows, for transformer models, the head and model views (views/heads-view.js; other models: one
 //   sentence on why not), then the live experiment panels (views/live-panels.js) run on each shown result; they
 //   have their own per-panel status and never change section.dataset.status.
@@ -27,7 +29,8 @@ import { mountLivePanels } from './live-panels.js';
 import { mountHeadsView } from './heads-view.js';
 import { mountOwnTextView } from './own-text-view.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
-import { viewStatus } from '../render/dom.js';
+import { viewStatus, el } from '../render/dom.js';
+import { conicityOf, conicityText, CONICITY_HELP } from '../analysis/faithful.js';
 
 // The explanation's defaults are the core's (its catalogue), so page and `attnlab explain-text` agree.
 const EXPLAIN = Object.fromEntries(CATALOGUE.text.explain.map((p) => [p.name, p.default]));
@@ -264,12 +267,27 @@ export function mountTextView(section, { client, store }) {
     renderNotice();
     renderPrediction(predictionEl, result);
     renderTokenRows(rowsEl, result);
+    showConicity(result);
     resultsEl.hidden = false;
     live.update(result, text);
     heads.update(result, text);
     hintEl.hidden = true;
     const unk = (result.unknown ?? []).filter(Boolean).length;
     setStatus('ready', `${result.model} · ${n} token${n === 1 ? '' : 's'}${unk ? ` (${unk} unknown)` : ''} · ${Math.round(ms)} ms`);
+  }
+
+  // A BiLSTM model's conicity (Mohankumar et al. 2020), just above the attention row; a transformer has none.
+  function showConicity(result) {
+    const c = conicityOf(result);
+    if (c === null) return;
+    const line = el('p', 'conicity-line', null, { 'data-conicity': String(c) });
+    line.append(el('b', 'conicity-value', conicityText(c)), ` — ${CONICITY_HELP}.`);
+    line.title = 'Conicity: the mean cosine between each hidden state of the encoder and their mean over the text ' +
+      '(0 = spread in all directions, 1 = all parallel). The attention averages these states: when they point the same way, ' +
+      'it hardly matters which of them gets the weight.';
+    const rows = rowsEl.querySelector('.measure-rows');
+    if (rows) rows.before(line);
+    else rowsEl.append(line);
   }
 
   // --- wiring to the app ----------------------------------------------------------------------------
