@@ -22,7 +22,8 @@
 // (debate view: which experiment, the first n instances of the data set, the per-instance seed — the text
 // view's live experiment panels use the same seed). Whether `model`/`experiment` exist is for the views to
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
-// (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30). Image view: image,
+// (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30), trainkind, tlayers, advbase, lambda,
+// divlambda, declambda, impwords. Image view: image,
 // method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
 // in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
@@ -65,7 +66,14 @@ export const SCHEMA = Object.freeze({
   // Train view, what to train: a BiLSTM classifier (model), a transformer classifier of `tlayers` blocks
   // (attention dot, or uniform: tanh is a BiLSTM's and shows as dot), or a Wiegreffe & Pinter model-consistent
   // adversary of the shipped model `advbase` with KL weight `lambda` (one of analysis/training.js LAMBDAS).
-  trainkind: { type: 'enum', values: Object.freeze(['model', 'transformer', 'adversary']), default: 'model' },
+  // The debate's fourth round (issue 32): an Orthogonal LSTM (ortho), a Diversity LSTM with conicity weight `divlambda`
+  // (the paper's 0.5), or deceptive attention (Pruthi et al.) with weight `declambda` (their 1) on the words `impwords`
+  // ('' = the shipped strong-sentiment lexicon, models/text/data/sst2-strong-lexicon.txt; a list of one's own is kept
+  // here when it fits). Their attention is tanh or dot (uniform shows as tanh). λ lists: analysis/training.js.
+  trainkind: { type: 'enum', values: Object.freeze(['model', 'transformer', 'adversary', 'ortho', 'diversity', 'deceptive']), default: 'model' },
+  divlambda: { type: 'enum', values: Object.freeze(['0.1', '0.25', '0.5', '1', '2']), default: '0.5' },
+  declambda: { type: 'enum', values: Object.freeze(['0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },
+  impwords: { type: 'string', default: '', maxLength: 1500 },
   tlayers: { type: 'int', default: 2, min: 1, max: 2 },
   advbase: { type: 'string', default: 'sst2-tanh', maxLength: 100 },
   lambda: { type: 'enum', values: Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },

@@ -7,8 +7,12 @@ import {
   ATTENTIONS, WP_SEEDS, MAX_SEED, MAX_EPOCHS, parseSeed, parseEpochs, trainedName, progressFraction, epochFraction,
   secondsLeft, createHistory, addProgress, comparisonRows, TRAIN_KINDS, LAMBDAS, parseLambda, adversaryBases,
   adversaryName, adversaryPoints, TRANSFORMER_ATTENTIONS, TRANSFORMER_LAYERS, transformerAttention,
+  FAITHFUL_KINDS, FAITHFUL_ATTENTIONS, DIVERSITY_LAMBDAS, DECEPTION_LAMBDAS, faithfulAttention, variantName, variantOptions,
 } from '../../web/analysis/training.js';
 import { SCHEMA, parse, serialize, defaults } from '../../web/state.js';
+import { CATALOGUE } from '../../web/catalogue.js';
+import { trainedEntry } from '../../web/runtime/labs/train-entries.js';
+import { modelKind } from '../../web/analysis/display.js';
 
 test('the offered choices: three attentions (uniform first) and the eight W&P seeds', () => {
   assert.deepEqual(ATTENTIONS.map((a) => a.value), ['uniform', 'tanh', 'dot']);
@@ -97,7 +101,7 @@ test('comparisonRows leaves out shipped models of other data sets (their test se
 });
 
 test('adversary choices: two kinds, the λ list (the URL state offers the same), parseLambda', () => {
-  assert.deepEqual(TRAIN_KINDS.map((k) => k.value), ['model', 'transformer', 'adversary']);
+  assert.deepEqual(TRAIN_KINDS.map((k) => k.value).slice(0, 3), ['model', 'transformer', 'adversary']);
   assert.deepEqual(SCHEMA.trainkind.values, TRAIN_KINDS.map((k) => k.value));
   assert.deepEqual(SCHEMA.lambda.values, [...LAMBDAS]);
   assert.ok(LAMBDAS.includes(SCHEMA.lambda.default));
@@ -171,4 +175,83 @@ test('adversaryPoints: one per adversary (test numbers, else dev), sorted by bas
   assert.equal(pts[2].lambda, 1);
   assert.equal(pts[2].kl, 3);
   assert.ok(Number.isNaN(adversaryPoints([adv('d', 'x', 1, {})])[0].tvd), 'NaN when a number is missing');
+});
+
+// --- the debate's fourth round (issue 32) ----------------------------------------------------------------------------
+
+test('round four kinds: Orthogonal / Diversity LSTM and deceptive attention, their λ (the papers\' defaults) in the URL', () => {
+  assert.deepEqual([...FAITHFUL_KINDS], ['ortho', 'diversity', 'deceptive']);
+  for (const k of FAITHFUL_KINDS) assert.ok(TRAIN_KINDS.some((t) => t.value === k), k);
+  assert.deepEqual(SCHEMA.divlambda.values, [...DIVERSITY_LAMBDAS]);
+  assert.deepEqual(SCHEMA.declambda.values, [...DECEPTION_LAMBDAS]);
+  assert.equal(SCHEMA.divlambda.default, '0.5', 'Mohankumar et al.: 0.5');
+  assert.equal(SCHEMA.declambda.default, '1', 'Pruthi et al.: 1 (or 0.1)');
+  assert.ok(DECEPTION_LAMBDAS.includes('0.1'));
+  assert.equal(SCHEMA.impwords.default, '', 'no words of one\'s own: the shipped lexicon');
+  assert.deepEqual(FAITHFUL_ATTENTIONS.map((a) => a.value), ['tanh', 'dot']);
+  assert.deepEqual(['tanh', 'dot', 'uniform', undefined].map(faithfulAttention), ['tanh', 'dot', 'tanh', 'tanh']);
+  const st = { ...defaults(), view: 'train', trainkind: 'deceptive', declambda: '0.1', impwords: 'awful superb' };
+  assert.equal(serialize(st), '#view=train&trainkind=deceptive&declambda=0.1&impwords=awful+superb');
+  const back = parse(serialize(st));
+  assert.deepEqual([back.trainkind, back.declambda, back.impwords, back.divlambda], ['deceptive', '0.1', 'awful superb', '0.5']);
+  assert.equal(parse('#divlambda=7').divlambda, '0.5', 'a λ not offered takes the default');
+});
+
+test('round four: names, and the options the page sends are the core\'s (catalogue text.training)', () => {
+  assert.equal(variantName('ortho', 'tanh', undefined, 50), 'trained-ortho-tanh-seed50');
+  assert.equal(variantName('diversity', 'dot', 0.5, 2), 'trained-diversity0.5-dot-seed2');
+  assert.equal(variantName('deceptive', 'tanh', 1, 50, ['trained-deceptive1-tanh-seed50']), 'trained-deceptive1-tanh-seed50-2');
+  assert.deepEqual(variantOptions('ortho'), { encoder: 'ortho_bilstm' });
+  assert.deepEqual(variantOptions('diversity', { lambda: '0.5' }), { diversity: 0.5 });
+  assert.deepEqual(variantOptions('deceptive', { lambda: 1, words: ' awful\nsuperb  bad ' }), { deception: 1, impermissible: 'awful superb bad' });
+  assert.throws(() => variantOptions('diversity', { lambda: '0' }), /above 0/);
+  assert.throws(() => variantOptions('deceptive', { lambda: '1', words: '  ' }), /impermissible words/);
+  assert.throws(() => variantOptions('deceptive', { lambda: 'x', words: 'bad' }), /λ/);
+  const spec = Object.fromEntries(CATALOGUE.text.training.map((p) => [p.name, p]));
+  assert.ok(spec.encoder.values.includes('ortho_bilstm'));
+  for (const o of [variantOptions('ortho'), variantOptions('diversity', { lambda: 2 }), variantOptions('deceptive', { lambda: 5, words: 'bad' })]) {
+    for (const [k, v] of Object.entries(o)) {
+      assert.ok(spec[k], `${k} is a core training option`);
+      assert.equal(typeof v, spec[k].type === 'string' ? 'string' : 'number', k);
+      if (spec[k].type === 'number') assert.ok(v >= spec[k].min && v <= spec[k].max, `${k} = ${v} in the core's range`);
+    }
+  }
+  for (const l of [...DIVERSITY_LAMBDAS, ...DECEPTION_LAMBDAS]) assert.ok(Number(l) > 0 && Number(l) <= spec.diversity.max, l);
+});
+
+test('round four: a trained entry records its kind (as the shipped entries) and the CLI command that gives it', () => {
+  const config = (training) => JSON.stringify({ attention: 'tanh', vocab: ['<pad>', '<unk>', 'bad'], metrics: { test: { accuracy: 0.8, f1: 0.8 } },
+    training: { best_epoch: 1, epochs_run: 1, ...training } });
+  const res = { status: 'done' };
+  const weights = new Uint8Array(8);
+  const base = { attention: 'tanh', seed: 50, epochs: 1 };
+  const ortho = trainedEntry('trained-ortho-tanh-seed50', { ...base, kind: 'ortho', encoder: 'ortho_bilstm' }, config({ encoder: 'ortho_bilstm' }), weights, res, {});
+  assert.equal(ortho.encoder, 'ortho_bilstm');
+  assert.equal(ortho.provenance.kind, 'ortho');
+  assert.match(ortho.description, /Orthogonal LSTM/);
+  assert.match(ortho.provenance.same_as, / --attention tanh --encoder ortho_bilstm --seed 50 /);
+  assert.equal(modelKind(ortho), 'Orthogonal LSTM + tanh attention');
+  const div = trainedEntry('d', { ...base, kind: 'diversity', diversity: 0.5 }, config({ diversity: 0.5 }), weights, res, {});
+  assert.equal(div.diversity, 0.5);
+  assert.equal(div.provenance.kind, 'diversity');
+  assert.match(div.provenance.same_as, / --diversity 0\.5 /);
+  assert.equal(modelKind(div), 'Diversity LSTM + tanh attention');
+  const dec = trainedEntry('x', { ...base, kind: 'deceptive', deception: 1, impermissible: 'awful bad superb', words_source: 'lexicon' },
+    config({ deception: 1 }), weights, res, {});
+  assert.equal(dec.deception, 1);
+  assert.deepEqual(dec.impermissible, { words: 3, source: 'models/text/data/sst2-strong-lexicon.txt' });
+  assert.equal(dec.provenance.kind, 'deceptive');
+  assert.match(dec.description, /deceptive attention \(Pruthi et al\. 2020/);
+  assert.match(dec.provenance.same_as, / --deception 1 --impermissible models\/text\/data\/sst2-strong-lexicon\.txt /);
+  assert.equal(modelKind(dec), 'BiLSTM + tanh attention · deceptive (Pruthi et al.)');
+  const own = trainedEntry('y', { ...base, kind: 'deceptive', deception: 0.1, impermissible: 'plot', words_source: 'own' }, config({}), weights, res, {});
+  assert.equal(own.impermissible.source, 'your list');
+  assert.match(own.provenance.same_as, /--impermissible WORDS\.txt/);
+  // a plain BiLSTM entry is unchanged: no kind, no variant fields
+  const plain = trainedEntry('p', base, config({}), weights, res, {});
+  assert.equal(plain.provenance.kind, undefined);
+  assert.deepEqual(['encoder', 'diversity', 'deception'].filter((k) => k in plain), []);
+  // the comparison table names the variant
+  assert.deepEqual(comparisonRows([ortho, div, dec, plain]).map((r) => r.attention),
+    ['tanh (Orthogonal LSTM)', 'tanh (Diversity LSTM, λ 0.5)', 'tanh (deceptive, λ 1)', 'tanh']);
 });

@@ -47,6 +47,20 @@
 //                           others skipped): {name, base, lambda, seed, epochs_run, tvd, jsd, kl, accuracy, f1,
 //                           split} from metrics.test (split 'test'), else metrics.dev ('dev'); sorted by base,
 //                           then λ. The TVD-vs-JSD plot of W&P's Figure 4.
+// The debate's fourth round (issue 32): the Orthogonal LSTM and the Diversity LSTM (Mohankumar et al. 2020) and a
+// deceptive model (Pruthi et al. 2020), each a BiLSTM + learned attention trained like 'model':
+//   TRAIN_KINDS also has 'ortho', 'diversity' and 'deceptive'; FAITHFUL_KINDS lists those three.
+//   FAITHFUL_ATTENTIONS   → tanh, dot (learned attention: uniform cannot move, so it cannot deceive);
+//                           faithfulAttention(a) → a when it is one of them, else 'tanh'.
+//   DIVERSITY_LAMBDAS / DECEPTION_LAMBDAS → the λ offered (strings), with the papers' 0.5 and 1 (and Pruthi's 0.1).
+//   variantName(kind, attention, lambda, seed, taken) → 'trained-ortho-tanh-seed50', 'trained-diversity0.5-tanh-seed50',
+//                           'trained-deceptive1-tanh-seed50' ('-2', … when taken).
+//   variantOptions(kind, {lambda, words}) → the core's text.training options of the kind: {encoder: 'ortho_bilstm'},
+//                           {diversity: λ} or {deception: λ, impermissible: 'w1 w2 …'}; throws a readable Error for a
+//                           bad λ (not in (0, 100]) or no words.
+//   variantLabel(kind)    → 'Orthogonal LSTM' | 'Diversity LSTM' | 'deceptive attention' ('' for another kind).
+//   comparisonRows' attention column names the variant: 'tanh (Orthogonal LSTM)', 'tanh (Diversity LSTM, λ 0.5)',
+//                           'tanh (deceptive, λ 1)', from an entry's encoder / diversity / deception.
 
 export const ATTENTIONS = Object.freeze([
   Object.freeze({ value: 'uniform', label: 'uniform (1/T) — Wiegreffe & Pinter baseline' }),
@@ -140,7 +154,11 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
 function row(m, trained) {
   return {
     name: m.name,
-    attention: (m.encoder ?? 'bilstm') === 'transformer' ? `${m.attention ?? ''} (transformer)` : m.attention ?? '',
+    attention: (m.encoder ?? 'bilstm') === 'transformer' ? `${m.attention ?? ''} (transformer)`
+      : m.encoder === 'ortho_bilstm' ? `${m.attention ?? ''} (Orthogonal LSTM)`
+      : Number(m.diversity) > 0 ? `${m.attention ?? ''} (Diversity LSTM, λ ${m.diversity})`
+      : Number(m.deception) > 0 ? `${m.attention ?? ''} (deceptive, λ ${m.deception})`
+      : m.attention ?? '',
     trained,
     training: trained ? 'SST-2 sentences, in this page' : 'SST-2 phrases, shipped',
     dev_accuracy: num(m.metrics?.dev?.accuracy),
@@ -168,6 +186,9 @@ export const TRAIN_KINDS = Object.freeze([
   Object.freeze({ value: 'model', label: 'a BiLSTM classifier (uniform baseline or a new seed)' }),
   Object.freeze({ value: 'transformer', label: 'a transformer classifier (self-attention, 1 or 2 layers)' }),
   Object.freeze({ value: 'adversary', label: 'a model-consistent adversary (Wiegreffe & Pinter §4)' }),
+  Object.freeze({ value: 'ortho', label: 'an Orthogonal LSTM (Mohankumar et al. 2020)' }),
+  Object.freeze({ value: 'diversity', label: 'a Diversity LSTM (Mohankumar et al. 2020: conicity penalty)' }),
+  Object.freeze({ value: 'deceptive', label: 'deceptive attention (Pruthi et al. 2020: hide words from attention)' }),
 ]);
 
 export const LAMBDAS = Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']);
@@ -214,4 +235,46 @@ export function adversaryPoints(entries = []) {
     });
   }
   return points.sort((a, b) => (a.base < b.base ? -1 : a.base > b.base ? 1 : a.lambda - b.lambda));
+}
+
+// --- the debate's fourth round (issue 32): attention made faithful by design, or trained to deceive ----------------
+
+export const FAITHFUL_KINDS = Object.freeze(['ortho', 'diversity', 'deceptive']);
+export const FAITHFUL_ATTENTIONS = Object.freeze([
+  Object.freeze({ value: 'tanh', label: 'additive (tanh)' }),
+  Object.freeze({ value: 'dot', label: 'scaled dot product' }),
+]);
+export const DIVERSITY_LAMBDAS = Object.freeze(['0.1', '0.25', '0.5', '1', '2']);
+export const DECEPTION_LAMBDAS = Object.freeze(['0.01', '0.1', '0.5', '1', '2', '5']);
+
+export function faithfulAttention(a) {
+  return FAITHFUL_ATTENTIONS.some((x) => x.value === a) ? a : 'tanh';
+}
+
+export function variantName(kind, attention, lambda, seed, taken = []) {
+  const names = new Set(taken);
+  const what = kind === 'ortho' ? 'ortho' : `${kind}${lambda}`;
+  const stem = `trained-${what}-${attention}-seed${seed}`;
+  if (!names.has(stem)) return stem;
+  for (let i = 2; ; i++) if (!names.has(`${stem}-${i}`)) return `${stem}-${i}`;
+}
+
+export function variantOptions(kind, { lambda, words } = {}) {
+  if (kind === 'ortho') return { encoder: 'ortho_bilstm' };
+  const l = typeof lambda === 'number' || typeof lambda === 'string' ? parseLambda(String(lambda)) : null;
+  if (kind === 'diversity') {
+    if (l === null || l <= 0 || l > 100) throw new Error(`The Diversity LSTM's λ must be a number above 0, at most 100 (got ${lambda}).`);
+    return { diversity: l };
+  }
+  if (kind === 'deceptive') {
+    if (l === null || l <= 0 || l > 100) throw new Error(`The deception λ must be a number above 0, at most 100 (got ${lambda}).`);
+    const w = typeof words === 'string' ? words.trim().split(/\s+/).filter(Boolean).join(' ') : '';
+    if (!w) throw new Error('Deceptive attention needs the impermissible words (the words its attention must not show).');
+    return { deception: l, impermissible: w };
+  }
+  throw new Error(`Unknown kind of model: ${kind}.`);
+}
+
+export function variantLabel(kind) {
+  return kind === 'ortho' ? 'Orthogonal LSTM' : kind === 'diversity' ? 'Diversity LSTM' : kind === 'deceptive' ? 'deceptive attention' : '';
 }

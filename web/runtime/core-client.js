@@ -29,6 +29,10 @@
 //   client.train({attention, seed, epochs}, onProgress)          a BiLSTM classifier
 //   client.train({kind: 'transformer', attention, layers, seed, epochs}, onProgress)
 //   client.train({kind: 'adversary', base, lambda, seed, epochs}, onProgress)
+//   client.train({kind: 'ortho' | 'diversity' | 'deceptive', attention, lambda, words, wordsSource, seed, epochs}, onProgress)
+//                                      an Orthogonal LSTM, a Diversity LSTM (λ) or deceptive attention (λ, the
+//                                      impermissible words as one space-separated string; wordsSource 'lexicon' when
+//                                      they are the shipped strong-sentiment lexicon, recorded in the entry)
 //                                    → Promise<{cancelled, model, config, weights, epochs_done, progress}>
 //                                      (labs/train.js); onProgress(progress) after every training step.
 //   client.cancelTrain()             asks the running training to stop before its next step (the train()
@@ -121,9 +125,12 @@ export class CoreClient {
     return this.request('experimentSummary', { model, name, rows, params, seed });
   }
 
-  train({ kind = 'model', attention, layers, base, lambda, seed, epochs }, onProgress = () => {}) {
+  train({ kind = 'model', attention, layers, base, lambda, words, wordsSource, seed, epochs }, onProgress = () => {}) {
     const msg = kind === 'adversary' ? { kind, base, lambda, seed, epochs }
-      : kind === 'transformer' ? { kind, attention, layers, seed, epochs } : { attention, seed, epochs };
+      : kind === 'transformer' ? { kind, attention, layers, seed, epochs }
+      : kind === 'ortho' ? { kind, attention, seed, epochs }
+      : kind === 'diversity' ? { kind, attention, lambda, seed, epochs }
+      : kind === 'deceptive' ? { kind, attention, lambda, words, words_source: wordsSource, seed, epochs } : { attention, seed, epochs };
     this.reRegister();
     const job = this.channel.send('train', msg, (m) => onProgress(m.progress));
     this.trainJob = job;

@@ -12,7 +12,12 @@
 //     Wiegreffe & Pinter model-consistent adversary (#train-base: a shipped SST-2 model with learned attention;
 //     #train-lambda: λ). An adversary's epochs also show the dev TVD / JSD to the base (chart and table); the
 //     last finished epoch is kept; every adversary trained in the tab joins #train-adversaries (TVD-vs-JSD
-//     scatter on the test set, render/train-adversary.js, and a table).
+//     scatter on the test set, render/train-adversary.js, and a table). The debate's fourth round (issue 32): an
+//     Orthogonal LSTM (ortho), a Diversity LSTM (#train-penalty: λ, state divlambda, default the paper's 0.5) or
+//     deceptive attention (Pruthi et al.; #train-penalty: λ, state declambda, default 1; #train-words: the impermissible
+//     words, by default the shipped strong-sentiment lexicon fetched from models/text/data/sst2-strong-lexicon.txt —
+//     state impwords keeps a list of one's own; #train-words-reset goes back to the lexicon); their attention is tanh
+//     or dot. They train like a BiLSTM classifier; the trained entry records the kind (runtime/labs/train-entries.js).
 //     onTrained(entry)  called once per trained model (a manifest-style entry, trained: true) — the app adds
 //                it to the Text and Debate pickers.
 //     openModel(name)   "Explain with it in the Text lab": the app switches to the text view with that model.
@@ -34,8 +39,12 @@ import { renderAdversaryCurve, renderAdversaryTable } from '../render/train-adve
 import {
   ATTENTIONS, WP_SEEDS, parseSeed, parseEpochs, createHistory, addProgress, progressFraction, epochFraction,
   secondsLeft, comparisonRows, TRAIN_KINDS, LAMBDAS, adversaryBases, adversaryPoints, TRANSFORMER_ATTENTIONS,
-  TRANSFORMER_LAYERS, transformerAttention,
+  TRANSFORMER_LAYERS, transformerAttention, FAITHFUL_KINDS, FAITHFUL_ATTENTIONS, DIVERSITY_LAMBDAS, DECEPTION_LAMBDAS,
+  faithfulAttention, variantLabel,
 } from '../analysis/training.js';
+import { parseWordList, wordsParam, LEXICON_PATH } from '../analysis/faithful.js';
+import { strongLexicon } from '../runtime/lexicon.js';
+import { fitsInUrl } from '../state.js';
 
 const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
 // The in-page transformer's heads: the core's default (text.training), which the page does not change.
@@ -59,6 +68,13 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   const attentionControl = $('#train-attention-control');
   const baseControl = $('#train-base-control');
   const lambdaControl = $('#train-lambda-control');
+  const penaltyControl = $('#train-penalty-control');
+  const penaltyLabel = $('#train-penalty-label');
+  const penaltySelect = $('#train-penalty');
+  const wordsControl = $('#train-words-control');
+  const wordsInput = $('#train-words');
+  const wordsInfo = $('#train-words-info');
+  const wordsReset = $('#train-words-reset');
   const advCard = $('#train-adversaries');
   const advCurve = $('#train-adversary-curve');
   const advTable = $('#train-adversary-table');
@@ -93,7 +109,10 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   let bases = []; // models an adversary can be trained against
   let ready = false;
   let running = false;
+  let preparing = false; // Train pressed, the impermissible words still loading
   let cancelRequested = false;
+  let lexicon = null; // the shipped strong-sentiment lexicon's words, once fetched
+  let wordsNotice = '';
   const trainedModels = []; // entries trained in this tab, newest first
   let urls = [];
   let keptName = '';
@@ -111,8 +130,8 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   };
 
   function setControlsDisabled(disabled) {
-    for (const c of [kindSelect, baseSelect, lambdaSelect, attentionSelect, layersSelect, seedInput, epochsInput, runButton,
-      ...seedChips.querySelectorAll('button')]) {
+    for (const c of [kindSelect, baseSelect, lambdaSelect, attentionSelect, layersSelect, penaltySelect, wordsInput, wordsReset,
+      seedInput, epochsInput, runButton, ...seedChips.querySelectorAll('button')]) {
       c.disabled = disabled || !ready;
     }
     cancelButton.disabled = !running || cancelRequested;
@@ -139,23 +158,62 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     for (const b of seedChips.querySelectorAll('button')) b.classList.toggle('selected', Number(b.dataset.seed) === seed);
   }
 
-  // The attention choices of the kind (a transformer has no additive attention: tanh shows as dot).
+  // The attention choices of the kind (a transformer has no additive attention: tanh shows as dot; the Orthogonal /
+  // Diversity LSTM and deceptive attention learn theirs: uniform shows as tanh).
   let shownAttentions = '';
+  let shownPenalties = '';
   function showKind(kind) {
     const adversary = kind === 'adversary';
     const transformer = kind === 'transformer';
+    const variant = FAITHFUL_KINDS.includes(kind);
     attentionControl.hidden = adversary;
     layersControl.hidden = !transformer;
     baseControl.hidden = !adversary;
     lambdaControl.hidden = !adversary;
-    const list = transformer ? TRANSFORMER_ATTENTIONS : ATTENTIONS;
-    if (shownAttentions !== (transformer ? 'transformer' : 'bilstm')) {
+    penaltyControl.hidden = !(kind === 'diversity' || kind === 'deceptive');
+    wordsControl.hidden = kind !== 'deceptive';
+    const which = transformer ? 'transformer' : variant ? 'faithful' : 'bilstm';
+    const list = transformer ? TRANSFORMER_ATTENTIONS : variant ? FAITHFUL_ATTENTIONS : ATTENTIONS;
+    if (shownAttentions !== which) {
       attentionSelect.replaceChildren(...list.map((a) => new Option(a.label, a.value)));
-      shownAttentions = transformer ? 'transformer' : 'bilstm';
+      shownAttentions = which;
+    }
+    if (!penaltyControl.hidden && shownPenalties !== kind) {
+      const lambdas = kind === 'diversity' ? DIVERSITY_LAMBDAS : DECEPTION_LAMBDAS;
+      penaltySelect.replaceChildren(...lambdas.map((l) => new Option(l, l)));
+      penaltyLabel.textContent = kind === 'diversity' ? 'λ (conicity weight)' : 'λ (deception weight)';
+      shownPenalties = kind;
     }
   }
-  // The attention the chosen kind trains with (the URL's, or dot where a transformer cannot use it).
-  const attentionFor = (st) => (st.trainkind === 'transformer' ? transformerAttention(st.attention) : st.attention);
+  // The attention the chosen kind trains with (the URL's, or the nearest one the kind can use).
+  const attentionFor = (st) => (st.trainkind === 'transformer' ? transformerAttention(st.attention)
+    : FAITHFUL_KINDS.includes(st.trainkind) ? faithfulAttention(st.attention) : st.attention);
+  const penaltyKey = (kind) => (kind === 'diversity' ? 'divlambda' : 'declambda');
+
+  // The impermissible words: the URL's own list, or ('' there) the shipped lexicon, fetched when first needed.
+  function showWords() {
+    const own = store.get().impwords;
+    if (own) {
+      const words = parseWordList(own);
+      if (document.activeElement !== wordsInput) wordsInput.value = words.join(' ');
+      wordsInfo.textContent = `${words.length.toLocaleString('en')} word${words.length === 1 ? '' : 's'} of your own`;
+      wordsReset.hidden = false;
+      return;
+    }
+    wordsReset.hidden = true;
+    if (lexicon) {
+      if (document.activeElement !== wordsInput) wordsInput.value = lexicon.join(' ');
+      wordsInfo.textContent = `${lexicon.length.toLocaleString('en')} words: the shipped strong-sentiment lexicon (${LEXICON_PATH})`;
+      return;
+    }
+    wordsInfo.textContent = 'Loading the shipped strong-sentiment lexicon…';
+    strongLexicon().then((words) => {
+      lexicon = words;
+      if (!store.get().impwords) showWords();
+    }, (e) => {
+      wordsInfo.textContent = e.message;
+    });
+  }
 
   function sync() {
     const st = store.get();
@@ -164,6 +222,8 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     if (bases.length) baseSelect.value = bases.includes(st.advbase) ? st.advbase : bases[0];
     showKind(st.trainkind);
     attentionSelect.value = attentionFor(st);
+    if (!penaltyControl.hidden) penaltySelect.value = st[penaltyKey(st.trainkind)];
+    if (!wordsControl.hidden) showWords();
     layersSelect.value = String(st.tlayers);
     seedInput.value = String(st.trainseed);
     epochsInput.value = String(st.epochs);
@@ -177,6 +237,26 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     sync();
   });
   baseSelect.addEventListener('change', () => store.update({ advbase: baseSelect.value }));
+  penaltySelect.addEventListener('change', () => store.update({ [penaltyKey(store.get().trainkind)]: penaltySelect.value }));
+  // A list of one's own is kept in the link when it fits; an empty list, or the lexicon itself, is the lexicon.
+  wordsInput.addEventListener('change', () => {
+    const words = parseWordList(wordsInput.value);
+    const same = lexicon && words.length === lexicon.length && words.every((w, i) => w === lexicon[i]);
+    store.update({ impwords: !words.length || same ? '' : wordsParam(words) });
+    wordsNotice = !words.length ? 'No impermissible word given: the shipped strong-sentiment lexicon is used.'
+      : fitsInUrl(store.get(), ['impwords']) ? ''
+      : 'This word list is too long to keep in the link: it is used here, but a copied link will use the shipped lexicon.';
+    showNotice(wordsNotice);
+    showWords();
+    if (!words.length) wordsInput.value = lexicon ? lexicon.join(' ') : '';
+  });
+  wordsReset.addEventListener('click', () => {
+    store.update({ impwords: '' });
+    wordsNotice = '';
+    showNotice('');
+    wordsInput.value = '';
+    showWords();
+  });
   lambdaSelect.addEventListener('change', () => store.update({ lambda: lambdaSelect.value }));
   seedInput.addEventListener('change', () => {
     const v = parseSeed(seedInput.value);
@@ -259,33 +339,65 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   }
 
   let startedAt = 0; // the duration of a finished run when the result's progress has no `seconds`
+  // The configuration of a run of the kind in the URL state (a deceptive one waits for its words).
+  async function configOf(st) {
+    const kind = st.trainkind;
+    const common = { seed: st.trainseed, epochs: st.epochs };
+    if (kind === 'adversary') return { kind, base: baseSelect.value, lambda: Number(st.lambda), ...common };
+    if (kind === 'transformer') return { kind, attention: attentionFor(st), layers: st.tlayers, ...common };
+    if (kind === 'ortho') return { kind, attention: attentionFor(st), ...common };
+    if (kind === 'diversity') return { kind, attention: attentionFor(st), lambda: Number(st.divlambda), ...common };
+    if (kind === 'deceptive') {
+      const own = st.impwords ? parseWordList(st.impwords) : null;
+      const words = own ?? (lexicon ??= await strongLexicon());
+      return { kind, attention: attentionFor(st), lambda: Number(st.declambda), words: wordsParam(words), nWords: words.length,
+        wordsSource: own ? 'own' : 'lexicon', ...common };
+    }
+    return { kind: 'model', attention: st.attention, ...common };
+  }
+
+  function titleOf(cfg) {
+    const plural = `${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
+    if (cfg.kind === 'adversary') return `Training an adversary of ${cfg.base}: λ ${cfg.lambda} · seed ${cfg.seed} · ${plural}`;
+    if (cfg.kind === 'transformer') {
+      return `Training a transformer: ${cfg.layers} layer${cfg.layers === 1 ? '' : 's'} × ${HEADS} heads · ${cfg.attention} self-attention · seed ${cfg.seed} · ${plural}`;
+    }
+    if (cfg.kind === 'ortho') return `Training an Orthogonal LSTM: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+    if (cfg.kind === 'diversity') return `Training a Diversity LSTM (λ ${cfg.lambda}): ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+    if (cfg.kind === 'deceptive') {
+      return `Training ${variantLabel(cfg.kind)} (λ ${cfg.lambda}, ${cfg.nWords.toLocaleString('en')} impermissible words): ` +
+        `${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+    }
+    return `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+  }
+
   async function start() {
-    if (running || !ready) return;
+    if (running || preparing || !ready) return;
     startedAt = performance.now();
     const st = store.get();
     const adversary = st.trainkind === 'adversary';
-    const transformer = st.trainkind === 'transformer';
-    const cfg = adversary
-      ? { kind: 'adversary', base: baseSelect.value, lambda: Number(st.lambda), seed: st.trainseed, epochs: st.epochs }
-      : transformer
-        ? { kind: 'transformer', attention: attentionFor(st), layers: st.tlayers, seed: st.trainseed, epochs: st.epochs }
-        : { kind: 'model', attention: st.attention, seed: st.trainseed, epochs: st.epochs };
+    let cfg;
+    preparing = true;
+    try {
+      cfg = await configOf(st);
+    } catch (e) {
+      showMessage(`Training could not start: ${e.message}`);
+      return;
+    } finally {
+      preparing = false;
+    }
+    if (running) return;
     running = true;
     cancelRequested = false;
     keptName = '';
     section.dataset.model = '';
     showMessage('');
-    showNotice('');
+    showNotice(wordsNotice && cfg.kind === 'deceptive' ? wordsNotice : '');
     setStatus('running');
     setControlsDisabled(true);
     resultEl.hidden = true;
     liveEl.hidden = false;
-    const plural = `${cfg.epochs} epoch${cfg.epochs === 1 ? '' : 's'}`;
-    titleEl.textContent = adversary
-      ? `Training an adversary of ${cfg.base}: λ ${cfg.lambda} · seed ${cfg.seed} · ${plural}`
-      : transformer
-        ? `Training a transformer: ${cfg.layers} layer${cfg.layers === 1 ? '' : 's'} × ${HEADS} heads · ${cfg.attention} self-attention · seed ${cfg.seed} · ${plural}`
-        : `Training: ${cfg.attention} attention · seed ${cfg.seed} · ${plural}`;
+    titleEl.textContent = titleOf(cfg);
     const history = createHistory();
     epochBar.value = 0;
     bar.value = 0;

@@ -3,10 +3,15 @@
 // same numbers. Pure; no DOM.
 //
 // Contract:
-//   trainedEntry(name, options, configText, weights, res, manifest) → entry (trained: true)
+//   trainedEntry(name, options, configText, weights, res, manifest) → entry (trained: true). For the debate's fourth
+//     round (options.kind 'ortho' | 'diversity' | 'deceptive', with the core options encoder / diversity / deception +
+//     impermissible, and words_source 'lexicon' for the shipped lexicon) the entry records the kind as the shipped ones
+//     do — encoder: 'ortho_bilstm', diversity: λ, or deception: λ and impermissible {words, source} — and
+//     provenance.kind; its description names it and same_as gives the CLI flags.
 //   adversaryEntry(name, options, configText, weights, res)         → entry (provenance.kind 'adversary')
 //   res: runTrainingJob's result (status 'done' | 'cancelled').
 import { CATALOGUE } from '../../catalogue.js';
+import { LEXICON_PATH } from '../../analysis/faithful.js';
 
 export const TRAIN_SETS = Object.freeze({ train: 'sst2-train', dev: 'sst2-dev', test: 'sst2-test' });
 
@@ -44,6 +49,35 @@ export function adversaryEntry(name, options, configText, weights, res) {
   };
 }
 
+// The debate's fourth round (issue 32): the CLI flags of an Orthogonal / Diversity LSTM or deceptive attention. The CLI
+// reads the impermissible words from a file: the shipped lexicon's path, or WORDS.txt for a list of one's own.
+function variantFlags(options) {
+  if (options.encoder === 'ortho_bilstm') return ' --encoder ortho_bilstm';
+  if (options.diversity > 0) return ` --diversity ${options.diversity}`;
+  if (options.deception > 0) {
+    const file = options.words_source === 'lexicon' ? LEXICON_PATH : 'WORDS.txt';
+    return ` --deception ${options.deception} --impermissible ${file}`;
+  }
+  return '';
+}
+
+// What the entry records of the kind (as the shipped entries: models/tools/build-text-manifest.mjs), and in words.
+function variantFields(options) {
+  if (options.encoder === 'ortho_bilstm') return { fields: { encoder: 'ortho_bilstm' }, what: 'Orthogonal LSTM (Mohankumar et al. 2020)' };
+  if (options.diversity > 0) {
+    return { fields: { diversity: options.diversity }, what: `Diversity LSTM (Mohankumar et al. 2020, conicity penalty λ = ${options.diversity})` };
+  }
+  if (options.deception > 0) {
+    const n = options.impermissible.split(' ').length;
+    const words = options.words_source === 'lexicon' ? `the ${n} words of the shipped strong-sentiment lexicon` : `${n} words of your own`;
+    return {
+      fields: { deception: options.deception, impermissible: { words: n, source: options.words_source === 'lexicon' ? LEXICON_PATH : 'your list' } },
+      what: `deceptive attention (Pruthi et al. 2020: −λ·log(1 − attention on ${words}), λ = ${options.deception})`,
+    };
+  }
+  return { fields: {}, what: '' };
+}
+
 // The CLI command that trains the same model as the page did (same recipe, data and seed; f32 weights). A
 // transformer's sizes and optimizer settings are read from the trained config.json; its warm-up (not in the config)
 // is the catalogue's default, which the page never overrides.
@@ -57,7 +91,7 @@ function sameAsCommand(options, config) {
     ? ` --encoder transformer --layers ${config.layers} --heads ${config.heads} --embedding-dim ${config.embedding_dim} ` +
       `--ffn-dim ${config.ffn_dim} --max-len ${config.max_len} --attention ${config.attention} --optimizer adamw ` +
       `--lr ${t.lr} --weight-decay ${t.weight_decay} --warmup ${WARMUP} --dropout ${t.dropout}`
-    : ` --attention ${options.attention}`;
+    : ` --attention ${options.attention}${variantFlags(options)}`;
   return `${data}${recipe} --seed ${options.seed} --epochs ${options.epochs} --min-count 1 --storage f32`;
 }
 
@@ -70,13 +104,15 @@ export function trainedEntry(name, options, configText, weights, res, manifest) 
   }));
   const cancelled = res.status === 'cancelled';
   const transformer = config.encoder === 'transformer';
+  const variant = variantFields(options);
   const what = transformer
     ? `transformer (${config.layers} layer${config.layers === 1 ? '' : 's'} × ${config.heads} heads) · ${config.attention} self-attention`
-    : `${config.attention} attention`;
+    : variant.what ? `${config.attention} attention · ${variant.what}` : `${config.attention} attention`;
   return {
     name,
     attention: config.attention,
     ...(transformer ? { encoder: 'transformer', layers: config.layers, heads: config.heads } : {}),
+    ...variant.fields,
     dataset: 'sst2',
     trained: true,
     description: `Trained in this page · SST-2 sentences · ${what} · seed ${options.seed} · ` +
@@ -85,6 +121,7 @@ export function trainedEntry(name, options, configText, weights, res, manifest) 
     bytes: { config: new TextEncoder().encode(configText).length, weights: weights.length },
     metrics: config.metrics,
     provenance: {
+      ...(options.kind ? { kind: options.kind } : {}),
       where: 'trained in this browser tab (in memory: a reload forgets it; download it to keep it)',
       seed: options.seed,
       epochs: options.epochs,

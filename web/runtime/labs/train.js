@@ -9,6 +9,11 @@
 //                                                   rest of the shipped sst2-transformer's recipe: the core's
 //                                                   catalogue defaults text.training)
 //   train {kind:'adversary', base, lambda, seed, epochs}
+//   train {kind:'ortho' | 'diversity' | 'deceptive', attention (tanh | dot), lambda, words, seed, epochs}
+//                                                 → the debate's fourth round (issue 32): an Orthogonal LSTM, a Diversity
+//                                                   LSTM (conicity weight λ) or deceptive attention (weight λ on the
+//                                                   attention mass of `words`, a space-separated string), the BiLSTM
+//                                                   recipe otherwise; the entry records the kind
 //       progress {type:'progress', id, progress} after each step (progress.stage 'data' | 'train' | 'test');
 //       result {cancelled, model, config, weights, epochs_done, progress}: model a manifest-style entry
 //       (trained: true, now loadable by name), config its config.json text, weights its safetensors bytes; all
@@ -17,6 +22,7 @@
 import { runTrainingJob } from '../train-job.js';
 import {
   trainedName, adversaryName, adversaryBases, MAX_SEED, MAX_EPOCHS, TRANSFORMER_ATTENTIONS, TRANSFORMER_LAYERS,
+  FAITHFUL_KINDS, FAITHFUL_ATTENTIONS, variantName, variantOptions,
 } from '../../analysis/training.js';
 import { loadCore } from '../host/core.js';
 import { loadManifest, loadDataset, loadSession, registerTrained, forgetTrained, trained } from './text-models.js';
@@ -25,11 +31,17 @@ import { trainedEntry, adversaryEntry, TRAIN_SETS } from './train-entries.js';
 const ATTENTION_KINDS = ['uniform', 'tanh', 'dot'];
 let training = false;
 
-function trainOptions({ kind, attention, seed, epochs, layers }) {
+const MAX_WORDS_CHARS = 200_000;
+
+function trainOptions({ kind, attention, seed, epochs, layers, lambda, words }) {
   const transformer = kind === 'transformer';
-  const kinds = transformer ? TRANSFORMER_ATTENTIONS.map((a) => a.value) : ATTENTION_KINDS;
+  const variant = FAITHFUL_KINDS.includes(kind);
+  const kinds = transformer ? TRANSFORMER_ATTENTIONS.map((a) => a.value) : variant ? FAITHFUL_ATTENTIONS.map((a) => a.value) : ATTENTION_KINDS;
   if (!kinds.includes(attention)) {
-    throw new Error(`The ${transformer ? "transformer's " : ''}attention must be one of ${kinds.join(', ')} (got ${attention}).`);
+    throw new Error(`The ${transformer ? "transformer's " : variant ? 'learned ' : ''}attention must be one of ${kinds.join(', ')} (got ${attention}).`);
+  }
+  if (variant && words !== undefined && (typeof words !== 'string' || words.length > MAX_WORDS_CHARS)) {
+    throw new Error(`The impermissible words must be text of at most ${MAX_WORDS_CHARS.toLocaleString('en')} characters.`);
   }
   if (transformer && !TRANSFORMER_LAYERS.includes(Number(layers))) {
     throw new Error(`The transformer's layers must be one of ${TRANSFORMER_LAYERS.join(', ')} (got ${layers}).`);
@@ -38,6 +50,7 @@ function trainOptions({ kind, attention, seed, epochs, layers }) {
   if (!Number.isSafeInteger(s) || s < 0 || s > MAX_SEED) throw new Error(`The seed must be an integer from 0 to ${MAX_SEED} (got ${seed}).`);
   const e = Number(epochs);
   if (!Number.isSafeInteger(e) || e < 1 || e > MAX_EPOCHS) throw new Error(`The epochs must be an integer from 1 to ${MAX_EPOCHS} (got ${epochs}).`);
+  if (variant) return { attention, seed: s, epochs: e, ...variantOptions(kind, { lambda, words }) };
   return transformer ? { encoder: 'transformer', layers: Number(layers), attention, seed: s, epochs: e } : { attention, seed: s, epochs: e };
 }
 
@@ -87,12 +100,14 @@ async function train(msg, ctx) {
       return { cancelled: true, model: null, config: null, weights: null, epochs_done: res.epochsDone, progress: res.progress };
     }
     const taken = [...manifest.models.map((m) => m.name), ...trained.keys()];
+    const variant = FAITHFUL_KINDS.includes(msg.kind) ? msg.kind : null;
     const name = adversary
       ? adversaryName(options.base, options.lambda, options.seed, taken)
+      : variant ? variantName(variant, options.attention, options.diversity ?? options.deception, options.seed, taken)
       : trainedName(options.attention, options.seed, taken, options.layers ?? 0);
     const entry = adversary
       ? adversaryEntry(name, options, res.configText, res.weights, res)
-      : trainedEntry(name, options, res.configText, res.weights, res, manifest);
+      : trainedEntry(name, { ...options, kind: variant ?? undefined, words_source: msg.words_source }, res.configText, res.weights, res, manifest);
     registerTrained(name, { entry, configText: res.configText, weights: res.weights });
     try {
       await ctx.step(() => loadSession(name)); // check it loads; the session is cached for the first explain
