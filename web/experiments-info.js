@@ -3,7 +3,8 @@
 // numbers of its summary. Pure data + pure functions; no DOM, works in Node.
 //
 // Contract:
-//   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?, note?}] }
+//   EXPERIMENT_INFO[name] → { title, paper, live, dataset, figure, headline(summary) → [{label, value, kind, ref?, note?}],
+//     sentence?(summary) → the summary in one plain sentence, shown above the numbers (conicity, impermissible) }
 //     kind: 'num' (a plain number) | 'int' (a count) | 'points' (percentage points) | 'pct' (a fraction shown as %)
 //     | 'mean±std' (value = [mean, std]);
 //     ref: the paper's number for comparison, when there is one; seedKey: the metric's name in the seed study's
@@ -18,6 +19,7 @@
 //   JSD_MAX = ln 2 (the Jensen-Shannon divergence bound with natural logarithms).
 
 import { int } from './analysis/format.js';
+import { CONICITY_HELP, impermissibleSentence, impermissibleWords } from './analysis/faithful.js';
 
 export const JSD_MAX = Math.LN2;
 
@@ -193,6 +195,51 @@ export const EXPERIMENT_INFO = Object.freeze({
         { label: 'accuracy, all heads on', value: pick(s, ['accuracy']), kind: 'pct', seedKey: 'head-ablation: accuracy' },
         { label: 'heads that can go (in index order) within 1 point', value: pick(s, ['heads_removable_within_1_point']), kind: 'int' },
         { label: 'largest accuracy drop from one head off', value: changes.length ? -100 * Math.min(...changes) : NaN, kind: 'points' },
+      ];
+    },
+  },
+  // The debate's fourth round (issue 32).
+  conicity: {
+    title: 'Conicity of the hidden states',
+    paper: 'Mohankumar et al. 2020, “Towards Transparent and Explainable Attention Models”',
+    live: `How parallel the encoder’s hidden states are: ${CONICITY_HELP}.`,
+    dataset: 'For each sentence, the conicity of the BiLSTM’s hidden states: the mean cosine between each state and their mean ' +
+      '(0 = spread in all directions, 1 = all parallel). Near 1, attention picks among nearly the same vectors, so permuting or ' +
+      'erasing it changes little — Mohankumar et al.’s diagnosis of Jain & Wallace’s results; their Orthogonal and Diversity ' +
+      'LSTMs lower it. BiLSTM models only (a transformer’s sentences are skipped).',
+    figure: 'Conicity per sentence, by class (0 = the hidden states spread in all directions, 1 = all parallel). Compare a ' +
+      'BiLSTM (sst2-tanh) with the Orthogonal and Diversity LSTMs (sst2-ortho, sst2-diversity).',
+    sentence: (s) => {
+      const m = pick(s, ['conicity_mean']);
+      return Number.isFinite(m)
+        ? `The hidden states’ mean conicity is ${m.toFixed(3)} — ${CONICITY_HELP}.`
+        : '';
+    },
+    headline: (s) => [
+      { label: 'conicity (mean ± std; 0 = spread out, 1 = parallel)', value: [pick(s, ['conicity_mean']), pick(s, ['conicity_std'])], kind: 'mean±std', seedKey: 'conicity of the encoder states' },
+      { label: 'median conicity', value: pick(s, ['conicity_median']), kind: 'num' },
+      { label: 'sentences measured', value: pick(s, ['n_used']), kind: 'int' },
+    ],
+  },
+  impermissible: {
+    title: 'Attention on the strong-sentiment words, and the prediction without them',
+    paper: 'Pruthi et al. 2020, “Learning to Deceive with Attention-Based Explanations”',
+    live: 'How much attention falls on the strong-sentiment words, and whether the prediction changes when they are deleted.',
+    dataset: 'For each sentence, the attention mass on the impermissible words — here the words of the shipped strong-sentiment ' +
+      'lexicon (models/text/data/sst2-strong-lexicon.txt: the 454 words SST’s annotators rated very negative or very positive on ' +
+      'their own) — and the prediction with those words deleted. A deceptive model (Pruthi et al.) puts almost no attention on ' +
+      'them, yet its predictions still change when they go: its attention hides what it reads. BiLSTM models only.',
+    figure: 'Attention mass on the strong-sentiment words, over the sentences that have one, split by whether deleting those ' +
+      'words changes the prediction. Mass near 0 with many changed predictions: the model reads words its attention does not show.',
+    sentence: (s) => `${impermissibleSentence(s).replace(/^a/, 'A')}.`,
+    headline: (s) => {
+      const w = impermissibleWords(s);
+      return [
+        { label: 'attention on the strong-sentiment words (sentences that have one)', value: w.mass, kind: 'pct', seedKey: 'attention mass on impermissible words' },
+        { label: 'predictions that change when those words are deleted (sentences that have one)', value: w.changed, kind: 'pct', seedKey: 'predictions changed by deleting impermissible words' },
+        { label: 'accuracy', value: w.accuracy, kind: 'pct', seedKey: 'accuracy' },
+        { label: 'accuracy with those words deleted', value: w.accuracyWithout, kind: 'pct', seedKey: 'accuracy without impermissible words' },
+        { label: 'sentences with a strong-sentiment word', value: w.n, kind: 'int' },
       ];
     },
   },

@@ -5,6 +5,9 @@
 //   hasFigure(name)                              → true when `name` has a figure here
 //   renderDebateFigure(container, name, rows, { classNames, width, eraserRows })
 //     Replaces the container's children with the figure(s) for experiment `name`:
+//       conicity          histogram of the hidden states' conicity per sentence, stacked by class, on [0, 1]
+//       impermissible     histogram of the attention mass on the impermissible words (sentences that have one), stacked
+//                         by whether deleting them changes the prediction
 //       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class
 //       adversarial       histogram of the max JSD per sentence, stacked by class, on [0, ln 2]
 //       permutation       scatter: median |Δŷ| vs max attention, per class
@@ -26,7 +29,7 @@ import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
 import { histogram } from '../analysis/histogram.js';
 import {
   kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, plausibilityMeans,
-  randomizationMeans, flowMeans, headAblation, FLOW_TARGETS,
+  randomizationMeans, flowMeans, headAblation, FLOW_TARGETS, usedRows,
 } from '../analysis/figure-data.js';
 import { JSD_MAX, RANKINGS, ERASER_MEASURES, label } from '../experiments-info.js';
 
@@ -93,6 +96,27 @@ function measureBars(Plot, means, field, { title, xLabel, width }) {
 }
 
 const FIGURES = {
+  // Mohankumar et al. 2020: how parallel the hidden states are, per sentence.
+  conicity(Plot, rows, { names, width }) {
+    const recs = valueRecords(rows, 'conicity');
+    const fig = classHistogram(Plot, recs, {
+      domain: [0, 1], names, width, xLabel: 'conicity of the hidden states (0 = spread out, 1 = all parallel) →',
+    });
+    return [chart('conicity', recs.length, fig)];
+  },
+
+  // Pruthi et al. 2020: the attention mass on the impermissible words, where a sentence has one, by whether deleting
+  // them changes the prediction.
+  impermissible(Plot, rows, { width }) {
+    const split = ['prediction unchanged', 'prediction changes'];
+    const recs = usedRows(rows).filter((r) => Number(r.impermissible_tokens) > 0 && Number.isFinite(r.attention_mass))
+      .map((r) => ({ value: r.attention_mass, cls: r.changed ? 1 : 0 }));
+    const fig = classHistogram(Plot, recs, {
+      domain: [0, 1], names: split, width, xLabel: 'attention on the strong-sentiment words of the sentence →',
+    });
+    return [chart('impermissible', recs.length, fig, 'Colour: whether deleting those words changes the prediction.')];
+  },
+
   kendall(Plot, rows, { names, width }) {
     const recs = kendallRecords(rows);
     const half = Math.max(300, Math.floor((width - 16) / 2));

@@ -13,6 +13,9 @@
 //     pool of core workers (runtime/pool.js: navigator.hardwareConcurrency, or workers= in the URL; rows equal
 //     one worker's; section.dataset.workers = the pool size of the last run); the figure grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
 //     partial. Controls are disabled while a run is going.
+//   The impermissible experiment (Pruthi et al. 2020) runs with param words = the shipped strong-sentiment lexicon
+//   (runtime/lexicon.js, models/text/data/sst2-strong-lexicon.txt); an experiment whose info has sentence(summary)
+//   (conicity, impermissible) shows its summary in one plain sentence (#debate-headline .headline-words) above the numbers.
 //   HAN (document) models (manifest `documents`) are in the model picker too: with one chosen the experiment
 //   picker lists the core's HAN experiments (catalogue.han_experiments), the level picker (#debate-level,
 //   state.level: sentence | word, passed as param level) shows, and the run is over manifest.datasets'
@@ -40,6 +43,8 @@ import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
 import { CATALOGUE } from '../catalogue.js';
 import { withSeedSpread } from '../analysis/seed-spread.js';
 import { textSeedSummary } from '../runtime/seed-summaries.js';
+import { strongLexicon } from '../runtime/lexicon.js';
+import { wordsParam } from '../analysis/faithful.js';
 
 const DATASET = 'sst2-test';
 const HAN_DATASET = 'imdb-test-200';
@@ -314,14 +319,34 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     }
   }
 
+  // The parameters the page passes (the core's defaults otherwise): a HAN model's level; the impermissible experiment's
+  // words, the shipped strong-sentiment lexicon (fetched once).
+  async function paramsOf(name, han, level) {
+    if (han) return { level };
+    if (name === 'impermissible') return { words: wordsParam(await strongLexicon()) };
+    return {};
+  }
+
+  let preparing = false;
   async function start() {
-    if (running || !experiments || !models) return;
+    if (running || preparing || !experiments || !models) return;
     const st = store.get();
     const han = hanModel(st.model);
     if (han && !dataset) return;
+    let params;
+    preparing = true;
+    try {
+      params = await paramsOf(st.experiment, han, st.level);
+    } catch (e) {
+      showMessage(`The run could not start: ${e.message}`);
+      return;
+    } finally {
+      preparing = false;
+    }
+    if (running) return;
     const cfg = {
       name: st.experiment, model: st.model, n: Math.min(st.n, maxN()), seed: st.seed, dataset: dataset?.name ?? DATASET,
-      han, level: han ? st.level : null, params: han ? { level: st.level } : {}, units: unitsOf(st.model),
+      han, level: han ? st.level : null, params, units: unitsOf(st.model),
     };
     const info = infoFor(cfg.name, experiments.find((e) => e.name === cfg.name)?.description);
     const seedsP = cfg.han ? null : textSeedSummary(); // fetched (once) while the run goes
@@ -403,7 +428,11 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     if (res.summary) {
       // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
       const shown = cfg.han ? hanSummaryAtLevel(cfg.name, res.summary, cfg.level) : res.summary;
-      renderHeadline(headlineEl, skippedRows.length < res.rows.length ? withSeedSpread(info.headline(shown), seeds, cfg.model) : []);
+      const any = skippedRows.length < res.rows.length;
+      renderHeadline(headlineEl, any ? withSeedSpread(info.headline(shown), seeds, cfg.model) : []);
+      // the summary in one plain sentence, above the numbers (the experiments that give one: experiments-info.js)
+      const words = any && typeof info.sentence === 'function' ? info.sentence(shown) : '';
+      if (words) headlineEl.prepend(el('p', 'headline-words', words));
       if (cfg.han) documentWords(headlineEl);
       renderAllNumbers(allNumbersEl, res.summary);
     }
