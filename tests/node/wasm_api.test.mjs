@@ -274,6 +274,56 @@ test('wasm api: TextTraining gives the dev metrics of `attnlab train-text` (same
   }
 });
 
+// The debate's fourth round (issue 32): the Orthogonal LSTM trained with the diversity and deception penalties gives
+// the same run in the page's core as in the CLI (the wasm cell path orthogonalises after its own fused cell), and the
+// explanation's conicity is the same on both sides; the CLI says what is wrong with a penalty it cannot apply.
+test('wasm api: an Orthogonal LSTM with diversity and deception penalties trains as `attnlab train-text` does', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
+  const M = await loadCore();
+  const { dir, trainTsv, devTsv } = trainDevSplit('attnlab-train-r4-', 96, 136);
+  const words = 'good bad best worst funny dull';
+  fs.writeFileSync(path.join(dir, 'words.txt'), words.replaceAll(' ', '\n'));
+  const train = (extra) => spawnSync(CLI, ['train-text', '--train', path.join(dir, 'train.tsv'), '--dev', path.join(dir, 'dev.tsv'),
+    '--out', path.join(dir, 'm'), '--attention', extra.includes('transformer') ? 'dot' : 'tanh', '--seed', '3', '--epochs', '2', '--embedding-dim', '16', '--hidden-dim', '8',
+    '--min-count', '1', '--storage', 'f32', ...extra], { encoding: 'utf8' });
+  const r = train(['--encoder', 'ortho_bilstm', '--diversity', '0.5', '--deception', '1', '--impermissible', path.join(dir, 'words.txt')]);
+  assert.equal(r.status, 0, r.stderr);
+  const native = lastJsonLine(r.stdout);
+  const saved = JSON.parse(fs.readFileSync(path.join(dir, 'm', 'config.json'), 'utf8'));
+  assert.equal(saved.encoder, 'ortho_bilstm');
+  assert.equal(saved.training.deception, 1);
+  const t = new M.TextTraining(trainTsv, devTsv, { attention: 'tanh', seed: 3, epochs: 2, embedding_dim: 16, hidden_dim: 8,
+    encoder: 'ortho_bilstm', diversity: 0.5, deception: 1, impermissible: words });
+  try {
+    let p;
+    do p = t.step(50); while (!p.done);
+    const config = JSON.parse(t.configJson());
+    assert.equal(config.encoder, 'ortho_bilstm');
+    assert.equal(config.training.best_epoch, native.best_epoch);
+    assert.ok(Math.abs(config.metrics.dev.accuracy - native.metrics.dev.accuracy) < 1e-12);
+  } finally {
+    t.delete();
+  }
+  // explain-text's conicity: the CLI's and the wasm TextLab's on the CLI-trained model
+  const text = 'a good , funny film with a dull end';
+  const cliExplain = lastJsonLine(spawnSync(CLI, ['explain-text', '--model', path.join(dir, 'm'), '--text', text], { encoding: 'utf8' }).stdout);
+  assert.ok(cliExplain.conicity > 0 && cliExplain.conicity <= 1, `conicity ${cliExplain.conicity}`);
+  const lab = openLab(M, path.join(dir, 'm'));
+  try {
+    const w = lab.explain(text);
+    assert.ok(Math.abs(w.conicity - cliExplain.conicity) < 1e-5, `${w.conicity} vs ${cliExplain.conicity}`);
+  } finally {
+    lab.delete();
+  }
+  // what a penalty needs, said
+  const bad = [[['--deception', '1'], /--impermissible/], [['--impermissible', path.join(dir, 'words.txt')], /--deception > 0/],
+    [['--encoder', 'transformer', '--diversity', '0.5'], /not a transformer/]];
+  for (const [extra, message] of bad) {
+    const b = train(extra);
+    assert.notEqual(b.status, 0, extra.join(' '));
+    assert.match(b.stderr, message);
+  }
+});
+
 test('wasm api: a transformer TextTraining gives the dev metrics of `attnlab train-text --encoder transformer`', { skip: (!hasWasm() && 'no web/gen') || (!haveCli && 'no build/attnlab') }, async () => {
   const M = await loadCore();
   const { dir, trainTsv, devTsv } = trainDevSplit('attnlab-train-tf-', 160, 260);
