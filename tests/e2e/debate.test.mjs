@@ -41,10 +41,13 @@ const TIMEOUT = 240_000;
 const LIVE = ['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser'];
 // Experiments with a figure in the Debate tab (others say so and still show their numbers).
 const FIGURES = ['kendall', 'permutation', 'adversarial', 'erase-max', 'erase-until-flip', 'eraser', 'randomization', 'plausibility',
-  'attention-flow', 'head-ablation'];
+  'attention-flow', 'head-ablation', 'conicity', 'impermissible'];
 const TRANSFORMER = 'sst2-transformer';
 // The SST trees shipped with the test set (human rationales for plausibility; the page reads the same file).
 const TREES = path.join(REPO, 'models/text/data/sst2-test-trees.txt');
+// The impermissible experiment's words: the page passes the shipped strong-sentiment lexicon (issue 32); so does the CLI here.
+const LEXICON = path.join(REPO, 'models/text/data/sst2-strong-lexicon.txt');
+const cliParams = (name) => (name === 'impermissible' ? { words: fs.readFileSync(LEXICON, 'utf8').split(/\s+/).filter(Boolean).join(' ') } : {});
 
 const missing = [];
 if (!fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.mjs'))) missing.push('web/gen (bash scripts/build-wasm.sh)');
@@ -61,7 +64,7 @@ async function wasmExperimentNames() {
 }
 
 // The native CLI on a TSV file (label<TAB>text lines): {rows, summary}.
-function cliExperiment(name, tsvText, { limit, trees, model = MODEL_DIR } = {}) {
+function cliExperiment(name, tsvText, { limit, trees, model = MODEL_DIR, params = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-cli-'));
   try {
     const data = path.join(dir, 'data.tsv');
@@ -70,6 +73,7 @@ function cliExperiment(name, tsvText, { limit, trees, model = MODEL_DIR } = {}) 
     const args = ['experiment', name, '--model', model, '--data', data, '--out', out, '--seed', '1'];
     if (limit) args.push('--limit', String(limit));
     if (trees) args.push('--trees', trees);
+    for (const [k, v] of Object.entries(params)) args.push('--param', `${k}=${v}`);
     execFileSync(CLI, args, { stdio: ['ignore', 'ignore', 'ignore'] });
     return JSON.parse(fs.readFileSync(out, 'utf8'));
   } finally {
@@ -357,7 +361,14 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
         const plane = page.locator('#debate-figure .chart[data-chart="plausibility-vs-faithfulness"]');
         assert.equal(await plane.getAttribute('data-n'), '5', 'plausibility vs faithfulness: one dot per measure');
       }
-      const cli = cliExperiment(name, data, { limit: N, trees: name === 'plausibility' ? TREES : null }).summary;
+      // the two experiments of the debate's fourth round say their summary in one sentence too (issue 32)
+      const words = await page.locator('#debate-headline .headline-words').allTextContents();
+      if (name === 'conicity') assert.match(words.join(), /^The hidden states’ mean conicity is 0\.\d{3} — how parallel/);
+      if (name === 'impermissible') {
+        assert.match(words.join(), /^Attention on the strong-sentiment words: \d+\.\d %; predictions that change when those words are deleted: \d+\.\d % \(over the 2 sentences that have one\)\.$/);
+        assert.equal(await page.locator('#debate-figure .chart[data-chart=impermissible]').getAttribute('data-n'), '2', 'the 2 of 6 sentences with a lexicon word');
+      }
+      const cli = cliExperiment(name, data, { limit: N, trees: name === 'plausibility' ? TREES : null, params: cliParams(name) }).summary;
       const compared = compareSummary(name, shown, cli);
       assert.ok(compared >= 3, `${name}: compared ${compared} summary numbers`);
       await page.locator('#debate-result').screenshot({ path: path.join(OUT, `debate-${name}.png`) });

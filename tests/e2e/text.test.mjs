@@ -3,7 +3,7 @@
 // Starts scripts/serve.mjs in-process on port 0, opens /web/ and checks: the shown probability equals
 // the native CLI's (`build/attnlab explain-text`) to 1e-4, one cell per token in every row, the empty-text
 // hint, markup shown literally, emoji/CJK/Arabic layout, binary garbage and a lone surrogate, the 100k-character limit notice with the page
-// staying responsive, and the URL hash round trip. Saves tests/e2e/out/text.png (look at it).
+// staying responsive, the URL hash round trip, and a BiLSTM's conicity line (none for a transformer). Saves tests/e2e/out/text.png (look at it).
 // Skips — with the reason printed — only when web/gen (the wasm build) or the sst2-tanh model is missing.
 // ATTNLAB_E2E_MODELS=/path/to/models serves another models/ tree (for trying throw-away models).
 import { describe, test, before, after } from 'node:test';
@@ -148,6 +148,34 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     for (const t of taus.slice(1)) assert.match(t, /τ/);
     await assertNoHorizontalOverflow(page);
     await page.screenshot({ path: path.join(OUT, 'text.png'), fullPage: true });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // Issue 32: a BiLSTM's conicity (Mohankumar et al. 2020) beside the attention row, as explain-text gives it; none
+  // for a transformer (its conicity is null).
+  test('conicity: shown for a BiLSTM (= the CLI\'s, in [0, 1]), absent for a transformer', { timeout: TIMEOUT }, async () => {
+    const text = 'The acting is superb, but the plot is a mess.';
+    const expected = cliExplain(MODEL, text);
+    const page = await openPage(`#model=${MODEL}&text=${encodeURIComponent(text)}`);
+    await waitSettled(page);
+    const line = page.locator('#token-rows .conicity-line');
+    assert.equal(await line.count(), 1);
+    const c = Number(await line.getAttribute('data-conicity'));
+    assert.ok(c >= 0 && c <= 1, `conicity ${c} in [0, 1]`);
+    assert.ok(Math.abs(c - expected.conicity) <= 1e-4, `page ${c} vs CLI ${expected.conicity}`);
+    assert.match(await line.textContent(), new RegExp(`^Conicity of the hidden states: ${c.toFixed(3)} — how parallel the hidden states are: near 1, ` +
+      'permuting attention changes little \\(Mohankumar et al\\. 2020\\)\\.$'));
+    // just above the attention row, inside the card
+    assert.equal(await page.$eval('#token-rows .conicity-line', (p) => p.nextElementSibling?.firstElementChild?.dataset.measure), 'attention');
+    await assertNoHorizontalOverflow(page);
+    const transformer = manifest.models.find((m) => m.encoder === 'transformer');
+    if (transformer) {
+      await page.selectOption('#model-select', transformer.name);
+      await page.waitForFunction((m) => document.getElementById('text-status').textContent.startsWith(m), transformer.name, { timeout: 90_000 });
+      await waitSettled(page);
+      assert.equal(await page.locator('#token-rows .conicity-line').count(), 0, `${transformer.name}: no conicity line`);
+    }
     assert.deepEqual(page.errors, []);
     await page.close();
   });
