@@ -19,6 +19,10 @@
 //     --model models/text/sst2-tanh --data sst2-dev.tsv --param train=sst2-train.tsv --param 'lambdas=[1]'
 //     --param epochs=1 --seed 50`, to 1e-4; accuracy / F1 to one sentence), the TVD-vs-JSD scatter, the
 //     download, and the model in the Text picker (it explains). Prints the page's epoch time next to the CLI's.
+//   - the debate's fourth round (issue 32), on the first 300 / 200 / 200 sentences: an Orthogonal LSTM, a Diversity LSTM
+//     (λ 0.5 by default) and deceptive attention (λ 1; the 454 words of the shipped lexicon, fetched by the page) train 1
+//     epoch each; the pickers, the comparison table and the model info name the kind; the deceptive model explains with
+//     its conicity.
 // Saves tests/e2e/out/train.png, train-text.png, train-cancelled.png and train-adversary.png (look at them).
 // Skips — with the reason printed — only when web/gen, the shipped data sets or the CLI is missing.
 import { describe, test, before, after } from 'node:test';
@@ -27,6 +31,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
@@ -414,5 +419,80 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
       `(training + dev comparison; ${cliWall.toFixed(1)} s wall with loading)`);
     assert.deepEqual(page.errors, []);
     await page.close();
+  });
+  // Issue 32: the debate's fourth round as kinds of model. A served copy whose manifest's sst2-train / dev / test are the
+  // first 300 / 200 / 200 sentences (an epoch in seconds); the lexicon is the shipped one. Each kind trains 1 epoch and
+  // its entry says what it is: the pickers' labels, the comparison table, the model info; the deceptive model's words
+  // are the 454 of the lexicon (fetched by the page), and it explains with a conicity line.
+  test('round four: an Orthogonal LSTM, a Diversity LSTM (λ 0.5) and deceptive attention (λ 1, the lexicon) train; the entry says the kind', { timeout: 300_000 }, async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-round4-'));
+    let small;
+    try {
+      fs.symlinkSync(path.join(REPO, 'web'), path.join(root, 'web'));
+      fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
+      const text = path.join(root, 'models/text');
+      fs.mkdirSync(path.join(text, 'data'), { recursive: true });
+      for (const d of ['image', 'cnn']) {
+        fs.mkdirSync(path.join(root, 'models', d), { recursive: true });
+        fs.copyFileSync(path.join(REPO, 'models', d, 'manifest.json'), path.join(root, 'models', d, 'manifest.json'));
+      }
+      fs.cpSync(path.join(REPO, 'models/text/sst2-tanh'), path.join(text, 'sst2-tanh'), { recursive: true });
+      fs.copyFileSync(path.join(DATA, 'sst2-strong-lexicon.txt'), path.join(text, 'data/sst2-strong-lexicon.txt'));
+      const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'models/text/manifest.json'), 'utf8'));
+      const cut = { 'sst2-train': 300, 'sst2-dev': 200, 'sst2-test': 200 };
+      manifest.datasets = manifest.datasets.filter((d) => cut[d.name]).map((d) => {
+        const bytes = Buffer.from(fs.readFileSync(path.join(DATA, `${d.name}.tsv`), 'utf8').split('\n').slice(0, cut[d.name]).join('\n') + '\n');
+        fs.writeFileSync(path.join(text, 'data', `${d.name}.tsv`), bytes);
+        return { ...d, n: cut[d.name], bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') };
+      });
+      fs.writeFileSync(path.join(text, 'manifest.json'), JSON.stringify(manifest));
+      small = await startServer({ port: 0, root });
+
+      const page = await ctx.newPage();
+      page.errors = [];
+      page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+      page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`console: ${m.text()}`); });
+      await page.goto(`${small.url}/web/#view=train&epochs=1&trainseed=50`);
+      assert.equal(await waitTrain(page, ['idle', 'error']), 'idle', await page.locator('#train-message').textContent());
+      const kinds = [
+        { kind: 'ortho', name: 'trained-ortho-tanh-seed50', label: 'Orthogonal LSTM + tanh attention', table: 'tanh (Orthogonal LSTM)' },
+        { kind: 'diversity', name: 'trained-diversity0.5-tanh-seed50', label: 'Diversity LSTM + tanh attention', table: 'tanh (Diversity LSTM, λ 0.5)',
+          lambda: '0.5' },
+        { kind: 'deceptive', name: 'trained-deceptive1-tanh-seed50', label: 'BiLSTM + tanh attention · deceptive (Pruthi et al.)',
+          table: 'tanh (deceptive, λ 1)', lambda: '1' },
+      ];
+      for (const k of kinds) {
+        await page.selectOption('#train-kind', k.kind);
+        assert.equal(await page.inputValue('#train-attention'), 'tanh', `${k.kind}: learned attention (the link's uniform shows as tanh)`);
+        assert.equal(await page.isVisible('#train-penalty'), Boolean(k.lambda), `${k.kind}: λ control`);
+        if (k.lambda) assert.equal(await page.inputValue('#train-penalty'), k.lambda, `${k.kind}: the paper's λ by default`);
+        assert.equal(await page.isVisible('#train-words'), k.kind === 'deceptive');
+        if (k.kind === 'deceptive') {
+          await page.waitForFunction(() => /^454 words: the shipped strong-sentiment lexicon/.test(document.querySelector('#train-words-info').textContent), null, { timeout: 30_000 });
+          assert.match(await page.inputValue('#train-words'), /^abhorrent abomination /);
+          assert.equal(new URLSearchParams((await page.evaluate(() => location.hash)).slice(1)).get('trainkind'), 'deceptive');
+        }
+        await page.click('#train-run');
+        assert.equal(await waitTrain(page, ['done', 'cancelled', 'error']), 'done', `${k.kind}: ${await page.locator('#train-message').textContent()}`);
+        if (k.kind === 'deceptive') assert.match(await page.locator('#train-title').textContent(), /λ 1, 454 impermissible words/);
+        assert.equal(await page.locator('#view-train').getAttribute('data-model'), k.name);
+        assert.ok((await page.locator(`.compare-table tr[data-model="${k.name}"]`).textContent()).includes(k.table), `${k.kind}: the table names the kind`);
+        const label = await page.$eval(`#model-select option[value="${k.name}"]`, (o) => o.textContent);
+        assert.ok(label.startsWith(`${k.name} — ${k.label} ·`), `${k.kind}: Text picker "${label}"`);
+        assert.equal(await page.$eval(`#debate-model option[value="${k.name}"]`, (o) => o.textContent), `${k.name} — ${k.label}`);
+      }
+      // the deceptive model in the Text lab: its description names the kind; a BiLSTM, so its conicity is shown
+      await page.click('#train-open');
+      await page.waitForFunction((n) => document.querySelector('#view-text').dataset.status === 'ready' &&
+        document.querySelector('#text-status').textContent.startsWith(n), kinds[2].name, { timeout: 120_000 });
+      assert.match(await page.locator('#model-info').textContent(), /deceptive attention \(Pruthi et al\. 2020: −λ·log\(1 − attention on the 454 words of the shipped strong-sentiment lexicon\), λ = 1\)/);
+      const c = Number(await page.locator('#token-rows .conicity-line').getAttribute('data-conicity'));
+      assert.ok(c >= 0 && c <= 1, `conicity ${c}`);
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    } finally {
+      await small?.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
