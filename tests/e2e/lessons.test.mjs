@@ -1,5 +1,5 @@
 // lessons.test.mjs — the teaching tools in headless Chromium (issue 15): play a shipped lesson to the end from
-// a link, load a lesson from a file, tab to a token and read its value, export a figure as SVG and PNG 2×, save
+// a link (and the faithful-or-deceptive lesson of issue 32), load a lesson from a file, tab to a token and read its value, export a figure as SVG and PNG 2×, save
 // a report and re-open it offline (no network request at all). Run: node --test tests/e2e/lessons.test.mjs
 // (≈ 30–60 s on the 2-core machine).
 import { describe, test, before, after } from 'node:test';
@@ -40,10 +40,17 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     const idx = JSON.parse(fs.readFileSync(path.join(REPO, 'web/lessons/index.json'), 'utf8'));
     const files = fs.readdirSync(path.join(REPO, 'web/lessons')).filter((f) => f.endsWith('.json') && f !== 'index.json');
     assert.deepEqual(idx.lessons.map((l) => `${l.name}.json`).sort(), files.sort());
+    // every text model a step names is shipped (a missing one would fall back to sst2-tanh with a notice, and the step
+    // would talk about another model)
+    const shipped = new Set(JSON.parse(fs.readFileSync(path.join(REPO, 'models/text/manifest.json'), 'utf8')).models.map((m) => m.name));
     for (const l of idx.lessons) {
       const lesson = parseLesson(fs.readFileSync(path.join(REPO, 'web/lessons', `${l.name}.json`), 'utf8'));
       assert.equal(lesson.steps.length, l.steps, l.name);
-      for (const s of lesson.steps) assert.match(s.state, /^#view=(text|debate|train|image|localization)(&|$)/, `${l.name}: ${s.state}`);
+      for (const s of lesson.steps) {
+        assert.match(s.state, /^#view=(text|debate|train|image|localization)(&|$)/, `${l.name}: ${s.state}`);
+        const st = new URLSearchParams(s.state.slice(1));
+        if (['text', 'debate'].includes(st.get('view')) && st.get('model')) assert.ok(shipped.has(st.get('model')), `${l.name}: ${st.get('model')} is shipped`);
+      }
     }
   });
 
@@ -67,6 +74,44 @@ else describe('lessons and export in the browser', { timeout: 10 * 60_000 }, () 
     }
     assert.equal(await page.isHidden('#lesson-player'), true, 'Finish closes the player');
     assert.equal(await page.locator('.lesson-highlight').count(), 0);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // Issue 32: "Can attention be made faithful — or made to lie?" plays to the end; its text steps show the conicity of
+  // sst2-tanh and of sst2-ortho (the Orthogonal LSTM's lower), and sst2-deceptive's rows.
+  test('the faithful-or-deceptive lesson plays to the end: conicity of sst2-tanh vs sst2-ortho, sst2-deceptive\'s rows', { timeout: TIMEOUT }, async () => {
+    const lesson = parseLesson(fs.readFileSync(path.join(REPO, 'web/lessons/faithful-or-deceptive.json'), 'utf8'));
+    const page = await openRecordingPage(ctx, `${server.url}/web/?lesson=faithful-or-deceptive`);
+    await page.waitForSelector('#lesson-player:not([hidden])', { timeout: TIMEOUT });
+    const conicity = {};
+    for (let i = 0; i < lesson.steps.length; i++) {
+      const step = lesson.steps[i];
+      const st = new URLSearchParams(step.state.slice(1));
+      assert.equal(await page.getAttribute('#lesson-player', 'data-step'), String(i + 1));
+      assert.equal(await page.textContent('#lesson-player .lesson-step-title'), step.title);
+      await page.waitForFunction((v) => !document.getElementById(`view-${v}`).hidden, st.get('view'), { timeout: TIMEOUT });
+      if (st.get('view') === 'text') {
+        // the step's own model has explained the step's text
+        await page.waitForFunction((m) => document.getElementById('view-text').dataset.status === 'ready' &&
+          document.getElementById('text-status').textContent.startsWith(m), st.get('model'), { timeout: TIMEOUT });
+        assert.equal(await page.inputValue('#model-select'), st.get('model'));
+        assert.equal(await page.locator('.measure-row[data-measure=attention] .tok').count() > 0, true);
+        const c = Number(await page.getAttribute('#token-rows .conicity-line', 'data-conicity'));
+        assert.ok(c >= 0 && c <= 1, `step ${i + 1}: conicity ${c} of ${st.get('model')}`);
+        conicity[st.get('model')] = c;
+      } else if (st.get('view') === 'debate') {
+        await page.waitForFunction(() => !document.getElementById('debate-run').disabled, null, { timeout: TIMEOUT });
+        assert.equal(await page.inputValue('#debate-experiment'), st.get('experiment'));
+        assert.equal(await page.inputValue('#debate-model'), st.get('model'));
+      }
+      await page.waitForFunction(() => document.getElementById('lesson-player').dataset.highlight !== 'waiting', null, { timeout: TIMEOUT });
+      assert.equal(await page.getAttribute('#lesson-player', 'data-highlight'), 'found', `step ${i + 1}: ${step.highlight}`);
+      await page.click('#lesson-player .lesson-next');
+    }
+    assert.equal(await page.isHidden('#lesson-player'), true, 'Finish closes the player');
+    assert.deepEqual(Object.keys(conicity).sort(), ['sst2-deceptive', 'sst2-ortho', 'sst2-tanh']);
+    assert.ok(conicity['sst2-ortho'] < conicity['sst2-tanh'], `the Orthogonal LSTM's states are less parallel: ${JSON.stringify(conicity)}`);
     assert.deepEqual(page.errors, []);
     await page.close();
   });
