@@ -100,7 +100,7 @@ const FIGURES = {
   conicity(Plot, rows, { names, width }) {
     const recs = valueRecords(rows, 'conicity');
     const fig = classHistogram(Plot, recs, {
-      domain: [0, 1], names, width, xLabel: 'conicity of the hidden states (0 = spread out, 1 = all parallel) →',
+      domain: [0, 1], names, width, xLabel: 'conicity (1 = all parallel) →',
     });
     return [chart('conicity', recs.length, fig)];
   },
@@ -112,7 +112,7 @@ const FIGURES = {
     const recs = usedRows(rows).filter((r) => Number(r.impermissible_tokens) > 0 && Number.isFinite(r.attention_mass))
       .map((r) => ({ value: r.attention_mass, cls: r.changed ? 1 : 0 }));
     const fig = classHistogram(Plot, recs, {
-      domain: [0, 1], names: split, width, xLabel: 'attention on the strong-sentiment words of the sentence →',
+      domain: [0, 1], names: split, width, xLabel: 'attention on those words →',
     });
     return [chart('impermissible', recs.length, fig, 'Colour: whether deleting those words changes the prediction.')];
   },
