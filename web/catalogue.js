@@ -434,7 +434,14 @@ export const CATALOGUE = Object.freeze({
     "min_tokens": 1,
     "other_models": false
    },
-   "params": [],
+   "params": [
+    {
+     "default": "",
+     "description": "pruning order: heads as layer.head (1-based), comma-separated; heads not named follow in index order",
+     "name": "order",
+     "type": "string"
+    }
+   ],
    "per_instance": true
   },
   {

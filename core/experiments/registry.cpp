@@ -46,7 +46,10 @@ const std::vector<Experiment>& experiment_registry() {
             int_param("steps", 500, 1, 100000, "Adam steps of that search")},
            1, true),
       with(self_attention_correlation_experiment(), {}, 2),
-      with(head_ablation_experiment(), {}, 1),
+      with(head_ablation_experiment(),
+           {{"order", "string", "", 0, -1, {},
+             "pruning order: heads as layer.head (1-based), comma-separated; heads not named follow in index order"}},
+           1),
       with(plausibility_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1, false, true),
       with(conicity_experiment(), {}, 1),
       with(impermissible_experiment(),
@@ -81,6 +84,16 @@ const std::vector<TrainingExperimentInfo>& training_experiments() {
 }
 
 std::string check_experiment_params(const Experiment& e, const nlohmann::json& params) {
+  if (params.is_object()) {
+    // A key the experiment does not read is a typo (--param stpes=500) that would silently run the defaults.
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      if (find_param(e.params, it.key())) continue;
+      std::string known;
+      for (const ParamSpec& s : e.params) known += (known.empty() ? "" : ", ") + s.name;
+      return "unknown parameter '" + it.key() + "' for " + e.name +
+             (known.empty() ? " (it takes none)" : " (it takes: " + known + ")");
+    }
+  }
   return check_params(e.params, params);
 }
 

@@ -134,7 +134,11 @@ TEST(Catalogue, ExperimentParamChecks) {
   EXPECT_EQ(check_experiment_params(*p, {{"permutations", 50}}), "");
   EXPECT_EQ(check_experiment_params(*p, {{"permutations", 0}}), "permutations must be a number in [1, 10000]");
   EXPECT_EQ(check_experiment_params(*p, {{"permutations", 2.5}}), "permutations must be an integer");
-  EXPECT_EQ(check_experiment_params(*p, {{"other", "x"}}), "");  // keys without a spec are left alone
+  // a key the experiment does not read (a typo) is refused, naming the ones it takes
+  EXPECT_EQ(check_experiment_params(*p, {{"permutatons", 50}}),
+            "unknown parameter 'permutatons' for permutation (it takes: permutations)");
+  EXPECT_EQ(check_experiment_params(*find_experiment("kendall"), {{"steps", 5}}),
+            "unknown parameter 'steps' for kendall (it takes none)");
   EXPECT_EQ(check_experiment_params(*p, json::array()), "parameters must be a JSON object");
 }
 
