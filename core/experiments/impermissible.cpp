@@ -8,11 +8,13 @@
 //       (mass 0, nothing removed). Summary: {attention_mass_mean, instances_with_impermissible,
 //       attention_mass_mean_where_present, accuracy, accuracy_without, changed_fraction,
 //       changed_fraction_where_present, words_in_vocab, n_used, n_skipped}.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "experiments/all.h"
+#include "explain/explain_text.h"
 #include "train/explanation_penalties.h"
 
 namespace attnlab {
@@ -27,17 +29,8 @@ std::vector<char> flags_of(const TextModel& model, const ExperimentOptions& o, i
 }
 
 int predict_ids(const TextModel& model, const std::vector<int>& ids) {
-  Mat<float> logits;
-  if (ids.empty()) {
-    logits = empty_input_logits(model.config, model.params);
-  } else {
-    TextCache<float> cache;
-    text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
-    logits = cache.logits;
-  }
-  Eigen::Index c = 0;
-  class_probabilities(model.config, logits).col(0).maxCoeff(&c);
-  return static_cast<int>(c);
+  const std::vector<double> p = text_probabilities(model, ids);
+  return static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
 }
 
 json run_impermissible(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng&,

@@ -13,19 +13,6 @@ namespace attnlab {
 
 namespace {
 
-std::vector<double> probabilities_of(const TextModel& model, const std::vector<int>& ids) {
-  Mat<float> logits;
-  if (ids.empty()) {
-    logits = empty_input_logits(model.config, model.params);
-  } else {
-    TextCache<float> cache;
-    text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
-    logits = cache.logits;
-  }
-  const Mat<float> p = class_probabilities(model.config, logits);
-  return std::vector<double>(p.data(), p.data() + p.rows());
-}
-
 PreparedText tokenize_cut(const TextModel& model, const std::string& text, int max_tokens) {
   PreparedText p;
   p.tokens = tokenize(text);
@@ -41,6 +28,19 @@ PreparedText tokenize_cut(const TextModel& model, const std::string& text, int m
 
 }  // namespace
 
+std::vector<double> text_probabilities(const TextModel& model, const std::vector<int>& ids) {
+  Mat<float> logits;
+  if (ids.empty()) {
+    logits = empty_input_logits(model.config, model.params);
+  } else {
+    TextCache<float> cache;
+    text_forward_ids(model.config, model.params, TextBatch::from_sequences({ids}), cache);
+    logits = cache.logits;
+  }
+  const Mat<float> p = class_probabilities(model.config, logits);
+  return std::vector<double>(p.data(), p.data() + p.rows());
+}
+
 PreparedText prepare_text(const TextModel& model, const std::string& text, int max_tokens) {
   if (max_tokens <= 0 || max_tokens > kMaxExplainTokens) max_tokens = kMaxExplainTokens;
   if (model.config.encoder == EncoderKind::Transformer && max_tokens > model.config.max_len)
@@ -51,7 +51,7 @@ PreparedText prepare_text(const TextModel& model, const std::string& text, int m
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens) {
   if (model.config.encoder == EncoderKind::Transformer && (max_tokens <= 0 || max_tokens > model.config.max_len))
     max_tokens = model.config.max_len;
-  return probabilities_of(model, tokenize_cut(model, text, max_tokens).ids);
+  return text_probabilities(model, tokenize_cut(model, text, max_tokens).ids);
 }
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options) {
@@ -65,7 +65,7 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
   e.ids = text.ids;
   e.truncated = text.truncated;
   e.num_tokens_total = text.num_tokens_total;
-  e.probabilities = probabilities_of(model, e.ids);
+  e.probabilities = text_probabilities(model, e.ids);
   e.predicted_class = static_cast<int>(std::max_element(e.probabilities.begin(), e.probabilities.end()) -
                                        e.probabilities.begin());
   e.probability = model.config.num_classes == 2 ? e.probabilities[1] : e.probabilities[e.predicted_class];

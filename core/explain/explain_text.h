@@ -68,6 +68,9 @@ TokenExplanation explain_text(const TextModel& model, const std::string& text, c
 // The same for a prepared text (options.max_tokens is not used: the text was cut when prepared).
 TokenExplanation explain_prepared(const TextModel& model, const PreparedText& text, const ExplainOptions& options);
 
+// Class probabilities for token ids (one forward pass; no tokens: the empty input, as leave-one-out's).
+std::vector<double> text_probabilities(const TextModel& model, const std::vector<int>& ids);
+
 // Class probabilities for one text (no importances; one forward pass, so max_tokens <= 0 keeps every token).
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens);
 

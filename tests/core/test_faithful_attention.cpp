@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "counting_task.h"
 #include "gradcheck.h"
 #include "model/text_checkpoint.h"
 #include "nn/bilstm.h"
@@ -260,26 +261,6 @@ TEST(ExplanationPenalties, PageTrainingOptionsSetTheCellAndThePenalties) {
   EXPECT_NE(error({{"diversity", -1.0}}), "");
 }
 
-// Label 1 iff token 2 ("good") occurs more often than token 3 ("bad"); fillers 4..11 (as test_trainer.cpp).
-std::vector<EncodedExample> counting_task(int n, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<EncodedExample> out;
-  while (static_cast<int>(out.size()) < n) {
-    EncodedExample ex;
-    const int len = 3 + static_cast<int>(rng.below(8));
-    int good = 0, bad = 0;
-    for (int t = 0; t < len; ++t) {
-      const int id = static_cast<int>(rng.below(10)) + 2;
-      good += id == 2;
-      bad += id == 3;
-      ex.ids.push_back(id);
-    }
-    if (good == bad) continue;
-    ex.label = good > bad ? 1 : 0;
-    out.push_back(ex);
-  }
-  return out;
-}
 
 struct Trained {
   double accuracy = 0, impermissible_mass = 0, conicity = 0;
@@ -291,7 +272,7 @@ Trained train_counting(bool orthogonal, const ExplanationPenalties& pen) {
   cfg.embedding_dim = 8;
   cfg.hidden_dim = 8;
   cfg.orthogonal = orthogonal;
-  const auto train = counting_task(1500, 5), dev = counting_task(300, 6);
+  const auto train = test::counting_task(1500, 5), dev = test::counting_task(300, 6);
   TextParams<float> p;
   Rng rng(1);
   p.init(cfg, rng);

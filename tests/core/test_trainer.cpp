@@ -1,31 +1,12 @@
 // Training: deterministic for a seed, learns a simple rule, Adam matches PyTorch's update formula.
 #include <gtest/gtest.h>
 
+#include "counting_task.h"
 #include "train/text_trainer.h"
 
 namespace attnlab {
 namespace {
 
-// Label 1 iff token 2 ("good") occurs more often than token 3 ("bad"); filler tokens 4..11.
-std::vector<EncodedExample> synthetic(int n, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<EncodedExample> out;
-  while (static_cast<int>(out.size()) < n) {
-    EncodedExample ex;
-    const int len = 3 + static_cast<int>(rng.below(8));
-    int good = 0, bad = 0;
-    for (int t = 0; t < len; ++t) {
-      const int id = static_cast<int>(rng.below(10)) + 2;
-      good += id == 2;
-      bad += id == 3;
-      ex.ids.push_back(id);
-    }
-    if (good == bad) continue;
-    ex.label = good > bad ? 1 : 0;
-    out.push_back(ex);
-  }
-  return out;
-}
 
 TextConfig tiny(AttentionKind kind) {
   TextConfig cfg;
@@ -37,7 +18,7 @@ TextConfig tiny(AttentionKind kind) {
 }
 
 TEST(Trainer, SameSeedSameWeightsDifferentSeedDifferentWeights) {
-  const auto train = synthetic(200, 1), dev = synthetic(50, 2);
+  const auto train = test::counting_task(200, 1), dev = test::counting_task(50, 2);
   auto run = [&](uint64_t seed) {
     TextParams<float> p;
     Rng rng(seed);
@@ -56,7 +37,7 @@ TEST(Trainer, SameSeedSameWeightsDifferentSeedDifferentWeights) {
 
 TEST(Trainer, LearnsTheCountingRuleAndKeepsTheBestDevEpoch) {
   for (AttentionKind kind : {AttentionKind::Tanh, AttentionKind::Dot, AttentionKind::Uniform}) {
-    const auto train = synthetic(1500, 5), dev = synthetic(300, 6);
+    const auto train = test::counting_task(1500, 5), dev = test::counting_task(300, 6);
     TextParams<float> p;
     Rng rng(1);
     p.init(tiny(kind), rng);
@@ -80,7 +61,7 @@ TEST(Trainer, LearnsTheCountingRuleAndKeepsTheBestDevEpoch) {
 }
 
 TEST(Trainer, ProgressCallbackCancels) {
-  const auto train = synthetic(300, 1), dev = synthetic(30, 2);
+  const auto train = test::counting_task(300, 1), dev = test::counting_task(30, 2);
   TextParams<float> p;
   Rng rng(1);
   p.init(tiny(AttentionKind::Dot), rng);
@@ -126,7 +107,7 @@ namespace {
 TEST(Trainer, MlpEncoderWithImposedAttention) {
   TextConfig cfg = tiny(AttentionKind::Tanh);
   cfg.encoder = EncoderKind::Mlp;
-  const auto train = synthetic(1500, 5), dev = synthetic(300, 6);
+  const auto train = test::counting_task(1500, 5), dev = test::counting_task(300, 6);
   TextParams<float> p;
   Rng rng(2);
   p.init(cfg, rng);
