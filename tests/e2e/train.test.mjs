@@ -343,7 +343,8 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     assert.equal(await page.inputValue('#train-kind'), 'adversary');
     assert.equal(await page.inputValue('#train-base'), 'sst2-tanh');
     assert.equal(await page.inputValue('#train-lambda'), '1');
-    assert.deepEqual(await page.$$eval('#train-base option', (os) => os.map((o) => o.value)), ['sst2-dot', 'sst2-tanh'], 'SST-2 bases with learned attention');
+    assert.deepEqual(await page.$$eval('#train-base option', (os) => os.map((o) => o.value)),
+      ['sst2-deceptive', 'sst2-diversity', 'sst2-dot', 'sst2-ortho', 'sst2-tanh'], 'SST-2 BiLSTM bases with learned attention');
     assert.equal(await page.isVisible('#train-attention'), false, 'no attention choice: the base decides');
     assert.equal(await page.isVisible('#train-lambda'), true);
     const before = await modelOptions(page, '#model-select');

@@ -335,10 +335,14 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     if (han && !dataset) return;
     let params;
     preparing = true;
+    // The run starts when Run is pressed, even while its parameters load (the impermissible word list): the status
+    // says so at once, so nothing reads the last run's 'done' as this one's.
+    setStatus('running');
     try {
       params = await paramsOf(st.experiment, han, st.level);
     } catch (e) {
       showMessage(`The run could not start: ${e.message}`);
+      setStatus('error');
       return;
     } finally {
       preparing = false;
