@@ -10,6 +10,7 @@
 //       changed_fraction_where_present, words_in_vocab, n_used, n_skipped}.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,20 @@ std::vector<char> flags_of(const TextModel& model, const ExperimentOptions& o, i
   return impermissible_flags(model.vocab, words, in_vocab);
 }
 
+// The word list as vocabulary flags, made once per run (prepare) rather than per instance.
+std::shared_ptr<const void> prepare_impermissible(const TextModel& model, const ExperimentOptions& options) {
+  auto p = std::make_shared<ExplanationPenalties>();
+  p->impermissible = flags_of(model, options, nullptr);
+  return p;
+}
+
 int predict_ids(const TextModel& model, const std::vector<int>& ids) {
   const std::vector<double> p = text_probabilities(model, ids);
   return static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
 }
 
 json run_impermissible(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng&,
-                       const void*) {
+                       const void* prepared) {
   json row = json::object();
   if (const char* why = instance_skip_reason(model, inst, 1)) {
     row["skipped"] = why;
@@ -44,8 +52,9 @@ json run_impermissible(const TextModel& model, const Instance& inst, const Exper
     row["skipped"] = "the attention mass is read from a BiLSTM model's one attention distribution";
     return row;
   }
-  ExplanationPenalties p;
-  p.impermissible = flags_of(model, options, nullptr);
+  ExplanationPenalties own;  // a caller without prepare (run_instance on its own) gets the flags made here
+  if (!prepared) own.impermissible = flags_of(model, options, nullptr);
+  const ExplanationPenalties& p = prepared ? *static_cast<const ExplanationPenalties*>(prepared) : own;
   const TextBatch batch = TextBatch::from_sequences({inst.ids});
   TextCache<float> cache;
   text_forward_ids(model.config, model.params, batch, cache);
@@ -115,6 +124,7 @@ Experiment impermissible_experiment() {
   e.name = "impermissible";
   e.description =
       "attention mass on impermissible words and the prediction without them (Pruthi et al. 2020's deception test)";
+  e.prepare = on_text_model(TextExperimentPrepare(prepare_impermissible));
   e.run = on_text_model(TextExperimentRun(run_impermissible));
   e.summarize = on_text_model(TextExperimentSummary(summarize_impermissible));
   e.needs_text_model = true;

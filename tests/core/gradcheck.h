@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "nn/rng.h"
 #include "nn/tensor.h"
@@ -30,6 +31,14 @@ inline void expect_gradient(const std::string& what, Mat<double>& p, const Mat<d
   }
   // A gradient that is zero everywhere checks nothing.
   EXPECT_GT(analytic.cwiseAbs().maxCoeff(), 1e-8) << what << " gradient is identically zero";
+}
+
+// m [rows x T*B] with the columns that are padding (step t >= lengths[b] of column t*B + b) set to zero.
+inline Mat<double> zero_padding(Mat<double> m, const std::vector<int>& lengths) {
+  const int b_count = static_cast<int>(lengths.size());
+  for (Eigen::Index k = 0; k < m.cols(); ++k)
+    if (k / b_count >= lengths[k % b_count]) m.col(k).setZero();
+  return m;
 }
 
 inline Mat<double> random_mat(Eigen::Index r, Eigen::Index c, Rng& rng, double scale = 0.5) {

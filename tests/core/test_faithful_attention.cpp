@@ -23,17 +23,12 @@ namespace {
 
 using test::expect_gradient;
 using test::random_mat;
+using test::zero_padding;
 
 constexpr int kE = 3, kH = 4, kSteps = 5;
 const std::vector<int> kLens = {5, 2, 4};
 constexpr int kB = 3;
 
-Mat<double> zero_padding(Mat<double> m, const std::vector<int>& lengths) {
-  const int B = static_cast<int>(lengths.size());
-  for (Eigen::Index k = 0; k < m.cols(); ++k)
-    if (k / B >= lengths[k % B]) m.col(k).setZero();
-  return m;
-}
 
 LstmParams<double> random_lstm(Rng& rng) {
   LstmParams<double> p;

@@ -9,18 +9,12 @@ namespace {
 
 using test::expect_gradient;
 using test::random_mat;
+using test::zero_padding;
 
 constexpr int E = 3, H = 4, STEPS = 4;
 const std::vector<int> kLengths = {4, 2, 3};
 constexpr int B = 3;
 
-// Zeroes the columns of m [rows x T*B] that are padding.
-Mat<double> mask_padding(Mat<double> m, const std::vector<int>& lengths) {
-  const int b_count = static_cast<int>(lengths.size());
-  for (Eigen::Index k = 0; k < m.cols(); ++k)
-    if (k / b_count >= lengths[k % b_count]) m.col(k).setZero();
-  return m;
-}
 
 TEST(GradCheck, Lstm) {
   Rng rng(1);
@@ -56,7 +50,7 @@ TEST(GradCheck, BiLstmWithMasks) {
     l->bias = random_mat(4 * H, 1, rng);
   }
   Mat<double> x = random_mat(E, STEPS * B, rng);
-  const Mat<double> r = mask_padding(random_mat(2 * H, STEPS * B, rng), kLengths);
+  const Mat<double> r = zero_padding(random_mat(2 * H, STEPS * B, rng), kLengths);
   auto loss = [&] {
     BiLstmCache<double> c;
     bilstm_forward(p, x, kLengths, STEPS, c);
@@ -77,7 +71,7 @@ TEST(GradCheck, BiLstmWithMasks) {
   expect_gradient("bwd.bias", p.bwd.bias, g.bwd.bias, loss);
   expect_gradient("x", x, dx, loss);
   // Padding never reaches real positions: its input gradient is zero.
-  EXPECT_EQ(mask_padding(dx, kLengths), dx);
+  EXPECT_EQ(zero_padding(dx, kLengths), dx);
 }
 
 TEST(BiLstm, PaddingDoesNotChangeRealOutputsAndMatchesUnpaddedRun) {
@@ -105,7 +99,7 @@ TEST(BiLstm, PaddingDoesNotChangeRealOutputsAndMatchesUnpaddedRun) {
   x2.col(3 * B + 1) += Vec<double>::Ones(E);
   BiLstmCache<double> changed;
   bilstm_forward(p, x2, kLengths, STEPS, changed);
-  EXPECT_EQ(mask_padding(changed.out, kLengths), mask_padding(padded.out, kLengths));
+  EXPECT_EQ(zero_padding(changed.out, kLengths), zero_padding(padded.out, kLengths));
 }
 
 class AttentionGradCheck : public ::testing::TestWithParam<AttentionKind> {};
@@ -137,7 +131,7 @@ TEST_P(AttentionGradCheck, ContextGradients) {
   attention_backward(kind, p, h, kLengths, STEPS, c, r, false, dh, &g, &d_alpha);
   // Only real columns of h matter; padded columns must get zero gradient.
   expect_gradient("h", h, dh, loss);
-  EXPECT_EQ(mask_padding(dh, kLengths), dh);
+  EXPECT_EQ(zero_padding(dh, kLengths), dh);
   if (kind == AttentionKind::Tanh) {
     expect_gradient("w1", p.w1, g.w1, loss);
     expect_gradient("b1", p.b1, g.b1, loss);
