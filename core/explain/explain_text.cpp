@@ -4,7 +4,9 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "explain/context_mixing.h"
 #include "explain/importance.h"
+#include "explain/lrp_relevance.h"
 #include "explain/self_attention_maps.h"
 #include "nn/conicity.h"
 #include "text/tokenizer.h"
@@ -102,6 +104,18 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     e.relevance = relevance_from_maps(maps);
     e.grad_attention = grad_attention_from_maps(maps);
     e.attention_norm = attention_norm_from_maps(maps);
+    auto propagate = [&](PropagationRule rule, std::vector<double>& tokens, TokenExplanation::Conservation& c) {
+      const LrpRelevance r = transformer_relevance(model.config, model.params, e.ids, in.target, rule);
+      tokens = r.tokens;
+      c.logit = r.logit;
+      for (double v : r.tokens) c.tokens += v;
+      c.embeddings = r.cls + r.positions;
+      c.unexplained = r.unexplained();
+    };
+    propagate(PropagationRule::AttnLrp, e.attnlrp, e.attnlrp_conservation);
+    propagate(PropagationRule::CpLrp, e.cp_lrp, e.cp_lrp_conservation);
+    e.value_zeroing = value_zeroing_importance(in);
+    e.alti = alti_importance(in);
   }
   e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
   e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});
@@ -159,6 +173,16 @@ std::string explanation_json(const TokenExplanation& e) {
     j["relevance"] = arr(e.relevance);
     j["grad_attention"] = arr(e.grad_attention);
     j["attention_norm"] = arr(e.attention_norm);
+    j["attnlrp"] = arr(e.attnlrp);
+    j["cp_lrp"] = arr(e.cp_lrp);
+    j["value_zeroing"] = arr(e.value_zeroing);
+    j["alti"] = arr(e.alti);
+    auto conservation = [&](const TokenExplanation::Conservation& c) {
+      return json{{"logit", num(c.logit)}, {"tokens", num(c.tokens)}, {"embeddings", num(c.embeddings)},
+                  {"unexplained", num(c.unexplained)}};
+    };
+    j["attnlrp_conservation"] = conservation(e.attnlrp_conservation);
+    j["cp_lrp_conservation"] = conservation(e.cp_lrp_conservation);
   }
   json k = json::object();
   for (const auto& pair : e.kendall) k[pair.name] = {{"tau", num(pair.result.tau)}, {"p", num(pair.result.p)}};

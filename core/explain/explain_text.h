@@ -62,6 +62,15 @@ struct TokenExplanation {
   bool self_attention = false;
   std::vector<std::vector<Mat<double>>> attention_layers;
   std::vector<double> rollout, flow, relevance, grad_attention, attention_norm;
+  // Propagation rules and context mixing (transformers only; explain/lrp_relevance.h, explain/context_mixing.h):
+  // AttnLRP and CP-LRP relevances of the explained class's logit (signed), value zeroing and ALTI rolled out.
+  std::vector<double> attnlrp, cp_lrp, value_zeroing, alti;
+  // Conservation of each rule: the logit, the token relevances' sum, the [CLS] and position embeddings' share, and
+  // what biases (and, for AttnLRP, the softmax rule's bias terms) absorbed.
+  struct Conservation {
+    double logit = 0, tokens = 0, embeddings = 0, unexplained = 0;
+  };
+  Conservation attnlrp_conservation, cp_lrp_conservation;
 };
 
 TokenExplanation explain_text(const TextModel& model, const std::string& text, const ExplainOptions& options);

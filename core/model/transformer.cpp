@@ -228,12 +228,15 @@ template <class T>
 void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, const LinearParams<T>& decoder,
                           const TransformerCache<T>& c, const Mat<T>& d_logits, TransformerBackwardOptions opts,
                           TransformerParams<T>* grads, LinearParams<T>* d_decoder, Mat<T>* d_x,
-                          std::vector<std::vector<Mat<T>>>* d_probs, Mat<T>* d_alpha) {
+                          std::vector<std::vector<Mat<T>>>* d_probs, Mat<T>* d_alpha, Mat<T>* d_h0_out) {
   const int B = c.B, S = c.S, d = cfg.embedding_dim, L = static_cast<int>(p.layers.size());
   const int steps = c.steps;
+  const bool rules = opts.rule != PropagationRule::Gradient;  // LayerNorm scale held, GELU identity rule
+  const bool detach = opts.detach_attention || opts.rule == PropagationRule::CpLrp;
+  const bool uniform_rule = opts.rule == PropagationRule::AttnLrp;
   Mat<T> d_z, d_top;
   linear_backward(decoder, c.z, d_logits, d_decoder, &d_z);
-  layer_norm_backward(p.ln_f, c.ln_f, d_z, grads ? &grads->ln_f : nullptr, &d_top);
+  layer_norm_backward(p.ln_f, c.ln_f, d_z, grads ? &grads->ln_f : nullptr, &d_top, rules);
   if (d_probs) d_probs->assign(L, {});
   if (d_alpha) *d_alpha = Mat<T>::Zero(steps, B);
   Mat<T> d_h;  // gradient on the current block's output, full [d x B*S] (or [d x B] for the last block)
@@ -252,9 +255,10 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
     dropout_backward(lc.mask2, d_f);
     Mat<T> d_act, d_pre, d_y2, d_mid_sel;
     linear_backward(lp.fc2, lc.act, d_f, lg ? &lg->fc2 : nullptr, &d_act);
-    gelu_backward(lc.pre, d_act, d_pre);
+    if (rules) gelu_identity_backward(lc.pre, d_act, d_pre);
+    else gelu_backward(lc.pre, d_act, d_pre);
     linear_backward(lp.fc1, lc.y2, d_pre, lg ? &lg->fc1 : nullptr, &d_y2);
-    layer_norm_backward(lp.ln2, lc.ln2, d_y2, lg ? &lg->ln2 : nullptr, &d_mid_sel);
+    layer_norm_backward(lp.ln2, lc.ln2, d_y2, lg ? &lg->ln2 : nullptr, &d_mid_sel, rules);
     d_mid_sel += d_h;
     const bool cls_query = lc.attn.first_query_only;  // the forward ran logits_only: d_a is [d x B]
     Mat<T> d_mid;
@@ -271,12 +275,12 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
     dropout_backward(lc.mask1, d_a);
     Mat<T> d_y1, d_in;
     Mat<T> d_alpha_l;
-    mha_backward(lp.attn, lc.y1, lc.attn, d_a, opts.detach_attention, lg ? &lg->attn : nullptr, &d_y1,
-                 d_probs ? &(*d_probs)[l] : nullptr, (d_alpha && l == L - 1) ? &d_alpha_l : nullptr);
+    mha_backward(lp.attn, lc.y1, lc.attn, d_a, detach, lg ? &lg->attn : nullptr, &d_y1,
+                 d_probs ? &(*d_probs)[l] : nullptr, (d_alpha && l == L - 1) ? &d_alpha_l : nullptr, uniform_rule);
     if (d_alpha && l == L - 1)
       d_alpha->topRows(std::min<Eigen::Index>(steps, d_alpha_l.rows())) =
           d_alpha_l.topRows(std::min<Eigen::Index>(steps, d_alpha_l.rows()));
-    layer_norm_backward(lp.ln1, lc.ln1, d_y1, lg ? &lg->ln1 : nullptr, &d_in);
+    layer_norm_backward(lp.ln1, lc.ln1, d_y1, lg ? &lg->ln1 : nullptr, &d_in, rules);
     if (cls_query) {
       for (size_t k = 0; k < lc.ffn_cols.size(); ++k) d_in.col(lc.ffn_cols[k]) += d_mid_sel.col(static_cast<Eigen::Index>(k));
     } else {
@@ -293,6 +297,7 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
       for (int s = 0; s < c.n[b]; ++s) grads->position.row(s) += d_h0.col(col0 + s).transpose();
     }
   }
+  if (d_h0_out) *d_h0_out = d_h0;
   if (d_x) {
     *d_x = Mat<T>::Zero(d, static_cast<Eigen::Index>(steps) * B);
     for (int b = 0; b < B; ++b)
@@ -309,7 +314,7 @@ void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, 
   template void transformer_backward<T>(const TextConfig&, const TransformerParams<T>&, const LinearParams<T>&,  \
                                         const TransformerCache<T>&, const Mat<T>&, TransformerBackwardOptions,   \
                                         TransformerParams<T>*, LinearParams<T>*, Mat<T>*,                        \
-                                        std::vector<std::vector<Mat<T>>>*, Mat<T>*);
+                                        std::vector<std::vector<Mat<T>>>*, Mat<T>*, Mat<T>*);
 ATTNLAB_INSTANTIATE(float)
 ATTNLAB_INSTANTIATE(double)
 #undef ATTNLAB_INSTANTIATE

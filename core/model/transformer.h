@@ -100,17 +100,30 @@ void transformer_forward(const TextConfig& cfg, const TransformerParams<T>& p, c
                          const Mat<T>& x, const std::vector<int>& lengths, TransformerCache<T>& cache, Mat<T>& logits,
                          const Mat<T>* alpha_override = nullptr, TransformerRun run = {});
 
+// What the backward pass propagates. Gradient: the true gradient. The propagation rules, in gradient form (the
+// relevance of an input is input ⊙ the propagated quantity, one pass; lxt's "efficient" formulation):
+//   AttnLrp (Achtibat et al., ICML 2024): LayerNorms with their normalising scale held constant; GELU by the
+//     identity rule (d_x = d_y ⊙ Φ(x)); each factor of P·V and of Q·Kᵀ gets half (the uniform rule); softmax by
+//     its gradient (the paper's softmax rule, whose bias term is not redistributed); linear layers by their
+//     gradient (LRP-0, biases not redistributed).
+//   CpLrp (Ali et al., ICML 2022): the attention probabilities held constant (no path through queries and keys),
+//     LayerNorms with the scale held constant, GELU by the identity rule, the rest as AttnLrp.
+enum class PropagationRule { Gradient, AttnLrp, CpLrp };
+
 struct TransformerBackwardOptions {
   bool detach_attention = false;  // every P treated as constant
+  PropagationRule rule = PropagationRule::Gradient;
 };
 
 // d_logits [C' x B]. grads / d_decoder (nullable) accumulate; d_x (nullable) receives dL/dx [d x T*B] (zero for
 // cut tokens). d_probs (nullable): dL/dP [layer][b*H + h] ([S x S]). d_alpha (nullable): dL/d alpha of the
-// imposed form [T x B].
+// imposed form [T x B]. d_h0 (nullable): the quantity propagated to the embedding sum h0 [d x B*S] ([CLS] and
+// position embeddings' share).
 template <class T>
 void transformer_backward(const TextConfig& cfg, const TransformerParams<T>& p, const LinearParams<T>& decoder,
                           const TransformerCache<T>& cache, const Mat<T>& d_logits, TransformerBackwardOptions opts,
                           TransformerParams<T>* grads, LinearParams<T>* d_decoder, Mat<T>* d_x,
-                          std::vector<std::vector<Mat<T>>>* d_probs = nullptr, Mat<T>* d_alpha = nullptr);
+                          std::vector<std::vector<Mat<T>>>* d_probs = nullptr, Mat<T>* d_alpha = nullptr,
+                          Mat<T>* d_h0 = nullptr);
 
 }  // namespace attnlab

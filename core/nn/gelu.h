@@ -49,4 +49,15 @@ inline void gelu_backward(const Mat<float>& x, const Mat<float>& d_y, Mat<float>
   simd::map4(x.data(), d_y.data(), d_x.data(), x.size(), [](simd::v4 v) { return simd::gelu_derivative(v); });
 }
 
+// The identity rule of the propagation rules (AttnLRP, CP-LRP) in gradient form: relevance passes unchanged
+// (x · d_x = gelu(x) · d_y), so d_x = d_y ⊙ gelu(x) / x = d_y ⊙ Φ(x) — defined at x = 0 too. Written.
+template <class T>
+inline T gelu_identity_factor(T x) {
+  return T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+}
+template <class T>
+inline void gelu_identity_backward(const Mat<T>& x, const Mat<T>& d_y, Mat<T>& d_x) {
+  d_x = (d_y.array() * x.unaryExpr([](T v) { return gelu_identity_factor(v); }).array()).matrix();
+}
+
 }  // namespace attnlab

@@ -23,7 +23,7 @@ void layer_norm_forward(const LayerNormParams<T>& p, const Mat<T>& x, Mat<T>& y,
 
 template <class T>
 void layer_norm_backward(const LayerNormParams<T>& p, const LayerNormCache<T>& c, const Mat<T>& d_y,
-                         LayerNormParams<T>* grads, Mat<T>* d_x) {
+                         LayerNormParams<T>* grads, Mat<T>* d_x, bool hold_scale) {
   const Eigen::Index d = d_y.rows(), n = d_y.cols();
   if (grads) {
     grads->gamma.col(0) += (d_y.array() * c.xhat.array()).rowwise().sum().matrix();
@@ -34,7 +34,7 @@ void layer_norm_backward(const LayerNormParams<T>& p, const LayerNormCache<T>& c
   // d_x = rstd / d * (d * g - sum(g) - xhat * sum(g ⊙ xhat)), g = d_y ⊙ gamma.
   for (Eigen::Index j = 0; j < n; ++j) {
     const auto g = (d_y.col(j).array() * p.gamma.col(0).array()).eval();
-    const T sg = g.sum(), sgx = (g * c.xhat.col(j).array()).sum();
+    const T sg = g.sum(), sgx = hold_scale ? T(0) : (g * c.xhat.col(j).array()).sum();
     d_x->col(j) = ((T(d) * g - sg - c.xhat.col(j).array() * sgx) * (c.rstd(j) / T(d))).matrix();
   }
 }
@@ -44,8 +44,8 @@ template void layer_norm_forward<float>(const LayerNormParams<float>&, const Mat
 template void layer_norm_forward<double>(const LayerNormParams<double>&, const Mat<double>&, Mat<double>&,
                                          LayerNormCache<double>&);
 template void layer_norm_backward<float>(const LayerNormParams<float>&, const LayerNormCache<float>&,
-                                         const Mat<float>&, LayerNormParams<float>*, Mat<float>*);
+                                         const Mat<float>&, LayerNormParams<float>*, Mat<float>*, bool);
 template void layer_norm_backward<double>(const LayerNormParams<double>&, const LayerNormCache<double>&,
-                                          const Mat<double>&, LayerNormParams<double>*, Mat<double>*);
+                                          const Mat<double>&, LayerNormParams<double>*, Mat<double>*, bool);
 
 }  // namespace attnlab

@@ -25,8 +25,10 @@ template <class T>
 void layer_norm_forward(const LayerNormParams<T>& p, const Mat<T>& x, Mat<T>& y, LayerNormCache<T>& cache);
 
 // d_y [d x N]. Accumulates d gamma, d beta into grads (nullable); writes d_x [d x N] (nullable).
+// hold_scale: the propagation rules' form (AttnLRP / CP-LRP: the normalising 1 / sqrt(var + eps) held constant, so
+// the layer is linear in x): d_x = rstd ⊙ (g - mean(g)), g = d_y ⊙ gamma.
 template <class T>
 void layer_norm_backward(const LayerNormParams<T>& p, const LayerNormCache<T>& cache, const Mat<T>& d_y,
-                         LayerNormParams<T>* grads, Mat<T>* d_x);
+                         LayerNormParams<T>* grads, Mat<T>* d_x, bool hold_scale = false);
 
 }  // namespace attnlab

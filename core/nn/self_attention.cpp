@@ -126,7 +126,8 @@ void mha_forward(const MhaParams<T>& p, int H, const Mat<T>& x, const std::vecto
 
 template <class T>
 void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, const Mat<T>& d_out, bool detach,
-                  MhaParams<T>* grads, Mat<T>* d_x, std::vector<Mat<T>>* d_probs, Mat<T>* d_alpha) {
+                  MhaParams<T>* grads, Mat<T>* d_x, std::vector<Mat<T>>* d_probs, Mat<T>* d_alpha,
+                  bool uniform_rule) {
   const int B = static_cast<int>(c.n.size()), H = c.heads, S = c.S;
   const Eigen::Index d = x.rows();
   const int dk = static_cast<int>(d) / H;
@@ -138,6 +139,8 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
   if (d_probs) d_probs->assign(static_cast<size_t>(B) * H, Mat<T>());
   if (d_alpha) *d_alpha = Mat<T>::Zero(c.alpha.rows() ? c.alpha.rows() : S - 1, B);
   const bool scores_path = !c.uniform && !detach;
+  const T half = T(0.5);
+  const T score_scale = uniform_rule ? scale * half : scale;  // Q's and K's halves of Q·Kᵀ
   for (int b = 0; b < B; ++b) {
     const int nb = c.n[b];
     const Eigen::Index col0 = static_cast<Eigen::Index>(b) * S;
@@ -156,6 +159,7 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
       // Transposed layout as in the forward: dpt(j, i) = dP[i, j] = dctx_i . v_j, one query per column.
       Mat<T> dpt = Mat<T>::Zero(nb, nq);
       matmul_acc_tn(dpt, vh, dctx);
+      if (uniform_rule) dpt *= half;  // P's half of P·V
       if (d_probs) {
         Mat<T>& out = (*d_probs)[static_cast<size_t>(b) * H + h];
         out = Mat<T>::Zero(S, S);
@@ -192,13 +196,14 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
       const Mat<T> pt = P.transpose();
       for (int i = (c.imposed ? 1 : 0); i < nq; ++i) {
         const T dot = (dpt.col(i).array() * pt.col(i).array()).sum();
-        dpt.col(i) = (pt.col(i).array() * (dpt.col(i).array() - dot) * scale).matrix();
+        dpt.col(i) = (pt.col(i).array() * (dpt.col(i).array() - dot) * score_scale).matrix();
       }
       // dpt now holds dS^T · scale: dq_i = sum_j dS[i,j] k_j, dk_j = sum_i dS[i,j] q_i.
       matmul_acc(d_q.block(h * dk, qcol0, dk, nq), c.k.block(h * dk, col0, dk, nb), dpt);
       matmul_acc_nt(d_k.block(h * dk, col0, dk, nb), c.q.block(h * dk, qcol0, dk, nq), dpt);
     }
   }
+  if (uniform_rule) d_v *= half;  // V's half of P·V
   Mat<T> dx_part;
   if (d_x) *d_x = Mat<T>::Zero(d, x.cols());
   linear_backward(p.v, x, d_v, grads ? &grads->v : nullptr, d_x ? &dx_part : nullptr);
@@ -221,7 +226,7 @@ void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& c, 
   template void mha_forward<T>(const MhaParams<T>&, int, const Mat<T>&, const std::vector<int>&, int, bool,    \
                                const Mat<T>*, MhaCache<T>&, Mat<T>&, const char*, bool);                  \
   template void mha_backward<T>(const MhaParams<T>&, const Mat<T>&, const MhaCache<T>&, const Mat<T>&, bool,   \
-                                MhaParams<T>*, Mat<T>*, std::vector<Mat<T>>*, Mat<T>*);
+                                MhaParams<T>*, Mat<T>*, std::vector<Mat<T>>*, Mat<T>*, bool);
 ATTNLAB_INSTANTIATE(float)
 ATTNLAB_INSTANTIATE(double)
 #undef ATTNLAB_INSTANTIATE

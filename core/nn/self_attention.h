@@ -50,8 +50,12 @@ void mha_forward(const MhaParams<T>& p, int heads, const Mat<T>& x, const std::v
 // d_out [d x B*S] ([d x B] when the forward ran first_query_only). Accumulates grads (nullable); writes d_x [d x B*S] (nullable). detach: P treated as constant
 // (no gradient through the scores). d_probs (nullable): receives dL/dP per (b, h) ([S x S], as probs).
 // d_alpha (nullable, [n_max-1 x B]): dL/d alpha of the imposed form (the query-0 rows), written.
+// uniform_rule: AttnLRP's rule for a product of two activations in gradient form — each factor of P·V and of
+// Q·Kᵀ receives half the gradient (so half the relevance), which keeps the relevance of a product conserved;
+// d_probs then holds the halved dL/dP. Not a gradient: only for the propagation rules (transformer.h).
 template <class T>
 void mha_backward(const MhaParams<T>& p, const Mat<T>& x, const MhaCache<T>& cache, const Mat<T>& d_out, bool detach,
-                  MhaParams<T>* grads, Mat<T>* d_x, std::vector<Mat<T>>* d_probs, Mat<T>* d_alpha);
+                  MhaParams<T>* grads, Mat<T>* d_x, std::vector<Mat<T>>* d_probs, Mat<T>* d_alpha,
+                  bool uniform_rule = false);
 
 }  // namespace attnlab

@@ -1,0 +1,12 @@
+// ALTI (Ferrando et al., EMNLP 2022) rolled out to the [CLS] row (context_mixing.h).
+#include "explain/context_mixing.h"
+
+namespace attnlab {
+
+std::vector<double> alti_importance(const ExplainInput& in) {
+  std::vector<double> r = mixing_rollout(alti_layers(*in.cfg, *in.params, in.ids));
+  r.resize(in.ids.size(), 0.0);  // tokens past max_len (or no layers): 0
+  return r;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,119 @@
+// Value zeroing and ALTI per layer, and their rollout (contract in context_mixing.h).
+#include "explain/context_mixing.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "nn/gelu.h"
+
+namespace attnlab {
+
+namespace {
+
+template <class T>
+const TransformerCache<T>& run_forward(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids,
+                                       TextCache<T>& cache) {
+  if (cfg.encoder != EncoderKind::Transformer) throw std::invalid_argument("context mixing needs a transformer");
+  text_forward_ids(cfg, params, TextBatch::from_sequences({ids}), cache);  // full path: every row of every layer
+  return cache.transformer;
+}
+
+// Σ_h A_h[i, j] Wo_h v_h,j for the rows i < rows, one source j: [d x rows].
+template <class T>
+Mat<T> head_mix(const TransformerCache<T>& tc, const MhaParams<T>& attn, int l, int heads, int rows, int j) {
+  const Eigen::Index d = tc.layers[l].attn.v.rows();
+  const Eigen::Index dk = d / heads;
+  Mat<T> out = Mat<T>::Zero(d, rows);
+  for (int h = 0; h < heads; ++h) {
+    const Vec<T> f = attn.o.w.middleCols(h * dk, dk) * tc.layers[l].attn.v.col(j).segment(h * dk, dk);
+    const Mat<T>& P = tc.probs(l, 0, h);
+    for (int i = 0; i < rows; ++i) out.col(i) += P(i, j) * f;
+  }
+  return out;
+}
+
+void normalise_rows(Mat<double>& c) {
+  for (Eigen::Index i = 0; i < c.rows(); ++i) {
+    const double s = c.row(i).sum();
+    if (s > 0) c.row(i) /= s;
+  }
+}
+
+}  // namespace
+
+template <class T>
+std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextParams<T>& params,
+                                              const std::vector<int>& ids) {
+  TextCache<T> cache;
+  const TransformerCache<T>& tc = run_forward(cfg, params, ids, cache);
+  const int L = static_cast<int>(tc.layers.size()), n = tc.n[0];
+  std::vector<Mat<double>> out;
+  for (int l = 0; l < L; ++l) {
+    const auto& lc = tc.layers[l];
+    const auto& lp = params.transformer.layers[l];
+    const int rows = l == L - 1 ? 1 : n;
+    const Mat<T> mid = lc.mid.leftCols(rows), orig = lc.out.leftCols(rows);
+    Mat<double> c = Mat<double>::Zero(rows, n);
+    LayerNormCache<T> ln;
+    Mat<T> y, pre, act, f;
+    for (int j = 0; j < n; ++j) {
+      const Mat<T> zeroed = mid - head_mix(tc, lp.attn, l, cfg.heads, rows, j);
+      layer_norm_forward(lp.ln2, zeroed, y, ln);
+      linear_forward(lp.fc1, y, pre);
+      gelu_forward(pre, act);
+      linear_forward(lp.fc2, act, f);
+      const Mat<T> changed = zeroed + f;
+      for (int i = 0; i < rows; ++i) {
+        const double a = changed.col(i).template cast<double>().norm(), b = orig.col(i).template cast<double>().norm();
+        const double dot = changed.col(i).template cast<double>().dot(orig.col(i).template cast<double>());
+        c(i, j) = a > 0 && b > 0 ? 1.0 - dot / (a * b) : 0.0;
+      }
+    }
+    normalise_rows(c);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+template <class T>
+std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids) {
+  TextCache<T> cache;
+  const TransformerCache<T>& tc = run_forward(cfg, params, ids, cache);
+  const int L = static_cast<int>(tc.layers.size()), n = tc.n[0];
+  std::vector<Mat<double>> out;
+  for (int l = 0; l < L; ++l) {
+    const auto& lc = tc.layers[l];
+    const int rows = l == L - 1 ? 1 : n;
+    const Mat<double> y = lc.mid.leftCols(rows).template cast<double>();
+    Mat<double> c = Mat<double>::Zero(rows, n);
+    for (int j = 0; j < n; ++j) {
+      Mat<double> t = head_mix(tc, params.transformer.layers[l].attn, l, cfg.heads, rows, j).template cast<double>();
+      if (j < rows) t.col(j) += lc.in.col(j).template cast<double>();
+      for (int i = 0; i < rows; ++i)
+        c(i, j) = std::max(0.0, y.col(i).template lpNorm<1>() - (y.col(i) - t.col(i)).template lpNorm<1>());
+    }
+    normalise_rows(c);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<double> mixing_rollout(const std::vector<Mat<double>>& layers) {
+  if (layers.empty()) return {};
+  Mat<double> r = layers.back().row(0);
+  for (int l = static_cast<int>(layers.size()) - 2; l >= 0; --l) r = r * layers[l];
+  std::vector<double> out;
+  for (Eigen::Index j = 1; j < r.cols(); ++j) out.push_back(r(0, j));
+  return out;
+}
+
+template std::vector<Mat<double>> value_zeroing_layers<float>(const TextConfig&, const TextParams<float>&,
+                                                              const std::vector<int>&);
+template std::vector<Mat<double>> value_zeroing_layers<double>(const TextConfig&, const TextParams<double>&,
+                                                               const std::vector<int>&);
+template std::vector<Mat<double>> alti_layers<float>(const TextConfig&, const TextParams<float>&,
+                                                     const std::vector<int>&);
+template std::vector<Mat<double>> alti_layers<double>(const TextConfig&, const TextParams<double>&,
+                                                      const std::vector<int>&);
+
+}  // namespace attnlab
