@@ -343,7 +343,7 @@ export const CATALOGUE = Object.freeze({
    "per_instance": true
   },
   {
-   "description": "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top 1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC (DeYoung et al. 2020)",
+   "description": "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top 1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients (a transformer: also rollout, flow, Chefer relevance, attention x gradient, attention norm, AttnLRP, CP-LRP, value zeroing, ALTI) and random, with AOPC (DeYoung et al. 2020)",
    "name": "eraser",
    "needs": {
     "human_rationales": false,
@@ -445,7 +445,7 @@ export const CATALOGUE = Object.freeze({
    "per_instance": true
   },
   {
-   "description": "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients and random (DeYoung et al. 2020)",
+   "description": "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients (a transformer: also its attention readings, AttnLRP, CP-LRP, value zeroing and ALTI) and random (DeYoung et al. 2020)",
    "name": "plausibility",
    "needs": {
     "human_rationales": true,
@@ -1211,6 +1211,62 @@ export const CATALOGUE = Object.freeze({
     "min": 0,
     "name": "warmup",
     "type": "number"
+   }
+  ],
+  "transformer_methods": [
+   {
+    "description": "Abnar & Zuidema 2020: heads averaged, 0.5 A + 0.5 I, multiplied through the layers; the [CLS] row",
+    "label": "rollout",
+    "name": "rollout",
+    "signed": false
+   },
+   {
+    "description": "Abnar & Zuidema 2020: maximum flow from the token to [CLS] through the layered attention graph",
+    "label": "attention flow",
+    "name": "flow",
+    "signed": false
+   },
+   {
+    "description": "Chefer et al. 2021: (gradient x attention)+ averaged over heads, propagated through the layers",
+    "label": "Chefer relevance",
+    "name": "relevance",
+    "signed": false
+   },
+   {
+    "description": "last layer: A (.) d logit / d A, heads averaged; the [CLS] row",
+    "label": "attention x gradient",
+    "name": "grad_attention",
+    "signed": false
+   },
+   {
+    "description": "Kobayashi et al. 2020: || sum_h A_h[CLS, j] f_h(x_j) || in the last layer",
+    "label": "attention norm",
+    "name": "attention_norm",
+    "signed": false
+   },
+   {
+    "description": "Achtibat et al. 2024: the logit propagated with LayerNorm's scale held, GELU identity, half to each factor of Q K^T and A V; input x relevance",
+    "label": "AttnLRP",
+    "name": "attnlrp",
+    "signed": true
+   },
+   {
+    "description": "Ali et al. 2022: the attention held constant, LayerNorm's scale held, GELU identity; input x relevance",
+    "label": "CP-LRP",
+    "name": "cp_lrp",
+    "signed": true
+   },
+   {
+    "description": "Mohebbi et al. 2023: cosine distance of each layer output with the token's values zeroed, rows normalised, rolled out",
+    "label": "value zeroing",
+    "name": "value_zeroing",
+    "signed": false
+   },
+   {
+    "description": "Ferrando et al. 2022: L1 closeness of each token's exact share of the attention sublayer's output, rows normalised, rolled out",
+    "label": "ALTI",
+    "name": "alti",
+    "signed": false
    }
   ]
  }

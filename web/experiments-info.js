@@ -34,6 +34,15 @@ export const LABELS = Object.freeze({
   attention_x_gradient: 'attention × gradient',
   leave_one_out: 'leave-one-out',
   integrated_gradients: 'integrated gradients',
+  rollout: 'rollout',
+  flow: 'attention flow',
+  relevance: 'Chefer relevance',
+  grad_attention: 'attention × gradient (last layer)',
+  attention_norm: 'attention norm',
+  attnlrp: 'AttnLRP',
+  cp_lrp: 'CP-LRP',
+  value_zeroing: 'value zeroing',
+  alti: 'ALTI',
   random: 'random',
 });
 
@@ -137,7 +146,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     headline: (s) => {
       const c = (m) => pick(s, ['measures', m, 'aopc_comprehensiveness_mean']);
       const f = (m) => pick(s, ['measures', m, 'aopc_sufficiency_mean']);
-      const named = ERASER_MEASURES.filter((m) => m !== 'random');
+      const named = Object.keys(s?.measures ?? {}).filter((m) => m !== 'random');  // a transformer's too
       const best = (get, better) => named.reduce((b, m) => (Number.isFinite(get(m)) && (b === null || better(get(m), get(b))) ? m : b), null);
       const bc = best(c, (x, y) => x > y);
       const bs = best(f, (x, y) => x < y);

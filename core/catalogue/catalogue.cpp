@@ -26,8 +26,29 @@ nlohmann::json text_part() {
      "description": "|p(predicted) - p(predicted) without the token|"},
     {"name": "integrated_gradients", "label": "integrated gradients", "signed": true,
      "description": "integrated gradients from the all-zero embedding baseline (Kendall tau uses |value|)"}])J");
+  // A transformer's further rows (explain_text.h; the ERASER / plausibility measures of experiments/measure_scores.h).
+  const nlohmann::json transformer_methods = nlohmann::json::parse(R"J([
+    {"name": "rollout", "label": "rollout", "signed": false,
+     "description": "Abnar & Zuidema 2020: heads averaged, 0.5 A + 0.5 I, multiplied through the layers; the [CLS] row"},
+    {"name": "flow", "label": "attention flow", "signed": false,
+     "description": "Abnar & Zuidema 2020: maximum flow from the token to [CLS] through the layered attention graph"},
+    {"name": "relevance", "label": "Chefer relevance", "signed": false,
+     "description": "Chefer et al. 2021: (gradient x attention)+ averaged over heads, propagated through the layers"},
+    {"name": "grad_attention", "label": "attention x gradient", "signed": false,
+     "description": "last layer: A (.) d logit / d A, heads averaged; the [CLS] row"},
+    {"name": "attention_norm", "label": "attention norm", "signed": false,
+     "description": "Kobayashi et al. 2020: || sum_h A_h[CLS, j] f_h(x_j) || in the last layer"},
+    {"name": "attnlrp", "label": "AttnLRP", "signed": true,
+     "description": "Achtibat et al. 2024: the logit propagated with LayerNorm's scale held, GELU identity, half to each factor of Q K^T and A V; input x relevance"},
+    {"name": "cp_lrp", "label": "CP-LRP", "signed": true,
+     "description": "Ali et al. 2022: the attention held constant, LayerNorm's scale held, GELU identity; input x relevance"},
+    {"name": "value_zeroing", "label": "value zeroing", "signed": false,
+     "description": "Mohebbi et al. 2023: cosine distance of each layer output with the token's values zeroed, rows normalised, rolled out"},
+    {"name": "alti", "label": "ALTI", "signed": false,
+     "description": "Ferrando et al. 2022: L1 closeness of each token's exact share of the attention sublayer's output, rows normalised, rolled out"}])J");
   return {{"explain", explain},
           {"methods", methods},
+          {"transformer_methods", transformer_methods},
           {"class_names", default_text_class_names()},
           {"training", params_json(text_training_specs())},
           {"adversary", params_json(adversary_training_specs())}};

@@ -7,9 +7,9 @@
 // "Removing" deletes the tokens and re-runs the model on the rest, in their original order (not masking);
 // an empty input gives the decoder-bias prediction (zero context, as leave_one_out_importance). AOPC is the
 // mean over the five k (ERASER's aggregate).
-// Measures, each explaining p_c and ranked by |value| (ties: earlier position first): "attention",
-// "gradient" (J&W), "leave_one_out", "integrated_gradients" (ig_steps from options, default 50),
-// "random" (a shuffle of the positions drawn from the instance's random stream — the baseline).
+// Measures (experiments/measure_scores.h: four for every model, nine more for a transformer, and "random", the
+// baseline), each explaining p_c and ranked by |value| (ties: earlier position first), or, with --param
+// ranking=signed, by the signed value (most positive first; only the signed measures change).
 // All perturbed inputs of one instance (deduplicated) run as one batch.
 // Row: {"measures": {NAME: {"comprehensiveness": [5], "sufficiency": [5], "aopc_comprehensiveness",
 //        "aopc_sufficiency"}}, "rationale_size": [5] (the n_k), "num_tokens", "predicted"};
@@ -41,8 +41,11 @@ constexpr int kNumK = 5;
 
 int rationale_size(int percent, int T) { return std::min(T, std::max(1, (percent * T + 99) / 100)); }
 
-// Positions from most to least important by |score|; ties keep the earlier position first.
-std::vector<int> ranking(const std::vector<double>& score) { return ranking_by_magnitude(score); }
+// Positions from most to least important: by |score| (param ranking=magnitude, the default), or by the signed score
+// (ranking=signed: the most positive first — the same for the non-negative measures); ties keep the earlier position.
+std::vector<int> ranking(const std::vector<double>& score, bool is_signed) {
+  return is_signed ? ranking_by_value(score) : ranking_by_magnitude(score);
+}
 
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -57,9 +60,12 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
   const int T = static_cast<int>(inst.ids.size());
 
   const MeasureScores ms = measure_scores(model, inst, options, rng);
+  const std::vector<std::string> names = importance_measures(model);
   const int c = ms.predicted;
   std::vector<std::vector<int>> orders;
-  for (const auto& score : ms.scores) orders.push_back(ranking(score));
+  const auto r = options.params.find("ranking");
+  const bool is_signed = r != options.params.end() && r->is_string() && r->get<std::string>() == "signed";
+  for (const auto& score : ms.scores) orders.push_back(ranking(score, is_signed));
   const size_t M = orders.size();
 
   // Perturbed inputs: slot -1 = empty (decoder bias), -2 = the full input, >= 0 = column of the batch.
@@ -105,7 +111,7 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
       comp[k] = p_full - prob(comp_slot[m][k]);
       suff[k] = p_full - prob(suff_slot[m][k]);
     }
-    measures[kImportanceMeasures[m]] = {{"comprehensiveness", comp},
+    measures[names[m]] = {{"comprehensiveness", comp},
                               {"sufficiency", suff},
                               {"aopc_comprehensiveness", mean_of(comp)},
                               {"aopc_sufficiency", mean_of(suff)}};
@@ -139,7 +145,7 @@ double mean_defined(const std::vector<const json*>& rows, const char* name, cons
   return mean_of(vals);
 }
 
-json summarize_eraser(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_eraser(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   int skipped = 0;
   for (const json& r : rows) {
@@ -147,13 +153,14 @@ json summarize_eraser(const TextModel&, const std::vector<json>& rows, const Exp
     else used.push_back(&r);
   }
   json measures = json::object();
-  for (const char* name : kImportanceMeasures) {
+  for (const std::string& measure : importance_measures(model)) {
+    const char* name = measure.c_str();
     json comp = json::array(), suff = json::array();
     for (int k = 0; k < kNumK; ++k) {
       comp.push_back(number_or_null(mean_defined(used, name, "comprehensiveness", k)));
       suff.push_back(number_or_null(mean_defined(used, name, "sufficiency", k)));
     }
-    measures[name] = {{"aopc_comprehensiveness_mean", number_or_null(mean_defined(used, name, "aopc_comprehensiveness", -1))},
+    measures[measure] = {{"aopc_comprehensiveness_mean", number_or_null(mean_defined(used, name, "aopc_comprehensiveness", -1))},
                       {"aopc_sufficiency_mean", number_or_null(mean_defined(used, name, "aopc_sufficiency", -1))},
                       {"comprehensiveness_mean", comp},
                       {"sufficiency_mean", suff}};
@@ -173,8 +180,9 @@ Experiment eraser_experiment() {
   e.name = "eraser";
   e.description =
       "ERASER comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful) of the top "
-      "1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients and random, with AOPC "
-      "(DeYoung et al. 2020)";
+      "1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients (a transformer: also rollout, "
+      "flow, Chefer relevance, attention x gradient, attention norm, AttnLRP, CP-LRP, value zeroing, ALTI) and random, "
+      "with AOPC (DeYoung et al. 2020)";
   e.run = on_text_model(TextExperimentRun(run_eraser));
   e.summarize = on_text_model(TextExperimentSummary(summarize_eraser));
   e.needs_text_model = true;

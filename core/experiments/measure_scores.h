@@ -1,22 +1,25 @@
-// The five token-importance measures that the ERASER (eraser.cpp) and plausibility (plausibility.cpp)
-// experiments score, computed once per instance: "attention", "gradient" (J&W), "leave_one_out",
-// "integrated_gradients" (ig_steps from options, default 50), each explaining p_c for the class c the model
-// predicts on the full input, and "random", the baseline: one shuffle of the positions from the instance's
-// random stream, as scores T, T-1, ..., 1 in shuffled order (so ranking by |score| gives the shuffle itself).
+// The token-importance measures that the ERASER (eraser.cpp) and plausibility (plausibility.cpp) experiments
+// score, computed once per instance, each explaining the class c the model predicts on the full input:
+// "attention", "gradient" (J&W), "leave_one_out", "integrated_gradients" (ig_steps from options, default 50);
+// for a transformer also its readings of the attention and the propagation / context-mixing methods ("rollout",
+// "flow", "relevance" (Chefer), "grad_attention", "attention_norm", "attnlrp", "cp_lrp", "value_zeroing",
+// "alti"); last "random", the baseline: one shuffle of the positions from the instance's random stream, as scores
+// T, T-1, ..., 1 in shuffled order (so ranking by |score| gives the shuffle itself).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "experiments/experiment.h"
 
 namespace attnlab {
 
-constexpr int kNumImportanceMeasures = 5;
-extern const char* const kImportanceMeasures[kNumImportanceMeasures];
+// The measures of a model, in order (the scores' order).
+std::vector<std::string> importance_measures(const TextModel& model);
 
 struct MeasureScores {
   int predicted = -1;                       // c
   double p_predicted = 0;                   // p_c(x) on the full input
-  std::vector<std::vector<double>> scores;  // [measure][position], in kImportanceMeasures order
+  std::vector<std::vector<double>> scores;  // [measure][position], in importance_measures(model) order
 };
 
 // inst must be usable (instance_skip_reason(model, inst) == nullptr).

@@ -61,6 +61,7 @@ json run_plausibility(const TextModel& model, const Instance& inst, const Experi
 
   const MeasureScores ms = measure_scores(model, inst, options, rng);
   const std::vector<std::vector<double>>& scores = ms.scores;
+  const std::vector<std::string> names = importance_measures(model);
 
   json measures = json::object();
   for (size_t m = 0; m < scores.size(); ++m) {
@@ -69,7 +70,7 @@ json run_plausibility(const TextModel& model, const Instance& inst, const Experi
     const std::vector<int> top = top_k_mask(magnitude, k);
     const PrecisionRecall tok = token_prf(top, human);
     const PrecisionRecall iou = iou_span_match(top, human, kIouThreshold);
-    measures[kImportanceMeasures[m]] = {{"token_f1", tok.f1},
+    measures[names[m]] = {{"token_f1", tok.f1},
                               {"auprc", number_or_null(auprc(magnitude, human))},
                               {"iou_precision", iou.precision},
                               {"iou_recall", iou.recall},
@@ -89,7 +90,7 @@ double measure_value(const json& row, const char* name, const char* key) {
   return row_number((*ms)[name], key);
 }
 
-json summarize_plausibility(const TextModel&, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_plausibility(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   std::map<std::string, int> reasons;
   for (const json& r : rows) {
@@ -106,9 +107,10 @@ json summarize_plausibility(const TextModel&, const std::vector<json>& rows, con
     return mean_of(v);
   };
   json out = json::object();
-  for (const char* name : kImportanceMeasures) {
+  for (const std::string& measure : importance_measures(model)) {
+    const char* name = measure.c_str();
     const double p = mean(name, "iou_precision"), r = mean(name, "iou_recall");
-    out[name] = {{"token_f1", number_or_null(mean(name, "token_f1"))},
+    out[measure] = {{"token_f1", number_or_null(mean(name, "token_f1"))},
                  {"auprc", number_or_null(mean(name, "auprc"))},
                  {"iou_f1", number_or_null(std::isfinite(p) && std::isfinite(r) ? f1_of(p, r) : p)},
                  {"iou_precision", number_or_null(p)},
@@ -138,7 +140,8 @@ Experiment plausibility_experiment() {
   e.description =
       "plausibility vs a human rationale (SST: words / short phrases labelled with the sentence's polarity): "
       "ERASER token F1 at top-k, AUPRC and IOU F1 of attention, gradient, leave-one-out, integrated gradients "
-      "and random (DeYoung et al. 2020)";
+      "(a transformer: also its attention readings, AttnLRP, CP-LRP, value zeroing and ALTI) and random "
+      "(DeYoung et al. 2020)";
   e.run = on_text_model(TextExperimentRun(run_plausibility));
   e.summarize = on_text_model(TextExperimentSummary(summarize_plausibility));
   e.needs_text_model = true;

@@ -39,7 +39,12 @@ const std::vector<Experiment>& experiment_registry() {
       with(adversarial_experiment(), adversary_search_params(), 2),
       with(erase_max_experiment(), {}, 2),
       with(erase_until_flip_experiment(), {}, 2),
-      with(eraser_experiment(), {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")}, 1),
+      with(eraser_experiment(),
+           {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps"),
+            {"ranking", "string", "magnitude", 0, -1, {"magnitude", "signed"},
+             "how a signed measure (integrated gradients, AttnLRP, CP-LRP) ranks the tokens: by |value|, or most "
+             "positive first (evidence for the predicted class first; AttnLRP's perturbation order)"}},
+           1),
       with(randomization_experiment(), {int_param("ig_steps", 20, 1, 10000, "integrated-gradients steps")}, 1),
       with(seeds_experiment(),
            {int_param("adversarial", 1, 0, 1, "also run the adversarial search on the base model (1) or not (0)"),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nn/embedding.h"
 #include "nn/gelu.h"
 
 namespace attnlab {
@@ -11,11 +12,18 @@ namespace attnlab {
 namespace {
 
 template <class T>
-const TransformerCache<T>& run_forward(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids,
+const TransformerCache<T>& run_forward(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x,
                                        TextCache<T>& cache) {
   if (cfg.encoder != EncoderKind::Transformer) throw std::invalid_argument("context mixing needs a transformer");
-  text_forward_ids(cfg, params, TextBatch::from_sequences({ids}), cache);  // full path: every row of every layer
+  text_forward(cfg, params, x, {static_cast<int>(x.cols())}, cache);  // full path: every row of every layer
   return cache.transformer;
+}
+
+template <class T>
+Mat<T> embedded(const TextParams<T>& params, const std::vector<int>& ids) {
+  Mat<T> x;
+  embedding_forward(params.embedding, ids, x);
+  return x;
 }
 
 // Σ_h A_h[i, j] Wo_h v_h,j for the rows i < rows, one source j: [d x rows].
@@ -42,10 +50,9 @@ void normalise_rows(Mat<double>& c) {
 }  // namespace
 
 template <class T>
-std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextParams<T>& params,
-                                              const std::vector<int>& ids) {
+std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x) {
   TextCache<T> cache;
-  const TransformerCache<T>& tc = run_forward(cfg, params, ids, cache);
+  const TransformerCache<T>& tc = run_forward(cfg, params, x, cache);
   const int L = static_cast<int>(tc.layers.size()), n = tc.n[0];
   std::vector<Mat<double>> out;
   for (int l = 0; l < L; ++l) {
@@ -63,10 +70,10 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
       gelu_forward(pre, act);
       linear_forward(lp.fc2, act, f);
       const Mat<T> changed = zeroed + f;
-      for (int i = 0; i < rows; ++i) {
-        const double a = changed.col(i).template cast<double>().norm(), b = orig.col(i).template cast<double>().norm();
-        const double dot = changed.col(i).template cast<double>().dot(orig.col(i).template cast<double>());
-        c(i, j) = a > 0 && b > 0 ? 1.0 - dot / (a * b) : 0.0;
+      for (int i = 0; i < rows; ++i) {  // 1 − cos(a, b) = ‖a/‖a‖ − b/‖b‖‖² / 2, without 1 − (≈1)'s cancellation
+        const Vec<double> a = changed.col(i).template cast<double>(), b = orig.col(i).template cast<double>();
+        const double na = a.norm(), nb = b.norm();
+        c(i, j) = na > 0 && nb > 0 ? 0.5 * (a / na - b / nb).squaredNorm() : 0.0;
       }
     }
     normalise_rows(c);
@@ -76,9 +83,9 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
 }
 
 template <class T>
-std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids) {
+std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x) {
   TextCache<T> cache;
-  const TransformerCache<T>& tc = run_forward(cfg, params, ids, cache);
+  const TransformerCache<T>& tc = run_forward(cfg, params, x, cache);
   const int L = static_cast<int>(tc.layers.size()), n = tc.n[0];
   std::vector<Mat<double>> out;
   for (int l = 0; l < L; ++l) {
@@ -98,6 +105,28 @@ std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>&
   return out;
 }
 
+template <class T>
+std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextParams<T>& params,
+                                              const std::vector<int>& ids) {
+  return value_zeroing_layers(cfg, params, embedded(params, ids));
+}
+
+template <class T>
+std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids) {
+  return alti_layers(cfg, params, embedded(params, ids));
+}
+
+TextParams<double> transformer_in_double(const TextParams<float>& params) {
+  TextParams<double> p;
+  p.transformer = params.transformer.cast<double>();
+  p.decoder = {params.decoder.w.cast<double>(), params.decoder.b.cast<double>()};
+  return p;
+}
+
+Mat<double> embedded_in_double(const TextParams<float>& params, const std::vector<int>& ids) {
+  return embedded(params, ids).cast<double>();
+}
+
 std::vector<double> mixing_rollout(const std::vector<Mat<double>>& layers) {
   if (layers.empty()) return {};
   Mat<double> r = layers.back().row(0);
@@ -107,6 +136,13 @@ std::vector<double> mixing_rollout(const std::vector<Mat<double>>& layers) {
   return out;
 }
 
+template std::vector<Mat<double>> value_zeroing_layers<float>(const TextConfig&, const TextParams<float>&,
+                                                              const Mat<float>&);
+template std::vector<Mat<double>> value_zeroing_layers<double>(const TextConfig&, const TextParams<double>&,
+                                                               const Mat<double>&);
+template std::vector<Mat<double>> alti_layers<float>(const TextConfig&, const TextParams<float>&, const Mat<float>&);
+template std::vector<Mat<double>> alti_layers<double>(const TextConfig&, const TextParams<double>&,
+                                                      const Mat<double>&);
 template std::vector<Mat<double>> value_zeroing_layers<float>(const TextConfig&, const TextParams<float>&,
                                                               const std::vector<int>&);
 template std::vector<Mat<double>> value_zeroing_layers<double>(const TextConfig&, const TextParams<double>&,

@@ -23,6 +23,17 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
                                               const std::vector<int>& ids);
 template <class T>
 std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const std::vector<int>& ids);
+// The same on embedded tokens x [d x T] (params.embedding is not read).
+template <class T>
+std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x);
+template <class T>
+std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x);
+
+// The methods compute in double whatever the model's storage: value zeroing's cosine distances are small
+// differences of nearly equal vectors, which float would blur. A transformer's parameters in double without the
+// embedding table (cheap: the table is most of the model), and the tokens embedded in double.
+TextParams<double> transformer_in_double(const TextParams<float>& params);
+Mat<double> embedded_in_double(const TextParams<float>& params, const std::vector<int>& ids);
 
 // The [CLS] row of the rollout over the tokens (length n − 1).
 std::vector<double> mixing_rollout(const std::vector<Mat<double>>& layers);

@@ -17,4 +17,12 @@ inline std::vector<int> ranking_by_magnitude(const std::vector<double>& score) {
   return order;
 }
 
+// From the highest to the lowest signed score (ties: earlier position first).
+inline std::vector<int> ranking_by_value(const std::vector<double>& score) {
+  std::vector<int> order(score.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
+  return order;
+}
+
 }  // namespace attnlab

@@ -1,7 +1,8 @@
 // transformer-rows.test.mjs — the Text tab on sst2-transformer shows the rows the README's tour promises (issue 29):
 // after attention, gradient, leave-one-out and integrated gradients, the self-attention readings rollout, attention
-// flow, relevance (Chefer et al.) and attention norm (Kobayashi et al.), each with one cell per token and its colour
-// bar, with the values the wasm core's TextLab.explain gives in Node; a BiLSTM keeps its four rows.
+// flow, relevance (Chefer et al.) and attention norm (Kobayashi et al.), then AttnLRP and CP-LRP (with their
+// conservation line), value zeroing and ALTI (issue 30), each with one cell per token and its colour bar, with the
+// values the wasm core's TextLab.explain gives in Node; a BiLSTM keeps its four rows.
 // Run: node --test tests/e2e/transformer-rows.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ const TIMEOUT = 180_000;
 const TEXT = 'a gorgeous , witty , seductive movie .';
 const SKIP = !fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.wasm')) ? 'needs web/gen' : !fs.existsSync(path.join(MODEL, 'config.json')) ? 'needs models/text/sst2-transformer' : false;
 
-test('sst2-transformer: rollout, flow, relevance and attention-norm rows with their colour bars', { timeout: TIMEOUT, skip: SKIP }, async () => {
+test('sst2-transformer: rollout, flow, relevance, attention-norm, AttnLRP, CP-LRP, value-zeroing and ALTI rows with their colour bars', { timeout: TIMEOUT, skip: SKIP }, async () => {
   const M = await loadCore();
   const lab = new M.TextLab(fs.readFileSync(path.join(MODEL, 'config.json'), 'utf8'), new Uint8Array(fs.readFileSync(path.join(MODEL, 'model.safetensors'))));
   const raw = lab.explain(TEXT, 0, 20);
@@ -29,14 +30,23 @@ test('sst2-transformer: rollout, flow, relevance and attention-norm rows with th
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=text&model=sst2-transformer&text=${encodeURIComponent(TEXT)}`);
     await page.waitForFunction(() => document.getElementById('view-text').dataset.status === 'ready', null, { timeout: TIMEOUT });
     const rows = await page.$$eval('.measure-row', (rs) => rs.map((r) => r.dataset.measure));
-    assert.deepEqual(rows, ['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'rollout', 'flow', 'relevance', 'attention_norm']);
-    for (const key of ['rollout', 'flow', 'relevance', 'attention_norm']) {
+    const extra = ['rollout', 'flow', 'relevance', 'attention_norm', 'attnlrp', 'cp_lrp', 'value_zeroing', 'alti'];
+    assert.deepEqual(rows, ['attention', 'gradient', 'leave_one_out', 'integrated_gradients', ...extra]);
+    for (const key of extra) {
       const row = `.measure-row[data-measure=${key}]`;
       const vals = await page.$$eval(`${row} .tok`, (cs) => cs.map((c) => Number(c.dataset.value)));
       assert.equal(vals.length, want.tokens.length, `${key}: a cell per token`);
       vals.forEach((v, i) => assert.ok(Math.abs(v - want[key][i]) < 1e-6, `${key}[${i}] ${v} vs the core's ${want[key][i]}`));
       assert.equal(await page.locator(`${row} .colorbar`).count(), 1, `${key}: its colour bar`);
       assert.ok((await page.textContent(`${row} .measure-label`)).length > 3, `${key}: labelled`);
+    }
+    // the propagation rules say how the logit is split (conservation reported, not assumed)
+    for (const key of ['attnlrp', 'cp_lrp']) {
+      const note = await page.textContent(`.measure-row[data-measure=${key}] .measure-label`);
+      assert.match(note, /words .* \+ positions\/\[CLS\] .* \+ biases .* = logit /, `${key}: conservation line`);
+      const c = want[`${key}_conservation`];
+      assert.ok(Math.abs(c.tokens + c.embeddings + c.unexplained - c.logit) < 1e-4 * Math.max(1, Math.abs(c.logit)), `${key}: the parts add up`);
+      assert.ok(Math.abs(want[key].reduce((a, b) => a + b, 0) - c.tokens) < 1e-4 * Math.max(1, Math.abs(c.tokens)), `${key}: tokens sum`);
     }
     // keyboard readout names the new rows too
     await page.focus('.measure-row[data-measure=relevance] .tok[tabindex="0"]');

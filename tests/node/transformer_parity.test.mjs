@@ -7,7 +7,8 @@
 //     ONNX check runs on a native-only checkout too). Negative control: one query weight of the last layer + 1 must
 //     be seen.
 // (2) the native CLI: 10 sentences through `build/attnlab explain-text` and TextLab.explain(text, 200, 20):
-//     every field (incl. rollout, flow, relevance, grad_attention, attention_norm) within 1e-5 (IG 1e-4).
+//     every field (incl. rollout, flow, relevance, grad_attention, attention_norm, attnlrp, cp_lrp, value_zeroing, alti,
+//     the conservation records) within 1e-5 (IG 1e-4).
 // Model: models/text/sst2-transformer (ATTNLAB_TEXT_MODELS overrides the folder). Skips only when the model,
 // web/gen or build/attnlab is missing.
 import test from 'node:test';
@@ -123,7 +124,8 @@ test(`wasm core = native CLI on the transformer: ${NAME}`, async (t) => {
     assert.equal(res.status, 0, res.stderr);
     const native = JSON.parse(res.stdout.trim().split('\n').at(-1));
     const wasm = core.explain(text, 200, 20);
-    for (const k of ['rollout', 'flow', 'relevance', 'grad_attention', 'attention_norm', 'attention_layers'])
+    for (const k of ['rollout', 'flow', 'relevance', 'grad_attention', 'attention_norm', 'attention_layers', 'attnlrp', 'cp_lrp',
+      'value_zeroing', 'alti'])
       assert.ok(Array.isArray(wasm[k]) && wasm[k].length > 0, `wasm result has ${k}`);
     diff(native, wasm, text.slice(0, 30), null, maxes, problems);
   }

@@ -2,7 +2,8 @@
 //
 // Contract:
 //   MEASURES                         — the rows, in order: { key, label, signed, help, kendallKey }
-//   TRANSFORMER_MEASURES             — a transformer's rows after them (rollout, flow, relevance, attention_norm),
+//   TRANSFORMER_MEASURES             — a transformer's rows after them (rollout, flow, relevance, attention_norm,
+//                                      AttnLRP and CP-LRP with their conservation line, value zeroing, ALTI),
 //                                      drawn when the result has them; measuresOf(result) → the rows drawn
 //   renderTokenRows(container, result, { measures, note, legend = true } = {})
 //     measures / note (optional, for a model whose rows differ — the Text tab's "Your model"): the rows to draw
@@ -76,7 +77,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Attention rollout (Abnar & Zuidema 2020): each layer’s heads averaged with the residual (0.5·A + 0.5·I), multiplied through the layers; the [CLS] row.',
     short: 'attention multiplied through the layers',
-    kendallKey: null,
+    kendallKey: false,
   },
   {
     key: 'flow',
@@ -84,7 +85,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Attention flow (Abnar & Zuidema 2020): the maximum flow from each token to [CLS] through the layered attention graph.',
     short: 'the most attention that can flow from the word to [CLS]',
-    kendallKey: null,
+    kendallKey: false,
   },
   {
     key: 'relevance',
@@ -92,7 +93,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Chefer et al. 2021: the attention weighted by its gradient (positive part, heads averaged), propagated through the layers; the [CLS] row.',
     short: 'gradient-weighted attention through the layers',
-    kendallKey: null,
+    kendallKey: false,
   },
   {
     key: 'attention_norm',
@@ -100,7 +101,41 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Kobayashi et al. 2020: ‖Σ_h α_h · f_h(x)‖ in the last layer — the attention weight times the size of the vector it weighs, so a large weight on a small vector counts little.',
     short: 'the weight times the size of what it weighs (last layer)',
-    kendallKey: null,
+    kendallKey: false,
+  },
+  {
+    key: 'attnlrp',
+    label: 'AttnLRP',
+    signed: true,
+    conservationKey: 'attnlrp_conservation',
+    help: 'AttnLRP (Achtibat et al. 2024): the logit of the explained class propagated back layer by layer with rules that keep relevance conserved — half to each side of Q·Kᵀ and A·V, LayerNorm’s scale held fixed, GELU passed through — times the embedding; signed: blue supports the class, red speaks against it.',
+    short: 'signed: the logit split over the words, rule by rule',
+    kendallKey: false,
+  },
+  {
+    key: 'cp_lrp',
+    label: 'CP-LRP',
+    signed: true,
+    conservationKey: 'cp_lrp_conservation',
+    help: 'CP-LRP (Ali et al. 2022): like AttnLRP, but the attention is held fixed, so relevance flows only through the values — the attention decides where it goes; signed.',
+    short: 'signed: relevance through the values, attention held fixed',
+    kendallKey: false,
+  },
+  {
+    key: 'value_zeroing',
+    label: 'Value zeroing',
+    signed: false,
+    help: 'Value zeroing (Mohebbi et al. 2023): in each layer, zero one word’s value vectors and measure how far every output moves (cosine distance); rows normalised, multiplied through the layers; the [CLS] row.',
+    short: 'how far [CLS] moves when the word’s values are zeroed',
+    kendallKey: false,
+  },
+  {
+    key: 'alti',
+    label: 'ALTI',
+    signed: false,
+    help: 'ALTI (Ferrando et al. 2022): each layer’s output split exactly into what each input contributes through the values and the residual, scored by how close (‖·‖₁) each part is to the whole; multiplied through the layers; the [CLS] row.',
+    short: 'how much of [CLS] each word’s share makes up',
+    kendallKey: false,
   },
 ]);
 
@@ -178,6 +213,14 @@ function completenessNote({ sum, target }) {
   return span;
 }
 
+// A propagation rule's conservation: how much of the explained logit the words carry, how much the [CLS] and
+// position embeddings carry, and what the biases (and AttnLRP's softmax rule) absorbed — reported, not assumed.
+function conservationNote({ logit, tokens, embeddings, unexplained }) {
+  const span = el('span', 'measure-max', `words ${compact(tokens)} + positions/[CLS] ${compact(embeddings)} + biases ${compact(unexplained)} = logit ${compact(logit)}`);
+  span.title = 'Conservation: the relevances of the words, of the [CLS] and position embeddings, and what the biases (and, for AttnLRP, the softmax rule’s bias terms) absorbed add up to the explained logit.';
+  return span;
+}
+
 function rowColorbar(m, max, scale) {
   if (!(max > 0)) return colorbar({ stops: SEQUENTIAL, ticks: [{ at: 0, text: '0' }, { at: 1, text: 'all 0' }] });
   if (scale === 'rank') {
@@ -201,7 +244,7 @@ function cellT(m, values, i, max, scale, ranks) {
   return scale === 'log' ? logScale(v, max) : v / max;
 }
 
-function measureRow(m, tokens, unknown, values, kendall, completeness, scale) {
+function measureRow(m, tokens, unknown, values, kendall, completeness, scale, conservation) {
   const row = el('div', 'measure-row');
   row.dataset.measure = m.key;
 
@@ -231,6 +274,7 @@ function measureRow(m, tokens, unknown, values, kendall, completeness, scale) {
   const max = ok ? scaleMax(values, m.signed) : 0;
   if (ok) label.append(rowColorbar(m, max, scale));
   if (ok && m.key === 'integrated_gradients' && completeness) label.append(completenessNote(completeness));
+  if (ok && conservation && typeof conservation === 'object') label.append(conservationNote(conservation));
   const ranks = ok ? rankScale(values, m.signed) : [];
 
   const frag = document.createDocumentFragment();
@@ -314,7 +358,7 @@ export function renderTokenRows(container, result, options = {}) {
   const draw = () => {
     rows.dataset.scale = currentScale;
     rows.replaceChildren(...measures.map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
-      result?.integrated_gradients_completeness, currentScale)));
+      result?.integrated_gradients_completeness, currentScale, m.conservationKey ? result?.[m.conservationKey] : null)));
   };
   draw();
   const sw = scaleSwitch((sc) => {
