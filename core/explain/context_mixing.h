@@ -29,9 +29,9 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
 template <class T>
 std::vector<Mat<double>> alti_layers(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x);
 
-// The methods compute in double whatever the model's storage: value zeroing's cosine distances are small
-// differences of nearly equal vectors, which float would blur. A transformer's parameters in double without the
-// embedding table (cheap: the table is most of the model), and the tokens embedded in double.
+// ALTI computes in double whatever the model's storage (it is cheap); value zeroing runs its n² block forwards in
+// the model's precision and takes the distances in double (value_zeroing_importance.cpp). A transformer's parameters
+// in double without the embedding table (cheap: the table is most of the model), and the tokens embedded in double.
 TextParams<double> transformer_in_double(const TextParams<float>& params);
 Mat<double> embedded_in_double(const TextParams<float>& params, const std::vector<int>& ids);
 
