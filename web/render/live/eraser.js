@@ -1,21 +1,53 @@
 // live/eraser.js — draws one ERASER row (DeYoung et al. 2020) for a typed sentence: comprehensiveness and
-// sufficiency per importance measure at k = 1, 5, 10, 20, 50 % of the tokens, with their AOPC.
+// sufficiency per importance measure at k = 1, 5, 10, 20, 50 % of the tokens, with their AOPC — and "Which method?":
+// the methods ranked on this sentence by the chosen metric.
 //
 // Contract:
 //   renderEraser(body, row)  row = {measures: {NAME: {comprehensiveness:[5], sufficiency:[5],
 //     aopc_comprehensiveness, aopc_sufficiency}}, rationale_size?: [5]}.
-//   A table of the AOPCs: a row per measure (tr[data-measure], td.aopc: comprehensiveness then sufficiency), the
-//   best of each kind in bold (highest comprehensiveness, lowest sufficiency); under it, in a <details>, the
-//   values per rationale size: a row per (measure, k) (tr[data-measure][data-k], td[data-kind]). Both narrow, so
-//   they fit the panel at any width. Measures the page does not know are shown under their key.
+//   First a verdict (.which-method: the most faithful method on this sentence by the metric, and how many methods
+//   beat random) with a metric switch (.which-metric button[data-metric], aria-pressed; kept across sentences), then
+//   the AOPC table ranked by that metric (tr[data-measure] with td.rank, then td.aopc: comprehensiveness then
+//   sufficiency), the best of each kind in bold (highest comprehensiveness, lowest sufficiency); under it, in a
+//   <details>, the values per rationale size: a row per (measure, k) (tr[data-measure][data-k], td[data-kind]). Both
+//   narrow, so they fit the panel at any width. Measures the page does not know are shown under their key.
 import { el, fmt } from '../dom.js';
 import { ERASER_MEASURES, label } from '../../experiments-info.js';
+import { rankMethods } from '../../analysis/which-method.js';
 
 const K = [1, 5, 10, 20, 50];
+let metric = 'comprehensiveness'; // the reader's choice, kept across sentences
+
+// "Which method?": the verdict on this sentence and the metric switch; onSwitch redraws.
+function verdict(measures, onSwitch) {
+  const r = rankMethods(measures, metric);
+  const box = el('div', 'which-method');
+  const head = el('div', 'which-head');
+  head.append(el('strong', null, 'Which method? '), el('span', null, 'Rank by '));
+  const sw = el('span', 'which-metric', undefined, { role: 'group', 'aria-label': 'rank the methods by' });
+  for (const [m, text] of [['comprehensiveness', 'comprehensiveness ↑'], ['sufficiency', 'sufficiency ↓']]) {
+    const b = el('button', 'scale-btn', text, { type: 'button', 'data-metric': m, 'aria-pressed': String(m === metric) });
+    b.addEventListener('click', () => { metric = m; onSwitch(); });
+    sw.append(b);
+  }
+  head.append(sw);
+  const what = metric === 'comprehensiveness' ? 'removing its top words hurts the prediction most'
+    : 'its top words alone keep the prediction best';
+  const line = r.best
+    ? `On this sentence ${label(r.best.measure)} is the most faithful (${what}; AOPC ${fmt(r.best.value, 3)}). ` +
+      (r.random ? `${r.beatRandom} of ${r.scored} methods beat random (${fmt(r.random.value, 3)}).` : '')
+    : 'No method could be scored on this sentence.';
+  box.append(head, el('p', 'which-line', line));
+  return { box, ranked: r.ranked };
+}
 
 export function renderEraser(body, row) {
   const measures = row.measures && typeof row.measures === 'object' ? row.measures : {};
-  const keys = [...ERASER_MEASURES.filter((m) => m in measures), ...Object.keys(measures).filter((m) => !ERASER_MEASURES.includes(m))];
+  const given = [...ERASER_MEASURES.filter((m) => m in measures), ...Object.keys(measures).filter((m) => !ERASER_MEASURES.includes(m))];
+  const ordered = Object.fromEntries(given.map((m) => [m, measures[m]]));
+  const which = verdict(ordered, () => renderEraser(body, row));
+  const rankOf = new Map(which.ranked.map((x) => [x.measure, x.rank]));
+  const keys = which.ranked.map((x) => x.measure);
   const sizes = Array.isArray(row.rationale_size) ? row.rationale_size : [];
 
   const aopcC = keys.map((m) => measures[m]?.aopc_comprehensiveness).filter(Number.isFinite);
@@ -27,15 +59,15 @@ export function renderEraser(body, row) {
   const table = el('table', 'data-table eraser-table');
   const thead = el('thead');
   const head = el('tr');
-  head.append(el('th', null, 'measure', { scope: 'col' }),
+  head.append(el('th', 'num rank', '#', { scope: 'col', title: `rank by ${metric}` }), el('th', null, 'measure', { scope: 'col' }),
     el('th', 'num aopc', 'AOPC compre\u00adhensive\u00adness ↑', { scope: 'col', title: 'the drop without the top k % tokens, averaged over k' }),
     el('th', 'num aopc', 'AOPC suffi\u00adciency ↓', { scope: 'col', title: 'the drop with only the top k % tokens, averaged over k' }));
   thead.append(head);
   const tbody = el('tbody');
   for (const m of keys) {
     const v = measures[m] ?? {};
-    const tr = el('tr', null, null, { 'data-measure': m });
-    tr.append(el('th', null, label(m), { scope: 'row' }));
+    const tr = el('tr', m === 'random' ? 'baseline' : null, null, { 'data-measure': m });
+    tr.append(el('td', 'num rank', rankOf.get(m) ?? '–'), el('th', null, label(m), { scope: 'row' }));
     for (const [aopc, best] of [[v.aopc_comprehensiveness, bestC], [v.aopc_sufficiency, bestS]]) {
       const td = el('td', 'num aopc' + (aopc === best ? ' best' : ''), fmt(aopc, 3));
       td.dataset.value = String(aopc);
@@ -76,5 +108,5 @@ export function renderEraser(body, row) {
     ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k}\u00a0%\u00a0→\u00a0${sizes[i]}`).join(', ')} token(s). ` +
       'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. AOPC: the mean over the five k. Bold: the most faithful AOPC of each kind.'
     : 'Bold: the most faithful AOPC of each kind.';
-  body.replaceChildren(wrap, details, el('p', 'panel-foot', note));
+  body.replaceChildren(which.box, wrap, details, el('p', 'panel-foot', note));
 }
