@@ -24,6 +24,10 @@ import { CONICITY_HELP, impermissibleSentence, impermissibleWords } from './anal
 export const JSD_MAX = Math.LN2;
 
 export const LIVE_EXPERIMENTS = Object.freeze(['adversarial', 'permutation', 'erase-max', 'erase-until-flip', 'eraser']);
+// Parameters of the live runs on a typed sentence (the rest take the catalogue's defaults). ERASER ranks a signed
+// method's tokens most positive first, so "Which method?" compares IG, AttnLRP, CP-LRP and attention × gradient on the
+// evidence they give for the class rather than on its size.
+export const LIVE_PARAMS = Object.freeze({ eraser: Object.freeze({ ranking: 'signed' }) });
 
 export const RANKINGS = Object.freeze(['attention', 'gradient', 'attention_x_gradient', 'leave_one_out', 'random']);
 export const ERASER_MEASURES = Object.freeze(['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'random']);

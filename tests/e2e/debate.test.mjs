@@ -29,6 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, openRecordingPage } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
+import { LIVE_PARAMS } from '../../web/experiments-info.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MODEL = 'sst2-tanh';
@@ -176,7 +177,7 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
         continue;
       }
       assert.equal(status, 'ready', `${name}: ${text.slice(0, 300)}`);
-      const cli = cliExperiment(name, tsv).rows[0];
+      const cli = cliExperiment(name, tsv, { params: LIVE_PARAMS[name] ?? {} }).rows[0];  // the page's live parameters
       if (name === 'permutation') {
         const med = Number(await page.locator(`${panel(name)} [data-stat="median"] .stat-value`).getAttribute('data-value'));
         close(med, cli.median_delta, 1e-6, 'permutation median |Δŷ|');

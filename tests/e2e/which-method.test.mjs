@@ -1,6 +1,6 @@
 // which-method.test.mjs — "Which method?" (issue 30) in the Text tab on sst2-transformer: the live ERASER panel
 // scores all fourteen measures (attention, gradient, leave-one-out, IG, the transformer's readings, AttnLRP, CP-LRP,
-// value zeroing, ALTI, random) with the native CLI's values, ranks them by the chosen metric (comprehensiveness:
+// value zeroing, ALTI, random; signed ones ranked most positive first) with the native CLI's values, ranks them by the chosen metric (comprehensiveness:
 // higher first; sufficiency: lower first), names the most faithful one, and keeps the reader's metric across
 // sentences; a BiLSTM's panel ranks its five.
 // Run: node --test tests/e2e/which-method.test.mjs
@@ -27,7 +27,8 @@ function cliEraserRow(text, model) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-which-'));
   try {
     fs.writeFileSync(path.join(dir, 'data.tsv'), `1\t${text}\n`);
-    execFileSync(CLI, ['experiment', 'eraser', '--model', model, '--data', path.join(dir, 'data.tsv'), '--out', path.join(dir, 'out.json'), '--seed', '1'],
+    execFileSync(CLI, ['experiment', 'eraser', '--model', model, '--data', path.join(dir, 'data.tsv'), '--out', path.join(dir, 'out.json'), '--seed', '1',
+      '--param', 'ranking=signed'],
       { stdio: ['ignore', 'ignore', 'ignore'] });
     return JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8')).rows[0];
   } finally {

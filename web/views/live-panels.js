@@ -7,7 +7,7 @@
 //                entry is created in it, each with its title, paper and a one-line explanation.
 //     update(result, text)  result = the explain result shown for `text` (model, predicted_class,
 //                probability). After DEBOUNCE_MS without a newer update the experiments run in order
-//                (client.experiment, seed = store.get().seed, params {}); anything older than the latest
+//                (client.experiment, seed = store.get().seed, params LIVE_PARAMS[name] ?? {}); anything older than the latest
 //                update is dropped, and at most one experiment is in the worker at a time, so a new text's
 //                explain never waits behind more than one experiment.
 //     clear()    drops pending work (the panels are hidden with the results by the text view).
@@ -18,7 +18,7 @@
 //   go on). A panel never stays blank and never throws into the page.
 import { el } from '../render/dom.js';
 import { widthOf } from '../render/plot-lib.js';
-import { LIVE_EXPERIMENTS, infoFor } from '../experiments-info.js';
+import { LIVE_EXPERIMENTS, LIVE_PARAMS, infoFor } from '../experiments-info.js';
 import { renderAdversarial } from '../render/live/adversarial.js';
 import { renderPermutation } from '../render/live/permutation.js';
 import { renderEraseMax } from '../render/live/erase-max.js';
@@ -128,7 +128,7 @@ export function mountLivePanels(container, { client, store, maxTokens }) {
       if (!names.has(name)) continue;
       let row;
       try {
-        row = await client.experiment({ model: result.model, name, text, params: {}, seed, maxTokens });
+        row = await client.experiment({ model: result.model, name, text, params: { ...(LIVE_PARAMS[name] ?? {}) }, seed, maxTokens });
       } catch (e) {
         if (my !== seq) return;
         set(name, 'error', `Could not run ${name}: ${e.message}`);

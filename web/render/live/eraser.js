@@ -106,7 +106,8 @@ export function renderEraser(body, row) {
   wrap.append(table);
   const note = sizes.length
     ? `Rationale sizes for this sentence: ${K.map((k, i) => `${k}\u00a0%\u00a0→\u00a0${sizes[i]}`).join(', ')} token(s). ` +
-      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. AOPC: the mean over the five k. Bold: the most faithful AOPC of each kind.'
+      'Values are drops in the predicted class’s probability; “< 0.001” is a drop smaller than 0.001. AOPC: the mean over the five k. Bold: the most faithful AOPC of each kind. ' +
+      'Signed methods (integrated gradients, AttnLRP, CP-LRP, attention × gradient) put their most positive words first.'
     : 'Bold: the most faithful AOPC of each kind.';
   body.replaceChildren(which.box, wrap, details, el('p', 'panel-foot', note));
 }
