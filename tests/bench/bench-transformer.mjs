@@ -3,7 +3,8 @@
 // wasm core TextLab.predict vs ONNX Runtime Web (wasm EP) on the graph of export-transformer-onnx.mjs, and
 // every importance together in the wasm core (TextLab.explain(text, T, 50): attention, gradient,
 // leave-one-out, IG with 50 steps, attention_layers, rollout, exact flow, relevance, grad × attention,
-// attention norm). The two forwards run interleaved in blocks of 10 (the machine is shared: both see the same load).
+// attention norm, AttnLRP, CP-LRP, value zeroing, ALTI), and the same without IG (explain(text, T, 0)). The two
+// forwards run interleaved in blocks of 10 (the machine is shared: both see the same load).
 // With --train-epoch, also one epoch of the Train view's 2-layer transformer recipe (Module.TextTraining, encoder
 // transformer, on models/text/data/sst2-train.tsv, 6,920 sentences; dev sst2-dev) in the wasm core, beside the same
 // epoch of the native CLI (`build/attnlab train-text`, the recipe of the page's same_as command).
@@ -55,6 +56,7 @@ for (let b = 0; b < Math.ceil(RUNS / 10); b++) {
 }
 const coreFwd = stats(coreTimes), ortFwd = stats(ortTimes);
 const explainAll = await time(() => core.explain(text, T, 50), Math.max(5, Math.round(RUNS / 20)), 2);
+const explainNoIg = await time(() => core.explain(text, T, 0), Math.max(12, Math.round(RUNS / 10)), 2);
 core.delete();
 await session.release();
 const rel = path.relative(ROOT, dir);
@@ -62,7 +64,8 @@ const f = (x) => x.toFixed(3);
 console.log(`\n### Transformer, ${T} tokens — ${rel} (${ckpt.config.layers}×${ckpt.config.heads}, d=${ckpt.config.embedding_dim}), Node ${process.version}, load ${os.loadavg()[0].toFixed(1)}\n`);
 console.log('| path | median ms | p10 ms | p90 ms | runs |\n| --- | ---: | ---: | ---: | ---: |');
 for (const [n, s] of [['wasm core `TextLab.predict` (forward)', coreFwd], ['ORT Web wasm EP, 1 thread (forward)', ortFwd],
-  [`wasm core \`TextLab.explain(text, ${T}, 50)\` (all importances)`, explainAll]])
+  [`wasm core \`TextLab.explain(text, ${T}, 50)\` (all importances)`, explainAll],
+  [`wasm core \`TextLab.explain(text, ${T}, 0)\` (every row but integrated gradients)`, explainNoIg]])
   console.log(`| ${n} | ${f(s.median_ms)} | ${f(s.p10_ms)} | ${f(s.p90_ms)} | ${s.runs} |`);
 const ratio = ortFwd.median_ms / coreFwd.median_ms;
 let train = null;
@@ -90,4 +93,4 @@ if (process.argv.includes('--train-epoch')) {
 }
 console.log(`\nforward ratio ORT ÷ core (median): ${ratio.toFixed(2)} (p core ${pCore.toFixed(6)}, p ORT ${pOrt.toFixed(6)})\n`);
 console.log(JSON.stringify({ bench: 'transformer', model: rel, tokens: T, load1: os.loadavg()[0], core_forward: coreFwd,
-  ort_wasm_forward: ortFwd, core_explain_all: explainAll, ratio_ort_over_core: ratio, train }));
+  ort_wasm_forward: ortFwd, core_explain_all: explainAll, core_explain_no_ig: explainNoIg, ratio_ort_over_core: ratio, train }));

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# "Which explanation is most faithful?" (issue 30): every method attnlab has, on the same SST-2 test sentences, for
+# the shipped transformers (sst2-transformer, -1layer, -4layer) and the seeds of the 2-layer recipe trained by
+# models/tools/seeds-sst2.sh (ATTENTIONS=transformer-dot; weights in $WORK, not committed): ERASER by |value|,
+# ERASER with signed methods ranked most positive first, and plausibility — one summary per (model, run) in
+# models/text/transformer-methods/, then the tables of docs/RESULTS.md by models/tools/methods-table.mjs.
+# Usage: bash models/tools/transformer-methods.sh [DATA_DIR]
+#   MODELS="sst2-transformer sst2-transformer-1layer sst2-transformer-4layer"  SEEDS="50 257"  WORK=build/seeds
+#   PLAUSIBILITY_MODELS="sst2-transformer"  ATTNLAB=build/attnlab
+# Cost here (2 cores, one run at a time): ERASER ~3 min a 2-layer model on the 1,821 sentences, plausibility ~3 min.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+data=${1:-../shared/data/sst2}
+MODELS=${MODELS:-sst2-transformer sst2-transformer-1layer sst2-transformer-4layer}
+SEEDS=${SEEDS:-50 257}
+WORK=${WORK:-build/seeds}
+PLAUSIBILITY_MODELS=${PLAUSIBILITY_MODELS:-sst2-transformer}
+BIN=${ATTNLAB:-build/attnlab}
+out=models/text/transformer-methods
+mkdir -p "$out"
+
+run() {  # name model_dir [plausibility]
+  local name=$1 dir=$2
+  [ -f "$out/$name.eraser.json" ] || "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv" > "$out/$name.eraser.json"
+  [ -f "$out/$name.eraser-signed.json" ] ||
+    "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv" --param ranking=signed > "$out/$name.eraser-signed.json"
+  if [ "${3:-}" = plausibility ] && [ ! -f "$out/$name.plausibility.json" ]; then
+    "$BIN" experiment plausibility --model "$dir" --data "$data/test.tsv" > "$out/$name.plausibility.json"
+  fi
+}
+for m in $MODELS; do
+  case " $PLAUSIBILITY_MODELS " in *" $m "*) run "$m" "models/text/$m" plausibility ;; *) run "$m" "models/text/$m" ;; esac
+done
+for s in $SEEDS; do
+  dir="$WORK/sst2-transformer-dot-s$s"
+  [ -f "$dir/config.json" ] || { echo "transformer-methods: $dir missing (ATTENTIONS=transformer-dot SEEDS=\"$s\" bash models/tools/seeds-sst2.sh)" >&2; continue; }
+  run "sst2-transformer-s$s" "$dir" plausibility
+done
+node models/tools/methods-table.mjs
