@@ -1,5 +1,6 @@
 // ONNX graph executor: validation, constant folding, forward, reverse-mode backward (see executor.h).
 #include "onnx/executor.h"
+#include "onnx/propagation.h"
 
 #include <algorithm>
 #include <set>
@@ -398,6 +399,13 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
     if (!detached_.empty() && std::find_first_of(n.outputs.begin(), n.outputs.end(), detached_.begin(), detached_.end()) !=
                                   n.outputs.end())
       continue;
+    double factor = 1;  // the propagation rules: the share this node's outputs pass on
+    if (plan_)
+      for (const auto& o : n.outputs) {
+        auto f = plan_->factor.find(o);
+        if (f != plan_->factor.end()) factor = f->second;
+      }
+    if (factor == 0) continue;
     std::vector<const Tensor<T>*> dout;
     bool any = false;
     for (const auto& o : n.outputs) {
@@ -422,7 +430,10 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
     for (const auto& o : n.outputs) outs.push_back(o.empty() ? nullptr : &values_[ids_[o]]);
     std::vector<Tensor<T>> din(n.inputs.size());
     ctx.work_left = limits_.max_node_work;
-    const std::string e = op->backward(n, in, outs, dout, need, din);
+    BackwardFn<T> bwd = op->backward;
+    if (plan_ && plan_->op_rules)
+      if (BackwardFn<T> r = rule_backward<T>(n.op_type)) bwd = r;
+    const std::string e = bwd(n, in, outs, dout, need, din);
     if (!e.empty()) {
       *error = "backward of node '" + n.name + "' (" + n.op_type + "): " + e;
       return false;
@@ -434,6 +445,8 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
         *error = "backward of node '" + n.name + "' (" + n.op_type + "): gradient of input " + std::to_string(k) + " has the wrong size";
         return false;
       }
+      if (factor != 1)
+        for (T& v : din[k].f) v *= static_cast<T>(factor);
       if (!has_grad_[id]) {
         din[k].shape = values_[id].shape;
         if (!store_grad(id, std::move(din[k]), "backward of node '" + n.name + "' (" + n.op_type + ")", error)) return false;

@@ -39,9 +39,14 @@ constexpr int kMaxOpset = 18;
 // as "Name (count)" in order of first appearance; other domains are listed as "domain.Name (count)".
 std::vector<std::string> unsupported_operators(const Model& m);
 
+struct PropagationPlan;  // onnx/propagation.h
+
 template <class T>
 class Executor {
  public:
+  // The propagation rules (onnx/propagation.h) for the next backward passes; null: the gradient. The plan must
+  // outlive its use.
+  void set_propagation(const PropagationPlan* plan) { plan_ = plan; }
   // The budget (op.h ExecLimits); set before load. Defaults: the numbers the CLI and the page share.
   void set_limits(const ExecLimits& limits) { limits_ = limits; }
   const ExecLimits& limits() const { return limits_; }
@@ -78,6 +83,12 @@ class Executor {
   const std::vector<const Node*>& runtime_nodes() const { return run_; }
   // Whether a value is a constant (initializer or folded).
   bool is_constant(const std::string& name) const;
+  // After a forward: whether a value depends, through operators with a backward, on a graph input or a gradient
+  // root (what a backward reaches).
+  bool requires_gradient(const std::string& name) const {
+    const int id = id_of(name);
+    return id >= 0 && static_cast<size_t>(id) < requires_grad_.size() && requires_grad_[id];
+  }
 
  private:
   int id_of(const std::string& name) const;
@@ -96,6 +107,7 @@ class Executor {
   }
 
   ExecLimits limits_;
+  const PropagationPlan* plan_ = nullptr;
   std::vector<std::string> gradient_roots_, detached_;
   int64_t live_bytes_ = 0;
   int64_t fold_work_left_ = 0, forward_work_left_ = 0;

@@ -37,6 +37,11 @@ struct OpEntry {
 // name -> entry for the default (ai.onnx) domain; nullptr for an unsupported operator.
 template <class T>
 const OpEntry<T>* find_op(const std::string& op_type);
+// The propagation rules' replacement of an operator's backward (onnx/propagation.h; ops/rule_backward.cpp):
+// LayerNormalization with its normalising scale held constant; Tanh by the identity rule (d_x = d_y · tanh(x) / x,
+// 1 at x = 0). Null: the operator keeps its gradient.
+template <class T>
+BackwardFn<T> rule_backward(const std::string& op_type);
 std::vector<std::string> supported_op_names();
 
 // Helpers shared by the operator files.

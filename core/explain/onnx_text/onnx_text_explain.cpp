@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "explain/integrated_gradients_path.h"
+#include "onnx/propagation.h"
 
 namespace attnlab {
 namespace {
@@ -121,6 +122,18 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
   return true;
 }
 
+bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule rule, std::vector<double>* tokens,
+                         std::vector<std::string>* notes, std::string* error) {
+  onnx::PropagationPlan plan = onnx::plan_propagation(model.executor(), rule, model.output_name());
+  model.executor().set_propagation(&plan);
+  std::vector<double> gn;
+  const bool ok = model.backward(target, error) && model.embedding_gradients(tokens, &gn, error);
+  model.executor().set_propagation(nullptr);
+  if (!ok) return false;
+  *notes = plan.notes;
+  return model.backward(target, error);  // leave the plain gradients behind for what reads them next
+}
+
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, json* out, std::string* error) {
   const std::vector<int>& ids = request.ids;
   const int T = static_cast<int>(ids.size());
@@ -185,6 +198,24 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   } else {
     o["gradient_note"] = *error;
     error->clear();
+  }
+  // The propagation rules (onnx/propagation.h), found from the graph: one backward each, from the explained logit.
+  for (const auto& [key, rule] : {std::pair<const char*, onnx::RelevanceRule>{"attnlrp", onnx::RelevanceRule::AttnLrp},
+                                  std::pair<const char*, onnx::RelevanceRule>{"cp_lrp", onnx::RelevanceRule::CpLrp}}) {
+    std::vector<double> tokens;
+    std::vector<std::string> notes;
+    if (onnx_text_relevance(model, target, rule, &tokens, &notes, error)) {
+      double sum = 0;
+      for (double v : tokens)
+        if (std::isfinite(v)) sum += v;
+      const double logit = logits.size() == 1 ? (target == 1 ? logits[0] : -logits[0]) : logits[static_cast<size_t>(target)];
+      o[key] = onnx_text_row(tokens);
+      o[std::string(key) + "_conservation"] = {{"logit", logit}, {"tokens", sum}, {"unexplained", logit - sum}};
+      o[std::string(key) + "_rules"] = notes;
+    } else {
+      o[std::string(key) + "_note"] = *error;
+      error->clear();
+    }
   }
   if (request.ig_steps > 0) {
     std::vector<double> ig;

@@ -12,7 +12,11 @@
 //     integrated_gradients  IG of p_target from the zero token-embedding baseline (every token's embedding scaled,
 //                     the template's special tokens too; positions and token types kept), signed, with
 //                     integrated_gradients_completeness {sum, target = p(x) − p(baseline)} (ig_steps 0: none)
-//     leave_one_out   |p_target(x) − p_target(x without token t)| (the token deleted, the rest re-run)}.
+//     leave_one_out   |p_target(x) − p_target(x without token t)| (the token deleted, the rest re-run)
+//     attnlrp, cp_lrp the propagation rules found from the graph (onnx/propagation.h), Σ_e x_te · r_te of the
+//                     explained logit, signed, each with *_conservation {logit, tokens, unexplained} (what the
+//                     positions, token types and biases carry) and *_rules (what was found, and the nonlinear
+//                     operators without a rule); *_note instead when they cannot run}.
 //   target −1 = the arg-max of the explained position (a causal LM: the greedy next token).
 #pragma once
 #include <string>
@@ -22,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explain/onnx_text/onnx_text_model.h"
+#include "onnx/propagation.h"
 
 namespace attnlab {
 
@@ -47,6 +52,11 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //   onnx_text_integrated_gradients(model, ids, target, steps, out, p_ends): the integrated_gradients row (the
 //     explained input's token embeddings scaled along the path by Executor::forward_from, one backward per path
 //     point); *p_ends = {p(baseline), p(x)}; the model is left on ids.
+//   onnx_text_relevance(model, target, rule, tokens, notes): one backward of the explained logit under the rule
+//     (after a run on the explained input); tokens = Σ_e x·r per token, notes = the plan's; the plain gradients are
+//     left behind.
+bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule rule, std::vector<double>* tokens,
+                         std::vector<std::string>* notes, std::string* error);
 double onnx_text_probability(const std::vector<float>& logits, int target);
 std::vector<double> onnx_text_probabilities(const std::vector<float>& logits);
 std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target);

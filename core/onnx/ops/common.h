@@ -21,6 +21,11 @@ template <class T> void register_softmax_ops(OpRegistry<T>& r);    // softmax.cp
 template <class T> void register_batchnorm_ops(OpRegistry<T>& r);  // batchnorm.cpp
 template <class T> void register_shape_ops(OpRegistry<T>& r);      // shape_ops.cpp
 template <class T> void register_layout_ops(OpRegistry<T>& r);     // layout_ops.cpp
+// LayerNormalization's backward with the normalising scale held constant (norm.cpp; rule_backward.cpp uses it).
+template <class T>
+std::string ln_bwd_hold_scale(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                              const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need,
+                              std::vector<Tensor<T>>& din);
 template <class T> void register_reduce_ops(OpRegistry<T>& r);     // reduce.cpp
 template <class T> void register_quantize_ops(OpRegistry<T>& r);   // quantize.cpp
 template <class T> void register_norm_ops(OpRegistry<T>& r);       // norm.cpp

@@ -3,6 +3,7 @@
 //   holding either one value or the normalised axes' D = ∏ shape[axis:] values (row-major over those axes).
 //   The optional Mean and InvStdDev outputs are given with the normalised axes kept as 1 (the spec's shape).
 // Backward, per row with x̂ = (X − μ)·r and g = dY · Scale:  dX = r · (g − mean(g) − x̂ · mean(g · x̂)),
+//   (ln_bwd_hold_scale, for the propagation rules: r held constant, dX = r · (g − mean(g))),
 //   dScale = Σ_rows dY · x̂,  dB = Σ_rows dY (the Mean / InvStdDev outputs carry no gradient).
 #include <cmath>
 
@@ -77,9 +78,10 @@ std::string ln_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::
   return "";
 }
 
+// hold_scale: the propagation rules' form (onnx/propagation.h) — r held constant, so dX = r · (g − mean(g)).
 template <class T>
-std::string ln_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
-                   const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+std::string ln_bwd_impl(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& dout,
+                        const std::vector<bool>& need, std::vector<Tensor<T>>& din, bool hold_scale) {
   LnDims ld;
   if (auto e = ln_dims(n, in, &ld); !e.empty()) return e;
   const Tensor<T>& x = *in[0];
@@ -106,7 +108,7 @@ std::string ln_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const
       xh[j] = (xp[j] - mu) * rs;
       g[j] = static_cast<double>(gy[j]) * sc.f[sc.f.size() == 1 ? 0 : j];
       mg += g[j];
-      mgx += g[j] * xh[j];
+      if (!hold_scale) mgx += g[j] * xh[j];
     }
     mg /= static_cast<double>(std::max<int64_t>(ld.d, 1));
     mgx /= static_cast<double>(std::max<int64_t>(ld.d, 1));
@@ -119,7 +121,28 @@ std::string ln_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const
   return "";
 }
 
+template <class T>
+std::string ln_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                   const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
+  return ln_bwd_impl(n, in, dout, need, din, false);
+}
+
 }  // namespace
+
+template <class T>
+std::string ln_bwd_hold_scale(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                              const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need,
+                              std::vector<Tensor<T>>& din) {
+  return ln_bwd_impl(n, in, dout, need, din, true);
+}
+template std::string ln_bwd_hold_scale<float>(const Node&, const std::vector<const Tensor<float>*>&,
+                                              const std::vector<const Tensor<float>*>&,
+                                              const std::vector<const Tensor<float>*>&, const std::vector<bool>&,
+                                              std::vector<Tensor<float>>&);
+template std::string ln_bwd_hold_scale<double>(const Node&, const std::vector<const Tensor<double>*>&,
+                                               const std::vector<const Tensor<double>*>&,
+                                               const std::vector<const Tensor<double>*>&, const std::vector<bool>&,
+                                               std::vector<Tensor<double>>&);
 
 template <class T>
 void register_norm_ops(OpRegistry<T>& r) {
