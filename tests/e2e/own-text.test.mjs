@@ -6,7 +6,8 @@
 // the longer text; a link with otnext replays it in a fresh page; clicking another top-5 token explains that token.
 // Bad files (no tokenizer; an image model with a tokenizer) get a message naming them and stories260K stays. A longer
 // text runs leave-one-out as a job: progress, Cancel (the other rows stay). A user's own files (a small WordPiece
-// classifier without attention, with tokenizer.json and config.json's id2label) give its classes and the gradient rows.
+// classifier without attention, with tokenizer.json and config.json's id2label) give its classes, the gradient rows and
+// the propagation rules' rows (AttnLRP / CP-LRP; on stories260K CP-LRP's tokens add up to the logit, said in the row).
 // No console errors. Saves tests/e2e/out/own-text-1366.png and own-text-390.png (look at them); prints the page's
 // explain time for one next token (no wall-clock assertion).
 // Skips — with the reason printed — only when web/gen lacks OnnxTextLab or models/text/stories260K is missing.
@@ -31,7 +32,8 @@ const missing = [];
 if (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxTextLab')) missing.push('web/gen with OnnxTextLab (bash scripts/build-wasm.sh)');
 if (!fs.existsSync(path.join(MODEL_DIR, 'model.onnx'))) missing.push('models/text/stories260K');
 const SKIP = missing.length ? `the Your-model text test needs ${missing.join(' and ')}` : false;
-const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'gradient', 'gradient_x_input', 'integrated_gradients', 'leave_one_out'];
+const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'attnlrp', 'cp_lrp', 'gradient', 'gradient_x_input',
+  'integrated_gradients', 'leave_one_out'];
 
 const cliExplain = (args) => JSON.parse(execFileSync(CLI, ['explain-onnx-text', '--model', MODEL_DIR, ...args],
   { encoding: 'utf8', maxBuffer: 64 << 20 }).trim().split('\n').at(-1));
@@ -57,7 +59,7 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
   };
   const result = (page) => page.evaluate((rows) => {
     const r = document.querySelector('#own-text').ownTextResult;
-    return { ids: r.ids, target: r.target, probability: r.probability, top: r.top, rows: Object.fromEntries(
+    return { ids: r.ids, target: r.target, probability: r.probability, top: r.top, cp: r.cp_lrp_conservation, rules: r.cp_lrp_rules, rows: Object.fromEntries(
       rows.map((k) => [k, Array.from(r[k] ?? [], (v) => (Number.isFinite(v) ? v : null))])) };
   }, ROWS);
   const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
@@ -101,6 +103,10 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
     } else {
       console.log(`# ${CLI} missing: the rows are not compared with the CLI`);
     }
+    // CP-LRP on the bias-free stories260K: the tokens carry the whole logit, and the row says so (issue 30)
+    assert.ok(Math.abs(r.cp.tokens - r.cp.logit) < 1e-4 * Math.abs(r.cp.logit), `CP-LRP conserves: ${JSON.stringify(r.cp)}`);
+    assert.ok(r.rules.some((x) => /normalising scales held/.test(x)) && r.rules.some((x) => /identity rule/.test(x)), r.rules.join('; '));
+    assert.match(await page.textContent('#ot-rows .measure-row[data-measure="cp_lrp"] .measure-label'), /tokens .* \+ positions\/biases .* = logit /);
     const status = await page.locator('#ot-status').textContent();
     const ms = Number(/explained in (\d+) ms/.exec(status)?.[1]);
     assert.ok(Number.isFinite(ms), status);
@@ -223,7 +229,7 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
       await waitReady(page);
       assert.match(await page.locator('#ot-summary').textContent(), /A classifier with 2 outputs \(NEG, POS\)/);
       assert.deepEqual(await page.$$eval('#ot-top .ot-choice-text', (els) => els.map((e) => e.textContent).sort()), ['NEG', 'POS']);
-      assert.deepEqual(await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure)), ['gradient', 'gradient_x_input', 'integrated_gradients', 'leave_one_out']);
+      assert.deepEqual(await page.$$eval('#ot-rows .measure-row', (els) => els.map((e) => e.dataset.measure)), ['attnlrp', 'cp_lrp', 'gradient', 'gradient_x_input', 'integrated_gradients', 'leave_one_out']);
       assert.equal(await page.locator('#ot-rows .measure-row[data-measure="gradient"] .tok').count(), 5); // [CLS] a b c [SEP]
       assert.match(await page.locator('#ot-notice').textContent(), /no attention was found/);
       assert.equal(await page.locator('#ot-attention').getAttribute('data-heads'), 'empty');

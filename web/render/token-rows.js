@@ -215,10 +215,19 @@ function completenessNote({ sum, target }) {
 
 // A propagation rule's conservation: how much of the explained logit the words carry, how much the [CLS] and
 // position embeddings carry, and what the biases (and AttnLRP's softmax rule) absorbed — reported, not assumed.
-function conservationNote({ logit, tokens, embeddings, unexplained }) {
-  const span = el('span', 'measure-max', `words ${compact(tokens)} + positions/[CLS] ${compact(embeddings)} + biases ${compact(unexplained)} = logit ${compact(logit)}`);
-  span.title = 'Conservation: the relevances of the words, of the [CLS] and position embeddings, and what the biases (and, for AttnLRP, the softmax rule’s bias terms) absorbed add up to the explained logit.';
-  return span;
+// rules (optional, a user's ONNX model): what the rules found in the graph, and the operators without one.
+function conservationNote({ logit, tokens, embeddings, unexplained }, rules) {
+  const box = el('span', 'measure-conservation');
+  const text = Number.isFinite(embeddings)
+    ? `words ${compact(tokens)} + positions/[CLS] ${compact(embeddings)} + biases ${compact(unexplained)} = logit ${compact(logit)}`
+    : `tokens ${compact(tokens)} + positions/biases ${compact(unexplained)} = logit ${compact(logit)}`;
+  const span = el('span', 'measure-max', text);
+  span.title = 'Conservation: the relevances of the words, of the position embeddings, and what the biases (and, for AttnLRP, the softmax rule’s bias terms) absorbed add up to the explained logit.' +
+    (Array.isArray(rules) && rules.length ? ` Rules found in the graph: ${rules.join('; ')}.` : '');
+  box.append(span);
+  const missing = Array.isArray(rules) ? rules.filter((r) => String(r).startsWith('no rule for')) : [];
+  if (missing.length) box.append(el('span', 'measure-max measure-warn', missing.join('; ')));
+  return box;
 }
 
 function rowColorbar(m, max, scale) {
@@ -244,7 +253,7 @@ function cellT(m, values, i, max, scale, ranks) {
   return scale === 'log' ? logScale(v, max) : v / max;
 }
 
-function measureRow(m, tokens, unknown, values, kendall, completeness, scale, conservation) {
+function measureRow(m, tokens, unknown, values, kendall, completeness, scale, conservation, rules) {
   const row = el('div', 'measure-row');
   row.dataset.measure = m.key;
 
@@ -274,7 +283,7 @@ function measureRow(m, tokens, unknown, values, kendall, completeness, scale, co
   const max = ok ? scaleMax(values, m.signed) : 0;
   if (ok) label.append(rowColorbar(m, max, scale));
   if (ok && m.key === 'integrated_gradients' && completeness) label.append(completenessNote(completeness));
-  if (ok && conservation && typeof conservation === 'object') label.append(conservationNote(conservation));
+  if (ok && conservation && typeof conservation === 'object') label.append(conservationNote(conservation, rules));
   const ranks = ok ? rankScale(values, m.signed) : [];
 
   const frag = document.createDocumentFragment();
@@ -358,7 +367,8 @@ export function renderTokenRows(container, result, options = {}) {
   const draw = () => {
     rows.dataset.scale = currentScale;
     rows.replaceChildren(...measures.map((m) => measureRow(m, tokens, result?.unknown, result?.[m.key], result?.kendall,
-      result?.integrated_gradients_completeness, currentScale, m.conservationKey ? result?.[m.conservationKey] : null)));
+      result?.integrated_gradients_completeness, currentScale, m.conservationKey ? result?.[m.conservationKey] : null,
+      m.rulesKey ? result?.[m.rulesKey] : null)));
   };
   draw();
   const sw = scaleSwitch((sc) => {
