@@ -359,6 +359,16 @@ export const CATALOGUE = Object.freeze({
      "min": 1,
      "name": "ig_steps",
      "type": "int"
+    },
+    {
+     "default": "magnitude",
+     "description": "how a signed measure (integrated gradients, AttnLRP, CP-LRP) ranks the tokens: by |value|, or most positive first (evidence for the predicted class first; AttnLRP's perturbation order)",
+     "name": "ranking",
+     "type": "string",
+     "values": [
+      "magnitude",
+      "signed"
+     ]
     }
    ],
    "per_instance": true
