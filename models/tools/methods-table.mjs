@@ -51,9 +51,11 @@ const COLS = [
   ['token F1 ↑', 'plausibility', 'token_f1'],
   ['AUPRC ↑', 'plausibility', 'auprc'],
 ];
+const seedOf = (model, base) => (model === base ? 1 : Number(model.slice(base.length + 2)));
 for (const [base, models] of Object.entries(groups)) {
+  models.sort((a, b) => seedOf(a, base) - seedOf(b, base));
   const n = (kind) => models.map((m) => summaries[m][kind]?.n_used).filter(Number.isFinite);
-  console.log(`\n#### ${base} (${models.length === 1 ? models[0] : `${models.length} seeds: ${models.map((m) => m.replace(base, '').replace(/^-/, '') || 's1').join(', ')}`}; ` +
+  console.log(`\n#### ${base} (${models.length === 1 ? models[0] : `${models.length} seeds: ${models.map((m) => `s${seedOf(m, base)}`).join(', ')}`}; ` +
     `ERASER n = ${n('eraser').join('/') || '–'}, plausibility n = ${n('plausibility').join('/') || '–'})\n`);
   console.log(`| method | ${COLS.map((c) => c[0]).join(' | ')} |`);
   console.log(`| --- | ${COLS.map(() => '---:').join(' | ')} |`);
