@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "explain/lrp_relevance.h"
 #include "explain/onnx_text/onnx_text_explain.h"
@@ -157,6 +158,112 @@ TEST(OnnxPropagation, CpLrpConservesTheNextTokenLogitOfTheBiasFreeStories260K) {
   EXPECT_NE(notes.find("normalising scales held"), std::string::npos) << notes;  // RMSNorm, decomposed
   EXPECT_NE(notes.find("gated activations by the identity rule"), std::string::npos) << notes;  // SiLU
   EXPECT_NE(notes.find("attention distributions held constant"), std::string::npos) << notes;
+}
+
+// Hand-built graphs, one pattern each, with the relevance worked out by hand (x · r summed over x):
+//   y = RMSNorm(x) · w  →  the scale held: Σ_i x_i · r_i = y (conservative, a bias-free linear map once the scale is
+//   fixed); y = Σ SiLU(x) = Σ x · σ(x) → the gate held: x_i · r_i = x_i σ(x_i) (the identity rule); a Sigmoid on the
+//   path with no rule is named in the notes and its gradient is used.
+onnx::Model pattern_model(const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& nodes,
+                          const std::vector<std::pair<std::string, std::vector<float>>>& constants) {
+  onnx::Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 13;
+  for (const auto& [op, in, out] : nodes) {
+    onnx::Node n;
+    n.name = out;
+    n.op_type = op;
+    n.inputs = in;
+    n.outputs = {out};
+    n.opset = 13;
+    if (op == "ReduceMean" || op == "ReduceSum") {
+      onnx::Attribute a;
+      a.name = "keepdims";
+      a.type = onnx::Attribute::kInt;
+      a.i = 1;
+      n.attributes.push_back(a);
+    }
+    m.nodes.push_back(n);
+  }
+  for (const auto& [name, values] : constants) {
+    onnx::TensorData t;
+    t.name = name;
+    t.dtype = onnx::kFloat;
+    t.dims = {static_cast<int64_t>(values.size())};
+    t.f = values;
+    m.initializers.push_back(t);
+  }
+  onnx::ValueInfo vi;
+  vi.name = "x";
+  vi.dtype = onnx::kFloat;
+  m.inputs.push_back(vi);
+  vi.name = "y";
+  m.outputs.push_back(vi);
+  return m;
+}
+
+// Σ x · r over x after the plan's backward from y (seed 1), with the plan's notes.
+double pattern_relevance(const onnx::Model& m, const std::vector<float>& x, std::vector<std::string>* notes,
+                         std::vector<double>* per = nullptr) {
+  onnx::Executor<double> ex;
+  std::string err;
+  EXPECT_TRUE(ex.load(m, &err)) << err;
+  onnx::Tensor<double> t = onnx::Tensor<double>::floats({static_cast<int64_t>(x.size())});
+  for (size_t k = 0; k < x.size(); ++k) t.f[k] = x[k];
+  EXPECT_TRUE(ex.forward({{"x", t}}, &err)) << err;
+  const onnx::PropagationPlan plan = onnx::plan_propagation(ex, onnx::RelevanceRule::AttnLrp, "y");
+  ex.set_propagation(&plan);
+  onnx::Tensor<double> seed = onnx::Tensor<double>::floats(ex.value("y")->shape, 1.0);
+  EXPECT_TRUE(ex.backward("y", seed, &err)) << err;
+  *notes = plan.notes;
+  double s = 0;
+  if (per) per->clear();
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double r = x[k] * ex.gradient("x")->f[k];
+    s += r;
+    if (per) per->push_back(r);
+  }
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + "; ";
+  return s;
+}
+
+TEST(OnnxPropagation, RmsNormScaleHeldSiluGatedAndAnUnruledOperatorNamed) {
+  const std::vector<float> x = {0.5f, -1.25f, 2.0f, 0.75f};
+  // RMSNorm: y = ReduceSum(x · 1/sqrt(mean(x²) + eps) · w)
+  const onnx::Model rms = pattern_model(
+      {{"Mul", {"x", "x"}, "sq"}, {"ReduceMean", {"sq"}, "ms"}, {"Add", {"ms", "eps"}, "mse"}, {"Sqrt", {"mse"}, "rms"},
+       {"Reciprocal", {"rms"}, "inv"}, {"Mul", {"x", "inv"}, "xn"}, {"Mul", {"xn", "w"}, "yw"}, {"ReduceSum", {"yw"}, "y"}},
+      {{"eps", {1e-6f}}, {"w", {1.5f, -0.5f, 2.0f, 1.0f}}});
+  std::vector<std::string> notes;
+  double ms = 0;
+  for (float v : x) ms += double(v) * v;
+  ms /= x.size();
+  double y = 0;
+  const std::vector<double> w = {1.5, -0.5, 2.0, 1.0};
+  for (size_t k = 0; k < x.size(); ++k) y += x[k] / std::sqrt(ms + 1e-6) * w[k];
+  EXPECT_NEAR(pattern_relevance(rms, x, &notes), y, 1e-6) << joined(notes);
+  EXPECT_NE(joined(notes).find("1 normalising scales held"), std::string::npos) << joined(notes);
+  EXPECT_EQ(joined(notes).find("halved"), std::string::npos) << joined(notes);  // x·x under the reduction is not reached
+  // SiLU: y = ReduceSum(x · Sigmoid(x)): each x_i · r_i = x_i σ(x_i)
+  const onnx::Model silu = pattern_model({{"Sigmoid", {"x"}, "s"}, {"Mul", {"x", "s"}, "xs"}, {"ReduceSum", {"xs"}, "y"}}, {});
+  std::vector<double> per;
+  pattern_relevance(silu, x, &notes, &per);
+  for (size_t k = 0; k < x.size(); ++k) EXPECT_NEAR(per[k], x[k] / (1 + std::exp(-double(x[k]))), 1e-6);
+  EXPECT_NE(joined(notes).find("1 gated activations by the identity rule"), std::string::npos) << joined(notes);
+  EXPECT_EQ(joined(notes).find("no rule"), std::string::npos) << joined(notes);  // the Sigmoid inside the gate needs none
+  // a Sigmoid on the path by itself has no rule: named, and its gradient used
+  const onnx::Model sig = pattern_model({{"Sigmoid", {"x"}, "s"}, {"ReduceSum", {"s"}, "y"}}, {});
+  pattern_relevance(sig, x, &notes, &per);
+  EXPECT_NE(joined(notes).find("no rule for Sigmoid (1): their gradient is used"), std::string::npos) << joined(notes);
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double sg = 1 / (1 + std::exp(-double(x[k])));
+    EXPECT_NEAR(per[k], x[k] * sg * (1 - sg), 1e-6);  // gradient × input
+  }
 }
 
 }  // namespace
