@@ -131,7 +131,7 @@ bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule r
   model.executor().set_propagation(nullptr);
   if (!ok) return false;
   *notes = plan.notes;
-  return model.backward(target, error);  // leave the plain gradients behind for what reads them next
+  return true;
 }
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, json* out, std::string* error) {

@@ -53,8 +53,8 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //     explained input's token embeddings scaled along the path by Executor::forward_from, one backward per path
 //     point); *p_ends = {p(baseline), p(x)}; the model is left on ids.
 //   onnx_text_relevance(model, target, rule, tokens, notes): one backward of the explained logit under the rule
-//     (after a run on the explained input); tokens = Σ_e x·r per token, notes = the plan's; the plain gradients are
-//     left behind.
+//     (after a run on the explained input); tokens = Σ_e x·r per token, notes = the plan's. The executor then holds
+//     the rule's propagated quantities, not gradients: run backward again before reading gradients.
 bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule rule, std::vector<double>* tokens,
                          std::vector<std::string>* notes, std::string* error);
 double onnx_text_probability(const std::vector<float>& logits, int target);
