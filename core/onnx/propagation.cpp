@@ -10,6 +10,9 @@ template <class T>
 struct Graph {
   const Executor<T>& ex;
   std::map<std::string, const Node*> producer;
+  // The steps the pattern searches may take for the whole plan (a crafted graph cannot make them slow); when spent,
+  // the remaining products fall back to the uniform rule and the notes say so.
+  mutable int64_t budget = 1 << 20;
 
   explicit Graph(const Executor<T>& e) : ex(e) {
     for (const Node* n : ex.runtime_nodes())
@@ -76,11 +79,12 @@ std::string linear_source(const Graph<T>& g, std::string v) {
 
 // v is an elementwise function of x alone (every activation it reads, through gate steps, leads back to x or to x's
 // linear source), with at least one nonlinear step on the way when `nonlinear` comes back true.
+// Each call spends one step of g.budget (a crafted graph of many-input steps cannot make this exponential).
 template <class T>
 bool function_of(const Graph<T>& g, const std::string& v, const std::string& x, const std::string& source, int depth,
                  bool* nonlinear) {
   if (v == x || v == source) return true;
-  if (depth > 24) return false;
+  if (depth > 24 || --g.budget < 0) return false;
   const Node* n = g.made_by(v);
   if (!n || !kGateSteps.count(n->op_type)) return false;
   bool any = false;
@@ -194,6 +198,7 @@ PropagationPlan plan_propagation(const Executor<T>& ex, RelevanceRule rule, cons
   add(TanhRule, "Tanh by the identity rule");
   add(Halved, "products of two activations halved (uniform rule)");
   add(HeldAttention, "attention distributions held constant");
+  if (g.budget < 0) plan.notes.push_back("the search for gates stopped early (a very large graph): the products left were halved");
   for (const auto& [k, c] : no_rule) plan.no_rule.push_back(k + " (" + std::to_string(c) + ")");
   if (!plan.no_rule.empty()) plan.notes.push_back("no rule for " + counted(no_rule) + ": their gradient is used");
   return plan;
