@@ -41,7 +41,7 @@ export const LABELS = Object.freeze({
   rollout: 'rollout',
   flow: 'attention flow',
   relevance: 'Chefer relevance',
-  grad_attention: 'attention × gradient (last layer)',
+  grad_attention: 'attention × gradient',
   attention_norm: 'attention norm',
   attnlrp: 'AttnLRP',
   cp_lrp: 'CP-LRP',
@@ -146,7 +146,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     paper: 'DeYoung et al. 2020, “ERASER: A Benchmark to Evaluate Rationalized NLP Models”',
     live: 'Take each method’s top k % tokens as the rationale. Comprehensiveness: how much the prediction drops without them (higher is more faithful). Sufficiency: how much it drops with only them (lower is more faithful).',
     dataset: 'For each sentence and importance measure, comprehensiveness and sufficiency at k = 1, 5, 10, 20, 50 % of the tokens, and their mean (AOPC).',
-    figure: 'Mean AOPC per measure: comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful). Random is the baseline to beat.',
+    figure: 'Mean AOPC per measure: comprehensiveness (higher = more faithful) and sufficiency (lower = more faithful). Random is the baseline to beat. Here every method ranks its tokens by size (|value|), as in the papers’ tables; the Text tab’s live panel ranks the signed ones (integrated gradients, attention × gradient, AttnLRP, CP-LRP) most positive first, which puts AttnLRP and CP-LRP first (docs/RESULTS.md, “Which explanation is most faithful?”: both readings).',
     headline: (s) => {
       const c = (m) => pick(s, ['measures', m, 'aopc_comprehensiveness_mean']);
       const f = (m) => pick(s, ['measures', m, 'aopc_sufficiency_mean']);
