@@ -9,7 +9,9 @@
 //   what an additive attention query looks for), debate (views/debate-view.js), train (views/train-view.js) and
 //   localization (views/localization-view.js) share one host worker (runtime/lab-runtime.js: one core, one
 //   queue); image (views/image-view.js) has its own host worker (ORT's backend is per worker; it loads nothing
-//   until first shown; "Your model" there, views/own-model-view.js, has a worker of its own); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
+//   until first shown; "Your model" there, views/own-model-view.js, has a worker of its own; a page opened on the
+//   Images tab holds the text host until the first photo is classified, another tab is opened or 8 s have passed:
+//   WorkerChannel.holdUntil); a Debate run adds pool workers (runtime/pool.js, `workers=` in the URL). When a worker
 //   dies or aborts, it is replaced on the next request and #app-message says so (inputs are kept) until the
 //   fresh worker answers. An unknown view shows the "coming soon" card. A model trained in the Train view
 //   is added to the text and debate views' pickers (addModel) — in memory, for this tab only.
@@ -115,6 +117,15 @@ const client = new CoreClient({
 // The worker's "stopped" message stays until the fresh worker answers (then it is taken down); any other
 // message shown since stays.
 let replacedMessage = null;
+// A cold open on the Images tab: the text host (its worker and its core compile) waits until the first photo is
+// classified, another tab is opened, or 8 s — so on a small machine it does not compete with the image worker's load.
+let releaseTextHost = () => {};
+if (state.view === 'image') {
+  client.channel.holdUntil(new Promise((resolve) => {
+    releaseTextHost = resolve;
+    setTimeout(resolve, 8000);
+  }));
+}
 client.channel.onReplaced((message) => {
   replacedMessage = message;
   showAppError(message);
@@ -151,7 +162,10 @@ const trainView = mountTrainView(document.getElementById('view-train'), {
 const shippedImageView = mountImageView(document.getElementById('view-image'), { store });
 // "Your model" (the last card of the Images tab) explains the photo the Image view shows, with the user's .onnx.
 const ownModelView = mountOwnModelView(document.getElementById('own-model'), { store });
-shippedImageView.onPhoto((photo) => ownModelView.setPhoto(photo));
+shippedImageView.onPhoto((photo) => {
+  ownModelView.setPhoto(photo);
+  releaseTextHost();
+});
 const imageView = {
   apply(s) {
     shippedImageView.apply(s);
@@ -173,6 +187,7 @@ function showView() {
     if (tab.dataset.view === state.view) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
+  if (name !== 'image') releaseTextHost();
   if (name === 'soon') document.getElementById('soon-title').textContent = TITLES[state.view] ?? 'Coming soon';
   views[name]?.apply(state);
 }

@@ -80,6 +80,8 @@ test('Which method? ranks every measure on the typed sentence, by the chosen met
     rows = await shown(page);
     for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].s <= rows[i].s, `sufficiency order at ${i}`);
     assert.equal(await page.getAttribute(`${PANEL} button[data-metric=sufficiency]`, 'aria-pressed'), 'true');
+    // the redraw keeps the keyboard focus on the button pressed (not on the page body)
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset?.metric), 'sufficiency');
     const bestS = rows.find((r) => r.measure !== 'random');
     assert.ok((await page.textContent(`${PANEL} .which-line`)).includes(`On this sentence ${label(bestS.measure)} is the most faithful`));
     // negative control: the two orders differ on this sentence (the switch does something)

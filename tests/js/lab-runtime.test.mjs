@@ -183,6 +183,39 @@ test('result buffers are transferred, not copied, when the handler owns them', (
   assert.deepEqual(list, [own.buffer]);
 });
 
+test('a held channel starts no worker until the hold settles; its requests then go in order, a cancel after its request', async () => {
+  const c = channel();
+  let release;
+  c.holdUntil(new Promise((r) => { release = r; }));
+  const before = FakeWorker.instances.length;
+  const a = c.request('echo', { value: 'a' });
+  const job = c.send('steps', { steps: 1000 });
+  job.cancel(); // while held: queued behind its request
+  const b = c.request('echo', { value: 'b' });
+  let settled = false;
+  Promise.all([a, b]).then(() => { settled = true; });
+  for (let i = 0; i < 5; i++) await tick();
+  assert.equal(c.held, true);
+  assert.equal(c.started, 0, 'no worker while held');
+  assert.equal(FakeWorker.instances.length, before);
+  assert.equal(settled, false);
+  release();
+  assert.deepEqual(await a, { echo: 'a' });
+  assert.deepEqual(await b, { echo: 'b' });
+  const r = await job.promise;
+  assert.equal(r.cancelled, true, 'the cancel sent while held reached its job');
+  assert.equal(c.held, false);
+  assert.equal(c.started, 1);
+  // A hold that rejects releases the channel too; a fresh hold after it holds again.
+  const d = channel();
+  d.holdUntil(Promise.reject(new Error('the image load failed')));
+  assert.deepEqual(await d.request('echo', { value: 'd' }), { echo: 'd' });
+  // Negative control: without a hold, the worker starts with the first request.
+  const e = channel();
+  e.request('echo', { value: 'e' });
+  assert.equal(e.started, 1);
+});
+
 test('two labs may not define the same request type', () => {
   const lab = { name: 'a', handlers: { x: () => 1 } };
   assert.throws(() => createHost({ labs: [lab, { name: 'b', handlers: { x: () => 2 } }], post: () => {} }), /"x" is defined by two labs \(a, b\)/);

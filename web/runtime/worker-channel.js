@@ -45,6 +45,35 @@ export class WorkerChannel {
     this.replacedListeners = [];
     this.recoveredListeners = [];
     this.recovering = false; // a worker was replaced and its successor has not answered a request yet
+    this.hold = null; // the promise the channel waits for (holdUntil), or null
+    this.queued = []; // [{msg, transfer, id}] sent while held
+  }
+
+  get held() {
+    return this.hold !== null;
+  }
+
+  holdUntil(promise) {
+    const hold = Promise.all([this.hold, promise]).then(() => {}, () => {});
+    this.hold = hold;
+    hold.then(() => {
+      if (this.hold !== hold) return; // a later hold took over
+      this.hold = null;
+      const queued = this.queued;
+      this.queued = [];
+      for (const q of queued) this.post(q.msg, q.transfer, q.id);
+    });
+  }
+
+  // Posts to the worker (started if need be); a failure rejects request id (when still open).
+  post(msg, transfer, id = 0) {
+    try {
+      this.ensureWorker().postMessage(msg, transfer);
+    } catch (e) {
+      const p = this.pending.get(id);
+      this.pending.delete(id);
+      p?.reject(new Error(`Could not reach ${this.what}: ${e.message}`));
+    }
   }
 
   ensureWorker() {
@@ -71,6 +100,7 @@ export class WorkerChannel {
 
   fail(message) {
     const err = new Error(message);
+    this.queued = [];
     this.worker?.terminate();
     this.worker = null;
     const open = [...this.pending.values()];
@@ -114,13 +144,17 @@ export class WorkerChannel {
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
-      try {
-        this.ensureWorker().postMessage({ ...body, type, id }, transfer);
-      } catch (e) {
-        this.pending.delete(id);
-        reject(new Error(`Could not reach ${this.what}: ${e.message}`));
-      }
+      const msg = { ...body, type, id };
+      if (this.hold) this.queued.push({ msg, transfer, id });
+      else this.post(msg, transfer, id);
     });
+    if (this.hold) {
+      const cancel = () => {
+        if (this.queued.some((q) => q.id === id)) this.queued.push({ msg: { type: 'cancel', target: id }, transfer: [] });
+        else if (this.worker) this.worker.postMessage({ type: 'cancel', target: id });
+      };
+      return { id, promise, cancel };
+    }
     const worker = this.worker;
     return { id, promise, cancel: () => { if (this.worker === worker) worker?.postMessage({ type: 'cancel', target: id }); } };
   }

@@ -27,7 +27,7 @@ function verdict(measures, onSwitch) {
   const sw = el('span', 'which-metric', undefined, { role: 'group', 'aria-label': 'rank the methods by' });
   for (const [m, text] of [['comprehensiveness', 'comprehensiveness ↑'], ['sufficiency', 'sufficiency ↓']]) {
     const b = el('button', 'scale-btn', text, { type: 'button', 'data-metric': m, 'aria-pressed': String(m === metric) });
-    b.addEventListener('click', () => { metric = m; onSwitch(); });
+    b.addEventListener('click', () => { metric = m; onSwitch(m); });
     sw.append(b);
   }
   head.append(sw);
@@ -45,7 +45,11 @@ export function renderEraser(body, row) {
   const measures = row.measures && typeof row.measures === 'object' ? row.measures : {};
   const given = [...ERASER_MEASURES.filter((m) => m in measures), ...Object.keys(measures).filter((m) => !ERASER_MEASURES.includes(m))];
   const ordered = Object.fromEntries(given.map((m) => [m, measures[m]]));
-  const which = verdict(ordered, () => renderEraser(body, row));
+  // The redraw replaces the switch: the focus goes back to the button pressed (a keyboard user stays on it).
+  const which = verdict(ordered, (m) => {
+    renderEraser(body, row);
+    body.querySelector(`.which-metric button[data-metric="${m}"]`)?.focus();
+  });
   const rankOf = new Map(which.ranked.map((x) => [x.measure, x.rank]));
   const keys = which.ranked.map((x) => x.measure);
   const sizes = Array.isArray(row.rationale_size) ? row.rationale_size : [];

@@ -5,7 +5,9 @@
 // Contract:
 //   load(msg, progress) → Promise<L>: {core, ort, session, ep, choice, lab, labels, C, K, bias, batch, model}; loaded
 //     once per worker (a failed load is retried); progress(stage, loaded, total, cached) with stage 'core' |
-//     'ort' | 'onnx' | 'head' | 'labels' | 'session' | 'ready'. msg: {override: 'wasm'|'webgpu'|null, threads}.
+//     'ort' | 'onnx' | 'head' | 'labels' | 'session' | 'ready' (the steps run side by side, so the stages of the
+//     three files and the session interleave; 'ready' comes last). msg: {override: 'wasm'|'webgpu'|null, threads}.
+//     The first failure is the error (the others are awaited, and a session already made is released).
 //   ready() → Promise<L> (Error when not loaded yet)
 //   forward(L, input [n·3·224·224], n, wantFeatures) → {features [n·K·h·w] | null, logits [n·C], fh, fw}
 //   top(L, probs, k) → [{index, label, prob}]
@@ -47,64 +49,93 @@ export function checkClass(L, c) {
   return c;
 }
 
+// What depends on what (the rest runs side by side, so a cold open waits for the longest chain, not the sum:
+// core ∥ model list → (ONNX file ∥ head ∥ labels) ∥ ORT's bundle → ORT session (its wasm download + compile) ∥ head).
+const mark = (name) => globalThis.performance?.mark?.(`image: ${name}`); // the timeline of tests/bench/cold-start.mjs --trace
+
 export async function loadModel(msg, progress) {
+  mark('load');
   progress('core', 0, 0);
-  const core = await loadCore();
-  if (typeof core.ImageLab !== 'function' || typeof core.preprocessImage !== 'function') {
-    throw new Error('This WebAssembly core has no image API (ImageLab); rebuild it with `bash scripts/build-wasm.sh`.');
-  }
-
-  let manifest;
-  try {
-    const res = await fetch(MANIFEST_URL);
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    manifest = await res.json();
-  } catch (e) {
-    throw new Error(`Could not read the image model list (${MANIFEST_URL.pathname}): ${e.message}`);
-  }
-  const model = manifest?.models?.[0];
-  if (!model?.files?.onnx || !model.files.head || !model.files.labels) {
-    throw new Error(`The image model list (${MANIFEST_URL.pathname}) has no model with onnx, head and labels files.`);
-  }
-  const fileUrl = (f) => new URL(f.path, MANIFEST_URL).href;
-
+  const corePromise = loadCore().then((core) => {
+    if (typeof core.ImageLab !== 'function' || typeof core.preprocessImage !== 'function') {
+      throw new Error('This WebAssembly core has no image API (ImageLab); rebuild it with `bash scripts/build-wasm.sh`.');
+    }
+    mark('core');
+    return core;
+  });
+  const manifestPromise = (async () => {
+    try {
+      const res = await fetch(MANIFEST_URL);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.json();
+    } catch (e) {
+      throw new Error(`Could not read the image model list (${MANIFEST_URL.pathname}): ${e.message}`);
+    }
+  })();
   progress('ort', 0, 0);
-  const choice = await chooseBackend({
+  const choicePromise = chooseBackend({
     gpu: self.navigator?.gpu,
     override: msg.override ?? null,
     threads: msg.threads ?? 0,
     crossOriginIsolated: Boolean(self.crossOriginIsolated),
     hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1,
   });
-  const ort = await loadOrt(choice, ORT_BASE.href);
+  const ortPromise = choicePromise.then((choice) => loadOrt(choice, ORT_BASE.href)).then((ort) => (mark('ort bundle'), ort));
 
-  const fetchFile = (f, stage, what) =>
-    fetchVerified(fileUrl(f), {
+  const modelPromise = manifestPromise.then((manifest) => {
+    const model = manifest?.models?.[0];
+    if (!model?.files?.onnx || !model.files.head || !model.files.labels) {
+      throw new Error(`The image model list (${MANIFEST_URL.pathname}) has no model with onnx, head and labels files.`);
+    }
+    return model;
+  });
+  const fetchFile = (key, what) => modelPromise.then((model) => {
+    const f = model.files[key];
+    return fetchVerified(new URL(f.path, MANIFEST_URL).href, {
       sha256: f.sha256,
       bytes: f.bytes,
       what,
-      onProgress: ({ loaded: l, total, cached }) => progress(stage, l, total, cached),
+      onProgress: ({ loaded: l, total, cached }) => progress(key, l, total, cached),
     });
-  const onnxBytes = await fetchFile(model.files.onnx, 'onnx', 'image model');
-  const headBytes = await fetchFile(model.files.head, 'head', 'classifier head');
-  const labelBytes = await fetchFile(model.files.labels, 'labels', 'label list');
+  });
+  const onnxPromise = fetchFile('onnx', 'image model').then((b) => (mark('onnx file'), b));
+  const headPromise = fetchFile('head', 'classifier head').then(readImageHead);
+  const labelsPromise = fetchFile('labels', 'label list').then((bytes) => {
+    const labels = new TextDecoder().decode(bytes).split(/\r?\n/);
+    while (labels.length && labels[labels.length - 1] === '') labels.pop();
+    return labels;
+  });
 
-  const head = readImageHead(headBytes);
-  const { C, K } = head;
-  const labels = new TextDecoder().decode(labelBytes).split(/\r?\n/);
-  while (labels.length && labels[labels.length - 1] === '') labels.pop();
-  if (labels.length !== C) throw new Error(`The label list has ${labels.length} lines, the classifier ${C} classes.`);
-  const lab = new core.ImageLab(head.weight, head.bias, C, K);
-
-  progress('session', 0, 0);
-  let session;
-  let ep;
+  // ORT's session starts as soon as ORT and the ONNX file are there (its first session fetches and compiles ORT's
+  // own wasm): it does not wait for the core, the head or the labels.
+  const sessionPromise = Promise.all([ortPromise, onnxPromise, choicePromise]).then(async ([ort, onnxBytes, choice]) => {
+    progress('session', 0, 0);
+    try {
+      const made = await createSession(ort, onnxBytes, choice);
+      mark('session');
+      return made;
+    } catch (e) {
+      throw new Error(`ONNX Runtime could not start the model on ${choice.backend}: ${errText(e)}`);
+    }
+  });
+  const all = [corePromise, modelPromise, choicePromise, ortPromise, headPromise, labelsPromise, sessionPromise];
+  let parts;
   try {
-    ({ session, ep } = await createSession(ort, onnxBytes, choice));
+    parts = await Promise.all(all);
   } catch (e) {
-    lab.delete();
-    throw new Error(`ONNX Runtime could not start the model on ${choice.backend}: ${errText(e)}`);
+    // The first failure is the one reported; the session, if one was made, is released.
+    await Promise.allSettled(all);
+    sessionPromise.then(({ session }) => session.release?.(), () => {});
+    throw e;
   }
+  const [core, model, choice, ort, head, labels, { session, ep }] = parts;
+  const { C, K } = head;
+  if (labels.length !== C) {
+    session.release?.();
+    throw new Error(`The label list has ${labels.length} lines, the classifier ${C} classes.`);
+  }
+  const lab = new core.ImageLab(head.weight, head.bias, C, K);
+  mark('ready');
   progress('ready', 1, 1);
   return { core, ort, session, ep, choice, lab, labels, C, K, bias: head.bias, batch: batchSizeFor(choice.backend), model };
 }

@@ -38,6 +38,7 @@ async function classify(msg) {
   describePixels(img.rgba, img.width, img.height, img.notes);
   const input = L.core.preprocessImage(img.rgba, img.width, img.height);
   const { features, logits, fh, fw } = await forward(L, input, 1);
+  globalThis.performance?.mark?.('image: first forward'); // the cold-start timeline (tests/bench/cold-start.mjs --trace)
   const probs = L.lab.softmax(logits, 1);
   const headLogits = L.lab.logits(features, 1, fh, fw);
   let headCheck = 0;
