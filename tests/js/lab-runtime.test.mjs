@@ -6,7 +6,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerChannel } from '../../web/runtime/worker-channel.js';
-import { createHost, transferables } from '../../web/runtime/host/host.js';
+import { createHost, transferables, startHost } from '../../web/runtime/host/host.js';
+import { labNames, LAB_MODULES } from '../../web/runtime/host/worker.js';
+import { HOST_LABS } from '../../web/runtime/lab-runtime.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -214,6 +216,64 @@ test('a held channel starts no worker until the hold settles; its requests then 
   const e = channel();
   e.request('echo', { value: 'e' });
   assert.equal(e.started, 1);
+});
+
+test('a host whose labs are still loading keeps the messages it gets, in order, and answers them once they are there', async () => {
+  const posted = [];
+  const scope = { postMessage: (msg) => posted.push(msg), onmessage: null };
+  let resolve;
+  const ready = startHost(new Promise((r) => { resolve = r; }), scope);
+  scope.onmessage({ data: { type: 'echo', id: 1, value: 'first' } });
+  scope.onmessage({ data: { type: 'echo', id: 2, value: 'second' } });
+  await tick();
+  assert.deepEqual(posted, [], 'nothing answered before the labs are there');
+  resolve(makeLabs([]));
+  await ready;
+  for (let i = 0; i < 5 && posted.length < 2; i++) await tick();
+  assert.deepEqual(posted.map((m) => [m.id, m.result?.echo]), [[1, 'first'], [2, 'second']]);
+  scope.onmessage({ data: { type: 'echo', id: 3, value: 'later' } });
+  for (let i = 0; i < 5 && posted.length < 3; i++) await tick();
+  assert.equal(posted[2].result.echo, 'later');
+  // labs that cannot load: every request is answered fatally, with the reason (the page replaces the worker)
+  const failed = [];
+  const bad = { postMessage: (msg) => failed.push(msg), onmessage: null };
+  const broken = startHost(Promise.reject(new Error('a module did not load')), bad);
+  bad.onmessage({ data: { type: 'echo', id: 7 } });
+  await broken;
+  bad.onmessage({ data: { type: 'echo', id: 8 } });
+  assert.deepEqual(failed.map((m) => [m.id, m.type, m.fatal]), [[7, 'error', true], [8, 'error', true]]);
+  assert.match(failed[0].message, /could not load its labs: a module did not load/);
+});
+
+test('a worker imports the labs its URL names, or all of them; every lab module defines its lab', async () => {
+  assert.deepEqual(labNames('?labs=image,runtime'), ['image', 'runtime']);
+  assert.deepEqual(labNames('?meter=1&labs=image'), ['image']);
+  assert.deepEqual(labNames(''), Object.keys(LAB_MODULES));
+  const types = new Set();
+  for (const [name, load] of Object.entries(LAB_MODULES)) {
+    const lab = await load();
+    assert.ok(lab?.name && Object.keys(lab.handlers).length, `${name} → a lab with handlers`);
+    for (const t of Object.keys(lab.handlers)) types.add(t);
+  }
+  // each client's host imports the labs that answer every request the client sends (lab-runtime HOST_LABS)
+  const fsm = await import('node:fs');
+  const handled = async (names) => {
+    const set = new Set();
+    for (const n of names) for (const t of Object.keys((await LAB_MODULES[n]()).handlers)) set.add(t);
+    return set;
+  };
+  const CLIENTS = { 'core-client.js': 'text', 'cnn-client.js': 'text', 'image-client.js': 'image', 'own-model-client.js': 'ownModel', 'own-text-client.js': 'ownText' };
+  for (const [file, host] of Object.entries(CLIENTS)) {
+    const src = fsm.readFileSync(new URL(`../../web/runtime/${file}`, import.meta.url), 'utf8');
+    const sent = [...src.matchAll(/(?:request|send)\('([\w.]+)'|latest\('\w+', '([\w.]+)'/g)].map((m) => m[1] ?? m[2]);
+    assert.ok(sent.length >= 5, `${file}: ${sent.join(' ')}`);
+    const set = await handled(HOST_LABS[host]);
+    for (const t of sent) assert.ok(set.has(t), `${file}'s host (${host}) handles ${t}`);
+    assert.ok(set.has('memory'), `${host} answers the diagnostics`);
+  }
+  assert.ok(!(await handled(HOST_LABS.image)).has('explain'), 'the image host does not import the text lab (negative control)');
+  assert.ok(!(await handled(HOST_LABS.text)).has('image.load'), 'the text host does not import the image lab (negative control)');
+  for (const names of Object.values(HOST_LABS)) for (const n of names) assert.ok(LAB_MODULES[n], n);
 });
 
 test('two labs may not define the same request type', () => {

@@ -11,11 +11,11 @@
 //   client.terminate()
 // Errors reject with an Error carrying the worker's message. If the worker dies or aborts, every open request
 // is rejected with a readable message and the next call starts a fresh worker (with no model).
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export class CnnClient {
   constructor({ channel = null, workerUrl, WorkerImpl } = {}) {
-    this.channel = channel ?? hostChannel({ name: 'attnlab-cnn', what: 'the training worker', ...(workerUrl ? { workerUrl } : {}), ...(WorkerImpl ? { WorkerImpl } : {}) });
+    this.channel = channel ?? hostChannel({ name: 'attnlab-cnn', what: 'the training worker', workerUrl: workerUrl ?? hostUrl(HOST_LABS.text), ...(WorkerImpl ? { WorkerImpl } : {}) });
   }
 
   train(options, { stepBatches = 2, probesEvery = 'epoch' } = {}, onProgress = null) {

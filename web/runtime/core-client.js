@@ -41,11 +41,11 @@
 //   client.terminate()
 // A model trained here is remembered (its bytes), and registered again with a replacement worker, so a
 // worker that aborted or died does not take the user's trained models with it.
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export class CoreClient {
   constructor({ onProgress = () => {}, channel = null, workerUrl } = {}) {
-    this.channel = channel ?? hostChannel(workerUrl ? { workerUrl } : {});
+    this.channel = channel ?? hostChannel({ workerUrl: workerUrl ?? hostUrl(HOST_LABS.text) });
     this.channel.onEvent = (msg) => { if (msg?.type === 'progress') onProgress(msg); };
     this.trainJob = null;
     this.trainedModels = new Map(); // name → {name, entry, config, weights}

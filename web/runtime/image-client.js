@@ -19,11 +19,12 @@
 // onProgress({stage, loaded, total, cached}). Errors reject with an Error carrying the worker's message. If the
 // worker dies or aborts, every open request is rejected with a readable message and the next call starts a
 // fresh worker (which must be loaded again: `client.loaded` turns false).
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export class ImageClient {
   constructor({ channel = null, workerUrl, WorkerImpl } = {}) {
-    this.channel = channel ?? hostChannel({ name: 'attnlab-image', what: 'the image worker', ...(workerUrl ? { workerUrl } : {}), ...(WorkerImpl ? { WorkerImpl } : {}) });
+    // Its own host, importing only the image lab (and the diagnostics): host/worker.js LAB_MODULES.
+    this.channel = channel ?? hostChannel({ name: 'attnlab-image', what: 'the image worker', workerUrl: workerUrl ?? hostUrl(HOST_LABS.image), ...(WorkerImpl ? { WorkerImpl } : {}) });
     this.loaded = false;
     this.channel.onReplaced(() => { this.loaded = false; });
   }

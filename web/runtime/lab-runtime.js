@@ -3,6 +3,11 @@
 //
 // Contract:
 //   HOST_URL                      the worker script
+//   hostUrl(labs) → HOST_URL naming the labs the worker imports (`labs=a,b`; host/worker.js LAB_MODULES' names)
+//   HOST_LABS: which labs each client's own host imports (text: the text, debate, train, localization, documents
+//                                 and global-view views' shared host; image; ownModel; ownText) — a cold open loads
+//                                 only those modules (tests/js/lab-runtime.test.mjs checks every request a client
+//                                 sends is handled by its set)
 //   hostChannel({ name, what, workerUrl, WorkerImpl }) → a WorkerChannel to a fresh host worker (started
 //                                 on its first request)
 //   hostChannels() → the WorkerChannels made by hostChannel that are still referenced (the page's, the pool's;
@@ -16,6 +21,19 @@ import { WorkerChannel } from './worker-channel.js';
 export const HOST_URL = new URL('./host/worker.js', import.meta.url);
 // meter=1 in the page's URL (measurement only): the workers count the bytes they exchange (host/meter.js).
 if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.search = 'meter=1';
+
+export const HOST_LABS = Object.freeze({
+  text: ['text', 'experiments', 'train', 'localization', 'documents', 'globalView', 'runtime'],
+  image: ['image', 'runtime'],
+  ownModel: ['ownModel', 'runtime'],
+  ownText: ['ownText', 'runtime'],
+});
+
+export function hostUrl(labs) {
+  const url = new URL(HOST_URL);
+  url.searchParams.set('labs', labs.join(','));
+  return url;
+}
 
 let made = []; // WeakRefs: a dropped channel is not kept alive by this list
 

@@ -14,11 +14,11 @@
 //   client.terminate()
 // Errors reject with an Error carrying the worker's message; when the worker dies or aborts, every open request
 // is rejected and the next call starts a fresh worker, which holds no model (`client.loaded` turns false).
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export class OwnModelClient {
   constructor({ channel = null } = {}) {
-    this.channel = channel ?? hostChannel({ name: 'attnlab-own-model', what: 'the worker of your model' });
+    this.channel = channel ?? hostChannel({ name: 'attnlab-own-model', what: 'the worker of your model', workerUrl: hostUrl(HOST_LABS.ownModel) });
     this.loaded = false;
     this.channel.onReplaced(() => { this.loaded = false; });
   }

@@ -18,11 +18,11 @@
 //     {stage: 'adversarial', estimate_ms})
 //   client.loaded: true while the worker holds a model (false after it was replaced)
 //   new OwnTextClient({ name: 'attnlab-own-text-debate' }) is the debate panels' second worker (views/own-text/debate.js)
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export class OwnTextClient {
   constructor({ channel = null, name = 'attnlab-own-text', what = 'the worker of your text model' } = {}) {
-    this.channel = channel ?? hostChannel({ name, what });
+    this.channel = channel ?? hostChannel({ name, what, workerUrl: hostUrl(HOST_LABS.ownText) });
     this.loaded = false;
     this.channel.onReplaced(() => { this.loaded = false; });
   }

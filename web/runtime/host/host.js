@@ -19,7 +19,9 @@
 //     message} with a readable message. A WebAssembly.RuntimeError (wasm trap, out-of-memory abort), a thrown
 //     number (a C++ exception that escaped the core) or an error with `fatal: true` answers {type:'error', id, message, fatal: true}: the instance cannot be
 //     trusted, so every later request gets the same fatal answer and the client replaces the worker.
-//   startHost(labs) installs createHost on self (the worker entry, host/worker.js).
+//   startHost(labs, scope = self) installs createHost on the worker (the entry, host/worker.js). labs may be a
+//     Promise of the list (the labs' modules still loading): messages received meanwhile are kept, in order, and
+//     handed to the host once it exists; a rejected list answers every request fatally, with the reason.
 // A thrown number is a C++ exception that escaped the core (built without exception catching: e.g. a
 // std::bad_alloc when the heap is full); it unwound wasm frames without running their destructors, so the
 // instance leaked what they held and cannot be trusted either.
@@ -127,8 +129,23 @@ export function createHost({ labs, post }) {
   return { onMessage, handlers };
 }
 
-export function startHost(labs) {
-  const host = createHost({ labs, post: (msg, transfer) => self.postMessage(msg, transfer) });
-  self.onmessage = (event) => host.onMessage(event.data ?? {});
-  return host;
+export function startHost(labs, scope = self) {
+  const post = (msg, transfer) => scope.postMessage(msg, transfer);
+  if (!(labs instanceof Promise)) {
+    const host = createHost({ labs, post });
+    scope.onmessage = (event) => host.onMessage(event.data ?? {});
+    return host;
+  }
+  // The labs are still loading: messages wait, in order, and then go to the host. Labs that cannot load (a module
+  // that failed) answer every request with that error, fatally: the worker is useless and the page replaces it.
+  const waiting = [];
+  scope.onmessage = (event) => waiting.push(event.data ?? {});
+  return labs.then((list) => createHost({ labs: list, post }), (e) => {
+    const message = `The worker could not load its labs: ${errText(e)}`;
+    return { onMessage: (msg) => { if (msg.type !== 'cancel') post({ type: 'error', id: msg.id, message, fatal: true }, []); } };
+  }).then((host) => {
+    scope.onmessage = (event) => host.onMessage(event.data ?? {});
+    for (const msg of waiting.splice(0)) host.onMessage(msg);
+    return host;
+  });
 }

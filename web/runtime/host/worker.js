@@ -1,22 +1,38 @@
-// worker.js — the one worker script of the lab runtime: the host (host.js) with every lab's handlers. The page
+// worker.js — the one worker script of the lab runtime: the host (host.js) with the labs' handlers. The page
 // starts it through a WorkerChannel (runtime/lab-runtime.js); a data-set run starts more of it (runtime/pool.js).
-// A new lab adds its handler module to LABS — nothing else.
+// A new lab adds its handler module to LAB_MODULES — nothing else.
+// A host imports the labs its URL names (`?labs=image,runtime`: lab-runtime hostUrl), or all of them: the image host
+// imports 2 of the 10 labs, so a cold open of the Images tab does not wait for the text and training labs' modules.
+// The core starts compiling at once, while the labs' modules load; requests that arrive meanwhile wait (startHost).
 import { startHost } from './host.js';
 import { loadCore } from './core.js';
 import { meterOn, meterWorker } from './meter.js';
-import { textLab } from '../labs/text.js';
-import { experimentsLab } from '../labs/experiments.js';
-import { trainLab } from '../labs/train.js';
-import { imageLab } from '../labs/image.js';
-import { localizationLab } from '../labs/localization.js';
-import { ownModelLab } from '../labs/own-model.js';
-import { ownTextLab } from '../labs/own-text.js';
-import { documentsLab } from '../labs/documents.js';
-import { globalViewLab } from '../labs/global-view.js';
-import { runtimeLab } from '../labs/runtime.js';
 
-export const LABS = [textLab, experimentsLab, trainLab, imageLab, localizationLab, ownModelLab, ownTextLab, documentsLab, globalViewLab, runtimeLab];
+export const LAB_MODULES = {
+  text: () => import('../labs/text.js').then((m) => m.textLab),
+  experiments: () => import('../labs/experiments.js').then((m) => m.experimentsLab),
+  train: () => import('../labs/train.js').then((m) => m.trainLab),
+  image: () => import('../labs/image.js').then((m) => m.imageLab),
+  localization: () => import('../labs/localization.js').then((m) => m.localizationLab),
+  ownModel: () => import('../labs/own-model.js').then((m) => m.ownModelLab),
+  ownText: () => import('../labs/own-text.js').then((m) => m.ownTextLab),
+  documents: () => import('../labs/documents.js').then((m) => m.documentsLab),
+  globalView: () => import('../labs/global-view.js').then((m) => m.globalViewLab),
+  runtime: () => import('../labs/runtime.js').then((m) => m.runtimeLab),
+};
 
-if (meterOn()) meterWorker(); // measurement only (meter.js)
-startHost(LABS);
-loadCore().catch(() => {}); // start compiling the core at once; errors surface with the first request
+// The labs named by the URL's labs= (unknown names are an error a request then reports), or every lab.
+export function labNames(search) {
+  const asked = new URLSearchParams(search).get('labs');
+  return asked ? asked.split(',').filter(Boolean) : Object.keys(LAB_MODULES);
+}
+
+if (globalThis.WorkerGlobalScope && globalThis instanceof globalThis.WorkerGlobalScope) {
+  if (meterOn()) meterWorker(); // measurement only (meter.js)
+  const names = labNames(self.location.search);
+  startHost(Promise.all(names.map((n) => {
+    if (!LAB_MODULES[n]) throw new Error(`This worker was asked for an unknown lab "${n}".`);
+    return LAB_MODULES[n]();
+  })));
+  loadCore().catch(() => {}); // start compiling the core at once; errors surface with the first request
+}
