@@ -21,7 +21,7 @@ export const LAB_MODULES = {
   runtime: () => import('../labs/runtime.js').then((m) => m.runtimeLab),
 };
 
-// The labs named by the URL's labs= (unknown names are an error a request then reports), or every lab.
+// The labs named by the URL's labs=, or every lab. An unknown name makes every request's answer say so (startHost).
 export function labNames(search) {
   const asked = new URLSearchParams(search).get('labs');
   return asked ? asked.split(',').filter(Boolean) : Object.keys(LAB_MODULES);
@@ -30,9 +30,8 @@ export function labNames(search) {
 if (globalThis.WorkerGlobalScope && globalThis instanceof globalThis.WorkerGlobalScope) {
   if (meterOn()) meterWorker(); // measurement only (meter.js)
   const names = labNames(self.location.search);
-  startHost(Promise.all(names.map((n) => {
-    if (!LAB_MODULES[n]) throw new Error(`This worker was asked for an unknown lab "${n}".`);
-    return LAB_MODULES[n]();
-  })));
+  startHost(Promise.all(names.map((n) => (LAB_MODULES[n]
+    ? LAB_MODULES[n]()
+    : Promise.reject(new Error(`this worker was asked for an unknown lab "${n}"`))))));
   loadCore().catch(() => {}); // start compiling the core at once; errors surface with the first request
 }
