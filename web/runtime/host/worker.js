@@ -1,6 +1,6 @@
 // worker.js — the one worker script of the lab runtime: the host (host.js) with the labs' handlers. The page
 // starts it through a WorkerChannel (runtime/lab-runtime.js); a data-set run starts more of it (runtime/pool.js).
-// A new lab adds its handler module to LAB_MODULES — nothing else.
+// A new lab adds its handler module to LAB_MODULES, and its name to lab-runtime.js HOST_LABS for the hosts that serve it.
 // A host imports the labs its URL names (`?labs=image,runtime`: lab-runtime hostUrl), or all of them: the image host
 // imports 2 of the 10 labs, so a cold open of the Images tab does not wait for the text and training labs' modules.
 // The core starts compiling at once, while the labs' modules load; requests that arrive meanwhile wait (startHost).
