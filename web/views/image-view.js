@@ -160,18 +160,25 @@ export function mountImageView(section, { store }) {
     backendEl.textContent = 'Backend: choosing…';
     const c = v.client;
     let modelCache = 'miss';
+    // The model's three files (ONNX, head, labels) download at once: one bar and one line for the three together.
+    const files = new Map(); // stage → {loaded, total, cached}
     v.loadPromise = c.load({ override: want, threads: v.st.threads }, (p) => {
       if (c !== v.client) return;
       if (p.stage === 'onnx' && p.cached) modelCache = 'hit';
       if (p.stage === 'onnx' || p.stage === 'head' || p.stage === 'labels') {
-        const what = { onnx: 'the image model', head: 'the classifier head', labels: 'the labels' }[p.stage];
-        if (p.cached) {
-          loadText.textContent = `Read ${what} from the browser cache (${mb(p.loaded)}).`;
-        } else if (p.total) {
-          loadBar.max = p.total;
-          loadBar.value = p.loaded;
-          loadText.textContent = `Downloading ${what}: ${mb(p.loaded)} / ${mb(p.total)}`;
-        } else loadText.textContent = `Downloading ${what}: ${mb(p.loaded)}`;
+        files.set(p.stage, { loaded: p.loaded, total: p.total || p.loaded, cached: p.cached });
+        const all = [...files.values()];
+        const loaded = all.reduce((a, f) => a + f.loaded, 0);
+        const total = all.reduce((a, f) => a + f.total, 0);
+        if (all.every((f) => f.cached)) {
+          loadText.textContent = `Read the image model from the browser cache (${mb(loaded)}).`;
+        } else {
+          if (total) {
+            loadBar.max = total;
+            loadBar.value = loaded;
+          }
+          loadText.textContent = `Downloading the image model (network, classifier head, labels): ${mb(loaded)}${total ? ` / ${mb(total)}` : ''}`;
+        }
       } else if (p.stage === 'core') loadText.textContent = 'Loading the WebAssembly core…';
       else if (p.stage === 'ort') loadText.textContent = 'Loading ONNX Runtime Web…';
       else if (p.stage === 'session') loadText.textContent = 'Preparing the model…';
