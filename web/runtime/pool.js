@@ -10,7 +10,7 @@
 //     model and data set) for the next run; a smaller size closes the extra ones.
 //   pool.close() closes the extra workers.
 import { CoreClient } from './core-client.js';
-import { hostChannel } from './lab-runtime.js';
+import { hostChannel, hostUrl, HOST_LABS } from './lab-runtime.js';
 
 export const MAX_WORKERS = 16;
 
@@ -22,7 +22,7 @@ export function poolSize({ requested = 0, hardwareConcurrency = 1 } = {}) {
 }
 
 export class WorkerPool {
-  constructor({ main, create = (i) => new CoreClient({ channel: hostChannel({ name: `attnlab-pool-${i}`, what: `pool worker ${i}` }) }) }) {
+  constructor({ main, create = (i) => new CoreClient({ channel: hostChannel({ name: `attnlab-pool-${i}`, what: `pool worker ${i}`, workerUrl: hostUrl(HOST_LABS.text) }) }) }) {
     this.main = main;
     this.create = create;
     this.extra = [];
