@@ -1,6 +1,7 @@
 // libFuzzer target for the ONNX reader and executor (core/onnx/reader.h, executor.h): any bytes must give a Model
 // or a message; a model that loads is then run — forward on small inputs (each declared input with symbolic dims
-// as 2 and every dim at most 8; floats 0.5, integers 0, bools 1), backward from its first float output — and its
+// as 2 and every dim at most 8; floats 0.5, integers 0, bools 1), backward from its first float output, plain and
+// under each relevance rule's propagation plan (AttnLRP, CP-LRP: onnx/propagation.h) — and its
 // onnx-info summary serialised: never a crash, a hang, undefined behaviour or an allocation past the budget
 // (a small ExecLimits here so each input runs in milliseconds). Built by CMake with -DATTNLAB_FUZZ=ON
 // (build-fuzz/), run by tests/fuzz/run.sh from tests/fuzz/corpus/onnx/ (small models of the ONNX project's
@@ -14,6 +15,7 @@
 
 #include "explain/onnx/onnx_classifier.h"
 #include "onnx/executor.h"
+#include "onnx/propagation.h"
 #include "onnx/reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -53,7 +55,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         for (const ValueInfo& o : m.outputs) {
           const Tensor<float>* y = ex.value(o.name);
           if (!y || !y->is_float()) continue;
-          ex.backward(o.name, Tensor<float>::floats(y->shape, 1.f), &err);
+          const Tensor<float> seed = Tensor<float>::floats(y->shape, 1.f);
+          ex.backward(o.name, seed, &err);
+          // The relevance rules (onnx/propagation.h): the planner walks whatever graph loaded, and the ruled
+          // backward runs with its factors and LayerNormalization / Tanh rules.
+          for (RelevanceRule rule : {RelevanceRule::AttnLrp, RelevanceRule::CpLrp}) {
+            const PropagationPlan plan = plan_propagation(ex, rule, o.name);
+            ex.set_propagation(&plan);
+            ex.backward(o.name, seed, &err);
+            ex.set_propagation(nullptr);
+          }
           break;
         }
       }
