@@ -1,7 +1,8 @@
 // C += A * B for column-major float blocks. Natively this is Eigen's GEMM (vectorised for the host).
-// Under WebAssembly, Eigen 3.4 has no SIMD packet path, so a register-blocked loop nest written for the
-// compiler's auto-vectoriser (-msimd128) is used instead: 16 rows x 2 columns of C accumulate in
-// registers while K streams (about 2x Eigen's scalar path there; see docs/BENCHMARKS.md).
+// Under WebAssembly a register-blocked loop nest on wasm SIMD is used instead (written when Eigen 3.4 had no
+// SIMD there; it now runs its SSE path, CMakeLists.txt): 8 rows x 4 columns of C accumulate in registers while
+// K streams, and every element is summed over k in order whatever the shape, so a row's value does not depend
+// on how many rows are multiplied with it (docs/BENCHMARKS.md).
 // Double precision always uses Eigen (it only serves gradient checks).
 #pragma once
 #include <type_traits>

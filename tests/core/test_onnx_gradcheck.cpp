@@ -201,6 +201,12 @@ TEST(OnnxGradcheck, Conv) {
   // groups, depthwise with multiplier, pointwise, auto_pad, 1-D
   check({"Conv", {"x0", "x1", "x2"}, {{1, 4, 5, 5}, {6, 2, 3, 3}, {6}}, {ai("group", 2)}});
   check({"Conv", {"x0", "x1"}, {{1, 3, 5, 6}, {6, 1, 3, 3}}, {ai("group", 3), ais("pads", {1, 1, 1, 1}), ais("strides", {2, 2})}});
+  // depthwise, stride 1 (the vectorised row loop), with bias, asymmetric pads, dilation, a kernel wider than the
+  // input with its pads, and 1-D
+  check({"Conv", {"x0", "x1", "x2"}, {{2, 3, 5, 6}, {3, 1, 3, 3}, {3}}, {ai("group", 3), ais("pads", {1, 0, 2, 1})}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 7, 7}, {4, 1, 3, 2}}, {ai("group", 2), ais("dilations", {2, 3}), ais("pads", {2, 2, 0, 1})}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 3, 2}, {2, 1, 3, 5}}, {ai("group", 2), ais("pads", {1, 2, 1, 2}), ais("strides", {1, 3})}});
+  check({"Conv", {"x0", "x1"}, {{1, 2, 9}, {2, 1, 3}}, {ai("group", 2), ais("strides", {2}), ais("pads", {2, 1})}});
   check({"Conv", {"x0", "x1", "x2"}, {{2, 3, 4, 4}, {5, 3, 1, 1}, {5}}, {}});
   check({"Conv", {"x0", "x1"}, {{1, 2, 5, 6}, {2, 2, 3, 3}}, {as("auto_pad", "SAME_UPPER"), ais("strides", {2, 2})}});
   check({"Conv", {"x0", "x1"}, {{1, 2, 5, 6}, {2, 2, 2, 2}}, {as("auto_pad", "SAME_LOWER")}});

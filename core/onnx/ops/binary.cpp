@@ -58,6 +58,13 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
     }
     out[0] = Tensor<T>::floats(os);
     T* o = out[0].f.data();
+    if (b.numel() == 1 && os == a.shape && (b.at(0) == 2 || b.at(0) == 1)) {  // x² (RMSNorm, decomposed LayerNorm)
+      const T* pa = a.f.data();
+      const size_t nn = a.f.size();
+      if (b.at(0) == 2) for (size_t k = 0; k < nn; ++k) o[k] = pa[k] * pa[k];
+      else std::copy(pa, pa + nn, o);
+      return "";
+    }
     broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) {
       o[k] = std::pow(a.f[ia], static_cast<T>(b.at(ib)));
     });

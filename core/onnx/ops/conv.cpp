@@ -1,7 +1,7 @@
 // Conv (opset 1–18), 1-D and 2-D: X [N, C, (H,) W], W [M, C/group, (kh,) kw], optional B [M] →
 // Y [N, M, (Ho,) Wo]; group (incl. depthwise, any multiplier), strides, pads, dilations, auto_pad.
 // Forward: per image and group, im2col [C/g·kh·kw, Ho·Wo] then one GEMM W_g · col (Eigen); a 1×1 stride-1
-// unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop.
+// unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward.
 // Backward: dX = col2im(W_gᵀ · dY_g); dW_g = Σ_n dY_g · colᵀ; dB = Σ dY (each only when needed).
 #include <Eigen/Core>
 
@@ -92,22 +92,74 @@ void col2im(const T* col, int64_t Cg, const Window2d& g, T* dx) {
       }
 }
 
-// Depthwise: output channel m reads input channel m / Mg.
+// Depthwise: output channel m reads input channel m / Mg. For kernel column j, the outputs whose input column
+// ix = ox·sw − pl + j·dw lies inside x form one range [lo, hi) — the same for every row — so the loops run tap by
+// tap over that range with no bounds test per element (contiguous when sw = 1: the compiler vectorises it).
+// The taps are summed in the same (i, j) order as a per-pixel loop would.
+struct TapRange {
+  int64_t lo, hi, off;  // ox in [lo, hi) reads x column ox·sw + off
+};
+inline std::vector<TapRange> tap_ranges(const Window2d& g) {
+  std::vector<TapRange> r(static_cast<size_t>(g.kw));
+  for (int64_t j = 0; j < g.kw; ++j) {
+    const int64_t off = j * g.dw - g.pl;
+    const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
+    const int64_t last = g.W - 1 - off;  // ox·sw ≤ last
+    const int64_t hi = last < 0 ? 0 : std::min(g.Wo, last / g.sw + 1);
+    r[static_cast<size_t>(j)] = {lo, std::max(lo, hi), off};
+  }
+  return r;
+}
+
+// y [Ho, Wo] = the depthwise window of x [H, W] with kernel w [kh, kw].
 template <class T>
-void depthwise_fwd(const T* x, const T* w, const Window2d& g, T* y) {
-  for (int64_t oy = 0; oy < g.Ho; ++oy)
-    for (int64_t ox = 0; ox < g.Wo; ++ox) {
-      T acc = 0;
-      for (int64_t i = 0; i < g.kh; ++i) {
-        const int64_t iy = oy * g.sh - g.pt + i * g.dh;
-        if (iy < 0 || iy >= g.H) continue;
-        for (int64_t j = 0; j < g.kw; ++j) {
-          const int64_t ix = ox * g.sw - g.pl + j * g.dw;
-          if (ix >= 0 && ix < g.W) acc += x[iy * g.W + ix] * w[i * g.kw + j];
+void depthwise_fwd(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, T* y) {
+  std::fill(y, y + g.Ho * g.Wo, T(0));
+  for (int64_t oy = 0; oy < g.Ho; ++oy) {
+    T* yr = y + oy * g.Wo;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+      if (iy < 0 || iy >= g.H) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const TapRange& t = taps[static_cast<size_t>(j)];
+        const T wv = w[i * g.kw + j];
+        const T* xr = x + iy * g.W + t.off;
+        if (g.sw == 1) {
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox];
+        } else {
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox * g.sw];
         }
       }
-      y[oy * g.Wo + ox] = acc;
     }
+  }
+}
+
+// The depthwise backward for one output channel: dx [H, W] += the window's transpose applied to dy [Ho, Wo]
+// (when dx), dw [kh, kw] += Σ dy · x under each tap (when dw).
+template <class T>
+void depthwise_bwd(const T* x, const T* w, const T* dy, const Window2d& g, const std::vector<TapRange>& taps, T* dx, T* dw) {
+  for (int64_t oy = 0; oy < g.Ho; ++oy) {
+    const T* dyr = dy + oy * g.Wo;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+      if (iy < 0 || iy >= g.H) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const TapRange& t = taps[static_cast<size_t>(j)];
+        const int64_t at = iy * g.W + t.off;
+        if (dx) {
+          const T wv = w[i * g.kw + j];
+          T* dxr = dx + at;
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox * g.sw] += wv * dyr[ox];
+        }
+        if (dw) {
+          const T* xr = x + at;
+          T s = 0;
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) s += dyr[ox] * xr[ox * g.sw];
+          dw[i * g.kw + j] += s;
+        }
+      }
+    }
+  }
 }
 
 template <class T>
@@ -123,13 +175,14 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   out[0] = Tensor<T>::floats(os);
   const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
   std::vector<T> col(d.pointwise || d.depthwise ? 0 : static_cast<size_t>(Kc * P));
+  const std::vector<TapRange> taps = d.depthwise ? tap_ranges(g) : std::vector<TapRange>{};
   for (int64_t b = 0; b < d.N; ++b)
     for (int64_t grp = 0; grp < d.G; ++grp) {
       const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
       T* yg = out[0].f.data() + (b * d.M + grp * d.Mg) * P;
       const T* wg = w.f.data() + grp * d.Mg * Kc;
       if (d.depthwise) {
-        for (int64_t m = 0; m < d.Mg; ++m) depthwise_fwd(xg, wg + m * Kc, g, yg + m * P);
+        for (int64_t m = 0; m < d.Mg; ++m) depthwise_fwd(xg, wg + m * Kc, g, taps, yg + m * P);
       } else {
         const T* colp = xg;
         if (!d.pointwise) {
@@ -162,14 +215,19 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   if (need[0]) din[0] = Tensor<T>::floats(x.shape);
   if (need_w) din[1] = Tensor<T>::floats(w.shape);
   if (need_b) din[2] = Tensor<T>::floats(in[2]->shape);
-  std::vector<T> col(static_cast<size_t>(Kc * P));
+  std::vector<T> col(d.depthwise ? 0 : static_cast<size_t>(Kc * P));
+  const std::vector<TapRange> taps = d.depthwise ? tap_ranges(g) : std::vector<TapRange>{};
   for (int64_t b = 0; b < d.N; ++b)
     for (int64_t grp = 0; grp < d.G; ++grp) {
       const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
       const T* dyg = dy + (b * d.M + grp * d.Mg) * P;
       const T* wg = w.f.data() + grp * d.Mg * Kc;
       Eigen::Map<const RowMat<T>> dY(dyg, d.Mg, P), Wg(wg, d.Mg, Kc);
-      if (need[0]) {
+      if (d.depthwise) {
+        T* dxg = need[0] ? din[0].f.data() + (b * d.C + grp * d.Cg) * HW : nullptr;
+        for (int64_t m = 0; m < d.Mg; ++m)
+          depthwise_bwd(xg, wg + m * Kc, dyg + m * P, g, taps, dxg, need_w ? din[1].f.data() + (grp * d.Mg + m) * Kc : nullptr);
+      } else if (need[0]) {
         T* dxg = din[0].f.data() + (b * d.C + grp * d.Cg) * HW;
         if (d.pointwise) {
           Eigen::Map<RowMat<T>>(dxg, d.Cg, P).noalias() += Wg.transpose() * dY;
@@ -178,7 +236,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
           col2im(col.data(), d.Cg, g, dxg);
         }
       }
-      if (need_w) {
+      if (need_w && !d.depthwise) {
         const T* colp = xg;
         if (!d.pointwise) {
           im2col(xg, d.Cg, g, col.data());

@@ -1,10 +1,12 @@
-// Matrix products (Eigen GEMM on row-major maps):
+// Matrix products (gemm_rm below: the core's SIMD kernel in wasm, Eigen natively and in double):
 //   Gemm    Y [M, N] = alpha · op(A) · op(B) + beta · C; op = transpose when transA / transB; C optional,
 //           broadcast to [M, N]. dA = alpha · dY · op(B)ᵀ (transposed back), dB likewise, dC = beta · Σ dY.
 //   MatMul  numpy matmul: rank-1 operands are promoted ([K] → [1, K] / [K, 1]) and the added axis removed;
 //           leading (batch) axes broadcast. dA = dY · Bᵀ, dB = Aᵀ · dY, summed over broadcast batches.
 #include <Eigen/Core>
+#include <type_traits>
 
+#include "nn/matmul.h"
 #include "onnx/ops/common.h"
 
 namespace attnlab::onnx {
@@ -16,6 +18,47 @@ template <class T>
 using CMap = Eigen::Map<const RowMat<T>>;
 template <class T>
 using MMap = Eigen::Map<RowMat<T>>;
+
+// C [M, N] = op(A) · op(B) (+= when acc), all row-major; op transposes when ta / tb (A is then stored [K, M],
+// B [N, K]). In wasm (float) through the core's SIMD kernel (nn/matmul.h), which sums every element over k in
+// order whatever the shape, so a row's value does not depend on how many rows are multiplied with it
+// (leave-one-out in pieces equals leave-one-out in one batch, bit for bit, as the page's jobs need); Eigen's
+// GEMM under wasm does depend on it (its leftover rows take another kernel). Natively and in double: Eigen.
+template <class T>
+void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, bool tb, T* C, bool acc) {
+#if defined(__wasm__)
+  if constexpr (std::is_same_v<T, float>) {
+    if (!acc) std::fill(C, C + M * N, 0.f);
+    if (M == 0 || N == 0 || K == 0) return;
+    // column-major, Cᵀ [N, M] += op(B)ᵀ [N, K] · op(A)ᵀ [K, M]: the row-major storage read as it is
+    std::vector<float> at, bt;
+    const float* bp = B;  // op(B)ᵀ column-major, leading dimension N
+    if (tb) {
+      bt.resize(static_cast<size_t>(K * N));
+      for (int64_t nn = 0; nn < N; ++nn)
+        for (int64_t k = 0; k < K; ++k) bt[static_cast<size_t>(k * N + nn)] = B[nn * K + k];
+      bp = bt.data();
+    }
+    const float* ap = A;  // op(A)ᵀ column-major, leading dimension K
+    if (ta) {
+      at.resize(static_cast<size_t>(M * K));
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t m = 0; m < M; ++m) at[static_cast<size_t>(m * K + k)] = A[k * M + m];
+      ap = at.data();
+    }
+    matmul_acc_kernel(static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), bp, static_cast<int>(N), ap,
+                      static_cast<int>(K), C, static_cast<int>(N));
+    return;
+  }
+#endif
+  MMap<T> Y(C, M, N);
+  CMap<T> Am(A, ta ? K : M, ta ? M : K), Bm(B, tb ? N : K, tb ? K : N);
+  if (!acc) Y.setZero();
+  if (!ta && !tb) Y.noalias() += Am * Bm;
+  else if (!ta && tb) Y.noalias() += Am * Bm.transpose();
+  else if (ta && !tb) Y.noalias() += Am.transpose() * Bm;
+  else Y.noalias() += Am.transpose() * Bm.transpose();
+}
 
 template <class T>
 std::string gemm_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
@@ -30,13 +73,8 @@ std::string gemm_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   if (auto e = check_output_size({M, N}); !e.empty()) return e;
   if (auto e = charge_work({M, K, N}); !e.empty()) return e;
   out[0] = Tensor<T>::floats({M, N});
-  MMap<T> Y(out[0].f.data(), M, N);
-  CMap<T> A(a.f.data(), a.shape[0], a.shape[1]), B(b.f.data(), b.shape[0], b.shape[1]);
-  if (!ta && !tb) Y.noalias() = A * B;
-  else if (!ta && tb) Y.noalias() = A * B.transpose();
-  else if (ta && !tb) Y.noalias() = A.transpose() * B;
-  else Y.noalias() = A.transpose() * B.transpose();
-  if (alpha != T(1)) Y *= alpha;
+  gemm_rm(M, N, K, a.f.data(), ta, b.f.data(), tb, out[0].f.data(), true);
+  if (alpha != T(1)) MMap<T>(out[0].f.data(), M, N) *= alpha;
   if (in.size() > 2 && in[2]) {
     const Tensor<T>& c = *in[2];
     Shape bs;
@@ -54,21 +92,19 @@ std::string gemm_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   const Tensor<T>&a = *in[0], &b = *in[1];
   const bool ta = n.attr_int("transA", 0), tb = n.attr_int("transB", 0);
   const T alpha = T(n.attr_float("alpha", 1.f)), beta = T(n.attr_float("beta", 1.f));
-  const int64_t M = out[0]->shape[0], N = out[0]->shape[1];
-  CMap<T> dY(dout[0]->f.data(), M, N), A(a.f.data(), a.shape[0], a.shape[1]), B(b.f.data(), b.shape[0], b.shape[1]);
+  const int64_t M = out[0]->shape[0], N = out[0]->shape[1], K = ta ? a.shape[0] : a.shape[1];
+  const T* dY = dout[0]->f.data();
   if (need[0]) {  // d op(A) = alpha dY op(B)^T
     din[0] = Tensor<T>::floats(a.shape);
-    MMap<T> dA(din[0].f.data(), a.shape[0], a.shape[1]);
-    if (!ta) dA.noalias() = tb ? RowMat<T>(dY * B) : RowMat<T>(dY * B.transpose());
-    else dA.noalias() = tb ? RowMat<T>(B.transpose() * dY.transpose()) : RowMat<T>(B * dY.transpose());
-    dA *= alpha;
+    if (!ta) gemm_rm(M, K, N, dY, false, b.f.data(), !tb, din[0].f.data(), true);  // [M, K] = dY · op(B)ᵀ
+    else gemm_rm(K, M, N, b.f.data(), tb, dY, true, din[0].f.data(), true);      // [K, M] = op(B) · dYᵀ
+    MMap<T>(din[0].f.data(), a.shape[0], a.shape[1]) *= alpha;
   }
   if (need[1]) {  // d op(B) = alpha op(A)^T dY
     din[1] = Tensor<T>::floats(b.shape);
-    MMap<T> dB(din[1].f.data(), b.shape[0], b.shape[1]);
-    if (!tb) dB.noalias() = ta ? RowMat<T>(A * dY) : RowMat<T>(A.transpose() * dY);
-    else dB.noalias() = ta ? RowMat<T>(dY.transpose() * A.transpose()) : RowMat<T>(dY.transpose() * A);
-    dB *= alpha;
+    if (!tb) gemm_rm(K, N, M, a.f.data(), !ta, dY, false, din[1].f.data(), true);  // [K, N] = op(A)ᵀ · dY
+    else gemm_rm(N, K, M, dY, true, a.f.data(), ta, din[1].f.data(), true);        // [N, K] = dYᵀ · op(A)
+    MMap<T>(din[1].f.data(), b.shape[0], b.shape[1]) *= alpha;
   }
   if (need.size() > 2 && need[2]) {
     const Tensor<T>& c = *in[2];
@@ -119,8 +155,7 @@ std::string matmul_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
   out[0] = Tensor<T>::floats(d.out);
   const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
   broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
-    MMap<T>(out[0].f.data() + k * om, d.M, d.N).noalias() =
-        CMap<T>(in[0]->f.data() + ia * am, d.M, d.K) * CMap<T>(in[1]->f.data() + ib * bm, d.K, d.N);
+    gemm_rm(d.M, d.N, d.K, in[0]->f.data() + ia * am, false, in[1]->f.data() + ib * bm, false, out[0].f.data() + k * om, true);
   });
   return "";
 }
@@ -135,9 +170,9 @@ std::string matmul_bwd(const Node&, const std::vector<const Tensor<T>*>& in, con
   if (need[0]) din[0] = Tensor<T>::floats(in[0]->shape);
   if (need[1]) din[1] = Tensor<T>::floats(in[1]->shape);
   broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
-    CMap<T> dY(dout[0]->f.data() + k * om, d.M, d.N);
-    if (need[0]) MMap<T>(din[0].f.data() + ia * am, d.M, d.K).noalias() += dY * CMap<T>(in[1]->f.data() + ib * bm, d.K, d.N).transpose();
-    if (need[1]) MMap<T>(din[1].f.data() + ib * bm, d.K, d.N).noalias() += CMap<T>(in[0]->f.data() + ia * am, d.M, d.K).transpose() * dY;
+    const T* dY = dout[0]->f.data() + k * om;
+    if (need[0]) gemm_rm(d.M, d.K, d.N, dY, false, in[1]->f.data() + ib * bm, true, din[0].f.data() + ia * am, true);
+    if (need[1]) gemm_rm(d.K, d.N, d.M, in[0]->f.data() + ia * am, true, dY, false, din[1].f.data() + ib * bm, true);
   });
   return "";
 }

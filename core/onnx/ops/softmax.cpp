@@ -1,8 +1,12 @@
 // Softmax and LogSoftmax. Opset ≥ 13: along one axis (default −1). Opset < 13: over the input coerced to
-// 2-D at `axis` (default 1), i.e. over all axes from `axis` on. Max-subtracted for stability.
+// 2-D at `axis` (default 1), i.e. over all axes from `axis` on. Max-subtracted for stability; each exp computed
+// once (float rows of the last axis on four lanes: nn/simd.h exp, which is 0 below e^−87; the sum in order, so a
+// row's values do not depend on where it lies).
 // Backward: softmax dx = y ⊙ (dy − Σ dy·y); log-softmax dx = dy − softmax · Σ dy.
 #include <cmath>
+#include <type_traits>
 
+#include "nn/simd.h"
 #include "onnx/ops/common.h"
 
 namespace attnlab::onnx {
@@ -37,6 +41,26 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
   const bool log = n.op_type == "LogSoftmax";
   out[0] = Tensor<T>::floats(x.shape);
   if (s.dim == 0) return "";  // an empty axis: an empty output, nothing to read
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.inner == 1) {  // the usual case (the last axis): each row's exps on four lanes (nn/simd.h), the sum in order
+      for (int64_t o = 0; o < s.outer; ++o) {
+        const float* xr = x.f.data() + o * s.dim;
+        float* yr = out[0].f.data() + o * s.dim;
+        float m = xr[0];
+        for (int64_t d = 1; d < s.dim; ++d) m = std::max(m, xr[d]);
+        simd::map4(xr, nullptr, yr, static_cast<long>(s.dim), [m](simd::v4 v) { return simd::exp(v - simd::splat(m)); });
+        float sum = 0;
+        for (int64_t d = 0; d < s.dim; ++d) sum += yr[d];
+        if (log) {
+          const float shift = m + std::log(sum);
+          for (int64_t d = 0; d < s.dim; ++d) yr[d] = xr[d] - shift;
+        } else {
+          for (int64_t d = 0; d < s.dim; ++d) yr[d] /= sum;
+        }
+      }
+      return "";
+    }
+  }
   for (int64_t o = 0; o < s.outer; ++o)
     for (int64_t i = 0; i < s.inner; ++i) {
       const T* xp = x.f.data() + o * s.dim * s.inner + i;
@@ -44,10 +68,9 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
       T m = xp[0];
       for (int64_t d = 1; d < s.dim; ++d) m = std::max(m, xp[d * s.inner]);
       T sum = 0;
-      for (int64_t d = 0; d < s.dim; ++d) sum += std::exp(xp[d * s.inner] - m);
+      for (int64_t d = 0; d < s.dim; ++d) sum += (yp[d * s.inner] = std::exp(xp[d * s.inner] - m));
       const T ls = std::log(sum);
-      for (int64_t d = 0; d < s.dim; ++d)
-        yp[d * s.inner] = log ? xp[d * s.inner] - m - ls : std::exp(xp[d * s.inner] - m) / sum;
+      for (int64_t d = 0; d < s.dim; ++d) yp[d * s.inner] = log ? xp[d * s.inner] - m - ls : yp[d * s.inner] / sum;
     }
   return "";
 }

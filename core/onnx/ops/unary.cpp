@@ -15,6 +15,7 @@
 //                   f' = 1 for lo ≤ x ≤ hi (PyTorch clamp); d lo = Σ dy over x < lo, d hi = Σ dy over x > hi.
 #include <cmath>
 
+#include "nn/simd.h"
 #include "onnx/ops/common.h"
 
 namespace attnlab::onnx {
@@ -53,12 +54,36 @@ UNARY_OP(Softplus, , x > T(20) ? x : std::log1p(std::exp(x)),
          x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
 #undef UNARY_OP
 
+// Whole-tensor forms on four lanes (nn/simd.h: the rational / polynomial approximations Eigen's packet math uses,
+// a few ulp from the std:: functions) for the operators transformers run at every position (SiLU's Sigmoid,
+// GPT-2's Tanh GELU, BERT's Erf GELU). Every element gets the same value wherever it lies (the tail goes
+// through a padded lane set), so results do not depend on a tensor's length or alignment. Float only; other
+// operators and double take the per-element loop (the overload on const void*).
+inline bool whole_tensor(const Sigmoid*, const float* x, float* y, long n) {
+  using namespace simd;
+  map4(x, nullptr, y, n, [](v4 v) { return splat(1.f) / (splat(1.f) + simd::exp(-v)); });
+  return true;
+}
+inline bool whole_tensor(const Tanh*, const float* x, float* y, long n) {
+  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return simd::tanh(v); });
+  return true;
+}
+inline bool whole_tensor(const Erf*, const float* x, float* y, long n) {
+  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return simd::erf(v); });
+  return true;
+}
+template <class T>
+bool whole_tensor(const void*, const T*, T*, long) {
+  return false;
+}
+
 template <class Op, class T>
 std::string unary_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
   if (auto e = check_inputs(n, in, 1); !e.empty()) return e;
   const P p = Op::params(n);
   const Tensor<T>& x = *in[0];
   out[0] = Tensor<T>::floats(x.shape);
+  if (whole_tensor(static_cast<const Op*>(nullptr), x.f.data(), out[0].f.data(), static_cast<long>(x.f.size()))) return "";
   for (size_t k = 0; k < x.f.size(); ++k) out[0].f[k] = Op::f(x.f[k], p);
   return "";
 }
