@@ -19,9 +19,10 @@
 
 namespace attnlab {
 
-// The batched methods (leave-one-out's S + T shortened documents, integrated gradients' path points) run in
-// chunks of at most this many tokens (at least one document a chunk), as the flat models' (explain/importance.h):
-// their memory stays bounded by the chunk instead of growing with T² or steps × T; the values do not depend on it.
+// The batched methods (leave-one-out's T word-deleted sentences and S + T sentence-level variants, integrated
+// gradients' path points) run in chunks of at most this many tokens / sentence vectors (at least one item a
+// chunk), as the flat models' (explain/importance.h): their memory stays bounded by the chunk instead of growing
+// with T² or steps × T; the values do not depend on it beyond float rounding.
 constexpr long kHanExplainBatchTokens = 8192;
 
 struct HanExplainInput {
