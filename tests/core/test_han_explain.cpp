@@ -64,6 +64,15 @@ TEST(HanExplain, LeaveOneOutIsTheRerunDocument) {
   HanDocument one = {kDoc[0], kDoc[1], kDoc[2]};  // the one-word sentence: dropping its word drops it
   EXPECT_NEAR(l.word[3][0], std::abs(p0 - p_of(m, one, 1)), 1e-6);
   EXPECT_NEAR(l.word[3][0], l.sentence[3], 1e-7);
+  // one sentence: without it, the empty document (logits = the classifier's bias), as a rerun gives it
+  const HanDocument single = {kDoc[2]};
+  const HanImportance s = han_leave_one_out_importance(input_of(m, single));
+  const double ps = p_of(m, single, 1);
+  EXPECT_NEAR(s.sentence[0], std::abs(ps - p_of(m, HanDocument{}, 1)), 1e-6);
+  HanDocument w0 = single;
+  w0[0].erase(w0[0].begin() + 3);
+  EXPECT_NEAR(s.word[0][3], std::abs(ps - p_of(m, w0, 1)), 1e-6);
+  EXPECT_GT(std::abs(s.word[0][3] - s.word[0][0]), 1e-9);  // the words differ: not one number copied
 }
 
 TEST(HanExplain, AttentionAndGradientShapes) {
