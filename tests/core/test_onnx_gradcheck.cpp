@@ -1,7 +1,11 @@
 // Every differentiable ONNX operator of the executor, gradient-checked in double against central finite
 // differences (tests/core/gradcheck.h): a one-node graph (or two, for multi-output Split), loss = Σ w ⊙ y
-// with random w, analytic gradient from Executor<double>::backward w.r.t. every float input.
+// with random w, analytic gradient from Executor<double>::backward w.r.t. every float input. At the end, the float
+// forms on four lanes against the std:: formulas.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "gradcheck.h"
 #include "onnx/executor.h"
@@ -350,3 +354,59 @@ TEST(OnnxGradcheck, GraphAccumulatesAndStopsAtShapes) {
     return s;
   });
 }
+
+// The float forms on four lanes (unary.cpp Sigmoid / Tanh / Erf, softmax.cpp's rows; the gradient checks above run
+// in double, which takes the std:: loops) against the std:: formulas, at a length that leaves a tail of lanes, and a
+// NaN kept where it came in (simd::exp and simd::erf clamp their input).
+static std::vector<float> run_float(const std::string& op, const std::vector<float>& x) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 13;
+  Node n;
+  n.name = "n";
+  n.op_type = op;
+  n.inputs = {"x0"};
+  n.outputs = {"y0"};
+  n.opset = 13;
+  m.nodes.push_back(n);
+  ValueInfo vi;
+  vi.name = "x0";
+  vi.dtype = kFloat;
+  m.inputs.push_back(vi);
+  ValueInfo vo;
+  vo.name = "y0";
+  m.outputs.push_back(vo);
+  Executor<float> ex;
+  std::string err;
+  EXPECT_TRUE(ex.load(m, &err)) << err;
+  Tensor<float> t = Tensor<float>::floats({1, static_cast<int64_t>(x.size())});
+  t.f = x;
+  EXPECT_TRUE(ex.forward({{"x0", t}}, &err)) << op << ": " << err;
+  return ex.value("y0") ? ex.value("y0")->f : std::vector<float>{};
+}
+
+TEST(OnnxFloatForms, SigmoidTanhErfSoftmaxFollowTheStdFormulasAndKeepNaN) {
+  const std::vector<float> x = {-100.f, -3.5f, -0.25f, 0.f, 0.75f, 4.f, 30.f};
+  const std::vector<float> sig = run_float("Sigmoid", x), th = run_float("Tanh", x), er = run_float("Erf", x),
+                           sm = run_float("Softmax", x);
+  ASSERT_EQ(sm.size(), x.size());
+  double z = 0;
+  for (float v : x) z += std::exp(static_cast<double>(v) - 30.0);
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double v = x[k];
+    EXPECT_NEAR(sig[k], 1.0 / (1.0 + std::exp(-v)), 1e-6) << k;
+    EXPECT_NEAR(th[k], std::tanh(v), 1e-6) << k;
+    EXPECT_NEAR(er[k], std::erf(v), 1e-6) << k;
+    EXPECT_NEAR(sm[k], std::exp(v - 30.0) / z, 1e-6) << k;
+  }
+  std::vector<float> with_nan = x;
+  with_nan[5] = std::numeric_limits<float>::quiet_NaN();
+  for (const char* op : {"Sigmoid", "Tanh", "Erf"}) {
+    const std::vector<float> y = run_float(op, with_nan);
+    ASSERT_EQ(y.size(), x.size());
+    EXPECT_TRUE(std::isnan(y[5])) << op;
+    EXPECT_FALSE(std::isnan(y[4])) << op;
+  }
+  for (float v : run_float("Softmax", with_nan)) EXPECT_TRUE(std::isnan(v));  // the row's sum is NaN, as std::exp gives
+}
+

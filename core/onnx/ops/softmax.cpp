@@ -48,7 +48,9 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
         float* yr = out[0].f.data() + o * s.dim;
         float m = xr[0];
         for (int64_t d = 1; d < s.dim; ++d) m = std::max(m, xr[d]);
-        simd::map4(xr, nullptr, yr, static_cast<long>(s.dim), [m](simd::v4 v) { return simd::exp(v - simd::splat(m)); });
+        // a NaN stays NaN (simd::exp clamps its input), and the row's sum then makes the whole row NaN, as before
+        simd::map4(xr, nullptr, yr, static_cast<long>(s.dim),
+                   [m](simd::v4 v) { return v == v ? simd::exp(v - simd::splat(m)) : v; });
         float sum = 0;
         for (int64_t d = 0; d < s.dim; ++d) sum += yr[d];
         if (log) {

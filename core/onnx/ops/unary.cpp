@@ -59,17 +59,18 @@ UNARY_OP(Softplus, , x > T(20) ? x : std::log1p(std::exp(x)),
 // GPT-2's Tanh GELU, BERT's Erf GELU). Every element gets the same value wherever it lies (the tail goes
 // through a padded lane set), so results do not depend on a tensor's length or alignment. Float only; other
 // operators and double take the per-element loop (the overload on const void*).
+// (simd::exp, tanh and erf clamp their input, so a NaN is put back where it came in, as the std:: forms keep it.)
 inline bool whole_tensor(const Sigmoid*, const float* x, float* y, long n) {
   using namespace simd;
-  map4(x, nullptr, y, n, [](v4 v) { return splat(1.f) / (splat(1.f) + simd::exp(-v)); });
+  map4(x, nullptr, y, n, [](v4 v) { return v == v ? splat(1.f) / (splat(1.f) + simd::exp(-v)) : v; });
   return true;
 }
 inline bool whole_tensor(const Tanh*, const float* x, float* y, long n) {
-  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return simd::tanh(v); });
+  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return v == v ? simd::tanh(v) : v; });
   return true;
 }
 inline bool whole_tensor(const Erf*, const float* x, float* y, long n) {
-  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return simd::erf(v); });
+  simd::map4(x, nullptr, y, n, [](simd::v4 v) { return v == v ? simd::erf(v) : v; });
   return true;
 }
 template <class T>
