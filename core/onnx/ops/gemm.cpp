@@ -30,22 +30,15 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
   if constexpr (std::is_same_v<T, float>) {
     if (!acc) std::fill(C, C + M * N, 0.f);
     if (M == 0 || N == 0 || K == 0) return;
-    // column-major, Cᵀ [N, M] += op(B)ᵀ [N, K] · op(A)ᵀ [K, M]: the row-major storage read as it is
-    std::vector<float> at, bt;
-    const float* bp = B;  // op(B)ᵀ column-major, leading dimension N
-    if (tb) {
-      bt.resize(static_cast<size_t>(K * N));
-      for (int64_t nn = 0; nn < N; ++nn)
-        for (int64_t k = 0; k < K; ++k) bt[static_cast<size_t>(k * N + nn)] = B[nn * K + k];
-      bp = bt.data();
-    }
-    const float* ap = A;  // op(A)ᵀ column-major, leading dimension K
-    if (ta) {
-      at.resize(static_cast<size_t>(M * K));
-      for (int64_t k = 0; k < K; ++k)
-        for (int64_t m = 0; m < M; ++m) at[static_cast<size_t>(m * K + k)] = A[k * M + m];
-      ap = at.data();
-    }
+    // column-major, Cᵀ [N, M] += op(B)ᵀ [N, K] · op(A)ᵀ [K, M]: the row-major storage read as it is, a transposed
+    // operand copied once into plain storage (the kernel reads neither operand transposed)
+    const auto plain = [](const float* src, int64_t rows, int64_t cols, RowMat<float>& copy) {
+      copy = CMap<float>(src, rows, cols).transpose();
+      return copy.data();
+    };
+    RowMat<float> at, bt;
+    const float* bp = tb ? plain(B, N, K, bt) : B;  // op(B)ᵀ column-major, leading dimension N
+    const float* ap = ta ? plain(A, K, M, at) : A;  // op(A)ᵀ column-major, leading dimension K
     matmul_acc_kernel(static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), bp, static_cast<int>(N), ap,
                       static_cast<int>(K), C, static_cast<int>(N));
     return;
