@@ -17,6 +17,7 @@
 #include "han_command.h"
 #include "model/text_checkpoint.h"
 #include "model/transformer_config.h"
+#include "parallel/parallel_for.h"
 #include "text/dataset.h"
 #include "train/text_trainer.h"
 #include "validators.h"
@@ -62,6 +63,12 @@ namespace {
 int attnlab_main(int argc, char** argv) {
   CLI::App app{"attnlab: attention vs gradients vs erasure, from the command line"};
   app.require_subcommand(1);
+  // --threads, accepted before or after any command's name (fallthrough): the core's threads
+  // (core/parallel/parallel_for.h). The output does not depend on it.
+  int threads = 0;
+  app.add_option("--threads", threads, "threads the core uses, 0 = every core (results do not depend on it)")
+      ->check(CLI::Range(0, kMaxThreads));
+  app.fallthrough();
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
 
@@ -149,6 +156,7 @@ int attnlab_main(int argc, char** argv) {
   const std::function<int()> run_onnx_text = cli::add_onnx_text_command(app);
 
   CLI11_PARSE(app, argc, argv);
+  set_thread_count(threads);
 
   if (*catalogue) {
     std::cout << catalogue_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;

@@ -95,6 +95,13 @@ nlohmann::json run_instance(const Experiment& e, const TextModel& model, const I
 nlohmann::json summarize_rows(const Experiment& e, const TextModel& model, const std::vector<nlohmann::json>& rows,
                               const ExperimentOptions& options);
 
+// The rows of instances 0 .. total − 1, run_one(i) each: side by side on the core's threads when `concurrent` (a row
+// depends on its instance alone, each with its own random stream), else one after the other. progress(done, total)
+// is asked after each block of instances (after each one when serial); false before the end cancels: the rows done
+// so far (the first `done`) are returned and *cancelled is set.
+std::vector<nlohmann::json> run_rows(int total, bool concurrent, const std::function<nlohmann::json(int)>& run_one,
+                                     const std::function<bool(int, int)>& progress, bool* cancelled);
+
 // Runs over instances (skipping none; instances must have ids). progress(done, total) may return false to
 // cancel; then the summary covers the rows done so far and has "cancelled": true.
 // Result: {"experiment", "n", "summary": {...}, "rows": [...]}.

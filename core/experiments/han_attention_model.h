@@ -19,6 +19,7 @@ class HanAttentionModel : public AttentionModel {
   const char* unit_name() const override { return word_ ? "word" : "sentence"; }
   const char* skip_reason(const Instance& instance, int min_units) const override;
   std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const override;
+  bool concurrent() const override { return true; }  // its passes only read the parameters
 
  private:
   const HanModel& model_;

@@ -74,15 +74,10 @@ bool han_row_well_formed(const std::string& experiment, const json& row) {
 
 json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
                         const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
-  std::vector<json> rows;
   bool cancelled = false;
-  for (size_t i = 0; i < data.size(); ++i) {
-    rows.push_back(run_han_instance(e, model, data[i], options));
-    if (progress && !progress(static_cast<int>(i + 1), static_cast<int>(data.size()))) {
-      cancelled = true;
-      break;
-    }
-  }
+  const std::vector<json> rows = run_rows(
+      static_cast<int>(data.size()), true, [&](int i) { return run_han_instance(e, model, data[i], options); },
+      progress, &cancelled);
   json summary = summarize_han_rows(e, model, rows, options);
   if (cancelled) summary["cancelled"] = true;
   return {{"experiment", e.name}, {"n", rows.size()}, {"summary", summary}, {"rows", rows}};

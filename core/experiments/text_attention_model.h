@@ -14,6 +14,7 @@ class TextAttentionModel : public AttentionModel {
   int num_classes() const override;
   const char* skip_reason(const Instance& instance, int min_units) const override;
   std::unique_ptr<AttentionInstance> freeze(const Instance& instance, std::string* error) const override;
+  bool concurrent() const override { return true; }  // its passes only read the parameters
   const TextModel* text_model() const override { return &model_; }
 
  private:

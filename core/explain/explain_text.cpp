@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "explain/context_mixing.h"
@@ -9,6 +10,7 @@
 #include "explain/lrp_relevance.h"
 #include "explain/self_attention_maps.h"
 #include "nn/conicity.h"
+#include "parallel/parallel_for.h"
 #include "text/tokenizer.h"
 
 namespace attnlab {
@@ -78,32 +80,38 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
   in.ids = e.ids;
   in.target = e.predicted_class;
   in.ig_steps = options.ig_steps;
-  e.attention = attention_importance(in);
-  e.gradient = gradient_importance(in);
-  e.leave_one_out = leave_one_out_importance(in);
-  if (options.ig_steps > 0) {
-    e.integrated_gradients = integrated_gradients_importance(in);
-    for (double v : e.integrated_gradients) e.ig_sum += v;
-    TextCache<float> baseline;
-    const Mat<float> zeros = Mat<float>::Zero(model.config.embedding_dim, static_cast<Eigen::Index>(e.ids.size()));
-    text_forward(model.config, model.params, zeros, {static_cast<int>(e.ids.size())}, baseline);
-    e.ig_target = e.probabilities[e.predicted_class] -
-                  class_probabilities(model.config, baseline.logits)(e.predicted_class, 0);
-  }
-  if (model.config.encoder != EncoderKind::Transformer) {
-    TextCache<float> states;
-    text_forward_ids(model.config, model.params, TextBatch::from_sequences({e.ids}), states);
-    e.conicity = conicity_forward(states.encoder.out, states.lengths)[0];
-  }
-  if (model.config.encoder == EncoderKind::Transformer) {
-    const SelfAttentionMaps maps = self_attention_maps(in, true);  // one forward + one backward for all of them
-    e.self_attention = true;
-    e.attention_layers = maps.A;
-    e.rollout = rollout_from_maps(maps, HeadFusion::Mean);
-    e.flow = flow_from_maps(maps, HeadFusion::Mean);
-    e.relevance = relevance_from_maps(maps);
-    e.grad_attention = grad_attention_from_maps(maps);
-    e.attention_norm = attention_norm_from_maps(maps);
+  // The light methods side by side (one task each, each writing its own rows), then leave-one-out and integrated
+  // gradients, which split their batched passes over the threads themselves (importance.h explain_parts).
+  const bool transformer = model.config.encoder == EncoderKind::Transformer;
+  std::vector<std::function<void()>> tasks = {
+      [&] { e.attention = attention_importance(in); },
+      [&] { e.gradient = gradient_importance(in); },
+  };
+  if (options.ig_steps > 0)
+    tasks.push_back([&] {
+      TextCache<float> baseline;
+      const Mat<float> zeros = Mat<float>::Zero(model.config.embedding_dim, static_cast<Eigen::Index>(e.ids.size()));
+      text_forward(model.config, model.params, zeros, {static_cast<int>(e.ids.size())}, baseline);
+      e.ig_target = e.probabilities[e.predicted_class] -
+                    class_probabilities(model.config, baseline.logits)(e.predicted_class, 0);
+    });
+  if (!transformer)
+    tasks.push_back([&] {
+      TextCache<float> states;
+      text_forward_ids(model.config, model.params, TextBatch::from_sequences({e.ids}), states);
+      e.conicity = conicity_forward(states.encoder.out, states.lengths)[0];
+    });
+  if (transformer) {
+    tasks.push_back([&] {
+      const SelfAttentionMaps maps = self_attention_maps(in, true);  // one forward + one backward for all of them
+      e.self_attention = true;
+      e.attention_layers = maps.A;
+      e.rollout = rollout_from_maps(maps, HeadFusion::Mean);
+      e.flow = flow_from_maps(maps, HeadFusion::Mean);
+      e.relevance = relevance_from_maps(maps);
+      e.grad_attention = grad_attention_from_maps(maps);
+      e.attention_norm = attention_norm_from_maps(maps);
+    });
     auto propagate = [&](PropagationRule rule, std::vector<double>& tokens, TokenExplanation::Conservation& c) {
       const LrpRelevance r = transformer_relevance(model.config, model.params, e.ids, in.target, rule);
       tokens = r.tokens;
@@ -112,10 +120,16 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
       c.embeddings = r.cls + r.positions;
       c.unexplained = r.unexplained();
     };
-    propagate(PropagationRule::AttnLrp, e.attnlrp, e.attnlrp_conservation);
-    propagate(PropagationRule::CpLrp, e.cp_lrp, e.cp_lrp_conservation);
-    e.value_zeroing = value_zeroing_importance(in);
-    e.alti = alti_importance(in);
+    tasks.push_back([&] { propagate(PropagationRule::AttnLrp, e.attnlrp, e.attnlrp_conservation); });
+    tasks.push_back([&] { propagate(PropagationRule::CpLrp, e.cp_lrp, e.cp_lrp_conservation); });
+    tasks.push_back([&] { e.value_zeroing = value_zeroing_importance(in); });
+    tasks.push_back([&] { e.alti = alti_importance(in); });
+  }
+  parallel_for(tasks.size(), [&](size_t k) { tasks[k](); });
+  e.leave_one_out = leave_one_out_importance(in);
+  if (options.ig_steps > 0) {
+    e.integrated_gradients = integrated_gradients_importance(in);
+    for (double v : e.integrated_gradients) e.ig_sum += v;
   }
   e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
   e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/text_model.h"
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 
@@ -19,6 +20,13 @@ struct ExplainInput {
 // at most this many tokens (at least one sequence a chunk), so their memory stays bounded by the chunk instead
 // of growing with T² (leave-one-out) or steps × T (integrated gradients); the values do not depend on it.
 constexpr long kExplainBatchTokens = 8192;
+
+// Those chunks run side by side on the core's threads (parallel/parallel_for.h). How the items are split depends
+// on the work alone, never on the thread count: kExplainParts parts (or one per item when fewer), more when a part
+// would hold over kExplainBatchTokens tokens, sizes differing by at most one (split_begin). So every row is
+// computed in the same batch shape whatever the thread count, and the rows are identical.
+constexpr size_t kExplainParts = 8;
+size_t explain_parts(size_t items, size_t tokens_per_item);
 
 // Leave-one-out, IG and the gradient importance read only the output and the input gradients, so in wasm they run
 // the transformer's last layer on the [CLS] query alone (TransformerRun::logits_only) — the page's speed target.

@@ -1,5 +1,5 @@
 // Integrated gradients of the core's text models from the zero-embedding baseline along the straight path
-// alpha * x, alpha in [0, 1]: one batched forward + backward per chunk of path points; the adaptive path itself is
+// alpha * x, alpha in [0, 1]: one batched forward + backward per part of the path points; the adaptive path itself is
 // integrated_gradients_path.h (shared with a user's ONNX transformer).
 #include <algorithm>
 
@@ -20,13 +20,14 @@ Mat<float> scaled_inputs(const Mat<float>& x, const std::vector<double>& alphas)
   return xs;
 }
 
-// Forward + backward at every alpha, in chunks of at most kExplainBatchTokens tokens (at least one point).
+// Forward + backward at every alpha, in parts (importance.h explain_parts) side by side on the core's threads.
 std::vector<IgPathPoint> path_points(const ExplainInput& in, const Mat<float>& x, const std::vector<double>& alphas) {
   const int T = static_cast<int>(x.cols());
-  const size_t per = std::max<size_t>(1, static_cast<size_t>(kExplainBatchTokens / std::max<Eigen::Index>(1, x.cols())));
+  const size_t parts = explain_parts(alphas.size(), static_cast<size_t>(T));  // importance.h
   std::vector<IgPathPoint> out(alphas.size());
-  for (size_t a0 = 0; a0 < alphas.size(); a0 += per) {
-    const std::vector<double> chunk(alphas.begin() + a0, alphas.begin() + std::min(alphas.size(), a0 + per));
+  parallel_for(parts, [&](size_t k) {
+    const size_t a0 = split_begin(alphas.size(), parts, k), a1 = split_begin(alphas.size(), parts, k + 1);
+    const std::vector<double> chunk(alphas.begin() + a0, alphas.begin() + a1);
     const Eigen::Index A = static_cast<Eigen::Index>(chunk.size());
     TextCache<float> cache;
     cache.run.logits_only = kExplainLogitsOnly;  // importance.h
@@ -40,7 +41,7 @@ std::vector<IgPathPoint> path_points(const ExplainInput& in, const Mat<float>& x
       pt.g.resize(T);
       for (int t = 0; t < T; ++t) pt.g[t] = d_x.col(t * A + a).cast<double>().dot(x.col(t).cast<double>());
     }
-  }
+  });
   return out;
 }
 

@@ -1,4 +1,5 @@
-// Leave-one-out erasure: the T shortened inputs run in batches of at most kExplainBatchTokens tokens.
+// Leave-one-out erasure: the T shortened inputs run in parts (importance.h explain_parts), side by side on the
+// core's threads.
 #include <algorithm>
 #include <cmath>
 
@@ -18,9 +19,9 @@ std::vector<double> leave_one_out_importance(const ExplainInput& in) {
     out[0] = std::abs(p - class_probability(*in.cfg, logits, 0, in.target));
     return out;
   }
-  const size_t per = std::max<size_t>(1, static_cast<size_t>(kExplainBatchTokens) / (n - 1));
-  for (size_t s0 = 0; s0 < n; s0 += per) {
-    const size_t s1 = std::min(n, s0 + per);
+  const size_t parts = explain_parts(n, n - 1);  // importance.h: the split does not depend on the threads
+  parallel_for(parts, [&](size_t k) {
+    const size_t s0 = split_begin(n, parts, k), s1 = split_begin(n, parts, k + 1);
     std::vector<std::vector<int>> seqs(s1 - s0);
     for (size_t t = s0; t < s1; ++t) {
       seqs[t - s0] = in.ids;
@@ -31,7 +32,7 @@ std::vector<double> leave_one_out_importance(const ExplainInput& in) {
     text_forward_ids(*in.cfg, *in.params, TextBatch::from_sequences(seqs), cache);
     for (size_t t = s0; t < s1; ++t)
       out[t] = std::abs(p - class_probability(*in.cfg, cache.logits, static_cast<Eigen::Index>(t - s0), in.target));
-  }
+  });
   return out;
 }
 

@@ -86,6 +86,9 @@ class AttentionModel {
   // The flat model attnlab trained, for the experiments that read its parameters (ERASER's batched forwards,
   // randomisation, head ablation, ...); null for other kinds.
   virtual const TextModel* text_model() const { return nullptr; }
+  // Whether instances may be frozen and run on several threads at once (parallel/parallel_for.h): true for the
+  // models whose passes only read the parameters; false (the default) for a model driven through one executor.
+  virtual bool concurrent() const { return false; }
 };
 
 // weights with the listed units set to 0 and each group that lost one renormalised to sum 1 (a group with nothing left:

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "explain/importance.h"
+#include "parallel/parallel_for.h"
 #include "train/text_trainer.h"
 
 namespace attnlab {
@@ -57,7 +58,9 @@ void BM_ForwardBackward50(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardBackward50)->Unit(benchmark::kMicrosecond);
 
+// Arg: the core's threads (parallel/parallel_for.h); the rows do not depend on it (tests/core/test_parallel.cpp).
 void BM_ExplainAll50(benchmark::State& state) {
+  set_thread_count(static_cast<int>(state.range(0)));
   Model m;
   ExplainInput in;
   in.cfg = &m.cfg;
@@ -69,8 +72,9 @@ void BM_ExplainAll50(benchmark::State& state) {
     benchmark::DoNotOptimize(leave_one_out_importance(in));
     benchmark::DoNotOptimize(integrated_gradients_importance(in));
   }
+  set_thread_count(1);
 }
-BENCHMARK(BM_ExplainAll50)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExplainAll50)->Arg(1)->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // A training step on 32 sequences of 20 tokens (forward + backward, no optimiser).
 void BM_TrainBatch32x20(benchmark::State& state) {

@@ -1,7 +1,9 @@
 // Input-gradient saliency (Simonyan et al. 2014): max over channels of |∂y_c/∂x| (see input_method.h).
+#include <algorithm>
 #include <cmath>
 
 #include "explain/onnx/input_method.h"
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 
@@ -10,6 +12,31 @@ bool onnx_class_gradient(OnnxClassifier& clf, const std::vector<float>& x, int c
   if (!clf.forward(x.data(), x.size(), error) || !clf.backward_class(c, error)) return false;
   if (logit) *logit = clf.logits()[c];
   return clf.input_gradient(g, error);
+}
+
+bool onnx_class_gradients(OnnxClassifier& clf, int count, int c,
+                          const std::function<void(int, std::vector<float>*)>& input,
+                          const std::function<void(int, const std::vector<float>&)>& accept, std::string* error) {
+  const int lanes = std::max(1, std::min(count, thread_count()));
+  std::vector<OnnxClassifier> copies(static_cast<size_t>(lanes - 1), clf);
+  std::vector<std::vector<float>> xs(lanes), gs(lanes);
+  std::vector<std::string> errors(lanes);
+  for (int k0 = 0; k0 < count; k0 += lanes) {
+    const int n = std::min(lanes, count - k0);
+    for (int j = 0; j < n; ++j) input(k0 + j, &xs[j]);
+    parallel_for(static_cast<size_t>(n), [&](size_t j) {
+      OnnxClassifier& mine = j == 0 ? clf : copies[j - 1];
+      if (!onnx_class_gradient(mine, xs[j], c, &gs[j], nullptr, &errors[j])) gs[j].clear();
+    });
+    for (int j = 0; j < n; ++j) {
+      if (!errors[j].empty()) {
+        *error = errors[j];
+        return false;
+      }
+      accept(k0 + j, gs[j]);
+    }
+  }
+  return true;
 }
 
 std::vector<float> channel_abs_max(const std::vector<float>& v, int channels) {

@@ -10,6 +10,7 @@
 // x: [C·H·W] in the model's input space. Result map: [H·W] row-major. Returns false with a message.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ InputMethodFn find_input_method(const std::string& name);  // nullptr if unknown
 // Shared: forward + backward of class c at x; the input gradient into *g.
 bool onnx_class_gradient(OnnxClassifier& clf, const std::vector<float>& x, int c, std::vector<float>* g, float* logit,
                          std::string* error);
+// The input gradient of class c at `count` inputs, side by side on the core's threads (parallel/parallel_for.h), one
+// copy of the classifier per extra thread. input(k, &x) writes input k and is called in order k = 0, 1, … on the
+// calling thread (so it may draw from one random stream); accept(k, g) receives gradient k, also in order on the
+// calling thread (so sums run in sample order): the result does not depend on the thread count. The first error
+// (lowest k) is returned.
+bool onnx_class_gradients(OnnxClassifier& clf, int count, int c,
+                          const std::function<void(int, std::vector<float>*)>& input,
+                          const std::function<void(int, const std::vector<float>&)>& accept, std::string* error);
 // max over channels of |v| for v [C·H·W] → [H·W].
 std::vector<float> channel_abs_max(const std::vector<float>& v, int channels);
 

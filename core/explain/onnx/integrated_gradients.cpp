@@ -12,13 +12,18 @@ bool onnx_integrated_gradients_map(OnnxClassifier& clf, const std::vector<float>
     return false;
   }
   std::vector<double> acc(x.size(), 0.0);
-  std::vector<float> xs(x.size()), g;
-  for (int k = 0; k < o.steps; ++k) {
-    const double a = (k + 0.5) / o.steps;
-    for (size_t q = 0; q < x.size(); ++q) xs[q] = static_cast<float>(a * x[q]);
-    if (!onnx_class_gradient(clf, xs, c, &g, nullptr, error)) return false;
-    for (size_t q = 0; q < x.size(); ++q) acc[q] += g[q];
-  }
+  const bool ok = onnx_class_gradients(  // the steps side by side; sums made in step order
+      clf, o.steps, c,
+      [&](int k, std::vector<float>* xs) {
+        const double a = (k + 0.5) / o.steps;
+        xs->resize(x.size());
+        for (size_t q = 0; q < x.size(); ++q) (*xs)[q] = static_cast<float>(a * x[q]);
+      },
+      [&](int, const std::vector<float>& g) {
+        for (size_t q = 0; q < x.size(); ++q) acc[q] += g[q];
+      },
+      error);
+  if (!ok) return false;
   std::vector<float> zero(x.size(), 0.f);
   if (!clf.forward(zero.data(), zero.size(), error)) return false;
   const double y0 = clf.logits()[c];

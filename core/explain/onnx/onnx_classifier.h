@@ -35,6 +35,8 @@ struct LayerTensors {
   int k = 0, h = 0, w = 0;
 };
 
+// Copyable: a copy shares the parsed model and holds its own executor (values, gradients), so copies may run on
+// different threads at once; one object must not.
 class OnnxClassifier {
  public:
   // The most classes a classifier may have (declared or computed): the page builds one label per class.
@@ -81,7 +83,9 @@ class OnnxClassifier {
 
  private:
   bool load_model(std::unique_ptr<onnx::Model> m, std::string* error);
-  std::unique_ptr<onnx::Model> model_;
+  // Shared by copies: a copy (one per extra thread, input_method.h onnx_class_gradients) holds its own executor
+  // state over the same parsed model.
+  std::shared_ptr<const onnx::Model> model_;
   onnx::Executor<float> ex_;
   bool loaded_ = false;
   std::string input_name_, logits_name_;

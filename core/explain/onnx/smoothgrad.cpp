@@ -21,12 +21,17 @@ bool onnx_smoothgrad_map(OnnxClassifier& clf, const std::vector<float>& x, int c
   const double sigma = o.noise * (*mm.second - *mm.first);
   Rng rng(o.seed);
   std::vector<double> acc(x.size(), 0.0);
-  std::vector<float> xn(x.size()), g;
-  for (int s = 0; s < o.samples; ++s) {
-    for (size_t k = 0; k < x.size(); ++k) xn[k] = static_cast<float>(x[k] + sigma * rng.normal());
-    if (!onnx_class_gradient(clf, xn, c, &g, nullptr, error)) return false;
-    for (size_t k = 0; k < x.size(); ++k) acc[k] += g[k];
-  }
+  const bool ok = onnx_class_gradients(  // the samples side by side; noise drawn and sums made in sample order
+      clf, o.samples, c,
+      [&](int, std::vector<float>* xn) {
+        xn->resize(x.size());
+        for (size_t k = 0; k < x.size(); ++k) (*xn)[k] = static_cast<float>(x[k] + sigma * rng.normal());
+      },
+      [&](int, const std::vector<float>& g) {
+        for (size_t k = 0; k < x.size(); ++k) acc[k] += g[k];
+      },
+      error);
+  if (!ok) return false;
   std::vector<float> mean(x.size());
   for (size_t k = 0; k < x.size(); ++k) mean[k] = static_cast<float>(acc[k] / o.samples);
   const auto s = clf.input_shape();

@@ -1,0 +1,175 @@
+// The pool behind parallel_for (see parallel_for.h): worker threads that sleep on a condition variable between
+// loops; the calling thread takes part. One loop runs at a time (a second caller waits for the first).
+#include "parallel/parallel_for.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+#define ATTNLAB_NO_THREADS 1
+#endif
+
+namespace attnlab {
+
+namespace {
+
+thread_local bool t_in_loop = false;  // this thread is running a body: nested loops run serially
+
+// Runs the indices of one loop that this thread claims; keeps the lowest index's exception.
+struct Loop {
+  size_t n = 0;
+  const std::function<void(size_t)>* body = nullptr;
+  std::atomic<size_t> next{0};
+  std::mutex error_mutex;
+  size_t error_index = 0;
+  std::exception_ptr error;
+
+  void work() {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+      try {
+        (*body)(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error || i < error_index) {
+          error = std::current_exception();
+          error_index = i;
+        }
+      }
+    }
+  }
+};
+
+class Pool {
+ public:
+  ~Pool() { stop_workers(); }
+
+  int threads() const { return threads_; }
+
+  int set_threads(int n) {
+    std::lock_guard<std::mutex> run(run_mutex_);
+    stop_workers();
+    threads_ = std::clamp(n, 1, kMaxThreads);
+#ifdef ATTNLAB_NO_THREADS
+    threads_ = 1;
+#endif
+    return threads_;
+  }
+
+  void run(size_t n, const std::function<void(size_t)>& body) {
+    std::lock_guard<std::mutex> run(run_mutex_);
+    const int helpers = static_cast<int>(std::min<size_t>(n, static_cast<size_t>(threads_))) - 1;
+    start_workers(threads_ - 1);
+    Loop loop;
+    loop.n = n;
+    loop.body = &body;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      loop_ = &loop;
+      pending_ = helpers;
+      wanted_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    t_in_loop = true;
+    loop.work();
+    t_in_loop = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_ == 0; });
+      loop_ = nullptr;
+    }
+    if (loop.error) std::rethrow_exception(loop.error);
+  }
+
+ private:
+  void start_workers(int count) {
+    // A new worker starts from the current generation (changed only by run(), under run_mutex_, as here): it takes
+    // part from the next loop on, however late the system starts it.
+    while (static_cast<int>(workers_.size()) < count) workers_.emplace_back([this, g = generation_] { worker(g); });
+  }
+
+  void stop_workers() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : workers_) t.join();
+    workers_.clear();
+    stop_ = false;
+  }
+
+  void worker(uint64_t seen) {
+    t_in_loop = true;
+    for (;;) {
+      Loop* loop = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
+        if (stop_) return;
+        seen = generation_;
+        --wanted_;
+        loop = loop_;
+      }
+      loop->work();
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--pending_ == 0) done_.notify_one();
+      }
+    }
+  }
+
+  std::mutex run_mutex_;  // one loop at a time
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  Loop* loop_ = nullptr;
+  uint64_t generation_ = 0;
+  int pending_ = 0, wanted_ = 0;
+  bool stop_ = false;
+  int threads_ = 1;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+int hardware_threads() {
+#ifdef ATTNLAB_NO_THREADS
+  return 1;
+#else
+  const unsigned h = std::thread::hardware_concurrency();
+  return h == 0 ? 1 : static_cast<int>(std::min<unsigned>(h, kMaxThreads));
+#endif
+}
+
+int thread_count() { return pool().threads(); }
+
+int set_thread_count(int n) { return pool().set_threads(n <= 0 ? hardware_threads() : n); }
+
+void parallel_for(size_t n, const std::function<void(size_t)>& body) {
+  if (n == 0) return;
+  if (n == 1 || t_in_loop || thread_count() == 1) {
+    const bool outer = !t_in_loop;
+    t_in_loop = true;  // a loop inside this body stays serial whatever the thread count
+    try {
+      for (size_t i = 0; i < n; ++i) body(i);
+    } catch (...) {
+      if (outer) t_in_loop = false;
+      throw;
+    }
+    if (outer) t_in_loop = false;
+    return;
+  }
+  pool().run(n, body);
+}
+
+}  // namespace attnlab
