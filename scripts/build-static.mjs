@@ -67,6 +67,7 @@ function need(p, hint) {
 
 need('web/gen/attnlab_core.mjs', 'build the wasm core first: bash scripts/build-wasm.sh');
 need('web/gen/attnlab_core.wasm', 'build the wasm core first: bash scripts/build-wasm.sh');
+need('web/gen/attnlab_core.worker.js', 'build the wasm core first: bash scripts/build-wasm.sh (its pthread worker)');
 need('node_modules/onnxruntime-web/dist/ort.wasm.min.mjs', 'install the npm packages first: npm ci');
 
 fs.rmSync(OUT, { recursive: true, force: true });

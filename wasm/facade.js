@@ -5,6 +5,25 @@
 // (numeric defaults of methods and plans come from Module.catalogue(), the core's catalogue).
 // Raw bindings are looked up at call time, so the order in which Embind registers them does not matter.
 // ES5 on purpose: Emscripten 3.1.6's JS optimizer processes this file.
+// Emscripten 3.1.6 built with -pthread resolves the module only once every Worker of its pthread pool has loaded the
+// instance, and never when the pool is empty (Module.attnlabPoolSize 0 or unset: a page that is not cross-origin
+// isolated, the Debate's pool workers, Node): only a loading Worker ends that wait. With an empty pool the wait is
+// ended here, just after the instance is in place (its receiveInstance sets Module.asm). PThread,
+// ENVIRONMENT_IS_PTHREAD and removeRunDependency are the glue's own (this file runs inside the module factory).
+if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWorkers.length === 0) {
+  (function () {
+    var asmExports;
+    Object.defineProperty(Module, 'asm', {
+      configurable: true,
+      get: function () { return asmExports; },
+      set: function (v) {
+        asmExports = v;
+        Promise.resolve().then(function () { removeRunDependency('wasm-instantiate'); });
+      },
+    });
+  })();
+}
+
 (function (M) {
   var catalogueCache = null;
   function raw(name) { return M['_raw_' + name]; }
@@ -135,6 +154,10 @@
     };
   };
   fn('planRoad', [R, R, R, roadDefault('order'), roadDefault('noise'), roadDefault('seed')], 'ImagePlan');
+
+  // ---- the core's threads (wasm/threads_bindings.cpp): setThreads(n) → the count in effect; threads() ----
+  fn('setThreads', [0]);
+  fn('threads', []);
 
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);

@@ -19,6 +19,7 @@
 #include "explain/self_attention_maps.h"
 #include "model/text_checkpoint.h"
 #include "nn/gemm_probe.h"
+#include "parallel/parallel_for.h"
 #include "text/dataset.h"
 #include "text/sst_rationales.h"
 #include "text/tokenizer.h"
@@ -174,15 +175,21 @@ class TextLab {
     Run& run = run_for(name, dataset, seed);
     json rows = json::array();
     const int total = static_cast<int>(d->second.size());
-    for (int i = start; i < std::min(total, start + count); ++i) {
+    // The instances side by side on the core's threads (a row depends on its instance alone).
+    const int end = std::max(start, std::min(total, start + count));
+    const std::vector<std::vector<int>>& human = rationales_[dataset];
+    std::vector<json> part(static_cast<size_t>(end - start));
+    parallel_for(part.size(), [&](size_t k) {
+      const int i = start + static_cast<int>(k);
       const TextExample& ex = d->second[i];
       Instance in{i, ex.label, ex.tokens, model_.vocab.ids(ex.tokens)};
-      const std::vector<std::vector<int>>& human = rationales_[dataset];
       if (i < static_cast<int>(human.size())) in.rationale = human[i];
-      json row = in.ids.empty() ? json{{"index", i}, {"label", in.label}, {"skipped", "no tokens"}}
-                                : run_instance(*e, model_, in, options_, prepared_.get());
-      run.rows[i] = row;
-      rows.push_back(std::move(row));
+      part[k] = in.ids.empty() ? json{{"index", i}, {"label", in.label}, {"skipped", "no tokens"}}
+                               : run_instance(*e, model_, in, options_, prepared_.get());
+    });
+    for (size_t k = 0; k < part.size(); ++k) {
+      run.rows[start + static_cast<int>(k)] = part[k];
+      rows.push_back(std::move(part[k]));
     }
     return out_json({{"rows", rows}, {"total", total}});
   }

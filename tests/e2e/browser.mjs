@@ -75,7 +75,7 @@ export function fillWasmHeap(worker) {
     const M = await loadCore();
     let blocks = 0;
     for (let size = 16 << 20; size >= 16; size >>= 1) while (M._malloc(size)) blocks++;
-    return { blocks, heapBytes: M.HEAPU8.buffer.byteLength };
+    return { blocks, heapBytes: (M.wasmMemory ?? M.HEAPU8).buffer.byteLength };
   });
 }
 

@@ -86,12 +86,12 @@ test('wasm api: errors are thrown Errors with messages, and failing calls leak n
     // No leak: each failing call copies a 4 MB array into the heap before failing on another argument.
     const big = new Float32Array(1 << 20);
     for (let i = 0; i < 3; i++) assert.throws(() => lab.map('cam', big, 2, 2, 9, 0));
-    const before = M.HEAPU8.buffer.byteLength;
+    const before = (M.wasmMemory ?? M.HEAPU8).buffer.byteLength;
     for (let i = 0; i < 1000; i++) {
       assert.throws(() => lab.logits(big, 1, 2, 2), /features must have N·K·h·w = 32 values/);
       assert.throws(() => M.upsampleMap(big, 2, 2, 4, 4), /map must have h·w = 4 values/);
     }
-    const after = M.HEAPU8.buffer.byteLength;
+    const after = (M.wasmMemory ?? M.HEAPU8).buffer.byteLength;
     assert.ok(after - before <= 16 << 20, `wasm memory grew by ${after - before} bytes over 2,000 failing 4 MB calls`);
     assert.equal(lab.classes(), 2, 'the module keeps working');
   } finally {

@@ -3,7 +3,8 @@
 //
 // Contract:
 //   HOST_URL                      the worker script
-//   hostUrl(labs) → HOST_URL naming the labs the worker imports (`labs=a,b`; host/worker.js LAB_MODULES' names)
+//   hostUrl(labs) → HOST_URL naming the labs the worker imports (`labs=a,b`; host/worker.js LAB_MODULES' names), and
+//                                 the page's threads= when given (host/core.js coreThreads)
 //   HOST_LABS: which labs each client's own host imports (text: the text, debate, train, localization, documents
 //                                 and global-view views' shared host; image; ownModel; ownText) — a cold open loads
 //                                 only those modules (tests/js/lab-runtime.test.mjs checks every request a client
@@ -20,7 +21,12 @@ import { WorkerChannel } from './worker-channel.js';
 
 export const HOST_URL = new URL('./host/worker.js', import.meta.url);
 // meter=1 in the page's URL (measurement only): the workers count the bytes they exchange (host/meter.js).
-if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.search = 'meter=1';
+if (/[?&#]meter=1\b/.test(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`)) HOST_URL.searchParams.set('meter', '1');
+// threads=N in the page's URL: the core's threads in each host (host/core.js coreThreads; ONNX Runtime reads the same).
+{
+  const m = /[?&#]threads=(\d+)\b/.exec(`${globalThis.location?.search ?? ''}${globalThis.location?.hash ?? ''}`);
+  if (m && Number(m[1]) > 0) HOST_URL.searchParams.set('threads', m[1]);
+}
 
 export const HOST_LABS = Object.freeze({
   text: ['text', 'experiments', 'train', 'localization', 'documents', 'globalView', 'runtime'],

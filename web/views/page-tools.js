@@ -16,6 +16,7 @@ import { mountLessonPlayer } from './lesson-player.js';
 import { exportSvg, exportPng, buildReport, download } from '../render/export.js';
 import { mapColorbar } from '../render/colorbar.js';
 import { reportDataFor } from './report-data.js';
+import { coreThreads } from '../runtime/host/core.js';
 
 const player = mountLessonPlayer();
 window.attnlabLessons = player; // for the console and the tests
@@ -259,6 +260,12 @@ refresh();
 // --- threads: say plainly when the host gives no cross-origin isolation ---------------------------------------
 const isoNote = document.getElementById('isolation-note');
 if (isoNote && document.documentElement.dataset.isolation === 'single-threaded') {
-  isoNote.textContent = ' This host does not enable cross-origin isolation, so WebAssembly runs single-threaded here (the image model is slower; results are the same).';
+  isoNote.textContent = ' This host does not enable cross-origin isolation, so WebAssembly runs single-threaded here (the image model and the explanations are slower; results are the same).';
+  isoNote.hidden = false;
+} else if (isoNote) {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const threads = coreThreads({ isolated: true, search: `?labs=text&threads=${hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0}`,
+    hardwareConcurrency: navigator.hardwareConcurrency });
+  isoNote.textContent = ` The core runs on ${threads} thread${threads === 1 ? '' : 's'} here (threads= in the URL sets it; results do not depend on it).`;
   isoNote.hidden = false;
 }

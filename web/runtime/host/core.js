@@ -3,7 +3,13 @@
 // No DOM.
 //
 // Contract:
-//   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once (a failed load is retried next time).
+//   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once (a failed load is retried next time), with
+//     the core's threads of this worker (coreThreads) started as Emscripten's pthread pool.
+//   coreThreads({ isolated, name, search, hardwareConcurrency }) → integer ≥ 1: the threads of this worker's core
+//     (core/parallel/parallel_for.h). 1 where the page is not cross-origin isolated (shared memory cannot reach
+//     another worker there), in a pool worker (named attnlab-pool-…: the pool itself is the parallelism) and in the
+//     image host (labs=image…: ONNX Runtime's own threads do its heavy work); else the page's threads= (passed in
+//     this worker's URL by lab-runtime.js), or every core (hardwareConcurrency), at most MAX_CORE_THREADS.
 //   coreIfLoaded() → Promise<Module | null>: the core when a load was started (awaited), else null (loads nothing).
 //   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
@@ -13,7 +19,25 @@ import { sha256Hex } from '../model-cache.js';
 import { meterOn, meterModule } from './meter.js';
 
 const CORE_URL = new URL('../../gen/attnlab_core.mjs', import.meta.url);
+export const MAX_CORE_THREADS = 8;
 let corePromise = null;
+
+export function coreThreads({ isolated = false, name = '', search = '', hardwareConcurrency = 1 } = {}) {
+  if (!isolated || name.startsWith('attnlab-pool-')) return 1;
+  const q = new URLSearchParams(search);
+  if ((q.get('labs') ?? '').split(',').includes('image')) return 1;
+  const asked = Math.floor(Number(q.get('threads')));
+  const n = asked > 0 ? asked : Math.floor(Number(hardwareConcurrency)) || 1;
+  return Math.max(1, Math.min(MAX_CORE_THREADS, n));
+}
+
+// Emscripten's glue tests `buffer instanceof SharedArrayBuffer`; where the page is not isolated Chromium makes shared
+// wasm memory but hides the constructor's name, so it is named from such a memory (one 64 KiB page, then dropped).
+function nameSharedArrayBuffer() {
+  if (typeof SharedArrayBuffer === 'undefined') {
+    globalThis.SharedArrayBuffer = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer.constructor;
+  }
+}
 
 export function loadCore() {
   corePromise ??= (async () => {
@@ -26,7 +50,13 @@ export function loadCore() {
           'Build it with `bash scripts/build-wasm.sh` (or `npm run serve`, which builds it).',
       );
     }
-    const Module = await createModule({ locateFile: (file) => new URL(file, CORE_URL).href });
+    nameSharedArrayBuffer();
+    const threads = coreThreads({
+      isolated: Boolean(globalThis.crossOriginIsolated), name: globalThis.name ?? '',
+      search: globalThis.location?.search ?? '', hardwareConcurrency: globalThis.navigator?.hardwareConcurrency ?? 1,
+    });
+    const Module = await createModule({ locateFile: (file) => new URL(file, CORE_URL).href, attnlabPoolSize: threads - 1 });
+    if (typeof Module.setThreads === 'function') Module.setThreads(threads);
     return meterOn() ? meterModule(Module) : Module; // measurement only (meter.js)
   })().catch((e) => {
     corePromise = null;

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// bench-threads-browser.mjs — the wasm core's threads in Chromium (issue 31): in the served page (cross-origin
+// isolated, threads=N in the URL), inside the text host worker, the core's work on 1 thread and on N, interleaved
+// run by run, with the results compared (they must be identical):
+//   explain (every importance) of a 50-token sentence: sst2-tanh (BiLSTM) and sst2-transformer
+//   the Debate's erase-until-flip on 40 SST-2 test sentences (TextLab.experimentRange, the rows of one worker)
+// Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N]   Prints a table (median ms).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, hostWorkers } from '../e2e/browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i >= 0 ? process.argv[i + 1] : def; };
+const runs = Number(arg('runs', 5));
+const threads = Number(arg('threads', 2));
+const server = await startServer({ port: 0, root: ROOT });
+const ctx = await launchChromium();
+try {
+  const page = await ctx.newPage();
+  await page.goto(`${server.url}/web/#view=text&threads=${threads}`);
+  await page.waitForFunction(() => document.querySelector('#view-text')?.dataset.status === 'ready', null, { timeout: 120_000 });
+  const [host] = hostWorkers(page);
+  const out = await host.evaluate(async ({ runs, threads }) => {
+    const { loadCore } = await import('./core.js');
+    const M = await loadCore();
+    const words = ['the', 'film', 'is', 'not', 'bad', ',', 'but', 'the', 'plot', 'drags', 'and', 'the', 'ending', 'is', 'a', 'mess'];
+    const text = Array.from({ length: 50 }, (_, i) => words[i % words.length]).join(' ');
+    const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+    const rows = [];
+    const sst = (await (await fetch('/models/text/data/sst2-test.tsv')).text()).trim().split('\n').slice(0, 40).join('\n');
+    for (const name of ['sst2-tanh', 'sst2-transformer']) {
+      const base = `/models/text/${name}/`;
+      const lab = new M.TextLab(await (await fetch(`${base}config.json`)).text(),
+        new Uint8Array(await (await fetch(`${base}model.safetensors`)).arrayBuffer()));
+      lab.loadDataset('bench', sst, '');
+      const jobs = [[`explain, 50 tokens, ${name}`, () => JSON.stringify(lab.explain(text))]];
+      if (name === 'sst2-tanh') jobs.push([`erase-until-flip, 40 SST-2 sentences, ${name}`, () => JSON.stringify(lab.experimentRange('erase-until-flip', 'bench', 0, 40, {}, 1))]);
+      for (const [job, run] of jobs) {
+        const t = { 1: [], [threads]: [] };
+        const res = {};
+        run(); // warm-up
+        for (let r = 0; r < runs; r++)
+          for (const n of [1, threads]) {
+            M.setThreads(n);
+            const t0 = performance.now();
+            res[n] = run();
+            t[n].push(performance.now() - t0);
+          }
+        M.setThreads(threads);
+        rows.push({ job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
+      }
+      lab.delete();
+    }
+    return { cores: navigator.hardwareConcurrency, threads: M.threads(), rows };
+  }, { runs, threads });
+  console.log(`Chromium, ${out.cores} cores; the core on ${out.threads} threads; ${runs} runs each, median`);
+  console.log(`| job | 1 thread (ms) | ${threads} threads (ms) | speed-up | results |`);
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const r of out.rows) console.log(`| ${r.job} | ${r.one.toFixed(0)} | ${r.many.toFixed(0)} | ${(r.one / r.many).toFixed(2)}× | ${r.same ? 'identical' : 'DIFFER'} |`);
+} finally {
+  await ctx.closeAndClean();
+  await server.close();
+}

@@ -1,0 +1,72 @@
+// core-threads.test.mjs — the wasm core's threads in the served page (issue 31): the page is cross-origin isolated,
+// so the text host's core starts a pthread pool (threads= in the URL: 2 here, whatever the machine has) and says so
+// in the footer; an explanation of the shipped BiLSTM and transformer on 2 threads equals the one on 1 thread, value
+// for value (JSON); the image host and a Debate pool worker stay on one thread. Without isolation the same build
+// runs on one thread (static-build.test.mjs: the plain host).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, openRecordingPage, hostWorkers } from './browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SKIP = fs.existsSync(path.join(REPO, 'web/gen/attnlab_core.worker.js')) ? false : 'web/gen has no threaded core (bash scripts/build-wasm.sh)';
+
+describe('the wasm core on threads in the page', { skip: SKIP, timeout: 240_000 }, () => {
+  let server;
+  let ctx;
+  before(async () => {
+    server = await startServer({ port: 0 });
+    ctx = await launchChromium();
+  });
+  after(async () => {
+    await ctx?.closeAndClean();
+    await server?.close();
+  });
+
+  test('threads=2: two threads in the text host, the footer says so, and the rows equal one thread\'s', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=text&threads=2`);
+    assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
+    assert.match(await page.textContent('#isolation-note'), /core runs on 2 threads/);
+    await page.waitForFunction(() => ['ready', 'empty', 'error'].includes(document.querySelector('#view-text')?.dataset.status),
+      null, { timeout: 120_000 });
+    assert.equal(await page.locator('#view-text').getAttribute('data-status'), 'ready');
+    const [host] = hostWorkers(page);
+    const r = await host.evaluate(async () => {
+      const { loadCore } = await import('./core.js');
+      const M = await loadCore();
+      const out = { threads: M.threads(), rows: {} };
+      const text = 'the performances are uniformly good , but the script is a mess and the ending drags on far too long';
+      for (const name of ['sst2-tanh', 'sst2-transformer']) {
+        const base = `/models/text/${name}/`;
+        const config = await (await fetch(`${base}config.json`)).text();
+        const weights = new Uint8Array(await (await fetch(`${base}model.safetensors`)).arrayBuffer());
+        const lab = new M.TextLab(config, weights);
+        const two = JSON.stringify(lab.explain(text));
+        M.setThreads(1);
+        const one = JSON.stringify(lab.explain(text));
+        M.setThreads(2);
+        out.rows[name] = { same: one === two, length: one.length, differsFromOther: null };
+        lab.delete();
+      }
+      return out;
+    });
+    assert.equal(r.threads, 2);
+    for (const [name, row] of Object.entries(r.rows)) {
+      assert.ok(row.length > 500, `${name}: an explanation came back`);
+      assert.ok(row.same, `${name}: the rows on 2 threads differ from 1 thread's`);
+    }
+    // Emscripten's pthread Workers (attnlab_core.worker.js) were started for the pool.
+    assert.ok(page.workers().some((w) => w.url().endsWith('/gen/attnlab_core.worker.js')), 'no pthread worker');
+    const memory = await page.evaluate(async () => {
+      const { hostChannels } = await import('./runtime/lab-runtime.js');
+      return Promise.all(hostChannels().map((c) => c.request('memory', {}).then((m) => ({ name: c.name, threads: m.core_threads }))));
+    });
+    const text = memory.find((m) => m.name === 'attnlab-core');
+    assert.equal(text?.threads, 2, JSON.stringify(memory));
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});
