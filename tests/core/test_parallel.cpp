@@ -15,7 +15,9 @@
 
 #include "experiments/experiment.h"
 #include "explain/explain_text.h"
+#include "explain/han/explain_han.h"
 #include "explain/onnx/onnx_explain.h"
+#include "model/han_checkpoint.h"
 #include "model/text_checkpoint.h"
 #include "parallel/parallel_for.h"
 #include "onnx_test_util.h"
@@ -163,6 +165,32 @@ void expect_rows_identical_across_threads(const std::string& name) {
   std::vector<double> moved = one.integrated_gradients;
   moved[3] = std::nextafter(moved[3], 1.0);
   EXPECT_FALSE(same_bits(one.integrated_gradients, moved)) << "the comparison cannot fail";
+}
+
+// The HAN's explanation (leave-one-out's word-deleted sentences and integrated gradients' word level in parts): the
+// same JSON on 1 and 3 threads, on the shipped IMDB model and a document of several sentences.
+TEST(ParallelExplain, HanExplanationIsIdenticalOnOneAndThreeThreads) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/imdb-han/";
+  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
+  ASSERT_FALSE(config.empty()) << "no shipped model at " << dir;
+  HanModel model;
+  std::string error;
+  ASSERT_TRUE(load_han_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
+      << error;
+  const std::string text =
+      "The cast is wonderful. The plot, though, is a mess and the ending drags. I laughed twice. Still, the music "
+      "and the photography are worth the ticket, and the lead gives the performance of her career.";
+  std::string one, three;
+  {
+    Threads threads(1);
+    one = han_explanation_json(explain_han(model, text));
+  }
+  {
+    Threads threads(3);
+    three = han_explanation_json(explain_han(model, text));
+  }
+  EXPECT_GT(one.size(), 500u);
+  EXPECT_EQ(one, three);
 }
 
 TEST(ParallelExplain, BiLstmRowsAreIdenticalOnOneAndThreeThreads) { expect_rows_identical_across_threads("sst2-tanh"); }

@@ -1,11 +1,13 @@
 // HAN integrated gradients at both levels (han_importance.h): the path a * x, a in (0, 1], from the zero
-// baseline, midpoint rule with ig_steps points, in batches of at most kHanExplainBatchTokens tokens. Word level:
+// baseline, midpoint rule with ig_steps points; the word level in parts side by side on the core's threads. Word level:
 // x = the embedded words (HanOverrides::input_scale = a per copy of the document); sentence level: x = the
 // sentence vectors of the document (han_sentence_forward on a * s). The completeness sums (sum of attributions
 // vs p(x) - p(0)) are returned; more steps close the gap.
 #include <algorithm>
 
 #include "explain/han/han_importance.h"
+#include "explain/importance.h"  // explain_parts
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 
@@ -19,15 +21,17 @@ HanImportance han_integrated_gradients_importance(const HanExplainInput& in) {
   std::vector<float> scale(m + 1);
   for (int k = 0; k < m; ++k) scale[k] = (k + 0.5f) / m;
   scale[m] = 0.f;  // the baseline
-  // Word level in chunks of at most kHanExplainBatchTokens tokens (at least one copy of the document a chunk);
-  // each (sentence, word) sums its path points in the same order as one batch would.
+  // Word level in parts side by side on the core's threads (explain_parts: 8, more when a part would exceed
+  // kHanExplainBatchTokens tokens; at least one copy of the document a part), each point's contributions kept apart
+  // and summed afterwards in the order of the points, so the values do not depend on the thread count.
   const size_t T = han_document_tokens(in.doc);
-  const int per = static_cast<int>(std::max<long>(1, kHanExplainBatchTokens / static_cast<long>(std::max<size_t>(1, T))));
+  const size_t points = static_cast<size_t>(m) + 1, parts = explain_parts(points, std::max<size_t>(1, T));
   out.word.assign(S, {});
   for (int i = 0; i < S; ++i) out.word[i].assign(in.doc[i].size(), 0.0);
+  std::vector<std::vector<double>> contribution(static_cast<size_t>(m));  // [point][token in document order]
   double p_baseline = 0;
-  for (int k0 = 0; k0 <= m; k0 += per) {
-    const int k1 = std::min(m + 1, k0 + per);
+  parallel_for(parts, [&](size_t part) {
+    const int k0 = static_cast<int>(split_begin(points, parts, part)), k1 = static_cast<int>(split_begin(points, parts, part + 1));
     std::vector<float> chunk_scale(scale.begin() + k0, scale.begin() + k1);
     std::vector<HanDocument> docs(static_cast<size_t>(k1 - k0), in.doc);
     HanOverrides<float> ov;
@@ -41,13 +45,21 @@ HanImportance han_integrated_gradients_importance(const HanExplainInput& in) {
     }
     HanGradients<float> g;
     han_backward<float>(cfg, p, c, d_logits, {}, nullptr, &g);
-    for (int k = k0; k < std::min(k1, m); ++k)
+    for (int k = k0; k < std::min(k1, m); ++k) {
+      std::vector<double>& w = contribution[static_cast<size_t>(k)];
+      w.reserve(T);
       for (int i = 0; i < S; ++i) {
         const int gi = c.doc_first[k - k0] + i;
         for (size_t t = 0; t < in.doc[i].size(); ++t)
-          out.word[i][t] += double(g.d_words[gi].col(static_cast<Eigen::Index>(t)).cast<double>().dot(
-                                p.embedding.col(in.doc[i][t]).cast<double>())) / m;
+          w.push_back(double(g.d_words[gi].col(static_cast<Eigen::Index>(t)).cast<double>().dot(
+                          p.embedding.col(in.doc[i][t]).cast<double>())) / m);
       }
+    }
+  });
+  for (const std::vector<double>& w : contribution) {
+    size_t q = 0;
+    for (int i = 0; i < S; ++i)
+      for (size_t t = 0; t < in.doc[i].size(); ++t) out.word[i][t] += w[q++];
   }
   // The document itself (scale 1) and the sentence vectors it produces.
   HanCache<float> c1;

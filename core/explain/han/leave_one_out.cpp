@@ -2,10 +2,13 @@
 // shortened document's other sentences keep their sentence vectors: the document's vectors are computed once,
 // each sentence with one word deleted is encoded once (S + T sentences of word-level work in all, where running
 // every shortened document whole was (S + T) × T), and only the sentence level runs per variant, on sentence
-// vectors. Both stages in chunks of at most kHanExplainBatchTokens tokens / sentence vectors.
+// vectors. The word-deleted sentences are encoded in parts side by side on the core's threads; the sentence level
+// runs in chunks of at most kHanExplainBatchTokens sentence vectors.
 #include <cmath>
 
 #include "explain/han/han_importance.h"
+#include "explain/importance.h"  // explain_parts
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 namespace {
@@ -49,23 +52,21 @@ std::vector<double> sentence_level_probabilities(const HanExplainInput& in, cons
   return prob;
 }
 
-// The sentence vectors of the given sentences (each as a one-sentence document), in chunks.
+// The sentence vectors of the given sentences (each as a one-sentence document), in parts side by side on the core's
+// threads: explain_parts of the sentences by their mean length, a part's sentences contiguous.
 Mat<float> sentence_vectors_of(const HanExplainInput& in, const std::vector<std::vector<int>>& sentences, Eigen::Index rows) {
   Mat<float> out(rows, static_cast<Eigen::Index>(sentences.size()));
-  size_t first = 0;
-  while (first < sentences.size()) {
-    size_t last = first, tokens = 0;
-    do {
-      tokens += sentences[last].size();
-      ++last;
-    } while (last < sentences.size() && tokens + sentences[last].size() <= static_cast<size_t>(kHanExplainBatchTokens));
+  size_t tokens = 0;
+  for (const auto& s : sentences) tokens += s.size();
+  const size_t n = sentences.size(), parts = explain_parts(n, n ? (tokens + n - 1) / n : 1);
+  parallel_for(parts, [&](size_t part) {
+    const size_t first = split_begin(n, parts, part), last = split_begin(n, parts, part + 1);
     std::vector<HanDocument> docs;
     for (size_t k = first; k < last; ++k) docs.push_back({sentences[k]});
     HanCache<float> c;
     han_forward(*in.cfg, *in.params, docs, c);
     out.middleCols(static_cast<Eigen::Index>(first), static_cast<Eigen::Index>(last - first)) = c.sentence_vectors;
-    first = last;
-  }
+  });
   return out;
 }
 

@@ -208,6 +208,14 @@ bool OnnxClassifier::randomized_after(const std::string& layer, uint64_t seed, O
   return true;
 }
 
+int OnnxClassifier::nodes_after(const std::string& name) const {
+  const auto& run = ex_.runtime_nodes();
+  for (size_t i = 0; i < run.size(); ++i)
+    for (const auto& o : run[i]->outputs)
+      if (o == name) return static_cast<int>(run.size() - 1 - i);
+  return 0;
+}
+
 bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error) {
   const Tensor<float>* a = ex_.value(name);
   if (!a || !a->is_float() || a->f.size() != activation.size()) {

@@ -66,6 +66,9 @@ class OnnxClassifier {
   // After forward: the layer's activation replaced by `activation` [K·h·w], the rest of the network re-run; the
   // logits then are those of the changed network (AblationCAM). forward() again restores everything.
   bool forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error);
+  // How many runtime nodes run after the one that produced value `name` (what forward_from_layer re-runs); 0 when
+  // no runtime node produced it.
+  int nodes_after(const std::string& name) const;
 
   // Model-parameter randomisation (Adebayo et al. 2018), top-down from a layer: a copy of this classifier whose
   // weights AFTER `layer` — every float or 8-bit initializer with ≥ 2 values read by a node that runs after the
