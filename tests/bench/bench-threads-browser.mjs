@@ -4,6 +4,7 @@
 // run by run, with the results compared (they must be identical):
 //   explain (every importance) of a 50-token sentence: sst2-tanh (BiLSTM) and sst2-transformer
 //   the Debate's erase-until-flip on 40 SST-2 test sentences (TextLab.experimentRange, the rows of one worker)
+//   the Documents view's HAN explain of a 1,000-token document (imdb-han; at most 3 runs)
 // Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N]   Prints a table (median ms).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,27 @@ try {
         M.setThreads(threads);
         rows.push({ job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
       }
+      lab.delete();
+    }
+    { // the Documents view's explain of the longest document an explanation covers (bench-han-doc.mjs's document)
+      const base = '/models/text/imdb-han/';
+      const lab = new M.HanLab(await (await fetch(`${base}config.json`)).text(),
+        new Uint8Array(await (await fetch(`${base}model.safetensors`)).arrayBuffer()));
+      const tsv = (await (await fetch('/models/text/data/imdb-test-200.tsv')).text()).trim().split('\n').map((l) => l.split('\t'));
+      const col = tsv[0].reduce((best, c, i) => (c.length > tsv[0][best].length ? i : best), 0);
+      const doc = tsv.slice(0, 40).map((r) => r[col]).join(' ');
+      const t = { 1: [], [threads]: [] };
+      const res = {};
+      lab.explain(doc, 50);
+      for (let r = 0; r < Math.min(runs, 3); r++)
+        for (const n of [1, threads]) {
+          M.setThreads(n);
+          const t0 = performance.now();
+          res[n] = JSON.stringify(lab.explain(doc, 50));
+          t[n].push(performance.now() - t0);
+        }
+      M.setThreads(threads);
+      rows.push({ job: 'HAN explain, 1,000-token IMDB document (42 sentences), imdb-han', one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
       lab.delete();
     }
     return { cores: navigator.hardwareConcurrency, threads: M.threads(), rows };
