@@ -282,6 +282,16 @@ TEST(ParallelOnnx, ManyPassMethodsGiveTheSameMapOnOneAndThreeThreads) {
     }
     EXPECT_EQ(maps[0], maps[1]);
   }
+  // The copies are bounded by memory: each holds an executor's values.
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  clf.set_input_size(112);
+  ASSERT_TRUE(clf.forward(x.data(), x.size(), &err)) << err;
+  EXPECT_EQ(clf.lanes(1), 1);
+  EXPECT_EQ(clf.lanes(3), 3);
+  EXPECT_LT(clf.lanes(1 << 20), 1 << 20);
+  EXPECT_GE(clf.lanes(1 << 20), 1);
 }
 
 }  // namespace

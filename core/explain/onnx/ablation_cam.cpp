@@ -28,7 +28,7 @@ bool onnx_ablation_cam(OnnxClassifier& clf, const std::vector<float>& x, const s
   // than the re-runs it shares out (measured: 0.87x on 2 threads).
   constexpr int kMinNodesToSplit = 8;
   const int most = clf.nodes_after(layer) >= kMinNodesToSplit ? thread_count() : 1;
-  const size_t lanes = static_cast<size_t>(std::max(1, std::min(L.k, most)));
+  const size_t lanes = static_cast<size_t>(clf.lanes(std::min(L.k, most)));  // memory bounds the copies
   std::vector<OnnxClassifier> copies(lanes - 1, clf);
   std::vector<std::string> errors(lanes);
   parallel_for(lanes, [&](size_t j) {

@@ -17,7 +17,7 @@ bool onnx_class_gradient(OnnxClassifier& clf, const std::vector<float>& x, int c
 bool onnx_class_gradients(OnnxClassifier& clf, int count, int c,
                           const std::function<void(int, std::vector<float>*)>& input,
                           const std::function<void(int, const std::vector<float>&)>& accept, std::string* error) {
-  const int lanes = std::max(1, std::min(count, thread_count()));
+  const int lanes = clf.lanes(std::min(count, thread_count()));  // memory bounds the copies
   std::vector<OnnxClassifier> copies(static_cast<size_t>(lanes - 1), clf);
   std::vector<std::vector<float>> xs(lanes), gs(lanes);
   std::vector<std::string> errors(lanes);

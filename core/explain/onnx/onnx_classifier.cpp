@@ -1,6 +1,7 @@
 // ONNX image classifier wrapper (see onnx_classifier.h).
 #include "explain/onnx/onnx_classifier.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -206,6 +207,11 @@ bool OnnxClassifier::randomized_after(const std::string& layer, uint64_t seed, O
   if (side != out->h_) out->set_input_size(static_cast<int>(side));
   *shuffled = count;
   return true;
+}
+
+int OnnxClassifier::lanes(int wanted) const {
+  const int64_t each = std::max<int64_t>(1, ex_.live_bytes());
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, kCopiesBytes / each)));
 }
 
 int OnnxClassifier::nodes_after(const std::string& name) const {

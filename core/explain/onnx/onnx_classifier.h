@@ -66,6 +66,10 @@ class OnnxClassifier {
   // After forward: the layer's activation replaced by `activation` [K·h·w], the rest of the network re-run; the
   // logits then are those of the changed network (AblationCAM). forward() again restores everything.
   bool forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error);
+  // How many copies of this classifier, itself included, may run side by side on the core's threads: at most
+  // `wanted`, their executors' bytes together (values and gradients held now) within kCopiesBytes, at least 1.
+  static constexpr int64_t kCopiesBytes = int64_t(512) << 20;  // a quarter of the wasm core's 2 GiB
+  int lanes(int wanted) const;
   // How many runtime nodes run after the one that produced value `name` (what forward_from_layer re-runs); 0 when
   // no runtime node produced it.
   int nodes_after(const std::string& name) const;
