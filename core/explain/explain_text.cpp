@@ -83,6 +83,15 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
   // The light methods side by side (one task each, each writing its own rows), then leave-one-out and integrated
   // gradients, which split their batched passes over the threads themselves (importance.h explain_parts).
   const bool transformer = model.config.encoder == EncoderKind::Transformer;
+  // Declared here, not in the block below: the tasks that call it run after that block has closed.
+  auto propagate = [&](PropagationRule rule, std::vector<double>& tokens, TokenExplanation::Conservation& c) {
+    const LrpRelevance r = transformer_relevance(model.config, model.params, e.ids, in.target, rule);
+    tokens = r.tokens;
+    c.logit = r.logit;
+    for (double v : r.tokens) c.tokens += v;
+    c.embeddings = r.cls + r.positions;
+    c.unexplained = r.unexplained();
+  };
   std::vector<std::function<void()>> tasks = {
       [&] { e.attention = attention_importance(in); },
       [&] { e.gradient = gradient_importance(in); },
@@ -112,14 +121,6 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
       e.grad_attention = grad_attention_from_maps(maps);
       e.attention_norm = attention_norm_from_maps(maps);
     });
-    auto propagate = [&](PropagationRule rule, std::vector<double>& tokens, TokenExplanation::Conservation& c) {
-      const LrpRelevance r = transformer_relevance(model.config, model.params, e.ids, in.target, rule);
-      tokens = r.tokens;
-      c.logit = r.logit;
-      for (double v : r.tokens) c.tokens += v;
-      c.embeddings = r.cls + r.positions;
-      c.unexplained = r.unexplained();
-    };
     tasks.push_back([&] { propagate(PropagationRule::AttnLrp, e.attnlrp, e.attnlrp_conservation); });
     tasks.push_back([&] { propagate(PropagationRule::CpLrp, e.cp_lrp, e.cp_lrp_conservation); });
     tasks.push_back([&] { e.value_zeroing = value_zeroing_importance(in); });
