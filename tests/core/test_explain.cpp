@@ -149,8 +149,8 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-// IG on the shipped sst2-tanh for one sentence: the attributions' sum within 3 % of p(x) - p(0).
-void expect_complete_on_shipped_tanh(const std::string& text) {
+// IG on the shipped sst2-tanh for one sentence: the attributions' sum within `tolerance` (relative) of p(x) - p(0).
+void expect_complete_on_shipped_tanh(const std::string& text, double tolerance = 0.03) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
   const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
   if (config.empty()) GTEST_SKIP() << "no shipped model at " << dir;
@@ -160,7 +160,7 @@ void expect_complete_on_shipped_tanh(const std::string& text) {
       << error;
   const auto e = explain_text(model, text, {});
   EXPECT_GT(std::abs(e.ig_target), 0.5);
-  EXPECT_NEAR(e.ig_sum, e.ig_target, 0.03 * std::abs(e.ig_target));
+  EXPECT_NEAR(e.ig_sum, e.ig_target, tolerance * std::abs(e.ig_target));
 }
 
 TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
@@ -173,11 +173,16 @@ TEST(IntegratedGradients, CompletenessHoldsOnASharpPathOfTheShippedModel) {
 // 0.125648 (the BiLSTM's state switches; the logit moves by 7.5 within ~1e-6 of alpha, slope 5.7e5 there). With
 // bisection stopped at segments of 1e-6 the sum was 0.107 against p(x) - p(0) = 0.999 (89 % off); segments down to
 // 1e-9 (below float's spacing of alpha there) bring it to 1.6 % with the default 50 steps.
+// What is left there is float rounding at the jump, so it depends on how each path point is computed: 1.6 % where
+// this was written, 3.3 % natively (g++ -march=native, AMD) and 5.7 % under CI's clang ASan build once integrated
+// gradients split its points into 8 batches for the threads (importance.h explain_parts). The bound is therefore
+// 10 %: it still fails on the regression this guards against (the 89 % miss) without depending on the rounding.
 TEST(IntegratedGradients, CompletenessHoldsAcrossAJumpNarrowerThanAMillionthOfThePath) {
   expect_complete_on_shipped_tanh(
       "an enthralling , playful film that constantly frustrates our desire to know the ` truth ' about this man , "
       "while deconstructing the very format of the biography in a manner that derrida would doubtless give his "
-      "blessing to .");
+      "blessing to .",
+      0.10);
 }
 
 }  // namespace
