@@ -23,8 +23,9 @@ constexpr long kExplainBatchTokens = 8192;
 
 // Those chunks run side by side on the core's threads (parallel/parallel_for.h). How the items are split depends
 // on the work alone, never on the thread count: kExplainParts parts (or one per item when fewer), more when a part
-// would hold over kExplainBatchTokens tokens, sizes differing by at most one (split_begin). So every row is
-// computed in the same batch shape whatever the thread count, and the rows are identical.
+// would hold over kExplainBatchTokens tokens, sizes differing by at most one (split_begin); inside a parallel loop (an
+// experiment's instances) only as many as that bound needs. So every row is computed in the same batch shape whatever
+// the thread count, and the rows are identical.
 constexpr size_t kExplainParts = 8;
 size_t explain_parts(size_t items, size_t tokens_per_item);
 

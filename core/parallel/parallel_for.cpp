@@ -153,6 +153,8 @@ int hardware_threads() {
 
 int thread_count() { return pool().threads(); }
 
+bool in_parallel_loop() { return t_in_loop; }
+
 int set_thread_count(int n) { return pool().set_threads(n <= 0 ? hardware_threads() : n); }
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body) {

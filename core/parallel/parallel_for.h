@@ -30,6 +30,9 @@ int set_thread_count(int n);
 int hardware_threads();
 
 void parallel_for(size_t n, const std::function<void(size_t)>& body);
+// Whether this thread is running a body of parallel_for — on any thread count, one included (a fact of the call
+// structure, not of the threads, so work may be split by it without the results depending on the threads).
+bool in_parallel_loop();
 
 // [begin, end) of part k when `items` are split into `parts` parts whose sizes differ by at most one.
 inline size_t split_begin(size_t items, size_t parts, size_t k) { return items * k / parts; }

@@ -7,16 +7,17 @@ test('not cross-origin isolated: one thread, whatever is asked', () => {
   assert.equal(coreThreads({ isolated: false, search: '?labs=text&threads=4', hardwareConcurrency: 8 }), 1);
 });
 
-test('isolated: every core, at most MAX_CORE_THREADS; the URL threads= wins', () => {
-  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 4 }), 4);
-  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 64 }), MAX_CORE_THREADS);
+test('isolated: the URL threads= (at most MAX_CORE_THREADS and the cores); one without it (opt-in for now)', () => {
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 4 }), 1);
   assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=2', hardwareConcurrency: 8 }), 2);
-  assert.equal(coreThreads({ isolated: true, search: '?threads=0', hardwareConcurrency: 3 }), 3);
-  assert.equal(coreThreads({ isolated: true, search: '', hardwareConcurrency: undefined }), 1);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=64', hardwareConcurrency: 64 }), MAX_CORE_THREADS);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=8', hardwareConcurrency: 2 }), 2);
+  assert.equal(coreThreads({ isolated: true, search: '?threads=0', hardwareConcurrency: 3 }), 1);
+  assert.equal(coreThreads({ isolated: true, search: '?threads=3', hardwareConcurrency: undefined }), 1);
 });
 
 test('a pool worker and the image host keep one thread', () => {
-  assert.equal(coreThreads({ isolated: true, name: 'attnlab-pool-2', search: '?labs=text', hardwareConcurrency: 8 }), 1);
-  assert.equal(coreThreads({ isolated: true, search: '?labs=image,runtime', hardwareConcurrency: 8 }), 1);
-  assert.equal(coreThreads({ isolated: true, search: '?labs=ownModel,runtime', hardwareConcurrency: 8 }), 8);
+  assert.equal(coreThreads({ isolated: true, name: 'attnlab-pool-2', search: '?labs=text&threads=4', hardwareConcurrency: 8 }), 1);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=image,runtime&threads=4', hardwareConcurrency: 8 }), 1);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=ownModel,runtime&threads=4', hardwareConcurrency: 8 }), 4);
 });

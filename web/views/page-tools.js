@@ -266,6 +266,8 @@ if (isoNote && document.documentElement.dataset.isolation === 'single-threaded')
   const hash = new URLSearchParams(location.hash.slice(1));
   const threads = coreThreads({ isolated: true, search: `?labs=text&threads=${hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0}`,
     hardwareConcurrency: navigator.hardwareConcurrency });
-  isoNote.textContent = ` The core runs on ${threads} thread${threads === 1 ? '' : 's'} here (threads= in the URL sets it; results do not depend on it).`;
+  isoNote.textContent = threads > 1
+    ? ` The core runs on ${threads} threads here (threads= in the URL; results do not depend on it).`
+    : ' The core runs on one thread; threads=N in the URL runs it on N (results do not depend on it).';
   isoNote.hidden = false;
 }
