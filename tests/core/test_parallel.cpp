@@ -8,8 +8,6 @@
 #include <mutex>
 #include <set>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -115,11 +113,17 @@ TEST(ParallelFor, SplitCoversEveryItemInPartsThatDifferByAtMostOne) {
     }
 }
 
+// A file of the repository as text ("" when missing), through the ONNX tests' reader (onnx_test_util.h).
 std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::vector<uint8_t> bytes;
+  return test::read_bytes(path, &bytes) ? std::string(bytes.begin(), bytes.end()) : std::string();
+}
+
+// f() run with the core on n threads (the serial default restored after).
+template <class F>
+auto on_threads(int n, F f) {
+  Threads threads(n);
+  return f();
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -139,15 +143,8 @@ void expect_rows_identical_across_threads(const std::string& name) {
   const std::string text =
       "the performances are uniformly good , but the script is a mess and the ending drags on far too long , which is "
       "a shame because the first hour is funny , warm and surprisingly moving";
-  TokenExplanation one, three;
-  {
-    Threads threads(1);
-    one = explain_text(model, text, {});
-  }
-  {
-    Threads threads(3);
-    three = explain_text(model, text, {});
-  }
+  const TokenExplanation one = on_threads(1, [&] { return explain_text(model, text, {}); });
+  const TokenExplanation three = on_threads(3, [&] { return explain_text(model, text, {}); });
   ASSERT_GT(one.ids.size(), 30u);
   const std::vector<std::pair<const char*, std::pair<const std::vector<double>*, const std::vector<double>*>>> rows = {
       {"probabilities", {&one.probabilities, &three.probabilities}},
@@ -180,15 +177,8 @@ TEST(ParallelExplain, HanExplanationIsIdenticalOnOneAndThreeThreads) {
   const std::string text =
       "The cast is wonderful. The plot, though, is a mess and the ending drags. I laughed twice. Still, the music "
       "and the photography are worth the ticket, and the lead gives the performance of her career.";
-  std::string one, three;
-  {
-    Threads threads(1);
-    one = han_explanation_json(explain_han(model, text));
-  }
-  {
-    Threads threads(3);
-    three = han_explanation_json(explain_han(model, text));
-  }
+  const std::string one = on_threads(1, [&] { return han_explanation_json(explain_han(model, text)); });
+  const std::string three = on_threads(3, [&] { return han_explanation_json(explain_han(model, text)); });
   EXPECT_GT(one.size(), 500u);
   EXPECT_EQ(one, three);
 }
@@ -226,15 +216,8 @@ TEST(ParallelExperiments, EveryExperimentGivesTheSameJsonOnOneAndThreeThreads) {
   for (const Experiment& e : experiment_registry()) {
     if (e.needs_other_models || e.needs_human_rationales) continue;
     SCOPED_TRACE(e.name);
-    std::string one, three;
-    {
-      Threads threads(1);
-      one = run_experiment(e, m, data, o).dump();
-    }
-    {
-      Threads threads(3);
-      three = run_experiment(e, m, data, o).dump();
-    }
+    const std::string one = on_threads(1, [&] { return run_experiment(e, m, data, o).dump(); });
+    const std::string three = on_threads(3, [&] { return run_experiment(e, m, data, o).dump(); });
     EXPECT_EQ(one, three);
     ++ran;
   }
