@@ -140,6 +140,20 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     for (double v : e.integrated_gradients) ig_abs.push_back(std::abs(v));
     e.kendall.push_back({"attention_integrated_gradients", kendall_tau(e.attention, ig_abs)});
   }
+  if (transformer) {
+    // τ between the attention row and each of the transformer's readings ("attention_" + the row's key); the signed
+    // rules by |value|, as integrated gradients.
+    auto magnitudes = [](std::vector<double> v) {
+      for (double& x : v) x = std::abs(x);
+      return v;
+    };
+    const std::pair<const char*, std::vector<double>> rows[] = {
+        {"attention_rollout", e.rollout},         {"attention_flow", e.flow},
+        {"attention_relevance", e.relevance},     {"attention_attention_norm", e.attention_norm},
+        {"attention_attnlrp", magnitudes(e.attnlrp)}, {"attention_cp_lrp", magnitudes(e.cp_lrp)},
+        {"attention_value_zeroing", e.value_zeroing}, {"attention_alti", e.alti}};
+    for (const auto& [name, values] : rows) e.kendall.push_back({name, kendall_tau(e.attention, values)});
+  }
   return e;
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -294,6 +295,43 @@ TEST(ExplainTransformer, FieldsShapesAndBadInput) {
   const std::string j = explanation_json(e);
   for (const char* key : {"\"attention_layers\"", "\"rollout\"", "\"flow\"", "\"relevance\"", "\"attention_norm\""})
     EXPECT_NE(j.find(key), std::string::npos) << key;
+}
+
+// Each transformer reading gets its Kendall τ against the attention row (the page shows it beside the row): the pair
+// `attention_<row>` equals kendall_tau(attention, row) computed here — by |value| for the signed AttnLRP and CP-LRP.
+TEST(ExplainTransformer, KendallOfEachReadingAgainstAttention) {
+  const TextModel m = tiny_transformer_model(2, 2, 7);
+  const TokenExplanation e = explain_text(m, "a very good film", {});
+  auto pair = [&](const std::string& name) -> const KendallResult* {
+    for (const auto& k : e.kendall)
+      if (k.name == name) return &k.result;
+    return nullptr;
+  };
+  auto abs_of = [](std::vector<double> v) {
+    for (double& x : v) x = std::abs(x);
+    return v;
+  };
+  const std::pair<std::string, std::vector<double>> rows[] = {
+      {"rollout", e.rollout}, {"flow", e.flow}, {"relevance", e.relevance}, {"attention_norm", e.attention_norm},
+      {"attnlrp", abs_of(e.attnlrp)}, {"cp_lrp", abs_of(e.cp_lrp)}, {"value_zeroing", e.value_zeroing}, {"alti", e.alti}};
+  for (const auto& [key, values] : rows) {
+    const KendallResult* k = pair("attention_" + key);
+    ASSERT_NE(k, nullptr) << key;
+    const KendallResult want = kendall_tau(e.attention, values);
+    if (std::isnan(want.tau)) {
+      EXPECT_TRUE(std::isnan(k->tau)) << key;
+    } else {
+      EXPECT_DOUBLE_EQ(k->tau, want.tau) << key;
+      EXPECT_DOUBLE_EQ(k->p, want.p) << key;
+    }
+  }
+  // The signed rules are ranked by magnitude: their τ differs from the signed values' where a sign is negative.
+  bool negative = false;
+  for (double v : e.attnlrp) negative = negative || v < 0;
+  if (negative) EXPECT_NE(pair("attention_attnlrp")->tau, kendall_tau(e.attention, e.attnlrp).tau);
+  const std::string j = explanation_json(e);
+  EXPECT_NE(j.find("\"attention_value_zeroing\""), std::string::npos);
+
 }
 
 // Integrated gradients on the shipped transformer: the trapezoid segments refined where their completeness misses

@@ -1,8 +1,8 @@
 // transformer-rows.test.mjs — the Text tab on sst2-transformer shows the rows the README's tour promises (issue 29):
 // after attention, gradient, leave-one-out and integrated gradients, the self-attention readings rollout, attention
 // flow, relevance (Chefer et al.) and attention norm (Kobayashi et al.), then AttnLRP and CP-LRP (with their
-// conservation line), value zeroing and ALTI (issue 30), each with one cell per token and its colour bar, with the
-// values the wasm core's TextLab.explain gives in Node; a BiLSTM keeps its four rows.
+// conservation line), value zeroing and ALTI (issue 30), each with one cell per token, its colour bar and its Kendall τ
+// against attention, with the values the wasm core's TextLab.explain gives in Node; a BiLSTM keeps its four rows.
 // Run: node --test tests/e2e/transformer-rows.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,6 +39,12 @@ test('sst2-transformer: rollout, flow, relevance, attention-norm, AttnLRP, CP-LR
       vals.forEach((v, i) => assert.ok(Math.abs(v - want[key][i]) < 1e-6, `${key}[${i}] ${v} vs the core's ${want[key][i]}`));
       assert.equal(await page.locator(`${row} .colorbar`).count(), 1, `${key}: its colour bar`);
       assert.ok((await page.textContent(`${row} .measure-label`)).length > 3, `${key}: labelled`);
+      // its Kendall τ against the attention row, the core's value (signed rules by |value|)
+      const k = want.kendall[`attention_${key}`];
+      assert.ok(k, `${key}: the core gives τ(attention, ${key})`);
+      const tauText = await page.textContent(`${row} .measure-tau`);
+      const shown = Number(/τ = ([−-]?\d+\.\d+)/.exec(tauText)?.[1].replace('−', '-'));
+      assert.ok(Math.abs(shown - k.tau) <= 0.005 + 1e-9, `${key}: τ shown ${tauText} vs the core's ${k.tau}`);
     }
     // the propagation rules say how the logit is split (conservation reported, not assumed)
     for (const key of ['attnlrp', 'cp_lrp']) {

@@ -69,7 +69,8 @@ export const MEASURES = Object.freeze([
 ]);
 
 // A transformer's self-attention readings (core/explain/*_importance.cpp; explain gives them for a transformer only):
-// drawn after MEASURES when the result has them, one value per token, [CLS] excluded.
+// drawn after MEASURES when the result has them, one value per token, [CLS] excluded; each with its τ against the
+// attention row (explain's kendall `attention_<key>`; the signed rules by |value|).
 export const TRANSFORMER_MEASURES = Object.freeze([
   {
     key: 'rollout',
@@ -77,7 +78,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Attention rollout (Abnar & Zuidema 2020): each layer’s heads averaged with the residual (0.5·A + 0.5·I), multiplied through the layers; the [CLS] row.',
     short: 'attention multiplied through the layers',
-    kendallKey: false,
+    kendallKey: 'attention_rollout',
   },
   {
     key: 'flow',
@@ -85,7 +86,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Attention flow (Abnar & Zuidema 2020): the maximum flow from each token to [CLS] through the layered attention graph.',
     short: 'the most attention that can flow from the word to [CLS]',
-    kendallKey: false,
+    kendallKey: 'attention_flow',
   },
   {
     key: 'relevance',
@@ -93,7 +94,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Chefer et al. 2021: the attention weighted by its gradient (positive part, heads averaged), propagated through the layers; the [CLS] row.',
     short: 'gradient-weighted attention through the layers',
-    kendallKey: false,
+    kendallKey: 'attention_relevance',
   },
   {
     key: 'attention_norm',
@@ -101,25 +102,25 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Kobayashi et al. 2020: ‖Σ_h α_h · f_h(x)‖ in the last layer — the attention weight times the size of the vector it weighs, so a large weight on a small vector counts little.',
     short: 'the weight times the size of what it weighs (last layer)',
-    kendallKey: false,
+    kendallKey: 'attention_attention_norm',
   },
   {
     key: 'attnlrp',
     label: 'AttnLRP',
     signed: true,
     conservationKey: 'attnlrp_conservation',
-    help: 'AttnLRP (Achtibat et al. 2024): the logit of the explained class propagated back layer by layer with rules that keep relevance conserved — half to each side of Q·Kᵀ and A·V, LayerNorm’s scale held fixed, GELU passed through — times the embedding; signed: blue supports the class, red speaks against it.',
+    help: 'AttnLRP (Achtibat et al. 2024): the logit of the explained class propagated back layer by layer with rules that keep relevance conserved — half to each side of Q·Kᵀ and A·V, LayerNorm’s scale held fixed, GELU passed through — times the embedding; signed: blue supports the class, red speaks against it. τ uses |value|.',
     short: 'signed: the logit split over the words, rule by rule',
-    kendallKey: false,
+    kendallKey: 'attention_attnlrp',
   },
   {
     key: 'cp_lrp',
     label: 'CP-LRP',
     signed: true,
     conservationKey: 'cp_lrp_conservation',
-    help: 'CP-LRP (Ali et al. 2022): like AttnLRP, but the attention is held fixed, so relevance flows only through the values — the attention decides where it goes; signed.',
+    help: 'CP-LRP (Ali et al. 2022): like AttnLRP, but the attention is held fixed, so relevance flows only through the values — the attention decides where it goes; signed. τ uses |value|.',
     short: 'signed: relevance through the values, attention held fixed',
-    kendallKey: false,
+    kendallKey: 'attention_cp_lrp',
   },
   {
     key: 'value_zeroing',
@@ -127,7 +128,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'Value zeroing (Mohebbi et al. 2023): in each layer, zero one word’s value vectors and measure how far every output moves (cosine distance); rows normalised, multiplied through the layers; the [CLS] row.',
     short: 'how far [CLS] moves when the word’s values are zeroed',
-    kendallKey: false,
+    kendallKey: 'attention_value_zeroing',
   },
   {
     key: 'alti',
@@ -135,7 +136,7 @@ export const TRANSFORMER_MEASURES = Object.freeze([
     signed: false,
     help: 'ALTI (Ferrando et al. 2022): each layer’s output split exactly into what each input contributes through the values and the residual, scored by how close (‖·‖₁) each part is to the whole; multiplied through the layers; the [CLS] row.',
     short: 'how much of [CLS] each word’s share makes up',
-    kendallKey: false,
+    kendallKey: 'attention_alti',
   },
 ]);
 
