@@ -235,24 +235,24 @@ export const EXPERIMENT_INFO = Object.freeze({
     ],
   },
   impermissible: {
-    title: 'Attention on the strong-sentiment words, and the prediction without them',
+    title: 'Attention on the impermissible words, and the prediction without them',
     paper: 'Pruthi et al. 2020, “Learning to Deceive with Attention-Based Explanations”',
     live: 'How much attention falls on the strong-sentiment words, and whether the prediction changes when they are deleted.',
-    dataset: 'For each sentence, the attention mass on the impermissible words — here the words of the shipped strong-sentiment ' +
+    dataset: 'For each sentence, the attention mass on the impermissible words — by default the shipped strong-sentiment ' +
       'lexicon (models/text/data/sst2-strong-lexicon.txt: the 454 words SST’s annotators rated very negative or very positive on ' +
-      'their own) — and the prediction with those words deleted. A deceptive model (Pruthi et al.) puts almost no attention on ' +
+      'their own), or a list of your own in the field above — and the prediction with those words deleted. A deceptive model (Pruthi et al.) puts almost no attention on ' +
       'them, yet its predictions still change when they go: its attention hides what it reads. BiLSTM models only.',
-    figure: 'Attention mass on the strong-sentiment words, over the sentences that have one, split by whether deleting those ' +
+    figure: 'Attention mass on the impermissible words, over the sentences that have one, split by whether deleting those ' +
       'words changes the prediction. Mass near 0 with many changed predictions: the model reads words its attention does not show.',
     sentence: (s) => `${impermissibleSentence(s).replace(/^a/, 'A')}.`,
     headline: (s) => {
       const w = impermissibleWords(s);
       return [
-        { label: 'attention on the strong-sentiment words (sentences that have one)', value: w.mass, kind: 'pct', seedKey: 'attention mass on impermissible words' },
+        { label: 'attention on the impermissible words (sentences that have one)', value: w.mass, kind: 'pct', seedKey: 'attention mass on impermissible words' },
         { label: 'predictions that change when those words are deleted (sentences that have one)', value: w.changed, kind: 'pct', seedKey: 'predictions changed by deleting impermissible words' },
         { label: 'accuracy', value: w.accuracy, kind: 'pct', seedKey: 'accuracy' },
         { label: 'accuracy with those words deleted', value: w.accuracyWithout, kind: 'pct', seedKey: 'accuracy without impermissible words' },
-        { label: 'sentences with a strong-sentiment word', value: w.n, kind: 'int' },
+        { label: 'sentences with an impermissible word', value: w.n, kind: 'int' },
       ];
     },
   },

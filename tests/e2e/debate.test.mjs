@@ -366,7 +366,7 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       const words = await page.locator('#debate-headline .headline-words').allTextContents();
       if (name === 'conicity') assert.match(words.join(), /^The hidden states’ mean conicity is 0\.\d{3} — how parallel/);
       if (name === 'impermissible') {
-        assert.match(words.join(), /^Attention on the strong-sentiment words: \d+\.\d %; predictions that change when those words are deleted: \d+\.\d % \(over the 2 sentences that have one\)\.$/);
+        assert.match(words.join(), /^Attention on the impermissible words: \d+\.\d %; predictions that change when those words are deleted: \d+\.\d % \(over the 2 sentences that have one\)\.$/);
         assert.equal(await page.locator('#debate-figure .chart[data-chart=impermissible]').getAttribute('data-n'), '2', 'the 2 of 6 sentences with a lexicon word');
       }
       const cli = cliExperiment(name, data, { limit: N, trees: name === 'plausibility' ? TREES : null, params: cliParams(name) }).summary;

@@ -35,11 +35,12 @@ test('the impermissible experiment in words; its headline and the conicity headl
   const s = { attention_mass_mean_where_present: 0.0312, changed_fraction_where_present: 0.5, instances_with_impermissible: 120,
     accuracy: 0.81, accuracy_without: 0.62, attention_mass_mean: 0.01 };
   assert.equal(impermissibleSentence(s),
-    'attention on the strong-sentiment words: 3.1 %; predictions that change when those words are deleted: 50.0 % (over the 120 sentences that have one)');
+    'attention on the impermissible words: 3.1 %; predictions that change when those words are deleted: 50.0 % (over the 120 sentences that have one)');
+  assert.match(impermissibleSentence({ ...s, instances_with_impermissible: 1 }), /\(over the 1 sentence that has one\)$/);
   assert.match(impermissibleSentence({ instances_with_impermissible: 0 }), /: n\/a; .*: n\/a \(no sentence here has one of those words\)/);
   assert.deepEqual(impermissibleWords(null), { mass: NaN, changed: NaN, n: NaN, accuracy: NaN, accuracyWithout: NaN });
   const info = EXPERIMENT_INFO.impermissible;
-  assert.match(info.sentence(s), /^Attention on the strong-sentiment words: 3\.1 %/);
+  assert.match(info.sentence(s), /^Attention on the impermissible words: 3\.1 %/);
   assert.deepEqual(info.headline(s).map((h) => h.value), [0.0312, 0.5, 0.81, 0.62, 120]);
   const c = EXPERIMENT_INFO.conicity;
   assert.deepEqual(c.headline({ conicity_mean: 0.5, conicity_std: 0.1, conicity_median: 0.49, n_used: 6 }).map((h) => h.value), [[0.5, 0.1], 0.49, 6]);

@@ -17,7 +17,7 @@
 //                            summary read defensively (NaN where missing): the mean attention mass on the words and the
 //                            fraction of predictions that change when they are deleted, over the sentences that have
 //                            at least one of them (n).
-//   impermissibleSentence(summary) → "attention on the strong-sentiment words: 3.1 %; predictions that change when
+//   impermissibleSentence(summary) → "attention on the impermissible words: 3.1 %; predictions that change when
 //                            those words are deleted: 42.0 % (over the 120 sentences that have one)".
 export const CONICITY_HELP = 'how parallel the hidden states are: near 1, permuting attention changes little (Mohankumar et al. 2020)';
 
@@ -69,7 +69,7 @@ export function impermissibleSentence(summary) {
   const w = impermissibleWords(summary);
   const over = Number.isFinite(w.n)
     ? w.n === 0 ? ' (no sentence here has one of those words)'
-      : ` (over the ${w.n.toLocaleString('en')} sentence${w.n === 1 ? '' : 's'} that have one)`
+      : ` (over the ${w.n.toLocaleString('en')} ${w.n === 1 ? 'sentence that has' : 'sentences that have'} one)`
     : '';
-  return `attention on the strong-sentiment words: ${pct(w.mass)}; predictions that change when those words are deleted: ${pct(w.changed)}${over}`;
+  return `attention on the impermissible words: ${pct(w.mass)}; predictions that change when those words are deleted: ${pct(w.changed)}${over}`;
 }

@@ -13,8 +13,9 @@
 //     pool of core workers (runtime/pool.js: navigator.hardwareConcurrency, or workers= in the URL; rows equal
 //     one worker's; section.dataset.workers = the pool size of the last run); the figure grows while it runs; Cancel stops between chunks and the rows so far are summarised and shown as
 //     partial. Controls are disabled while a run is going.
-//   The impermissible experiment (Pruthi et al. 2020) runs with param words = the shipped strong-sentiment lexicon
-//   (runtime/lexicon.js, models/text/data/sst2-strong-lexicon.txt); an experiment whose info has sentence(summary)
+//   The impermissible experiment (Pruthi et al. 2020) runs with param words = the list in #debate-words (shown for that
+//   experiment only; views/impermissible-words.js: one's own list, state impwords, shared with the Train tab, or the
+//   shipped strong-sentiment lexicon, models/text/data/sst2-strong-lexicon.txt); the result line says which; an experiment whose info has sentence(summary)
 //   (conicity, impermissible) shows its summary in one plain sentence (#debate-headline .headline-words) above the numbers.
 //   HAN (document) models (manifest `documents`) are in the model picker too: with one chosen the experiment
 //   picker lists the core's HAN experiments (catalogue.han_experiments), the level picker (#debate-level,
@@ -43,7 +44,7 @@ import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
 import { CATALOGUE } from '../catalogue.js';
 import { withSeedSpread } from '../analysis/seed-spread.js';
 import { textSeedSummary } from '../runtime/seed-summaries.js';
-import { strongLexicon } from '../runtime/lexicon.js';
+import { mountImpermissibleWords } from './impermissible-words.js';
 import { wordsParam } from '../analysis/faithful.js';
 
 const DATASET = 'sst2-test';
@@ -86,6 +87,9 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   const allNumbersEl = $('#debate-all-numbers');
   const csvLink = $('#debate-csv');
   const jsonLink = $('#debate-json');
+  const wordsControl = $('#debate-words-control');
+  const wordsInput = $('#debate-words');
+  const wordsReset = $('#debate-words-reset');
 
   let models = null;
   let datasets = []; // manifest entries
@@ -97,7 +101,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   let running = false;
   let cancelRequested = false;
   let urls = [];
-  const notices = { model: '', experiment: '', nLink: '', nTyped: '' };
+  const notices = { model: '', experiment: '', nLink: '', nTyped: '', words: '' };
 
   const setStatus = (s) => {
     section.dataset.status = s;
@@ -112,6 +116,11 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     noticeEl.hidden = !text;
   };
   const maxN = () => (Number.isInteger(dataset?.n) && dataset.n > 0 ? dataset.n : 1821);
+  // The impermissible experiment's words: one's own (state.impwords, shared with the Train tab) or the shipped lexicon.
+  const wordsField = mountImpermissibleWords({
+    input: wordsInput, info: $('#debate-words-info'), reset: wordsReset, store,
+    onNotice: (t) => { notices.words = t; renderNotice(); },
+  });
   const hanModel = (name) => isHan(models?.find((m) => m.name === name));
   const unitsOf = (name) => (hanModel(name) ? 'documents' : 'sentences');
 
@@ -142,11 +151,13 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   }
 
   function setControlsDisabled(disabled) {
-    for (const c of [expSelect, modelSelect, levelSelect, nInput, allButton, seedInput, runButton]) c.disabled = disabled || !experiments?.length || !models;
+    for (const c of [expSelect, modelSelect, levelSelect, nInput, allButton, seedInput, runButton, wordsInput, wordsReset]) c.disabled = disabled || !experiments?.length || !models;
     cancelButton.disabled = !running || cancelRequested;
   }
 
   function describeExperiment(name) {
+    wordsControl.hidden = name !== 'impermissible' || hanModel(store.get().model);
+    if (!wordsControl.hidden) wordsField.show();
     const e = experiments?.find((x) => x.name === name);
     const info = infoFor(name, e?.description ?? '');
     about.replaceChildren(el('b', null, info.title), info.paper ? el('span', 'paper-inline', ` — ${info.paper}. `) : ' ', info.dataset || e?.description || '');
@@ -320,11 +331,15 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   }
 
   // The parameters the page passes (the core's defaults otherwise): a HAN model's level; the impermissible experiment's
-  // words, the shipped strong-sentiment lexicon (fetched once).
+  // words (#debate-words: one's own or the shipped lexicon), with a note for the run's title saying which.
   async function paramsOf(name, han, level) {
-    if (han) return { level };
-    if (name === 'impermissible') return { words: wordsParam(await strongLexicon()) };
-    return {};
+    if (han) return { params: { level }, note: '' };
+    if (name === 'impermissible') {
+      const { words, source } = await wordsField.words();
+      const n = `${int(words.length)} word${words.length === 1 ? '' : 's'}`;
+      return { params: { words: wordsParam(words) }, note: source === 'own' ? `${n} of your own` : `the strong-sentiment lexicon (${n})` };
+    }
+    return { params: {}, note: '' };
   }
 
   let preparing = false;
@@ -334,12 +349,13 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     const han = hanModel(st.model);
     if (han && !dataset) return;
     let params;
+    let paramsNote = '';
     preparing = true;
     // The run starts when Run is pressed, even while its parameters load (the impermissible word list): the status
     // says so at once, so nothing reads the last run's 'done' as this one's.
     setStatus('running');
     try {
-      params = await paramsOf(st.experiment, han, st.level);
+      ({ params, note: paramsNote } = await paramsOf(st.experiment, han, st.level));
     } catch (e) {
       showMessage(`The run could not start: ${e.message}`);
       setStatus('error');
@@ -350,7 +366,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     if (running) return;
     const cfg = {
       name: st.experiment, model: st.model, n: Math.min(st.n, maxN()), seed: st.seed, dataset: dataset?.name ?? DATASET,
-      han, level: han ? st.level : null, params, units: unitsOf(st.model),
+      han, level: han ? st.level : null, params, paramsNote, units: unitsOf(st.model),
     };
     const info = infoFor(cfg.name, experiments.find((e) => e.name === cfg.name)?.description);
     const seedsP = cfg.han ? null : textSeedSummary(); // fetched (once) while the run goes
@@ -402,7 +418,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
   // The result's title names the instances the numbers are about: a cancelled or stopped run its rows so far.
   function runTitle(info, cfg, n, stopped = '') {
     return `${info.title} · ${cfg.model}${cfg.han ? ` · ${cfg.level} level` : ''} · first ${int(n)} ${n === 1 ? cfg.units.replace(/s$/, '') : cfg.units} of ${cfg.dataset}` +
-      `${stopped ? ` (${stopped} — ${int(cfg.n)} asked)` : ''} · seed ${cfg.seed}`;
+      `${stopped ? ` (${stopped} — ${int(cfg.n)} asked)` : ''} · seed ${cfg.seed}${cfg.paramsNote ? ` · ${cfg.paramsNote}` : ''}`;
   }
 
   function finish(cfg, info, res, seeds) {

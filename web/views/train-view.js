@@ -42,9 +42,8 @@ import {
   TRANSFORMER_LAYERS, transformerAttention, FAITHFUL_KINDS, FAITHFUL_ATTENTIONS, DIVERSITY_LAMBDAS, DECEPTION_LAMBDAS,
   faithfulAttention, variantLabel,
 } from '../analysis/training.js';
-import { parseWordList, wordsParam, LEXICON_PATH } from '../analysis/faithful.js';
-import { strongLexicon } from '../runtime/lexicon.js';
-import { fitsInUrl } from '../state.js';
+import { wordsParam } from '../analysis/faithful.js';
+import { mountImpermissibleWords } from './impermissible-words.js';
 
 const NEEDED = ['sst2-train', 'sst2-dev', 'sst2-test'];
 // The in-page transformer's heads: the core's default (text.training), which the page does not change.
@@ -111,8 +110,6 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   let running = false;
   let preparing = false; // Train pressed, the impermissible words still loading
   let cancelRequested = false;
-  let lexicon = null; // the shipped strong-sentiment lexicon's words, once fetched
-  let wordsNotice = '';
   const trainedModels = []; // entries trained in this tab, newest first
   let urls = [];
   let keptName = '';
@@ -190,30 +187,9 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     : FAITHFUL_KINDS.includes(st.trainkind) ? faithfulAttention(st.attention) : st.attention);
   const penaltyKey = (kind) => (kind === 'diversity' ? 'divlambda' : 'declambda');
 
-  // The impermissible words: the URL's own list, or ('' there) the shipped lexicon, fetched when first needed.
-  function showWords() {
-    const own = store.get().impwords;
-    if (own) {
-      const words = parseWordList(own);
-      if (document.activeElement !== wordsInput) wordsInput.value = words.join(' ');
-      wordsInfo.textContent = `${words.length.toLocaleString('en')} word${words.length === 1 ? '' : 's'} of your own`;
-      wordsReset.hidden = false;
-      return;
-    }
-    wordsReset.hidden = true;
-    if (lexicon) {
-      if (document.activeElement !== wordsInput) wordsInput.value = lexicon.join(' ');
-      wordsInfo.textContent = `${lexicon.length.toLocaleString('en')} words: the shipped strong-sentiment lexicon (${LEXICON_PATH})`;
-      return;
-    }
-    wordsInfo.textContent = 'Loading the shipped strong-sentiment lexicon…';
-    strongLexicon().then((words) => {
-      lexicon = words;
-      if (!store.get().impwords) showWords();
-    }, (e) => {
-      wordsInfo.textContent = e.message;
-    });
-  }
+  // The impermissible words (views/impermissible-words.js: one's own list in state.impwords, or the shipped lexicon).
+  const wordsField = mountImpermissibleWords({ input: wordsInput, info: wordsInfo, reset: wordsReset, store, onNotice: (t) => showNotice(t) });
+  const showWords = wordsField.show;
 
   function sync() {
     const st = store.get();
@@ -238,25 +214,6 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
   });
   baseSelect.addEventListener('change', () => store.update({ advbase: baseSelect.value }));
   penaltySelect.addEventListener('change', () => store.update({ [penaltyKey(store.get().trainkind)]: penaltySelect.value }));
-  // A list of one's own is kept in the link when it fits; an empty list, or the lexicon itself, is the lexicon.
-  wordsInput.addEventListener('change', () => {
-    const words = parseWordList(wordsInput.value);
-    const same = lexicon && words.length === lexicon.length && words.every((w, i) => w === lexicon[i]);
-    store.update({ impwords: !words.length || same ? '' : wordsParam(words) });
-    wordsNotice = !words.length ? 'No impermissible word given: the shipped strong-sentiment lexicon is used.'
-      : fitsInUrl(store.get(), ['impwords']) ? ''
-      : 'This word list is too long to keep in the link: it is used here, but a copied link will use the shipped lexicon.';
-    showNotice(wordsNotice);
-    showWords();
-    if (!words.length) wordsInput.value = lexicon ? lexicon.join(' ') : '';
-  });
-  wordsReset.addEventListener('click', () => {
-    store.update({ impwords: '' });
-    wordsNotice = '';
-    showNotice('');
-    wordsInput.value = '';
-    showWords();
-  });
   lambdaSelect.addEventListener('change', () => store.update({ lambda: lambdaSelect.value }));
   seedInput.addEventListener('change', () => {
     const v = parseSeed(seedInput.value);
@@ -348,10 +305,9 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     if (kind === 'ortho') return { kind, attention: attentionFor(st), ...common };
     if (kind === 'diversity') return { kind, attention: attentionFor(st), lambda: Number(st.divlambda), ...common };
     if (kind === 'deceptive') {
-      const own = st.impwords ? parseWordList(st.impwords) : null;
-      const words = own ?? (lexicon ??= await strongLexicon());
+      const { words, source } = await wordsField.words();
       return { kind, attention: attentionFor(st), lambda: Number(st.declambda), words: wordsParam(words), nWords: words.length,
-        wordsSource: own ? 'own' : 'lexicon', ...common };
+        wordsSource: source, ...common };
     }
     return { kind: 'model', attention: st.attention, ...common };
   }
@@ -392,7 +348,7 @@ export function mountTrainView(section, { client, store, onTrained = () => {}, o
     keptName = '';
     section.dataset.model = '';
     showMessage('');
-    showNotice(wordsNotice && cfg.kind === 'deceptive' ? wordsNotice : '');
+    showNotice(wordsField.notice() && cfg.kind === 'deceptive' ? wordsField.notice() : '');
     setStatus('running');
     setControlsDisabled(true);
     resultEl.hidden = true;
