@@ -11,7 +11,9 @@
 // installed before any page script runs, so polling adds nothing. --trace prints, for the last run of each
 // measure, when each request started and ended (ms from navigation; the workers' requests included) and the
 // page's and workers' performance marks.
-// Usage: node tests/bench/cold-start.mjs [--runs 5] [--only text|cam] [--trace] [--port N] [--root DIR]
+// Usage: node tests/bench/cold-start.mjs [--runs 5] [--only text|cam] [--trace] [--port N] [--root DIR] [--latency MS]
+//   --latency: DevTools network emulation adds MS of latency to every request of the page (and of its workers), as a
+//   real network's round trips would (localhost has none, so it hides what waits on a request chain); off by default.
 //   --root: serve another checkout's web/ (with models/ and node_modules/) instead of this one: an A/B comparison
 //   on a busy machine runs both in turn (e.g. `git archive <commit> web | tar -x -C DIR`, web/gen copied, the two
 //   other folders linked).
@@ -26,6 +28,7 @@ const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] 
 const RUNS = Number(opt('--runs', '5'));
 const ONLY = opt('--only', '');
 const TRACE = args.includes('--trace');
+const LATENCY = Number(opt('--latency', '0'));
 const root = path.resolve(opt('--root', path.resolve(import.meta.dirname, '../..')));
 
 const MEASURES = [
@@ -64,6 +67,11 @@ async function coldRun(server, m) {
   try {
     const page = ctx.pages()[0] ?? (await ctx.newPage());
     await page.addInitScript(watch);
+    if (LATENCY > 0) {
+      const cdp = await ctx.newCDPSession(page);
+      await cdp.send('Network.enable');
+      await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: LATENCY, downloadThroughput: -1, uploadThroughput: -1 });
+    }
     const requests = [];
     if (TRACE) {
       page.on('requestfinished', async (r) => {
@@ -123,7 +131,8 @@ try {
   try {
     result.chromium = execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().replace(/^Chromium\s*/, '').split(' ')[0];
   } catch { /* the version is only a label */ }
-  console.log(`| cold open (new profile each run, Chromium ${result.chromium}) | median | runs (ms) |`);
+  if (LATENCY > 0) result.latency_ms = LATENCY;
+  console.log(`| cold open (new profile each run, Chromium ${result.chromium}${LATENCY > 0 ? `, ${LATENCY} ms latency per request` : ''}) | median | runs (ms) |`);
   console.log('| --- | --- | --- |');
   for (const r of rows) console.log(r);
   console.log(JSON.stringify(result));
