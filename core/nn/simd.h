@@ -21,7 +21,8 @@ inline v4 max(v4 a, v4 b) { return a > b ? a : b; }
 
 // tanh to a few ulp: the odd/even minimax rational approximation Eigen uses (generic_fast_tanh_float:
 // clamp to +-7.9053, x for |x| < 0.0004), on four lanes; exactly +-1 beyond the clamp (the rational's value
-// there is 1 or 1 - 1 ulp depending on whether the compiler fuses multiply-adds). NaN stays NaN. Tested
+// there is 1 or 1 - 1 ulp depending on whether the compiler fuses multiply-adds). NaN is not preserved (the
+// clamp reads it as +7.9, so it gives about 1). Tested
 // against std::tanh in tests/core.
 inline v4 tanh(v4 a) {
   const v4 x = max(min(a, splat(7.90531110763549805f)), splat(-7.90531110763549805f));
