@@ -165,9 +165,15 @@ size_t image_file_jpeg_scan_start(const uint8_t* b, size_t n, int* orientation, 
   return 0;
 }
 
-// Every Huffman table of a JPEG declares at most 256 codes. stb_image 2.27 (Debian 12) does not check: a table
-// declaring more writes past its arrays (found by fuzzing this reader under ASan); refused here before decoding.
-bool image_file_jpeg_tables_ok(const uint8_t* b, size_t n) {
+// Every Huffman table of a JPEG declares at most 256 codes, and every scan uses only tables defined before it.
+// stb_image 2.27 (Debian 12) checks neither: a table declaring more writes past its arrays, and a scan naming a
+// table no DHT segment defined decodes with that table's uninitialised memory, reading past its code-length array
+// (stbi__jpeg_huff_decode's loop over maxcode[]; both found by fuzzing this reader under ASan + UBSan). Refused here
+// before decoding; *why says which (malformed | undefined).
+bool image_file_jpeg_tables_ok(const uint8_t* b, size_t n, std::string* why) {
+  bool defined[2][4] = {};  // [DC, AC][table id], defined by a DHT segment so far
+  bool progressive = false;
+  *why = "a Huffman table or segment is malformed";
   size_t i = 2;
   while (i + 4 <= n) {
     if (b[i] != 0xff) return false;
@@ -189,7 +195,28 @@ bool image_file_jpeg_tables_ok(const uint8_t* b, size_t n) {
         size_t codes = 0;
         for (int k = 1; k <= 16; ++k) codes += b[p + k];
         if (codes > 256) return false;
+        const unsigned tc = b[p] >> 4, th = b[p] & 15;
+        if (tc > 1 || th > 3) return false;
+        defined[tc][th] = true;
         p += 17 + codes;
+      }
+    }
+    if (m == 0xc2 || m == 0xc6) progressive = true;
+    if (m == 0xda) {  // SOS: Ns, then (component, DC table << 4 | AC table) per component, then Ss, Se, Ah/Al
+      if (i + 5 > end) return false;
+      const size_t ns = b[i + 4];
+      if (i + 5 + 2 * ns + 3 > end) return false;
+      const unsigned ss = b[i + 5 + 2 * ns], se = b[i + 6 + 2 * ns];
+      // a baseline scan decodes both tables; a progressive scan the DC table when it starts at coefficient 0, else
+      // the AC table
+      const bool uses_dc = !progressive || ss == 0, uses_ac = !progressive ? true : se > 0 && ss > 0;
+      for (size_t c = 0; c < ns; ++c) {
+        const unsigned td = b[i + 6 + 2 * c] >> 4, ta = b[i + 6 + 2 * c] & 15;
+        if (td > 3 || ta > 3) return false;
+        if ((uses_dc && !defined[0][td]) || (uses_ac && !defined[1][ta])) {
+          *why = "a scan uses a Huffman table that the file never defines";
+          return false;
+        }
       }
     }
     i += 2 + len;
@@ -277,8 +304,9 @@ bool image_file_decode_stb(const uint8_t* bytes, size_t size, const std::string&
       *err = "truncated or corrupt JPEG file: no end-of-image marker after the image data";
       return false;
     }
-    if (!image_file_jpeg_tables_ok(bytes, size)) {
-      *err = "corrupt JPEG file (a Huffman table or segment is malformed)";
+    std::string why;
+    if (!image_file_jpeg_tables_ok(bytes, size, &why)) {
+      *err = "corrupt JPEG file (" + why + ")";
       return false;
     }
   }

@@ -148,6 +148,23 @@ TEST(ImageFile, BadFilesGiveAMessage) {
   const std::string mismatch((std::istreambuf_iterator<char>(mismatch_in)), std::istreambuf_iterator<char>());
   ASSERT_FALSE(mismatch.empty());
   EXPECT_EQ(decode_error(mismatch).rfind("corrupt JPEG file (", 0), 0u) << decode_error(mismatch);
+  // Also found by fuzz_image_file (committed as jpeg-undefined-huffman-table): a scan naming a Huffman table that no
+  // DHT segment defined (stb_image 2.27 then decodes with that table's uninitialised memory and reads past its
+  // maxcode[] array, which UBSan stops on) is refused before decoding; so is the same change made to a good file,
+  // whose own scan (the negative control) decodes.
+  std::ifstream undefined_in(std::string(ATTNLAB_SOURCE_DIR) +
+                                 "/tests/fixtures/reliability/fuzz/image_file/jpeg-undefined-huffman-table",
+                             std::ios::binary);
+  const std::string undefined((std::istreambuf_iterator<char>(undefined_in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(undefined.empty());
+  const std::string undefined_message = "corrupt JPEG file (a scan uses a Huffman table that the file never defines)";
+  EXPECT_EQ(decode_error(undefined), undefined_message);
+  std::string no_table = jpg;
+  const size_t sos = no_table.find("\xFF\xDA");
+  ASSERT_NE(sos, std::string::npos);
+  EXPECT_FALSE(decode_ok(no_table).rgba.empty());
+  no_table[sos + 6] = static_cast<char>((no_table[sos + 6] & 0xF0) | 3);  // the first component's AC table: 3
+  EXPECT_EQ(decode_error(no_table), undefined_message);
   std::string empty_idat = png;
   const size_t idat = empty_idat.find("IDAT");
   ASSERT_NE(idat, std::string::npos);
