@@ -132,21 +132,18 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     e.integrated_gradients = integrated_gradients_importance(in);
     for (double v : e.integrated_gradients) e.ig_sum += v;
   }
+  // The signed rows (integrated gradients, and a transformer's AttnLRP / CP-LRP) are ranked by |value|.
+  auto magnitudes = [](std::vector<double> v) {
+    for (double& x : v) x = std::abs(x);
+    return v;
+  };
   e.kendall.push_back({"attention_gradient", kendall_tau(e.attention, e.gradient)});
   e.kendall.push_back({"attention_leave_one_out", kendall_tau(e.attention, e.leave_one_out)});
   e.kendall.push_back({"gradient_leave_one_out", kendall_tau(e.gradient, e.leave_one_out)});
-  if (!e.integrated_gradients.empty()) {
-    std::vector<double> ig_abs;
-    for (double v : e.integrated_gradients) ig_abs.push_back(std::abs(v));
-    e.kendall.push_back({"attention_integrated_gradients", kendall_tau(e.attention, ig_abs)});
-  }
+  if (!e.integrated_gradients.empty())
+    e.kendall.push_back({"attention_integrated_gradients", kendall_tau(e.attention, magnitudes(e.integrated_gradients))});
   if (transformer) {
-    // τ between the attention row and each of the transformer's readings ("attention_" + the row's key); the signed
-    // rules by |value|, as integrated gradients.
-    auto magnitudes = [](std::vector<double> v) {
-      for (double& x : v) x = std::abs(x);
-      return v;
-    };
+    // τ between the attention row and each of the transformer's readings ("attention_" + the row's key).
     const std::pair<const char*, std::vector<double>> rows[] = {
         {"attention_rollout", e.rollout},         {"attention_flow", e.flow},
         {"attention_relevance", e.relevance},     {"attention_attention_norm", e.attention_norm},

@@ -209,7 +209,7 @@ bool image_file_jpeg_tables_ok(const uint8_t* b, size_t n, std::string* why) {
       const unsigned ss = b[i + 5 + 2 * ns], se = b[i + 6 + 2 * ns];
       // a baseline scan decodes both tables; a progressive scan the DC table when it starts at coefficient 0, else
       // the AC table
-      const bool uses_dc = !progressive || ss == 0, uses_ac = !progressive ? true : se > 0 && ss > 0;
+      const bool uses_dc = !progressive || ss == 0, uses_ac = !progressive || (ss > 0 && se > 0);
       for (size_t c = 0; c < ns; ++c) {
         const unsigned td = b[i + 6 + 2 * c] >> 4, ta = b[i + 6 + 2 * c] & 15;
         if (td > 3 || ta > 3) return false;

@@ -328,7 +328,8 @@ TEST(ExplainTransformer, KendallOfEachReadingAgainstAttention) {
   // The signed rules are ranked by magnitude: their τ differs from the signed values' where a sign is negative.
   bool negative = false;
   for (double v : e.attnlrp) negative = negative || v < 0;
-  if (negative) EXPECT_NE(pair("attention_attnlrp")->tau, kendall_tau(e.attention, e.attnlrp).tau);
+  ASSERT_TRUE(negative) << "this sentence's AttnLRP row should have a negative value to tell |value| from value";
+  EXPECT_NE(pair("attention_attnlrp")->tau, kendall_tau(e.attention, e.attnlrp).tau);
   const std::string j = explanation_json(e);
   EXPECT_NE(j.find("\"attention_value_zeroing\""), std::string::npos);
 

@@ -66,8 +66,8 @@ export function mountImpermissibleWords({ input, info, reset, store, onNotice = 
   });
 
   async function words() {
-    const own = store.get().impwords ? parseWordList(store.get().impwords) : null;
-    if (own?.length) return { words: own, source: 'own' };
+    const own = parseWordList(store.get().impwords);
+    if (own.length) return { words: own, source: 'own' };
     lexicon ??= await strongLexicon();
     return { words: lexicon, source: 'lexicon' };
   }

@@ -30,8 +30,8 @@ export function coreThreads({ isolated = false, name = '', search = '', hardware
   if ((q.get('labs') ?? '').split(',').includes('image')) return 1;
   const asked = Math.floor(Number(q.get('threads')));
   if (!(asked > 0)) return 1;
-  const cores = Math.floor(Number(hardwareConcurrency)) || 1;
-  return Math.max(1, Math.min(MAX_CORE_THREADS, asked, Math.max(cores, 1)));
+  const cores = Math.max(1, Math.floor(Number(hardwareConcurrency)) || 1);
+  return Math.min(MAX_CORE_THREADS, asked, cores);
 }
 
 // Emscripten's glue tests `buffer instanceof SharedArrayBuffer`; where the page is not isolated Chromium makes shared
