@@ -20,7 +20,6 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 json run_erase_max(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng, const void*) {
   json row = json::object();

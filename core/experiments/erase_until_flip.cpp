@@ -29,7 +29,6 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "leave_one_out", "random"};
 
 json run_erase_until_flip(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng& rng,

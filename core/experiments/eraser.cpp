@@ -35,7 +35,6 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kPercents[] = {1, 5, 10, 20, 50};
 constexpr int kNumK = 5;
 
@@ -47,7 +46,6 @@ std::vector<int> ranking(const std::vector<double>& score, bool is_signed) {
   return is_signed ? ranking_by_value(score) : ranking_by_magnitude(score);
 }
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
                 const void*) {

@@ -5,7 +5,9 @@
 // or threads.
 #pragma once
 #include <cstdint>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,6 +19,11 @@
 #include "nn/rng.h"
 
 namespace attnlab {
+
+// Shared by the experiments' rows and summaries: the NaN of "not defined here", and a number as JSON with
+// NaN / ±inf written as null (JSON has no NaN).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 struct ExperimentOptions {
   uint64_t seed = 1;

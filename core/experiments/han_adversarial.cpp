@@ -235,7 +235,8 @@ HanAdversarialResult han_adversarial_search(const HanModel& model, const HanAdve
   return r;
 }
 
-namespace {
+// Named, not anonymous: the unity build compiles the HAN experiments together, each with its own run / summarize.
+namespace han_adversarial_impl {
 
 json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions& opt, Rng& rng) {
   const std::string level = han_level(opt);
@@ -327,13 +328,13 @@ json summarize(const HanModel& model, const std::vector<json>& rows, const Exper
   return s;
 }
 
-}  // namespace
+}  // namespace han_adversarial_impl
 
 HanExperiment han_adversarial_experiment() {
   return {"adversarial",
           "HAN: Jain & Wallace adversarial attention, max JSD from the model's attention with the output within eps; "
           "level=sentence|word",
-          run, summarize};
+          han_adversarial_impl::run, han_adversarial_impl::summarize};
 }
 
 }  // namespace attnlab

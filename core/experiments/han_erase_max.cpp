@@ -14,7 +14,8 @@
 #include "experiments/han_experiment.h"
 
 namespace attnlab {
-namespace {
+// Named, not anonymous: the unity build compiles the HAN experiments together, each with its own run / summarize.
+namespace han_erase_max_impl {
 
 using nlohmann::json;
 
@@ -74,12 +75,12 @@ json summarize(const HanModel&, const std::vector<json>& rows, const ExperimentO
           {"n_skipped", skipped}};
 }
 
-}  // namespace
+}  // namespace han_erase_max_impl
 
 HanExperiment han_erase_max_experiment() {
   return {"erase-max",
           "HAN: erase the top attention weight vs a random one, JSD and flips (Serrano & Smith 4); level=sentence|word",
-          run, summarize};
+          han_erase_max_impl::run, han_erase_max_impl::summarize};
 }
 
 }  // namespace attnlab

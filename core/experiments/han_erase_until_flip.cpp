@@ -19,7 +19,8 @@
 #include "experiments/han_experiment.h"
 
 namespace attnlab {
-namespace {
+// Named, not anonymous: the unity build compiles the HAN experiments together, each with its own run / summarize.
+namespace han_erase_until_flip_impl {
 
 using nlohmann::json;
 const char* const kRankings[] = {"attention", "gradient", "attention_x_gradient", "random"};
@@ -81,13 +82,13 @@ json summarize(const HanModel&, const std::vector<json>& rows, const ExperimentO
   return out;
 }
 
-}  // namespace
+}  // namespace han_erase_until_flip_impl
 
 HanExperiment han_erase_until_flip_experiment() {
   return {"erase-until-flip",
           "HAN: fraction of attention weights erased, by ranking, until the decision flips (Serrano & Smith 5); "
           "level=sentence|word",
-          run, summarize};
+          han_erase_until_flip_impl::run, han_erase_until_flip_impl::summarize};
 }
 
 }  // namespace attnlab

@@ -13,7 +13,8 @@
 #include "experiments/han_experiment.h"
 
 namespace attnlab {
-namespace {
+// Named, not anonymous: the unity build compiles the HAN experiments together, each with its own run / summarize.
+namespace han_kendall_impl {
 
 using nlohmann::json;
 
@@ -65,11 +66,11 @@ json summarize(const HanModel&, const std::vector<json>& rows, const ExperimentO
   return out;
 }
 
-}  // namespace
+}  // namespace han_kendall_impl
 
 HanExperiment han_kendall_experiment() {
   return {"kendall", "HAN: Kendall tau of attention vs gradient and leave-one-out at both levels (Jain & Wallace 4.1)",
-          run, summarize};
+          han_kendall_impl::run, han_kendall_impl::summarize};
 }
 
 }  // namespace attnlab

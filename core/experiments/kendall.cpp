@@ -21,7 +21,6 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 json run_kendall(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng&, const void*) {
   json row = json::object();

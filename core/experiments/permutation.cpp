@@ -24,7 +24,6 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The weights shuffled within each softmax group (one group: one shuffle of the whole vector).
 std::vector<double> shuffled_within_groups(const AttentionInstance& fi, Rng& rng) {

@@ -35,7 +35,6 @@ namespace {
 using nlohmann::json;
 constexpr double kIouThreshold = 0.5;
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 const char* rationale_skip_reason(const Instance& inst) {
   if (inst.rationale.empty()) return "no human rationale";

@@ -35,14 +35,12 @@ namespace attnlab {
 namespace {
 
 using nlohmann::json;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kStages[] = {"decoder", "attention", "encoder", "embedding"};
 constexpr int kNumStages = 4;
 const char* const kMeasures[] = {"attention", "gradient", "leave_one_out", "integrated_gradients"};
 constexpr int kNumMeasures = 4;
 constexpr uint64_t kSeedMix = 0x52414E444F4D4953ULL;  // "RANDOMIS": keeps the draw apart from training seeds
 
-json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::shared_ptr<const std::vector<TextModel>> randomised_copies(const TextModel& model, uint64_t seed) {
   Rng rng(seed ^ kSeedMix);

@@ -19,6 +19,12 @@ inline bool read_bytes(const std::string& path, std::vector<uint8_t>* out) {
   return true;
 }
 
+// A whole file as a string ("" when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  return read_bytes(path, &bytes) ? std::string(bytes.begin(), bytes.end()) : std::string();
+}
+
 inline bool load_model_file(const std::string& path, onnx::Model* m, std::string* err) {
   std::vector<uint8_t> b;
   if (!read_bytes(path, &b)) {

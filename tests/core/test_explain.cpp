@@ -134,25 +134,16 @@ TEST(IntegratedGradients, CompletenessSumEqualsProbabilityDifferenceFromBaseline
 // On a trained model the path alpha*x can switch sharply (for this SST test sentence p(negative) drops from
 // 0.997 to 0.05 between alpha = 0.125 and 0.15 within less than 1/4000 of the path); a uniform 50-step grid
 // then gives a sum of +0.21 against p(x) - p(0) = -0.76. With adaptive segments completeness holds.
-#include <fstream>
-#include <sstream>
-
 #include "explain/explain_text.h"
+#include "onnx_test_util.h"
 
 namespace attnlab {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // IG on the shipped sst2-tanh for one sentence: the attributions' sum within `tolerance` (relative) of p(x) - p(0).
 void expect_complete_on_shipped_tanh(const std::string& text, double tolerance = 0.03) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
-  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
   if (config.empty()) GTEST_SKIP() << "no shipped model at " << dir;
   TextModel model;
   std::string error;

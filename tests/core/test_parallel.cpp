@@ -113,12 +113,6 @@ TEST(ParallelFor, SplitCoversEveryItemInPartsThatDifferByAtMostOne) {
     }
 }
 
-// A file of the repository as text ("" when missing), through the ONNX tests' reader (onnx_test_util.h).
-std::string slurp(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  return test::read_bytes(path, &bytes) ? std::string(bytes.begin(), bytes.end()) : std::string();
-}
-
 // f() run with the core on n threads (the serial default restored after).
 template <class F>
 auto on_threads(int n, F f) {
@@ -134,7 +128,7 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 // moved by one unit in the last place.
 void expect_rows_identical_across_threads(const std::string& name) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/" + name + "/";
-  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
   ASSERT_FALSE(config.empty()) << "no shipped model at " << dir;
   TextModel model;
   std::string error;
@@ -168,7 +162,7 @@ void expect_rows_identical_across_threads(const std::string& name) {
 // same JSON on 1 and 3 threads, on the shipped IMDB model and a document of several sentences.
 TEST(ParallelExplain, HanExplanationIsIdenticalOnOneAndThreeThreads) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/imdb-han/";
-  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
   ASSERT_FALSE(config.empty()) << "no shipped model at " << dir;
   HanModel model;
   std::string error;

@@ -18,6 +18,7 @@
 #include "text/sst_rationales.h"
 #include "text/sst_tree.h"
 #include "text/tokenizer.h"
+#include "onnx_test_util.h"
 
 namespace attnlab {
 namespace {
@@ -228,21 +229,14 @@ TEST(RationaleMetrics, ShuffledMaskScoresLower) {
   EXPECT_LT(iou, 0.7);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The experiment on the first N SST-2 test sentences with the shipped model, instances built as the CLI builds
 // them. Checks the bookkeeping, the metric ranges, that attention and LOO beat the random baseline, and (negative control)
 // that the same importances against each sentence's rationale shuffled score lower.
 TEST(Plausibility, EndToEndOnSst2TestSentences) {
   const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
-  const std::string config = slurp(dir + "config.json"), weights = slurp(dir + "model.safetensors");
-  const std::string tsv = slurp(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
-  const std::string trees = slurp(std::string(ATTNLAB_DATA_DIR) + "/sst2/trees/test.txt");
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
+  const std::string tsv = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
+  const std::string trees = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/trees/test.txt");
   if (config.empty() || tsv.empty() || trees.empty()) GTEST_SKIP() << "no shipped model or ../shared/data/sst2";
   TextModel model;
   std::string error;
@@ -307,7 +301,7 @@ TEST(Plausibility, EndToEndOnSst2TestSentences) {
 // without trees.
 TEST(Plausibility, CliFindsTheTreesOrSaysItNeedsThem) {
   const std::string model = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh";
-  if (slurp(model + "/config.json").empty()) GTEST_SKIP() << "no shipped model";
+  if (test::read_text(model + "/config.json").empty()) GTEST_SKIP() << "no shipped model";
   char tmpl[] = "/tmp/attnlab-plaus-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string dir = tmpl;
@@ -318,7 +312,7 @@ TEST(Plausibility, CliFindsTheTreesOrSaysItNeedsThem) {
     const int status = std::system(("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0\" '" +
                                     std::string(ATTNLAB_CLI) + "' experiment plausibility --model '" + model +
                                     "' --data '" + dir + "/data.tsv' " + args + " >'" + log + "' 2>&1").c_str());
-    *out = slurp(log);
+    *out = test::read_text(log);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   };
   std::string out;
