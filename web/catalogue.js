@@ -952,6 +952,27 @@ export const CATALOGUE = Object.freeze({
       "type": "int"
      }
     ]
+   },
+   {
+    "description": "A vision transformer's own attention: what the class token attends to in the last layer, heads averaged, over the patch grid. Only for models with attention.",
+    "kind": "attention",
+    "label": "Attention (last layer)",
+    "name": "attention",
+    "params": []
+   },
+   {
+    "description": "Attention rollout (Abnar & Zuidema 2020): every layer's head-averaged attention, mixed half and half with the residual connection, multiplied through; the class token's row over the patch grid.",
+    "kind": "attention",
+    "label": "Attention rollout",
+    "name": "rollout",
+    "params": []
+   },
+   {
+    "description": "Chefer relevance (Chefer, Gur & Wolf 2021): each layer's attention weighted by its gradient (positive part, heads averaged), accumulated from the bottom; the class token's row over the patch grid.",
+    "kind": "attention",
+    "label": "Chefer relevance",
+    "name": "chefer",
+    "params": []
    }
   ],
   "plans": [

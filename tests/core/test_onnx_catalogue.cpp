@@ -1,5 +1,5 @@
 // "Your model"'s shared pieces (core/explain/onnx/method_catalogue, core/image/model_input): every catalogue
-// method is a registered layer or input method and back; the options' defaults are InputMethodOptions' own and the
+// method is a registered layer, input or attention method and back; the options' defaults are InputMethodOptions' own and the
 // spec checks name the key; the input scalings in closed form on a constant photo (and the grey / resized paths);
 // the refusals with their messages.
 #include <gtest/gtest.h>
@@ -13,19 +13,24 @@
 #include "explain/onnx/layer_method.h"
 #include "explain/onnx/method_catalogue.h"
 #include "explain/onnx/onnx_explain.h"
+#include "explain/onnx/vit_maps.h"
 #include "image/model_input.h"
 
 namespace attnlab {
 namespace {
 
 TEST(OnnxCatalogue, EveryMethodIsRegisteredAndBack) {
-  int layer = 0, input = 0;
+  int layer = 0, input = 0, attention = 0;
   for (const OnnxMethodInfo& m : onnx_method_catalogue()) {
     if (m.kind == "layer") {
       if (m.name != "ablationcam") {  // forward passes instead of a LayerMethodFn (layer_method.h)
         EXPECT_NE(find_layer_method(m.name), nullptr) << m.name;
         ++layer;
       }
+    } else if (m.kind == "attention") {
+      EXPECT_TRUE(is_vit_method(m.name)) << m.name;
+      EXPECT_EQ(find_input_method(m.name), nullptr) << m.name;
+      ++attention;
     } else {
       EXPECT_EQ(m.kind, "input") << m.name;
       EXPECT_NE(find_input_method(m.name), nullptr) << m.name;
@@ -34,6 +39,7 @@ TEST(OnnxCatalogue, EveryMethodIsRegisteredAndBack) {
   }
   EXPECT_EQ(layer, static_cast<int>(layer_method_names().size()));
   EXPECT_EQ(input, 4);
+  EXPECT_EQ(attention, static_cast<int>(vit_method_names().size()));
   EXPECT_EQ(onnx_method_names().size(), onnx_method_catalogue().size());
   const auto c = catalogue_json();
   EXPECT_EQ(c["onnx"]["methods"].size(), onnx_method_catalogue().size());

@@ -75,10 +75,24 @@ test('imageInput: a photo\'s input or why not; coreGaps: what the core lacks', (
   assert.deepEqual(coreGaps({ opsets: { 'com.example': 1 }, unsupported: [] }), { missing: [], opset: 0 });
 });
 
+test('the attention methods: offered for a model with attention, refused with the reason for one without', () => {
+  const attention = OWN_METHODS.filter((m) => m.kind === 'attention').map((m) => m.name);
+  assert.deepEqual(attention, ['attention', 'rollout', 'chefer']);
+  const onCnn = OWN_METHODS.filter((m) => methodAvailable(m.name, 'core', 0)).map((m) => m.name);
+  assert.deepEqual(onCnn, OWN_METHODS.map((m) => m.name).filter((n) => !attention.includes(n)));
+  assert.equal(attention.every((n) => methodAvailable(n, 'core', 12)), true);
+  assert.equal(attention.some((n) => methodAvailable(n, 'ort', 12)), false); // ORT gives no attention maps here
+  assert.match(unavailableWhy('rollout', 'core'), /^Attention rollout needs a transformer’s attention, and no attention was found in this model/);
+  const facts = summaryFacts({ operators: {}, inputs: [], outputs: [], attention_layers: 12 }, { name: 'vit.onnx', bytes: 1 });
+  assert.match(facts.find((f) => f.label === 'Attention').value, /^12 layers \(a transformer/);
+  assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention_layers: 0 }, { name: 'cnn.onnx', bytes: 1 })
+    .some((f) => f.label === 'Attention'), false);
+});
+
 test('an ORT-run model: only RISE and occlusion, and the sentence that says why', () => {
   const offered = OWN_METHODS.filter((m) => methodAvailable(m.name, 'ort')).map((m) => m.name);
   assert.deepEqual(offered, ['rise', 'occlusion']);
-  assert.equal(OWN_METHODS.every((m) => methodAvailable(m.name, 'core')), true);
+  assert.equal(OWN_METHODS.every((m) => methodAvailable(m.name, 'core', 2)), true);
   assert.match(unavailableWhy('gradcam'), /Grad-CAM needs a layer’s activations and gradients/);
   assert.match(unavailableWhy('smoothgrad'), /needs the model’s gradients/);
   assert.match(unavailableWhy('scorecam'), /Score-CAM needs a layer/);

@@ -95,8 +95,9 @@ export function mountOwnModelView(details, { store }) {
     return v.client;
   }
 
-  // The method shown: the URL's, unless the model held cannot run it (engine 'ort': then RISE; the URL keeps the choice).
-  const method = () => (methodAvailable(v.st.omethod, v.model?.engine) ? v.st.omethod : ORT_METHODS[0]);
+  // The method shown: the URL's, unless the model held cannot run it (engine 'ort', or an attention method on a model
+  // without attention: then RISE; the URL keeps the choice).
+  const method = () => (methodAvailable(v.st.omethod, v.model?.engine, v.model?.summary?.attention_layers) ? v.st.omethod : ORT_METHODS[0]);
 
   Object.assign(v, { setStatus, showMessage, showNotice, labelOf, ensureClient, method });
   installModelFile(v);

@@ -40,6 +40,12 @@ const std::vector<OnnxMethodInfo>& onnx_method_catalogue() {
       {"integrated-gradients", "Integrated gradients", "input",
        "Integrated gradients (Sundararajan et al. 2017) from an all-zero input; completeness: the attributions sum to score(x) − score(0).",
        pick({"steps"})},
+      {"attention", "Attention (last layer)", "attention",
+       "A vision transformer's own attention: what the class token attends to in the last layer, heads averaged, over the patch grid. Only for models with attention.", {}},
+      {"rollout", "Attention rollout", "attention",
+       "Attention rollout (Abnar & Zuidema 2020): every layer's head-averaged attention, mixed half and half with the residual connection, multiplied through; the class token's row over the patch grid.", {}},
+      {"chefer", "Chefer relevance", "attention",
+       "Chefer relevance (Chefer, Gur & Wolf 2021): each layer's attention weighted by its gradient (positive part, heads averaged), accumulated from the bottom; the class token's row over the patch grid.", {}},
   };
   return all;
 }

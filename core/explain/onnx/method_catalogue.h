@@ -1,6 +1,7 @@
 // What the catalogue (core/catalogue) says about the methods on a user's ONNX classifier ("Your model", the
 // CLI's explain-onnx): name, label, kind ("layer": a CAM-family map at a spatial layer, layer_method.h;
-// "input": an input-space attribution, input_method.h), a one-line description and its parameters (the input
+// "input": an input-space attribution, input_method.h; "attention": a map from an image transformer's attention over
+// its patch grid, vit_maps.h), a one-line description and its parameters (the input
 // methods' options: samples, noise, steps, seed). The perturbation plans of the image lab (Score-CAM, RISE,
 // occlusion, deletion / insertion) also run on user models; their entries stay in image/method_catalogue.h.
 #pragma once
@@ -18,7 +19,8 @@ struct OnnxMethodInfo {
   std::vector<ParamSpec> params;
 };
 
-// Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam), then the input methods (gradient, smoothgrad, integrated-gradients).
+// Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam), then the input
+// methods (gradient, smoothgrad, integrated-gradients), then the attention methods (attention, rollout, chefer).
 const std::vector<OnnxMethodInfo>& onnx_method_catalogue();
 const OnnxMethodInfo* find_onnx_method_info(const std::string& name);
 

@@ -50,6 +50,9 @@ class OnnxClassifier {
   // when load() failed because of unsupported operators: call summarize() on the bytes instead).
   static nlohmann::json summarize(const onnx::Model& m);
   const onnx::Model& model() const { return *model_; }
+  // Every value of the last forward pass (and gradient of the last backward pass): the attention methods
+  // (vit_maps.h) read the attention distributions there.
+  const onnx::Executor<float>& executor() const { return ex_; }
 
   std::vector<int64_t> input_shape() const;  // [1, C, H, W]
   const std::string& input_name() const { return input_name_; }

@@ -6,7 +6,9 @@
 
 #include "explain/onnx/layer_method.h"
 #include "explain/onnx/method_catalogue.h"
+#include "explain/onnx/vit_maps.h"
 #include "metrics/spearman.h"
+#include "onnx/attention_finder.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -24,6 +26,8 @@ bool onnx_info(const uint8_t* bytes, size_t size, int input_size, json* out, std
   onnx::Model m;
   if (!onnx::read_model(bytes, size, &m, error)) return false;
   *out = OnnxClassifier::summarize(m);
+  // How many attention layers the graph has (the attention methods need at least one; vit_maps.h).
+  (*out)["attention_layers"] = onnx::find_attention(m).size();
   OnnxClassifier clf;
   std::string load_err;
   if (clf.load(bytes, size, &load_err)) {
@@ -83,6 +87,15 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
     (*out)["map"] = res.map;
     return true;
   }
+  if (is_vit_method(r.method)) {
+    InputMapResult res;
+    if (!onnx_vit_map(clf, x, cls, r.method, &res, error)) return false;
+    (*out)["layer"] = "attention";
+    (*out)["map_shape"] = {res.h, res.w};
+    (*out)["map"] = res.map;
+    for (auto& kv : res.extra.items()) (*out)[kv.key()] = kv.value();
+    return true;
+  }
   if (InputMethodFn in_fn = find_input_method(r.method)) {
     InputMapResult res;
     if (!in_fn(clf, x, cls, r.options, &res, error)) return false;
@@ -105,10 +118,12 @@ bool onnx_sanity(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExp
   const std::string layer = a["layer"];
   OnnxClassifier rnd;
   int shuffled = 0;
-  if (!clf.randomized_after(layer == "input" ? "" : layer, seed, &rnd, &shuffled, error)) return false;
+  // A map at the input or from the attention of every layer: every weight is shuffled.
+  const bool whole = layer == "input" || layer == "attention";
+  if (!clf.randomized_after(whole ? "" : layer, seed, &rnd, &shuffled, error)) return false;
   OnnxExplainRequest rr = r;
   rr.class_index = a["class"];
-  rr.layer = layer == "input" ? "auto" : layer;
+  rr.layer = whole ? "auto" : layer;
   json b;
   if (!onnx_explain(rnd, x, rr, &b, error)) return false;
   const std::vector<float> m1 = a["map"], m2 = b["map"];

@@ -1,12 +1,14 @@
 // What `attnlab onnx-info` / `explain-onnx` and the page's "Your model" (wasm OnnxLab) compute, in one place:
-//   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize) plus, when the model
+//   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize), attention_layers (how many
+//     attention distributions onnx/attention_finder.h finds: the attention methods need one), plus, when the model
 //     loads as an image classifier: input_shape, classes, spatial_layers [{name, op, shape [K, h, w]}] (a forward
 //     pass on zeros), auto_layer; always runnable (bool) and error ("" or why it cannot run). false + message
 //     only for bytes that are not a readable ONNX model.
 //   onnx_explain(clf, x, request, out) → {class, logits, layer, map_shape [h, w], map (row-major, before
 //     upsampling), …method extras (integrated gradients: completeness)}; class −1 = the top-1.
 //     Layer methods (layer_method.h) read `layer` ("auto" = clf.auto_layer()); input methods (input_method.h)
-//     report layer "input".
+//     report layer "input"; the attention methods of image transformers (vit_maps.h) report layer "attention",
+//     their map over the patch grid, and {tokens, class_tokens, layers, heads, note?}.
 //   onnx_method_names(): the layer methods, then the input methods.
 //   onnx_sanity(clf, x, request, seed, out): the map before and after shuffling the weights (see below).
 #pragma once
@@ -40,7 +42,7 @@ std::vector<std::string> onnx_method_names();
 
 // The sanity check of Adebayo et al. 2018 on any model: the map of `request` on clf and on
 // clf.randomized_after(L, seed) — L = the map's layer for a layer method (everything after it shuffled), "" for an
-// input method (every weight) — for the same class; → {class, layer, map_shape, map, randomized_map, spearman
+// input or attention method (every weight) — for the same class; → {class, layer, map_shape, map, randomized_map, spearman
 // (null when undefined), shuffled (tensors), randomized_class (the top-1 of the shuffled network)}.
 bool onnx_sanity(OnnxClassifier& clf, const std::vector<float>& x, const OnnxExplainRequest& request, uint64_t seed,
                  nlohmann::json* out, std::string* error);

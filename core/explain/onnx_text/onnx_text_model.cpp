@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "explain/onnx/attention_layers.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -175,33 +176,7 @@ bool OnnxTextModel::backward_seeded(const std::vector<float>& d_logits, const st
 
 bool OnnxTextModel::attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
                                      std::string* error) const {
-  A->clear();
-  dA->clear();
-  for (const FoundAttention& a : attention_) {
-    AttentionShape s;
-    if (!attention_shape(ex_, a, &s) || s.queries != s.keys) {
-      *error = "the attention at '" + a.softmax_node + "' is not a square [heads, positions, positions] map";
-      return false;
-    }
-    const Tensor<float>& p = *ex_.value(a.probabilities);
-    const Tensor<float>* g = backward_done_ ? ex_.gradient(a.probabilities) : nullptr;
-    std::vector<Mat<double>> heads, grads;
-    const int64_t n = s.keys;
-    for (int64_t h = 0; h < s.heads; ++h) {
-      Mat<double> m(n, n), dm = Mat<double>::Zero(n, n);
-      for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          const size_t k = static_cast<size_t>((h * n + i) * n + j);
-          m(i, j) = p.f[k];
-          if (g) dm(i, j) = g->f[k];
-        }
-      heads.push_back(m);
-      grads.push_back(dm);
-    }
-    A->push_back(heads);
-    if (backward_done_) dA->push_back(grads);
-  }
-  return true;
+  return read_attention_layers(ex_, attention_, backward_done_, A, dA, error);
 }
 
 bool OnnxTextModel::maps(bool with_gradients, SelfAttentionMaps* out, std::vector<int>* token_of, int* explained_token,

@@ -24,7 +24,8 @@
 //     model's scaling and size: core/image/model_input.h).
 //   own.map {photoId, method, layer, classIndex, options, colormap} → {key, rgba (the colour map, 224²), raw
 //     (the map at its own resolution), mapShape [h, w], layer, classIndex, peak {x, y} (224² px), completeness?,
-//     ms}. Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves. Engine 'ort': an Error.
+//     attention? {tokens, classTokens, layers, heads, note} (layer 'attention': an image transformer's map), ms}.
+//     Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves. Engine 'ort': an Error.
 //   own.recolor {photoId, keys, colormap} → {maps: {key: rgba}} (the kept 224² maps in another colour map)
 //   own.sanity {photoId, method, layer, classIndex, seed, options, colormap} → {method, layer, classIndex, spearman
 //     (of the two maps at their own resolution; null when undefined), shuffled (weight tensors), randomizedClass,
@@ -228,6 +229,7 @@ async function map(msg) {
   return pageMap(M, key, map224, msg.colormap, {
     raw: r.map, mapShape: [h, w], layer: r.layer, classIndex: c, ms: performance.now() - t0,
     ...(r.completeness ? { completeness: r.completeness } : {}),
+    ...(r.layer === 'attention' ? { attention: { tokens: r.tokens, classTokens: r.class_tokens, layers: r.layers, heads: r.heads, note: r.note ?? '' } } : {}),
   });
 }
 

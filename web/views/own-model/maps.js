@@ -6,7 +6,7 @@ import { drawOverlay } from '../../render/image-canvas.js';
 import { renderTop5 } from '../../render/image-top5.js';
 import { peakText } from '../../analysis/image-readout.js';
 import { percent } from '../../analysis/format.js';
-import { METHOD, SCALING_LABELS } from './methods.js';
+import { METHOD, SCALING_LABELS, sentence } from './methods.js';
 
 export function installMaps(v) {
   const { ui } = v;
@@ -73,10 +73,14 @@ export function installMaps(v) {
     const method = v.method();
     ui.mapInfo.replaceChildren();
     if (!r) return;
-    const where = r.layer === 'input' ? 'the input pixels' : `layer ${r.layer}`;
+    const a = r.attention;
+    const where = r.layer === 'input' ? 'the input pixels'
+      : a ? `its attention (${a.layers} layer${a.layers === 1 ? '' : 's'}, ${a.heads} head${a.heads === 1 ? '' : 's'}, ${a.tokens} tokens with ${a.classTokens === 2 ? 'the class and distillation tokens' : 'the class token'})`
+      : `layer ${r.layer}`;
     ui.mapInfo.append(el('span', 'image-peak',
       `Explaining “${v.labelOf(r.classIndex)}” with ${METHOD[method].label} at ${where}` +
         `${r.mapShape ? ` (map ${r.mapShape.join('×')})` : ''}: ${peakText(r.peak)}.${r.ms ? ` ${Math.round(r.ms)} ms.` : ''}`));
+    if (a?.note) ui.mapInfo.append(el('br'), el('span', 'own-attention-note', `${sentence(a.note.charAt(0).toUpperCase() + a.note.slice(1))}`));
     if (r.completeness) {
       const { sum, target } = r.completeness;
       const gap = Math.abs(sum - target) / Math.max(1e-12, Math.abs(target));

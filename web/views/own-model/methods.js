@@ -13,14 +13,21 @@ export const METHOD = Object.fromEntries(OWN_METHODS.map((m) => [m.name, m]));
 // A model that ONNX Runtime Web runs (engine 'ort': the core lacks an operator) has forward passes only: the
 // perturbation maps that need no layer. The first of them stands in for a method the model cannot run.
 export const ORT_METHODS = Object.freeze(['rise', 'occlusion']);
-export function methodAvailable(name, engine) {
+// The attention methods (kind 'attention': vision transformers) need attention the core found in the graph
+// (summary.attention_layers).
+export function methodAvailable(name, engine, attentionLayers = 0) {
+  if (METHOD[name]?.kind === 'attention' && !(attentionLayers > 0)) return false;
   return engine !== 'ort' || ORT_METHODS.includes(name);
 }
-// Why a method is not offered for an ORT-run model (the option's title).
-export function unavailableWhy(name) {
+// Why a method is not offered for this model (the option's title).
+export function unavailableWhy(name, engine) {
   const m = METHOD[name];
-  if (name === 'scorecam') return 'Score-CAM needs a layer’s activations, which ONNX Runtime Web does not give here';
-  return m?.kind === 'layer' ? `${m.label} needs a layer’s activations and gradients` : `${m?.label ?? name} needs the model’s gradients`;
+  if (m?.kind === 'attention' && engine !== 'ort') {
+    return `${m.label} needs a transformer’s attention, and no attention was found in this model (a Softmax over the keys whose result multiplies the values)`;
+  }
+  const why = name === 'scorecam' ? 'Score-CAM needs a layer’s activations, which ONNX Runtime Web does not give here'
+    : m?.kind === 'layer' ? `${m.label} needs a layer’s activations and gradients` : `${m?.label ?? name} needs the model’s gradients`;
+  return `${why}, which the core cannot compute for this model`;
 }
 // The sentence under the summary of an ORT-run model: what the core lacks and what still runs.
 export function engineSentence({ missing = [], opset = null }) {

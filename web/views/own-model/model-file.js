@@ -114,8 +114,8 @@ export function installModelFile(v) {
   function applyEngine() {
     const ort = v.model?.engine === 'ort';
     for (const o of ui.method.options) {
-      o.disabled = !methodAvailable(o.value, v.model?.engine);
-      o.title = o.disabled ? `${unavailableWhy(o.value)}, which the core cannot compute for this model` : '';
+      o.disabled = !methodAvailable(o.value, v.model?.engine, v.model?.summary?.attention_layers);
+      o.title = o.disabled ? unavailableWhy(o.value, v.model?.engine) : '';
     }
     ui.layer.disabled = ort;
     ui.sanityRun.disabled = ort;

@@ -32,7 +32,8 @@ export function installSanity(v) {
           'and the map cannot change: pick an earlier layer for the sanity check.'));
         return;
       }
-      const where = r.layer === 'input' ? 'every weight of the model' : `every weight after ${r.layer}`;
+      // an input or attention map: every weight was shuffled (OnnxLab.sanity); a layer map: those after the layer
+      const where = r.layer === 'input' || r.layer === 'attention' ? 'every weight of the model' : `every weight after ${r.layer}`;
       const tiles = [
         makeTile({ title: `${m.label}, your model`, sub: `explaining “${v.labelOf(r.classIndex)}”`, photoRgba: res.display, mapRgba: r.original, opacity: v.st.opacity / 100, colormap: v.st.colormap }),
         makeTile({ title: `${m.label}, weights shuffled`, sub: `its top-1 now: “${v.labelOf(r.randomizedClass)}”`, photoRgba: res.display, mapRgba: r.randomized, opacity: v.st.opacity / 100, colormap: v.st.colormap }),

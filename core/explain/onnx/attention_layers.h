@@ -1,0 +1,22 @@
+// The attention distributions that onnx/attention_finder.h located in a graph, read from an executor after a
+// forward pass (and their gradients d y / d A after a backward one), as [layer][head] n × n matrices (row = query,
+// column = key) — what every attention method reads, for a user's text transformer (onnx_text/onnx_text_model.h)
+// and for an image transformer in "Your model" (vit_maps.h) alike.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "explain/importance.h"  // Mat
+#include "onnx/attention_finder.h"
+#include "onnx/executor.h"
+
+namespace attnlab {
+
+// with_gradients: also read the gradients (zero where the backward pass did not reach a distribution; dA is left
+// empty otherwise). False, with a message naming the Softmax, when a distribution is not a square
+// [heads, positions, positions] map (batch 1).
+bool read_attention_layers(const onnx::Executor<float>& ex, const std::vector<onnx::FoundAttention>& found,
+                           bool with_gradients, std::vector<std::vector<Mat<double>>>* A,
+                           std::vector<std::vector<Mat<double>>>* dA, std::string* error);
+
+}  // namespace attnlab

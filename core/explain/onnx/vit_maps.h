@@ -1,0 +1,40 @@
+// The attention methods on an image transformer ("Your model", `explain-onnx`): a ViT's attention, found in its
+// graph (onnx/attention_finder.h: a Softmax over the keys that multiplies the values), read after one forward pass
+// (and one backward pass of the class's logit for the gradient-weighted method), turned into a map over the patch
+// grid by the self-attention methods the text transformers use (self_attention_maps.h):
+//   attention  the last layer's attention of the class token, heads averaged      (raw_attention_from_maps)
+//   rollout    Abnar & Zuidema 2020, heads averaged, every layer                    (rollout_from_maps)
+//   chefer     Chefer, Gur & Wolf 2021, the gradient-weighted relevance rule        (relevance_from_maps)
+// The class token is position 0 (torchvision, timm, Hugging Face ViTs); the patch grid is read from the token
+// count n: n − 1 = g² (one class token) or n − 2 = g² (a distillation token after it, DeiT). Otherwise the map is
+// over the token sequence, 1 × (n − 1), and `note` says why. Models without attention, or with attention that is
+// not one square map per layer, get a message; nothing is guessed.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "explain/onnx/input_method.h"
+#include "explain/onnx/onnx_classifier.h"
+
+namespace attnlab {
+
+// How the token count splits into class tokens and a patch grid (the rule above); grid_w = n − 1 and grid_h = 1
+// with a note when it does not.
+struct PatchGrid {
+  int class_tokens = 1, grid_h = 0, grid_w = 0;
+  std::string note;
+};
+PatchGrid patch_grid(int tokens);
+
+// The methods' names, in the catalogue's order, and whether one needs the backward pass.
+std::vector<std::string> vit_method_names();
+bool is_vit_method(const std::string& name, bool* needs_gradient = nullptr);
+
+// Forward at x (+ backward of logits[class_index] for a gradient method) and the method's map: out->map
+// [grid_h·grid_w], out->h / w the grid; out->extra {tokens, class_tokens, layers, heads, note?}.
+bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index, const std::string& method,
+                  InputMapResult* out, std::string* error);
+
+}  // namespace attnlab

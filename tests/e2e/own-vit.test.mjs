@@ -1,0 +1,127 @@
+// own-vit.test.mjs — a vision transformer in "Your model" (Images tab), in headless Debian Chromium.
+// The torchvision VisionTransformer fixture (tests/fixtures/onnx/vit_tiny: seeded weights, 48² input, 8² patches, 2
+// layers, 3 heads; its maps are checked against PyTorch in tests/core/test_onnx_vit.cpp) chosen with the file picker
+// on #view=image&image=cat&backend=wasm:
+//   - the summary says it has 2 attention layers;
+//   - rollout and Chefer relevance are drawn over the 6 × 6 patch grid (layer "attention"), and each map equals
+//     `build/attnlab explain-onnx --method rollout|chefer` on the same photo (cat.png as a PPM) to 1e-5; negative
+//     control: rollout's map against Chefer's CLI map must differ; the line under the map names the attention read;
+//   - the sanity check of the Chefer map shuffles every weight of the model (and says so) and draws two tiles with ρ;
+//   - a CNN (the squeezenet fixture) loaded next offers no attention method: the three options are disabled, their
+//     title says why, and a link asking for rollout shows RISE's Compute button instead (the URL keeps the choice).
+// Screenshot: tests/e2e/out/own-vit.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PNG } from 'pngjs';
+import { launchChromium, openRecordingPage, imageLabMissing } from './browser.mjs';
+import { startServer } from '../../scripts/serve.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(REPO, 'tests', 'e2e', 'out');
+const CLI = path.join(REPO, 'build/attnlab');
+const VIT = path.join(REPO, 'tests/fixtures/onnx/vit_tiny/model.onnx');
+const CNN = path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
+const WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
+const TIMEOUT = 180_000;
+const SKIP = imageLabMissing(REPO)
+  || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('modelInput') ? 'web/gen has no OnnxLab (bash scripts/build-wasm.sh)' : false)
+  || (!fs.existsSync(CLI) ? 'build/attnlab missing' : false);
+
+const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
+const relErr = (a, b) => {
+  let d = 0, s = 0;
+  for (let i = 0; i < b.length; i++) { d = Math.max(d, Math.abs(a[i] - b[i])); s = Math.max(s, Math.abs(b[i])); }
+  return a.length === b.length ? d / (s || 1) : Infinity;
+};
+
+function catPpm(dir) {
+  const png = PNG.sync.read(fs.readFileSync(path.join(REPO, 'web/images/cat.png')));
+  const rgb = Buffer.alloc(png.width * png.height * 3);
+  for (let i = 0; i < png.width * png.height; i++) for (let c = 0; c < 3; c++) rgb[3 * i + c] = png.data[4 * i + c];
+  const file = path.join(dir, 'cat.ppm');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${png.width} ${png.height}\n255\n`), rgb]));
+  return file;
+}
+
+if (SKIP) test('a vision transformer in Your model', { skip: SKIP }, () => {});
+else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, () => {
+  let server;
+  let ctx;
+  let dir;
+  before(async () => {
+    server = await startServer({ port: 0, root: REPO });
+    ctx = await launchChromium({ viewport: { width: 1200, height: 1000 } });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'own-vit-'));
+    fs.mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await ctx?.closeAndClean();
+    await server?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function waitMap(page, method) {
+    await page.waitForFunction((m) => {
+      const c = document.getElementById('own-canvas');
+      const s = document.getElementById('own-model').dataset.status;
+      return (c.dataset.method === m && c.dataset.peakX && s === 'ready') || !document.getElementById('own-message').hidden;
+    }, method, { timeout: TIMEOUT });
+    const msg = await page.evaluate(() => document.getElementById('own-message').textContent);
+    assert.equal(msg, '', `the panel failed: ${msg}`);
+    return page.evaluate(() => ({ ...document.getElementById('own-canvas').dataset }));
+  }
+  const cli = (ppm, method) => lastJson(execFileSync(CLI, ['explain-onnx', '--model', VIT, '--image', ppm, '--method', method], { encoding: 'utf8' }));
+  const shownMap = (page) => page.evaluate(() => Array.from(document.getElementById('own-model').ownLastMap));
+
+  test('rollout and Chefer relevance over the patch grid equal the CLI; the sanity check; a CNN offers neither', async () => {
+    const ppm = catPpm(dir);
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&omethod=rollout`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
+    await page.click('#own-model > summary');
+    await page.setInputFiles('#own-file', VIT);
+    let ds = await waitMap(page, 'rollout');
+    assert.match(await page.textContent('#own-summary'), /Attention\s*2 layers \(a transformer/);
+    const rollout = cli(ppm, 'rollout');
+    const chefer = cli(ppm, 'chefer');
+    assert.equal(ds.layer, 'attention');
+    assert.equal(ds.mapShape, '6×6');
+    assert.equal(ds.class, String(rollout.class));
+    let got = await shownMap(page);
+    assert.ok(relErr(got, rollout.map) < 1e-5, `rollout off the CLI's by ${relErr(got, rollout.map)}`);
+    assert.ok(relErr(got, chefer.map) > 1e-2, 'negative control: rollout must differ from Chefer relevance');
+    assert.match(await page.textContent('#own-map-info'), /with Attention rollout at its attention \(2 layers, 3 heads, 37 tokens with the class token\) \(map 6×6\)/);
+
+    await page.selectOption('#own-method', 'chefer');
+    ds = await waitMap(page, 'chefer');
+    got = await shownMap(page);
+    assert.ok(relErr(got, chefer.map) < 1e-5, `Chefer relevance off the CLI's by ${relErr(got, chefer.map)}`);
+    assert.match(page.url(), /omethod=chefer/);
+    await page.click('#own-sanity-run');
+    await page.waitForSelector('#own-sanity p[data-spearman]', { timeout: TIMEOUT });
+    assert.equal(await page.locator('#own-sanity .image-tile').count(), 2);
+    assert.match(await page.textContent('#own-sanity'), /Every weight of the model was shuffled \(\d+ tensors/);
+    await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-vit.png') });
+
+    // A CNN next: no attention, so the three attention methods are disabled with the reason, and RISE stands in.
+    await page.setInputFiles('#own-file', CNN);
+    await page.waitForFunction(() => /squeezenet|model\.onnx/.test(document.getElementById('own-summary').textContent)
+      && !/Attention/.test(document.getElementById('own-summary').textContent), null, { timeout: TIMEOUT });
+    const options = await page.evaluate(() => Array.from(document.querySelectorAll('#own-method option'))
+      .filter((o) => ['attention', 'rollout', 'chefer'].includes(o.value)).map((o) => ({ disabled: o.disabled, title: o.title })));
+    assert.equal(options.length, 3);
+    for (const o of options) {
+      assert.equal(o.disabled, true);
+      assert.match(o.title, /needs a transformer’s attention, and no attention was found in this model/);
+    }
+    await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
+    assert.equal(await page.inputValue('#own-method'), 'rise');
+    assert.match(page.url(), /omethod=chefer/);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+});
