@@ -5,10 +5,12 @@
 //   logits                              within 1e-4 of max |reference| (relative)
 //   attention, rollout, chefer maps     within 1e-4 of max |reference| over the 6 × 6 patch grid
 // Negative controls that must fail the same comparison: each map against another method's reference, and against
-// its own reference transposed (the grid's orientation). Also: the patch grid rule, a CNN refused with a message,
+// its own reference transposed (the grid's orientation). Also: Grad-CAM on the last block's tokens (a ViT's `auto`
+// layer) = pytorch-grad-cam's recipe in PyTorch, the patch grid rule, a CNN refused with a message,
 // the sanity check of a ViT map (every weight shuffled), and a distillation token.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -157,4 +159,49 @@ TEST(OnnxVit, SanityCheckShufflesEveryWeight) {
   EXPECT_NE(out["map"], out["randomized_map"]);
   EXPECT_EQ(out["map"].size(), 36u);
   EXPECT_EQ(out["randomized_map"].size(), 36u);
+}
+
+TEST(OnnxVit, GradCamOnTheLastBlocksTokensEqualsTorch) {
+  // pytorch-grad-cam's ViT recipe: the tokens without the class token read as [D, g, g], at the last block's
+  // normalised input — what `auto` picks for a ViT.
+  VitFixture f;
+  load_vit(&f);
+  std::string err;
+  ASSERT_TRUE(f.clf.forward(f.x.data(), f.x.size(), &err)) << err;
+  const std::string want_layer = f.ref["token_layer"];
+  EXPECT_EQ(f.clf.auto_layer(), want_layer);
+  int token_layers = 0;
+  std::string last_token_layer;
+  for (const SpatialLayer& l : f.clf.spatial_layers())
+    if (l.class_tokens > 0) {
+      EXPECT_EQ(l.class_tokens, 1) << l.name;
+      EXPECT_EQ(l.height, 6) << l.name;
+      EXPECT_EQ(l.width, 6) << l.name;
+      ++token_layers;
+      last_token_layer = l.name;
+    }
+  EXPECT_GT(token_layers, 10);
+  auto cam_at = [&](const std::string& method, const std::string& layer) {
+    OnnxExplainRequest r;
+    r.method = method;
+    r.layer = layer;
+    nlohmann::json out;
+    std::string e;
+    EXPECT_TRUE(onnx_explain(f.clf, f.x, r, &out, &e)) << method << " at " << layer << ": " << e;
+    EXPECT_EQ(out["map_shape"], nlohmann::json({6, 6}));
+    return out.value("map", std::vector<float>{});
+  };
+  const std::vector<float> map = cam_at("gradcam", "auto");
+  const std::vector<double> want = f.ref["gradcam_tokens"];
+  EXPECT_LT(vit_rel_err(map, want), 1e-4);
+  EXPECT_GT(vit_rel_err(map, transposed(want, 6)), 1e-2);  // negative control: the grid's orientation
+  // The last token layer (after the final LayerNorm) reaches the head through the class token only: no gradient at the
+  // patches, so Grad-CAM there is zero everywhere — why `auto` walks back to the last block's input instead.
+  const std::vector<float> last = cam_at("gradcam", last_token_layer);
+  ASSERT_EQ(last.size(), 36u);
+  for (float v : last) EXPECT_EQ(v, 0.f);
+  // AblationCAM writes its ablated grid back into the tokens (class token kept) and re-runs the rest.
+  const std::vector<float> ablation = cam_at("ablationcam", "auto");
+  ASSERT_EQ(ablation.size(), 36u);
+  EXPECT_GT(*std::max_element(ablation.begin(), ablation.end()), *std::min_element(ablation.begin(), ablation.end()));
 }

@@ -7,6 +7,8 @@
 //     `build/attnlab explain-onnx --method rollout|chefer` on the same photo (cat.png as a PPM) to 1e-5; negative
 //     control: rollout's map against Chefer's CLI map must differ; the line under the map names the attention read;
 //   - the sanity check of the Chefer map shuffles every weight of the model (and says so) and draws two tiles with ρ;
+//   - Grad-CAM at `auto` reads the last block's input tokens as [24, 6, 6] and equals the CLI; the layer picker says
+//     so and lists the token layers;
 //   - a CNN (the squeezenet fixture) loaded next offers no attention method: the three options are disabled, their
 //     title says why, and a link asking for rollout shows RISE's Compute button instead (the URL keeps the choice).
 // Screenshot: tests/e2e/out/own-vit.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
@@ -107,7 +109,22 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     assert.match(await page.textContent('#own-sanity'), /Every weight of the model was shuffled \(\d+ tensors/);
     await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-vit.png') });
 
-    // A CNN next: no attention, so the three attention methods are disabled with the reason, and RISE stands in.
+    // Grad-CAM at `auto`: the last block's input tokens read as [D, 6, 6] (pytorch-grad-cam's ViT recipe)
+    await page.selectOption('#own-method', 'gradcam');
+    ds = await waitMap(page, 'gradcam');
+    const gradcam = cli(ppm, 'gradcam');
+    assert.equal(ds.layer, gradcam.layer);
+    assert.match(ds.layer, /encoder_layer_1\/ln_1/);
+    assert.equal(ds.mapShape, '6×6');
+    got = await shownMap(page);
+    assert.ok(relErr(got, gradcam.map) < 1e-5, `Grad-CAM off the CLI's by ${relErr(got, gradcam.map)}`);
+    assert.match(await page.textContent('#own-layer option[value="auto"]'), /the last attention block’s input tokens/);
+    assert.match(await page.textContent('#own-layer'), /tokens as 24×6×6/);
+
+    // A CNN next, with Chefer relevance chosen: no attention, so the three attention methods are disabled with the
+    // reason, and RISE stands in.
+    await page.selectOption('#own-method', 'chefer');
+    await waitMap(page, 'chefer');
     await page.setInputFiles('#own-file', CNN);
     await page.waitForFunction(() => /squeezenet|model\.onnx/.test(document.getElementById('own-summary').textContent)
       && !/Attention/.test(document.getElementById('own-summary').textContent), null, { timeout: TIMEOUT });

@@ -83,9 +83,9 @@ test('the attention methods: offered for a model with attention, refused with th
   assert.equal(attention.every((n) => methodAvailable(n, 'core', 12)), true);
   assert.equal(attention.some((n) => methodAvailable(n, 'ort', 12)), false); // ORT gives no attention maps here
   assert.match(unavailableWhy('rollout', 'core'), /^Attention rollout needs a transformer’s attention, and no attention was found in this model/);
-  const facts = summaryFacts({ operators: {}, inputs: [], outputs: [], attention_layers: 12 }, { name: 'vit.onnx', bytes: 1 });
+  const facts = summaryFacts({ operators: {}, inputs: [], outputs: [], attention: Array(12).fill({}) }, { name: 'vit.onnx', bytes: 1 });
   assert.match(facts.find((f) => f.label === 'Attention').value, /^12 layers \(a transformer/);
-  assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention_layers: 0 }, { name: 'cnn.onnx', bytes: 1 })
+  assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention: [] }, { name: 'cnn.onnx', bytes: 1 })
     .some((f) => f.label === 'Attention'), false);
 });
 

@@ -3,8 +3,9 @@
 //   - the CLI's logits equal ORT's and PyTorch's (reference.json) to 1e-5 of max |logit|; negative control: ORT on the
 //     input with one pixel changed by 1 gives logits the same comparison sees (> 1e-5);
 //   - `explain-onnx --method attention|rollout|chefer`: layer "attention", map_shape [6, 6], the maps equal the
-//     reference's (our PyTorch re-implementation) to 1e-4 of max |map|; onnx-info counts 2 attention layers;
-//   - a CNN (the squeezenet fixture) asked for rollout: exit status 1 and the message, and onnx-info counts 0.
+//     reference's (our PyTorch re-implementation) to 1e-4 of max |map|; onnx-info lists 2 attention layers;
+//   - Grad-CAM at `auto` is at the last block's input tokens and equals the reference's (pytorch-grad-cam's recipe);
+//   - a CNN (the squeezenet fixture) asked for rollout: exit status 1 and the message, and onnx-info lists none.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,9 +63,13 @@ test('a ViT: CLI logits = ONNX Runtime = PyTorch; its attention maps = PyTorch; 
     assert.ok(relErr(r.map, ref.maps[method]) < 1e-4, `${method}: ${relErr(r.map, ref.maps[method])}`);
   }
   assert.ok(relErr(maps.attention.map, ref.maps.rollout) > 1e-2, 'negative control: another method\'s reference must differ');
+  // Grad-CAM at `auto`: the last block's input tokens as [D, 6, 6] (pytorch-grad-cam's ViT recipe, in the reference)
+  const gradcam = lastJson(execFileSync(cli, ['explain-onnx', '--model', path.join(fx, 'model.onnx'), '--image', f32, '--method', 'gradcam'], { encoding: 'utf8' }));
+  assert.equal(gradcam.layer, ref.token_layer);
+  assert.ok(relErr(gradcam.map, ref.gradcam_tokens) < 1e-4, `Grad-CAM on the tokens: ${relErr(gradcam.map, ref.gradcam_tokens)}`);
 
-  assert.equal(lastJson(execFileSync(cli, ['onnx-info', '--model', path.join(fx, 'model.onnx')], { encoding: 'utf8' })).attention_layers, 2);
-  assert.equal(lastJson(execFileSync(cli, ['onnx-info', '--model', cnn], { encoding: 'utf8' })).attention_layers, 0);
+  assert.equal(lastJson(execFileSync(cli, ['onnx-info', '--model', path.join(fx, 'model.onnx')], { encoding: 'utf8' })).attention.length, 2);
+  assert.equal(lastJson(execFileSync(cli, ['onnx-info', '--model', cnn], { encoding: 'utf8' })).attention.length, 0);
   const refused = spawnSync(cli, ['explain-onnx', '--model', cnn, '--image', path.join(root, 'web/images/cat.png'), '--method', 'rollout'], { encoding: 'utf8' });
   assert.equal(refused.status, 1);
   assert.match(refused.stderr, /no attention was found in this model .*the attention methods are for vision transformers/);

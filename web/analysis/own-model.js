@@ -82,8 +82,9 @@ export function summaryFacts(summary, { name, bytes }) {
     { label: 'Operators', value: ops.map(([op, n]) => `${op} ${n}`).join(', ') },
   );
   if (summary.spatial_layers?.length) facts.push({ label: 'Spatial layers', value: `${summary.spatial_layers.length} (the default CAM layer: ${summary.auto_layer})` });
-  if (summary.attention_layers > 0) {
-    facts.push({ label: 'Attention', value: `${summary.attention_layers} layer${summary.attention_layers === 1 ? '' : 's'} (a transformer: attention, rollout and Chefer relevance map it over its patches)` });
+  const attention = summary.attention?.length ?? 0;
+  if (attention > 0) {
+    facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: attention, rollout and Chefer relevance map it over its patches)` });
   }
   return facts;
 }

@@ -97,7 +97,7 @@ export function mountOwnModelView(details, { store }) {
 
   // The method shown: the URL's, unless the model held cannot run it (engine 'ort', or an attention method on a model
   // without attention: then RISE; the URL keeps the choice).
-  const method = () => (methodAvailable(v.st.omethod, v.model?.engine, v.model?.summary?.attention_layers) ? v.st.omethod : ORT_METHODS[0]);
+  const method = () => (methodAvailable(v.st.omethod, v.model?.engine, v.model?.summary?.attention?.length) ? v.st.omethod : ORT_METHODS[0]);
 
   Object.assign(v, { setStatus, showMessage, showNotice, labelOf, ensureClient, method });
   installModelFile(v);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "explain/onnx/patch_grid.h"
 #include "nn/rng.h"
 
 #include "onnx/attention_finder.h"
@@ -109,6 +110,8 @@ bool OnnxClassifier::load_model(std::unique_ptr<Model> m, std::string* error) {
   for (const auto& o : m->outputs)  // prefer an output called like logits; else the last one
     if (o.name.find("logit") != std::string::npos || o.name == "output") logits_name_ = o.name;
   if (m->outputs.size() == 1) logits_name_ = m->outputs[0].name;
+  attention_ = find_attention(*m);
+  tokens_ = 0;
   model_ = std::move(m);
   loaded_ = true;
   return true;
@@ -147,6 +150,11 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
     return false;
   }
   logits_ = y->f;
+  tokens_ = 0;
+  AttentionShape s;
+  if (!attention_.empty() && attention_shape(ex_, attention_.back(), &s) && s.queries == s.keys &&
+      patch_grid(static_cast<int>(s.keys)).square())
+    tokens_ = static_cast<int>(s.keys);
   return true;
 }
 
@@ -224,6 +232,21 @@ int OnnxClassifier::nodes_after(const std::string& name) const {
 
 bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vector<float>& activation, std::string* error) {
   const Tensor<float>* a = ex_.value(name);
+  int cls = 0;
+  if (const int side = a ? token_grid(*a, &cls) : 0; side > 0) {  // [D, g, g] back into the tokens, class tokens kept
+    const int d = static_cast<int>(a->shape[2]), hw = side * side;
+    if (activation.size() != static_cast<size_t>(d) * hw) {
+      *error = "layer '" + name + "': the replacement has " + std::to_string(activation.size()) + " values, the layer's grid " +
+               std::to_string(d * hw);
+      return false;
+    }
+    Tensor<float> t = *a;
+    for (int p = 0; p < hw; ++p)
+      for (int k = 0; k < d; ++k) t.f[static_cast<size_t>(cls + p) * d + k] = activation[static_cast<size_t>(k) * hw + p];
+    if (!ex_.forward_from(name, t, error)) return false;
+    logits_ = ex_.value(logits_name_)->f;
+    return true;
+  }
   if (!a || !a->is_float() || a->f.size() != activation.size()) {
     *error = "layer '" + name + "': the replacement has " + std::to_string(activation.size()) + " values" +
              (a ? ", the layer " + std::to_string(a->f.size()) : ", and there is no such tensor");
@@ -256,12 +279,25 @@ bool OnnxClassifier::input_gradient(std::vector<float>* out, std::string* error)
   return true;
 }
 
+int OnnxClassifier::token_grid(const Tensor<float>& v, int* class_tokens) const {
+  if (tokens_ == 0 || !v.is_float() || v.rank() != 3 || v.shape[0] != 1 || v.shape[1] != tokens_ || v.shape[2] < 2) return 0;
+  const PatchGrid g = patch_grid(tokens_);
+  *class_tokens = g.class_tokens;
+  return g.grid_h;
+}
+
 std::vector<SpatialLayer> OnnxClassifier::spatial_layers() const {
   std::vector<SpatialLayer> out;
   for (const Node* n : ex_.runtime_nodes())
     for (const auto& o : n->outputs) {
       const Tensor<float>* v = o.empty() ? nullptr : ex_.value(o);
-      if (!v || !v->is_float() || v->rank() != 4 || v->shape[0] != 1 || v->shape[2] * v->shape[3] <= 1) continue;
+      if (!v || !v->is_float()) continue;
+      int cls = 0;
+      if (const int g = token_grid(*v, &cls); g > 0) {
+        out.push_back({o, n->op_type, static_cast<int>(v->shape[2]), g, g, cls});
+        continue;
+      }
+      if (v->rank() != 4 || v->shape[0] != 1 || v->shape[2] * v->shape[3] <= 1) continue;
       out.push_back({o, n->op_type, static_cast<int>(v->shape[1]), static_cast<int>(v->shape[2]), static_cast<int>(v->shape[3])});
     }
   return out;
@@ -269,7 +305,33 @@ std::vector<SpatialLayer> OnnxClassifier::spatial_layers() const {
 
 std::string OnnxClassifier::auto_layer() const {
   const auto layers = spatial_layers();
-  return layers.empty() ? "" : layers.back().name;
+  if (tokens_ > 0) {
+    // The last attention block's normalised input: from its values back through single data inputs (the first input
+    // that is not a constant) past the value projection, to the first token layer.
+    std::map<std::string, const Node*> producer;
+    for (const Node* n : ex_.runtime_nodes())
+      for (const auto& o : n->outputs) producer[o] = n;
+    std::string at = attention_.back().values;
+    bool projected = false;
+    for (int step = 0; step < 64 && !at.empty(); ++step) {
+      const Tensor<float>* v = ex_.value(at);
+      int cls = 0;
+      if (projected && v && token_grid(*v, &cls) > 0) return at;
+      const auto p = producer.find(at);
+      if (p == producer.end()) break;
+      projected = projected || p->second->op_type == "MatMul" || p->second->op_type == "Gemm";
+      std::string next;
+      for (const auto& in : p->second->inputs)
+        if (!in.empty() && !ex_.is_constant(in)) {
+          next = in;
+          break;
+        }
+      at = next;
+    }
+  }
+  for (auto it = layers.rbegin(); it != layers.rend(); ++it)
+    if (it->class_tokens == 0) return it->name;
+  return "";
 }
 
 bool OnnxClassifier::layer(const std::string& name, LayerTensors* out, std::string* error) const {
@@ -278,11 +340,27 @@ bool OnnxClassifier::layer(const std::string& name, LayerTensors* out, std::stri
     *error = "no tensor named '" + name + "' (see onnx-info / the layer list)";
     return false;
   }
+  const Tensor<float>* g = ex_.gradient(name);
+  int cls = 0;
+  if (const int side = token_grid(*a, &cls); side > 0) {  // [1, N, D] → [D, g, g], the class tokens left out
+    const int d = static_cast<int>(a->shape[2]), hw = side * side;
+    out->k = d;
+    out->h = out->w = side;
+    out->activation.assign(static_cast<size_t>(d) * hw, 0.f);
+    out->gradient.assign(static_cast<size_t>(d) * hw, 0.f);
+    for (int p = 0; p < hw; ++p)
+      for (int k = 0; k < d; ++k) {
+        const size_t from = static_cast<size_t>(cls + p) * d + k, to = static_cast<size_t>(k) * hw + p;
+        out->activation[to] = a->f[from];
+        if (g) out->gradient[to] = g->f[from];
+      }
+    return true;
+  }
   if (!a->is_float() || a->rank() != 4 || a->shape[0] != 1) {
-    *error = "layer '" + name + "' has shape " + shape_str(a->shape) + "; a CAM layer is [1, K, h, w]";
+    *error = "layer '" + name + "' has shape " + shape_str(a->shape) + "; a CAM layer is [1, K, h, w] (or a vision "
+             "transformer's tokens [1, N, D], N a class token + a square grid)";
     return false;
   }
-  const Tensor<float>* g = ex_.gradient(name);
   out->k = static_cast<int>(a->shape[1]);
   out->h = static_cast<int>(a->shape[2]);
   out->w = static_cast<int>(a->shape[3]);

@@ -9,7 +9,8 @@
 //   clf.input_shape();                           // [1, C, H, W] (a symbolic batch becomes 1; symbolic H/W: set_input_size)
 //   clf.forward(x, n, &err); clf.logits();       // x: [1, C, H, W] row-major
 //   clf.backward_class(c, &err);                 // d logits[c] / d every value
-//   clf.spatial_layers();                        // float values [1, K, h, w] with h·w > 1, in execution order
+//   clf.spatial_layers();                        // float values [1, K, h, w] with h·w > 1, in execution order, and a
+//                                                // vision transformer's token layers [1, N, D] (read as [D, g, g])
 //   clf.layer(name, &A, &G, &err);               // activation and its gradient at a layer
 #pragma once
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "onnx/attention_finder.h"
 #include "onnx/executor.h"
 #include "onnx/model.h"
 
@@ -28,6 +30,10 @@ struct SpatialLayer {
   std::string name;  // the ONNX tensor name
   std::string op;    // the operator that produced it
   int channels = 0, height = 0, width = 0;
+  // > 0: a vision transformer's token layer [1, N, D] (N the attention's token count, patch_grid.h: class tokens +
+  // g × g patches), which the CAM methods read as [D, g, g] without its class tokens — pytorch-grad-cam's
+  // reshape_transform for ViTs.
+  int class_tokens = 0;
 };
 
 struct LayerTensors {
@@ -53,6 +59,8 @@ class OnnxClassifier {
   // Every value of the last forward pass (and gradient of the last backward pass): the attention methods
   // (vit_maps.h) read the attention distributions there.
   const onnx::Executor<float>& executor() const { return ex_; }
+  // The attention distributions found in the graph at load (onnx/attention_finder.h; empty for a CNN).
+  const std::vector<onnx::FoundAttention>& attention() const { return attention_; }
 
   std::vector<int64_t> input_shape() const;  // [1, C, H, W]
   const std::string& input_name() const { return input_name_; }
@@ -87,7 +95,11 @@ class OnnxClassifier {
                         std::string* error) const;
 
   std::vector<SpatialLayer> spatial_layers() const;  // after forward
-  // The last layer that still has spatial extent (h·w > 1) and from which the logits depend; "" if none.
+  // The default CAM layer. A vision transformer (attention found, its tokens a class token + a square grid): the
+  // token layer that feeds the last attention block — reached from that block's values back through its value
+  // projection (MatMul / Gemm) to the first [1, N, D] tensor, its normalised input (pytorch-grad-cam's advice: the
+  // last block's output holds no gradient at the patches, since only the class token reaches the head). Otherwise
+  // (and when that walk finds none) the last [1, K, h, w] layer with h·w > 1; "" if none.
   std::string auto_layer() const;
   bool layer(const std::string& name, LayerTensors* out, std::string* error) const;  // after backward_class
 
@@ -100,6 +112,10 @@ class OnnxClassifier {
   bool loaded_ = false;
   std::string input_name_, logits_name_;
   int64_t c_ = 3, h_ = 224, w_ = 224;
+  std::vector<onnx::FoundAttention> attention_;
+  int tokens_ = 0;  // after forward: the last attention's token count when it is class tokens + a square grid, else 0
+  // A token layer's grid (class_tokens > 0) when `v` is [1, tokens_, D ≥ 2].
+  int token_grid(const onnx::Tensor<float>& v, int* class_tokens) const;
   std::vector<float> logits_;
 };
 

@@ -8,7 +8,6 @@
 #include "explain/onnx/method_catalogue.h"
 #include "explain/onnx/vit_maps.h"
 #include "metrics/spearman.h"
-#include "onnx/attention_finder.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -18,7 +17,8 @@ using nlohmann::json;
 json spatial_layers_json(const OnnxClassifier& clf) {
   json layers = json::array();
   for (const auto& l : clf.spatial_layers())
-    layers.push_back({{"name", l.name}, {"op", l.op}, {"shape", {l.channels, l.height, l.width}}});
+    layers.push_back({{"name", l.name}, {"op", l.op}, {"shape", {l.channels, l.height, l.width}},
+                      {"class_tokens", l.class_tokens}});
   return layers;
 }
 
@@ -26,8 +26,6 @@ bool onnx_info(const uint8_t* bytes, size_t size, int input_size, json* out, std
   onnx::Model m;
   if (!onnx::read_model(bytes, size, &m, error)) return false;
   *out = OnnxClassifier::summarize(m);
-  // How many attention layers the graph has (the attention methods need at least one; vit_maps.h).
-  (*out)["attention_layers"] = onnx::find_attention(m).size();
   OnnxClassifier clf;
   std::string load_err;
   if (clf.load(bytes, size, &load_err)) {

@@ -1,8 +1,8 @@
 // What `attnlab onnx-info` / `explain-onnx` and the page's "Your model" (wasm OnnxLab) compute, in one place:
-//   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize), attention_layers (how many
-//     attention distributions onnx/attention_finder.h finds: the attention methods need one), plus, when the model
-//     loads as an image classifier: input_shape, classes, spatial_layers [{name, op, shape [K, h, w]}] (a forward
-//     pass on zeros), auto_layer; always runnable (bool) and error ("" or why it cannot run). false + message
+//   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize: its `attention` lists the
+//     attention found in the graph, which the attention methods need), plus, when the model
+//     loads as an image classifier: input_shape, classes, spatial_layers [{name, op, shape [K, h, w], class_tokens
+//     (> 0: a vision transformer's token layer, read as [D, g, g])}] (a forward pass on zeros), auto_layer; always runnable (bool) and error ("" or why it cannot run). false + message
 //     only for bytes that are not a readable ONNX model.
 //   onnx_explain(clf, x, request, out) → {class, logits, layer, map_shape [h, w], map (row-major, before
 //     upsampling), …method extras (integrated gradients: completeness)}; class −1 = the top-1.

@@ -1,11 +1,8 @@
 // The attention methods on an image transformer (vit_maps.h).
 #include "explain/onnx/vit_maps.h"
 
-#include <cmath>
-
 #include "explain/onnx/attention_layers.h"
 #include "explain/self_attention_maps.h"
-#include "onnx/attention_finder.h"
 
 namespace attnlab {
 
@@ -30,30 +27,7 @@ const VitMethod* find_vit_method(const std::string& name) {
   return nullptr;
 }
 
-int square_side(int n) {
-  if (n <= 0) return 0;
-  const int g = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
-  return g * g == n ? g : 0;
-}
-
 }  // namespace
-
-PatchGrid patch_grid(int tokens) {
-  PatchGrid p;
-  for (int k : {1, 2}) {
-    if (const int g = square_side(tokens - k); g > 1) {
-      p.class_tokens = k;
-      p.grid_h = p.grid_w = g;
-      return p;
-    }
-  }
-  p.class_tokens = 1;
-  p.grid_h = 1;
-  p.grid_w = tokens - 1;
-  p.note = "the " + std::to_string(tokens - 1) + " tokens after the class token are not a square patch grid (nor with "
-           "a distillation token), so the map is drawn over the token sequence";
-  return p;
-}
 
 std::vector<std::string> vit_method_names() {
   std::vector<std::string> v;
@@ -74,7 +48,7 @@ bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_in
     *error = "unknown attention method '" + method + "'";
     return false;
   }
-  const std::vector<onnx::FoundAttention> found = onnx::find_attention(clf.model());
+  const std::vector<onnx::FoundAttention>& found = clf.attention();
   if (found.empty()) {
     *error = "no attention was found in this model (a Softmax over the keys whose result multiplies the values): "
              "the attention methods are for vision transformers";

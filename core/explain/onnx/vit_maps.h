@@ -17,16 +17,9 @@
 
 #include "explain/onnx/input_method.h"
 #include "explain/onnx/onnx_classifier.h"
+#include "explain/onnx/patch_grid.h"  // the rule above
 
 namespace attnlab {
-
-// How the token count splits into class tokens and a patch grid (the rule above); grid_w = n − 1 and grid_h = 1
-// with a note when it does not.
-struct PatchGrid {
-  int class_tokens = 1, grid_h = 0, grid_w = 0;
-  std::string note;
-};
-PatchGrid patch_grid(int tokens);
 
 // The methods' names, in the catalogue's order, and whether one needs the backward pass.
 std::vector<std::string> vit_method_names();

@@ -17,12 +17,16 @@ the 6 × 6 grid (row-major, the class token's row without its own column), from 
              the class token's row of R;
   chefer     Chefer, Gur & Wolf 2021 (the self-attention rule): R = I; per layer from the bottom R ← R + Ā·R,
              Ā = mean over heads of (∂y_c/∂A ⊙ A)⁺, y_c the class's logit; the class token's row of R.
+  gradcam_tokens  Grad-CAM at `token_layer` (the ONNX name of the last block's ln_1 output) with pytorch-grad-cam's
+             ViT reshape: the tokens without the class token as [D, g, g], alpha_k = the gradient's grid mean,
+             ReLU(Σ_k alpha_k A_k).
 The re-implementation's logits are checked against the module's before anything is written.
 """
 import argparse
 import json
 import os
 
+import onnx
 import torch
 import torchvision
 
@@ -44,7 +48,7 @@ def build():
 
 def reimplemented_forward(m, x):
     """Our own ViT forward from the module's weights: → logits [1, C], attention [layer] of [1, H, N, N] (each
-    retains its gradient)."""
+    retains its gradient), the last block's normalised input [1, N, D] (retains its gradient)."""
     n, _, h, w = x.shape
     p = m.conv_proj(x)  # [1, D, g, g]
     tokens = p.reshape(n, HIDDEN, -1).permute(0, 2, 1)  # [1, g², D]
@@ -53,6 +57,8 @@ def reimplemented_forward(m, x):
     dh = HIDDEN // HEADS
     for block in m.encoder.layers:
         y = block.ln_1(z)
+        y.retain_grad()
+        last_input = y
         mha = block.self_attention
         qkv = y @ mha.in_proj_weight.T + mha.in_proj_bias  # [1, N, 3D]
         q, k, v = qkv.split(HIDDEN, dim=-1)
@@ -65,7 +71,7 @@ def reimplemented_forward(m, x):
         z = z + mha.out_proj(o)
         z = z + block.mlp(block.ln_2(z))
     z = m.encoder.ln(z)
-    return m.heads(z[:, 0]), attention
+    return m.heads(z[:, 0]), attention, last_input
 
 
 def main():
@@ -77,7 +83,7 @@ def main():
     x = torch.randn(1, 3, IMAGE, IMAGE, generator=torch.Generator().manual_seed(SEED + 1))
     with torch.no_grad():
         module_logits = m(x)
-    logits, attention = reimplemented_forward(m, x)
+    logits, attention, last_input = reimplemented_forward(m, x)
     gap = (logits - module_logits).abs().max().item()
     assert gap < 1e-5, f"the re-implementation differs from the module by {gap}"
     c = int(logits.argmax())
@@ -96,10 +102,18 @@ def main():
     chefer = eye.clone()
     for a, g in zip(A, dA):
         chefer = chefer + (g * a).clamp(min=0).mean(0) @ chefer
+    # Grad-CAM on the last block's normalised input (pytorch-grad-cam's ViT recipe: the tokens without the class
+    # token reshaped to [D, g, g]; alpha_k = mean of the gradient over the grid; ReLU(sum_k alpha_k A_k)).
+    g = IMAGE // PATCH
+    grid = lambda t: t.detach().double()[0, 1:, :].reshape(g, g, HIDDEN).permute(2, 0, 1)  # [D, g, g]
+    A_tok, G_tok = grid(last_input), grid(last_input.grad)
+    gradcam = (G_tok.mean(dim=(1, 2))[:, None, None] * A_tok).sum(0).clamp(min=0)
     ref = {
         "input": x.flatten().tolist(), "input_shape": list(x.shape), "logits": logits.detach()[0].tolist(), "class": c,
         "grid": [IMAGE // PATCH, IMAGE // PATCH], "tokens": N,
         "maps": {"attention": raw.tolist(), "rollout": rollout[0, 1:].tolist(), "chefer": chefer[0, 1:].tolist()},
+        "token_layer": f"/encoder/layers/encoder_layer_{LAYERS - 1}/ln_1/Add_1_output_0",
+        "gradcam_tokens": gradcam.flatten().tolist(),
     }
     with open(os.path.join(args.out, "reference.json"), "w") as f:
         json.dump(ref, f)
@@ -112,6 +126,8 @@ def main():
             "opset": 14}
     with open(os.path.join(args.out, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
+    names = {o for n in onnx.load(os.path.join(args.out, "model.onnx")).graph.node for o in n.output}
+    assert ref["token_layer"] in names, "the exporter named the last block's LayerNorm output otherwise"
     print("class", c, "logits", [round(v, 4) for v in ref["logits"]], "gap", gap)
 
 

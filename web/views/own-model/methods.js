@@ -14,7 +14,7 @@ export const METHOD = Object.fromEntries(OWN_METHODS.map((m) => [m.name, m]));
 // perturbation maps that need no layer. The first of them stands in for a method the model cannot run.
 export const ORT_METHODS = Object.freeze(['rise', 'occlusion']);
 // The attention methods (kind 'attention': vision transformers) need attention the core found in the graph
-// (summary.attention_layers).
+// (summary.attention: one entry per layer).
 export function methodAvailable(name, engine, attentionLayers = 0) {
   if (METHOD[name]?.kind === 'attention' && !(attentionLayers > 0)) return false;
   return engine !== 'ort' || ORT_METHODS.includes(name);

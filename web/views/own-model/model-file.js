@@ -114,7 +114,7 @@ export function installModelFile(v) {
   function applyEngine() {
     const ort = v.model?.engine === 'ort';
     for (const o of ui.method.options) {
-      o.disabled = !methodAvailable(o.value, v.model?.engine, v.model?.summary?.attention_layers);
+      o.disabled = !methodAvailable(o.value, v.model?.engine, v.model?.summary?.attention?.length);
       o.title = o.disabled ? unavailableWhy(o.value, v.model?.engine) : '';
     }
     ui.layer.disabled = ort;
@@ -126,8 +126,14 @@ export function installModelFile(v) {
   function fillLayers(summary) {
     ui.layer.replaceChildren();
     const layers = summary.spatial_layers ?? [];
-    ui.layer.append(el('option', null, `auto: the last with spatial extent (${summary.auto_layer || 'none'})`, { value: 'auto' }));
-    for (const l of layers) ui.layer.append(el('option', null, `${l.name} — ${l.op} ${l.shape.join('×')}`, { value: l.name }));
+    // A vision transformer's token layers (class_tokens > 0) are read as [D, g, g]; its `auto` is the last block's input.
+    const vit = layers.some((l) => l.class_tokens > 0);
+    const auto = vit ? 'the last attention block’s input tokens' : 'the last with spatial extent';
+    ui.layer.append(el('option', null, `auto: ${auto} (${summary.auto_layer || 'none'})`, { value: 'auto' }));
+    for (const l of layers) {
+      const what = l.class_tokens > 0 ? `tokens as ${l.shape.join('×')}` : l.shape.join('×');
+      ui.layer.append(el('option', null, `${l.name} — ${l.op} ${what}`, { value: l.name }));
+    }
     ui.layer.value = 'auto';
   }
 
