@@ -36,6 +36,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { launchChromium, openRecordingPage, imageLabMissing, hostWorkers, fillWasmHeap } from './browser.mjs';
+import { catPpm, lastJson, relErr, waitOwnMap } from './own-card.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { loadCore } from '../node/parity-lib.mjs';
 
@@ -51,21 +52,6 @@ const SKIP = imageLabMissing(REPO)
   || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('modelInput') ? 'web/gen has no OnnxLab / modelInput (bash scripts/build-wasm.sh)' : false);
 const NO_CLI = !fs.existsSync(CLI) ? 'build/attnlab missing' : false;
 
-const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
-const relErr = (a, b) => {
-  let d = 0, s = 0;
-  for (let i = 0; i < b.length; i++) { d = Math.max(d, Math.abs(a[i] - b[i])); s = Math.max(s, Math.abs(b[i])); }
-  return d / (s || 1);
-};
-
-function catPpm(dir) {
-  const png = PNG.sync.read(fs.readFileSync(path.join(REPO, 'web/images/cat.png')));
-  const rgb = Buffer.alloc(png.width * png.height * 3);
-  for (let i = 0; i < png.width * png.height; i++) for (let c = 0; c < 3; c++) rgb[3 * i + c] = png.data[4 * i + c];
-  const file = path.join(dir, 'cat.ppm');
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${png.width} ${png.height}\n255\n`), rgb]));
-  return file;
-}
 
 if (SKIP) test('your model in the browser', { skip: SKIP }, () => {});
 else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
@@ -96,16 +82,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     assert.ok(road[0].morf >= 0 && road[0].morf <= 1 && road[0].lerf >= 0 && road[0].lerf <= 1);
   }
 
-  async function waitMap(page, method) {
-    await page.waitForFunction((m) => {
-      const c = document.getElementById('own-canvas');
-      const s = document.getElementById('own-model').dataset.status;
-      return (c.dataset.method === m && c.dataset.peakX && s === 'ready') || !document.getElementById('own-message').hidden;
-    }, method, { timeout: TIMEOUT });
-    const msg = await page.evaluate(() => document.getElementById('own-message').textContent);
-    assert.equal(msg, '', `the panel failed: ${msg}`);
-    return page.evaluate(() => ({ ...document.getElementById('own-canvas').dataset }));
-  }
+  const waitMap = (page, method) => waitOwnMap(page, method, TIMEOUT);
   async function waitMessage(page, re) {
     await page.waitForFunction(() => !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
     const msg = await page.textContent('#own-message');
@@ -127,7 +104,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   const clearMessage = (page) => page.evaluate(() => { const m = document.getElementById('own-message'); m.textContent = ''; m.hidden = true; });
 
   test('squeezenet: summary, Grad-CAM = the CLI, IG completeness, RISE, curves, labels', { skip: NO_CLI }, async () => {
-    const ppm = catPpm(dir);
+    const ppm = catPpm(REPO, dir);
     const page = await openCard('&risen=50');
     const ds = await chooseModel(page);
     const summary = await page.textContent('#own-summary');

@@ -19,8 +19,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PNG } from 'pngjs';
 import { launchChromium, openRecordingPage, imageLabMissing } from './browser.mjs';
+import { catPpm, lastJson, relErr, waitOwnMap } from './own-card.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,22 +33,6 @@ const TIMEOUT = 180_000;
 const SKIP = imageLabMissing(REPO)
   || (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('modelInput') ? 'web/gen has no OnnxLab (bash scripts/build-wasm.sh)' : false)
   || (!fs.existsSync(CLI) ? 'build/attnlab missing' : false);
-
-const lastJson = (text) => JSON.parse(text.trim().split('\n').pop());
-const relErr = (a, b) => {
-  let d = 0, s = 0;
-  for (let i = 0; i < b.length; i++) { d = Math.max(d, Math.abs(a[i] - b[i])); s = Math.max(s, Math.abs(b[i])); }
-  return a.length === b.length ? d / (s || 1) : Infinity;
-};
-
-function catPpm(dir) {
-  const png = PNG.sync.read(fs.readFileSync(path.join(REPO, 'web/images/cat.png')));
-  const rgb = Buffer.alloc(png.width * png.height * 3);
-  for (let i = 0; i < png.width * png.height; i++) for (let c = 0; c < 3; c++) rgb[3 * i + c] = png.data[4 * i + c];
-  const file = path.join(dir, 'cat.ppm');
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(`P6\n${png.width} ${png.height}\n255\n`), rgb]));
-  return file;
-}
 
 if (SKIP) test('a vision transformer in Your model', { skip: SKIP }, () => {});
 else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, () => {
@@ -67,21 +51,12 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function waitMap(page, method) {
-    await page.waitForFunction((m) => {
-      const c = document.getElementById('own-canvas');
-      const s = document.getElementById('own-model').dataset.status;
-      return (c.dataset.method === m && c.dataset.peakX && s === 'ready') || !document.getElementById('own-message').hidden;
-    }, method, { timeout: TIMEOUT });
-    const msg = await page.evaluate(() => document.getElementById('own-message').textContent);
-    assert.equal(msg, '', `the panel failed: ${msg}`);
-    return page.evaluate(() => ({ ...document.getElementById('own-canvas').dataset }));
-  }
+  const waitMap = (page, method) => waitOwnMap(page, method, TIMEOUT);
   const cli = (ppm, method) => lastJson(execFileSync(CLI, ['explain-onnx', '--model', VIT, '--image', ppm, '--method', method], { encoding: 'utf8' }));
   const shownMap = (page) => page.evaluate(() => Array.from(document.getElementById('own-model').ownLastMap));
 
   test('rollout and Chefer relevance over the patch grid equal the CLI; the sanity check; a CNN offers neither', async () => {
-    const ppm = catPpm(dir);
+    const ppm = catPpm(REPO, dir);
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&omethod=rollout`);
     await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
     await page.click('#own-model > summary');

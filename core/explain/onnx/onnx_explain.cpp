@@ -85,19 +85,13 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
     (*out)["map"] = res.map;
     return true;
   }
-  if (is_vit_method(r.method)) {
+  // Input methods (input_method.h) and the attention methods of image transformers (vit_maps.h) give one map each.
+  const bool attention = is_vit_method(r.method);
+  if (InputMethodFn in_fn = attention ? nullptr : find_input_method(r.method); in_fn || attention) {
     InputMapResult res;
-    if (!onnx_vit_map(clf, x, cls, r.method, &res, error)) return false;
-    (*out)["layer"] = "attention";
-    (*out)["map_shape"] = {res.h, res.w};
-    (*out)["map"] = res.map;
-    for (auto& kv : res.extra.items()) (*out)[kv.key()] = kv.value();
-    return true;
-  }
-  if (InputMethodFn in_fn = find_input_method(r.method)) {
-    InputMapResult res;
-    if (!in_fn(clf, x, cls, r.options, &res, error)) return false;
-    (*out)["layer"] = "input";
+    if (!(attention ? onnx_vit_map(clf, x, cls, r.method, &res, error) : in_fn(clf, x, cls, r.options, &res, error)))
+      return false;
+    (*out)["layer"] = attention ? "attention" : "input";
     (*out)["map_shape"] = {res.h, res.w};
     (*out)["map"] = res.map;
     for (auto& kv : res.extra.items()) (*out)[kv.key()] = kv.value();
