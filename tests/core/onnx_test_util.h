@@ -1,5 +1,6 @@
 // Test helpers for the ONNX executor: file reading, running a model on TensorProto inputs, comparing.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -17,6 +18,18 @@ inline bool read_bytes(const std::string& path, std::vector<uint8_t>* out) {
   if (!f) return false;
   out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
   return true;
+}
+
+// max |a − b| / max |b| over two equally long vectors (1e30 when the lengths differ): the ONNX parity tests' measure.
+template <class A, class B>
+double rel_err(const std::vector<A>& a, const std::vector<B>& b) {
+  if (a.size() != b.size()) return 1e30;
+  double num = 0, den = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    num = std::max(num, std::abs(static_cast<double>(a[k]) - static_cast<double>(b[k])));
+    den = std::max(den, std::abs(static_cast<double>(b[k])));
+  }
+  return den > 0 ? num / den : num;
 }
 
 // A whole file as a string ("" when it cannot be read).

@@ -25,16 +25,7 @@ namespace {
 
 const std::string kDir = std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/";
 
-// max |a − b| / max |b|
-double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return 1e30;
-  double num = 0, den = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    num = std::max(num, std::abs(static_cast<double>(a[k]) - b[k]));
-    den = std::max(den, std::abs(static_cast<double>(b[k])));
-  }
-  return den > 0 ? num / den : num;
-}
+using test::rel_err;
 
 struct Fixture {
   std::vector<uint8_t> bytes;

@@ -24,16 +24,6 @@ namespace {
 
 const std::string kVitDir = std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/";
 
-// max |a − b| / max |b|
-double vit_rel_err(const std::vector<float>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return 1e30;
-  double num = 0, den = 0;
-  for (size_t k = 0; k < a.size(); ++k) {
-    num = std::max(num, std::abs(static_cast<double>(a[k]) - b[k]));
-    den = std::max(den, std::abs(b[k]));
-  }
-  return den > 0 ? num / den : num;
-}
 
 std::vector<double> transposed(const std::vector<double>& m, int side) {
   std::vector<double> t(m.size());
@@ -70,7 +60,7 @@ TEST(OnnxVit, LogitsAndMapsEqualTorch) {
     nlohmann::json out;
     std::string err;
     ASSERT_TRUE(onnx_explain(f.clf, f.x, r, &out, &err)) << method << ": " << err;
-    EXPECT_LT(vit_rel_err(out["logits"].get<std::vector<float>>(), f.ref["logits"].get<std::vector<double>>()), 1e-4);
+    EXPECT_LT(test::rel_err(out["logits"].get<std::vector<float>>(), f.ref["logits"].get<std::vector<double>>()), 1e-4);
     EXPECT_EQ(out["class"], f.ref["class"]);
     EXPECT_EQ(out["layer"], "attention");
     EXPECT_EQ(out["map_shape"], nlohmann::json({side, side}));
@@ -81,11 +71,11 @@ TEST(OnnxVit, LogitsAndMapsEqualTorch) {
     EXPECT_FALSE(out.contains("note"));
     const std::vector<float> map = out["map"];
     const std::vector<double> want = f.ref["maps"][method];
-    EXPECT_LT(vit_rel_err(map, want), 1e-4) << method;
+    EXPECT_LT(test::rel_err(map, want), 1e-4) << method;
     // Negative controls: the grid transposed, and every other method's reference.
-    EXPECT_GT(vit_rel_err(map, transposed(want, side)), 1e-2) << method;
+    EXPECT_GT(test::rel_err(map, transposed(want, side)), 1e-2) << method;
     for (const std::string other : {"attention", "rollout", "chefer"})
-      if (other != method) EXPECT_GT(vit_rel_err(map, f.ref["maps"][other].get<std::vector<double>>()), 1e-2) << method << " vs " << other;
+      if (other != method) EXPECT_GT(test::rel_err(map, f.ref["maps"][other].get<std::vector<double>>()), 1e-2) << method << " vs " << other;
   }
 }
 
@@ -104,7 +94,7 @@ TEST(OnnxVit, CheferExplainsTheAskedClass) {
     return out["map"].get<std::vector<float>>();
   };
   const std::vector<float> a = map_of("chefer", top), b = map_of("chefer", (top + 1) % 5);
-  EXPECT_GT(vit_rel_err(b, std::vector<double>(a.begin(), a.end())), 1e-2);
+  EXPECT_GT(test::rel_err(b, std::vector<double>(a.begin(), a.end())), 1e-2);
   const std::vector<float> c = map_of("rollout", top), d = map_of("rollout", (top + 1) % 5);
   EXPECT_EQ(c, d);
 }
@@ -193,8 +183,8 @@ TEST(OnnxVit, GradCamOnTheLastBlocksTokensEqualsTorch) {
   };
   const std::vector<float> map = cam_at("gradcam", "auto");
   const std::vector<double> want = f.ref["gradcam_tokens"];
-  EXPECT_LT(vit_rel_err(map, want), 1e-4);
-  EXPECT_GT(vit_rel_err(map, transposed(want, 6)), 1e-2);  // negative control: the grid's orientation
+  EXPECT_LT(test::rel_err(map, want), 1e-4);
+  EXPECT_GT(test::rel_err(map, transposed(want, 6)), 1e-2);  // negative control: the grid's orientation
   // The last token layer (after the final LayerNorm) reaches the head through the class token only: no gradient at the
   // patches, so Grad-CAM there is zero everywhere — why `auto` walks back to the last block's input instead.
   const std::vector<float> last = cam_at("gradcam", last_token_layer);

@@ -304,7 +304,6 @@ std::vector<SpatialLayer> OnnxClassifier::spatial_layers() const {
 }
 
 std::string OnnxClassifier::auto_layer() const {
-  const auto layers = spatial_layers();
   if (tokens_ > 0) {
     // The last attention block's normalised input: from its values back through single data inputs (the first input
     // that is not a constant) past the value projection, to the first token layer.
@@ -329,6 +328,7 @@ std::string OnnxClassifier::auto_layer() const {
       at = next;
     }
   }
+  const auto layers = spatial_layers();
   for (auto it = layers.rbegin(); it != layers.rend(); ++it)
     if (it->class_tokens == 0) return it->name;
   return "";

@@ -35,11 +35,7 @@ std::vector<std::string> vit_method_names() {
   return v;
 }
 
-bool is_vit_method(const std::string& name, bool* needs_gradient) {
-  const VitMethod* m = find_vit_method(name);
-  if (m && needs_gradient) *needs_gradient = m->needs_gradient;
-  return m != nullptr;
-}
+bool is_vit_method(const std::string& name) { return find_vit_method(name) != nullptr; }
 
 bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index, const std::string& method,
                   InputMapResult* out, std::string* error) {

@@ -21,9 +21,9 @@
 
 namespace attnlab {
 
-// The methods' names, in the catalogue's order, and whether one needs the backward pass.
+// The methods' names, in the catalogue's order; whether a name is one of them.
 std::vector<std::string> vit_method_names();
-bool is_vit_method(const std::string& name, bool* needs_gradient = nullptr);
+bool is_vit_method(const std::string& name);
 
 // Forward at x (+ backward of logits[class_index] for a gradient method) and the method's map: out->map
 // [grid_h·grid_w], out->h / w the grid; out->extra {tokens, class_tokens, layers, heads, note?}.
