@@ -1,6 +1,9 @@
 // train.test.mjs — browser end-to-end test of the Train view (headless Chromium via playwright-core).
 //
-// Starts scripts/serve.mjs in-process on port 0 and checks:
+// Starts scripts/serve.mjs in-process on port 0 twice: on the repository, and on a copy whose sst2-train / dev / test are
+// their first 2,000 / 300 / 300 sentences (the page trains whatever the manifest lists; an epoch in seconds — CI time).
+// The three trainings compared with the CLI below run on that copy, the CLI on the same cut files; Cancel on the whole set.
+// Checks:
 //   - training uniform attention, seed 50, 1 epoch in the page: both progress bars move, the per-epoch dev
 //     accuracy and F1 equal the native CLI's (`build/attnlab train-text … --attention uniform --seed 50
 //     --epochs 1 --min-count 1 --storage f32`, last stdout line metrics.dev) to 1e-9, the test metrics are
@@ -14,7 +17,7 @@
 //     the page prints (`same_as`: train-text --encoder transformer --layers 1 … --optimizer adamw …), it is listed
 //     as a transformer next to the shipped models, and the Text view explains with it and draws its head view
 //     (1 layer, 4 heads); prints the page's epoch time next to the CLI's;
-//   - a model-consistent adversary of sst2-tanh (λ 1, seed 50, 1 epoch on the 6,920 sentences): progress with
+//   - a model-consistent adversary of sst2-tanh (λ 1, seed 50, 1 epoch on the 2,000 sentences): progress with
 //     the dev TVD / JSD to the base equal to the CLI's (`build/attnlab experiment adversarial-training
 //     --model models/text/sst2-tanh --data sst2-dev.tsv --param train=sst2-train.tsv --param 'lambdas=[1]'
 //     --param epochs=1 --seed 50`, to 1e-4; accuracy / F1 to one sentence), the TVD-vs-JSD scatter, the
@@ -80,20 +83,49 @@ function assertSameWeights(page, native) {
 const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: page ${a} vs CLI ${b} (tolerance ${tol})`);
 const lastJson = (out) => JSON.parse(out.trim().split('\n').at(-1));
 
+// A served copy of the repository whose manifest's sst2-train / dev / test are their first cut[name] sentences (an epoch
+// in seconds instead of the 6,920 sentences' tens): web/ and node_modules linked, sst2-tanh (the adversary's base, the
+// Text view's first model) and the shipped lexicon copied. Returns { root, data } (data: the cut TSVs' folder).
+function servedCopy(prefix, cut) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.symlinkSync(path.join(REPO, 'web'), path.join(root, 'web'));
+  fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
+  const text = path.join(root, 'models/text');
+  fs.mkdirSync(path.join(text, 'data'), { recursive: true });
+  for (const d of ['image', 'cnn']) {
+    fs.mkdirSync(path.join(root, 'models', d), { recursive: true });
+    fs.copyFileSync(path.join(REPO, 'models', d, 'manifest.json'), path.join(root, 'models', d, 'manifest.json'));
+  }
+  fs.cpSync(path.join(REPO, 'models/text/sst2-tanh'), path.join(text, 'sst2-tanh'), { recursive: true });
+  fs.copyFileSync(path.join(DATA, 'sst2-strong-lexicon.txt'), path.join(text, 'data/sst2-strong-lexicon.txt'));
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'models/text/manifest.json'), 'utf8'));
+  manifest.datasets = manifest.datasets.filter((d) => cut[d.name]).map((d) => {
+    const bytes = Buffer.from(fs.readFileSync(path.join(DATA, `${d.name}.tsv`), 'utf8').split('\n').slice(0, cut[d.name]).join('\n') + '\n');
+    fs.writeFileSync(path.join(text, 'data', `${d.name}.tsv`), bytes);
+    return { ...d, n: cut[d.name], bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') };
+  });
+  fs.writeFileSync(path.join(text, 'manifest.json'), JSON.stringify(manifest));
+  return { root, data: path.join(text, 'data') };
+}
+
 if (SKIP) test('Train view in the browser', { skip: SKIP }, () => {});
 else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
   let server;
   let ctx;
+  let cut; // the served copy with 2,000 / 300 / 300 sentences (the trainings of the first, second and fourth test)
+  let cutServer;
   let cliDir;
   let cli; // the native CLI's result on the same data, seed and epochs
 
   before(async () => {
+    cut = servedCopy('attnlab-e2e-train-cut-', { 'sst2-train': 2000, 'sst2-dev': 300, 'sst2-test': 300 });
     // The reference: the native CLI on the same sentence-level data (the shipped copies are unchanged).
     cliDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-train-'));
-    cli = lastJson(execFileSync(CLI, ['train-text', '--train', path.join(DATA, 'sst2-train.tsv'), '--dev', path.join(DATA, 'sst2-dev.tsv'),
+    cli = lastJson(execFileSync(CLI, ['train-text', '--train', path.join(cut.data, 'sst2-train.tsv'), '--dev', path.join(cut.data, 'sst2-dev.tsv'),
       '--out', cliDir, '--attention', 'uniform', '--seed', '50', '--epochs', '1', '--min-count', '1', '--storage', 'f32'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     server = await startServer({ port: 0, root: REPO });
+    cutServer = await startServer({ port: 0, root: cut.root });
     ctx = await launchChromium({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
     fs.mkdirSync(OUT, { recursive: true });
   });
@@ -101,10 +133,13 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
   after(async () => {
     await ctx?.closeAndClean();
     await server?.close();
+    await cutServer?.close();
+    if (cut) fs.rmSync(cut.root, { recursive: true, force: true });
     if (cliDir) fs.rmSync(cliDir, { recursive: true, force: true });
   });
 
-  async function openPage(hash = '') {
+  // srv: the cut copy unless a test needs the whole training set
+  async function openPage(hash = '', srv = cutServer) {
     const page = await ctx.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -113,7 +148,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
       if (m.type() === 'error' || (m.type() === 'warning' && /^Warning:/.test(m.text()))) errors.push(`console: ${m.text()}`);
     });
     page.errors = errors;
-    await page.goto(`${server.url}/web/${hash}`);
+    await page.goto(`${srv.url}/web/${hash}`);
     return page;
   }
 
@@ -155,7 +190,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     assert.equal(await page.isEnabled('#train-cancel'), true);
     assert.equal(await waitTrain(page, ['done', 'cancelled', 'error']), 'done', await page.locator('#train-message').textContent());
     const bars = await page.evaluate(() => window.__bars);
-    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 100), `the epoch bar moved (${JSON.stringify(bars.slice(0, 5))}…)`);
+    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 10), `the epoch bar moved (${JSON.stringify(bars.slice(0, 5))}…)`);
     assert.ok(bars.some(([, , all]) => all > 0 && all < 1), 'the overall bar moved');
     assert.equal(Number(await page.locator('#train-progress').getAttribute('value')), 1);
     assert.equal(await page.locator('#view-train').getAttribute('data-model'), NAME);
@@ -180,10 +215,10 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     close(await num(trained.locator('[data-metric="dev_accuracy"]')), cli.metrics.dev.accuracy, 1e-9, 'dev accuracy in the table');
     const testAcc = await num(trained.locator('[data-metric="test_accuracy"]'));
     const testF1 = await num(trained.locator('[data-metric="test_f1"]'));
-    assert.ok(testAcc > 0.6 && testAcc < 0.95 && testF1 > 0.5 && testF1 < 0.95, `test acc ${testAcc}, F1 ${testF1}`);
+    assert.ok(testAcc > 0.55 && testAcc < 0.95 && testF1 > 0.5 && testF1 < 0.95, `test acc ${testAcc}, F1 ${testF1}`);
     assert.match(await page.locator('#train-result-title').textContent(), new RegExp(`${NAME}: test accuracy \\d+\\.\\d %, F1 0\\.\\d{3}`));
     // The CLI's test metrics of its model equal the page's.
-    const cliTest = lastJson(execFileSync(CLI, ['eval-text', '--model', cliDir, '--data', path.join(DATA, 'sst2-test.tsv')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const cliTest = lastJson(execFileSync(CLI, ['eval-text', '--model', cliDir, '--data', path.join(cut.data, 'sst2-test.tsv')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     close(testAcc, cliTest.accuracy, 1e-9, 'test accuracy');
     close(testF1, cliTest.f1, 1e-9, 'test F1');
 
@@ -256,7 +291,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     const same = note.match(/The same model from the command line: build\/attnlab (train-text .*)\.$/);
     assert.ok(same, `the result names the CLI command (${note})`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-train-tf-'));
-    const args = same[1].split(' ').slice(1).map((a) => a.replace('../shared/data/sst2/', `${DATA}/sst2-`).replace(/^DIR$/, dir));
+    const args = same[1].split(' ').slice(1).map((a) => a.replace('../shared/data/sst2/', `${cut.data}/sst2-`).replace(/^DIR$/, dir));
     assert.ok(args.includes('transformer') && args.includes('adamw'), args.join(' '));
     const c0 = Date.now();
     const native = lastJson(execFileSync(CLI, ['train-text', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
@@ -289,7 +324,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
   });
 
   test('Cancel during epoch 1 keeps no model; the Text view answered while it trained and keeps working', { timeout: 180_000 }, async () => {
-    const page = await openPage('#view=train&attention=tanh&trainseed=257&epochs=2');
+    const page = await openPage('#view=train&attention=tanh&trainseed=257&epochs=2', server);
     assert.equal(await waitTrain(page, ['idle', 'error']), 'idle');
     assert.equal(await page.inputValue('#train-attention'), 'tanh');
     assert.equal(await page.inputValue('#train-seed'), '257');
@@ -332,8 +367,8 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     const ADV = 'trained-adversary-sst2-tanh-lambda1-seed50';
     const t0 = Date.now();
     const cliOut = lastJson(execFileSync(CLI, ['experiment', 'adversarial-training', '--model', path.join(REPO, 'models/text/sst2-tanh'),
-      '--data', path.join(DATA, 'sst2-dev.tsv'), '--out', path.join(cliDir, 'adversary.json'), '--seed', '50',
-      '--param', `train=${path.join(DATA, 'sst2-train.tsv')}`, '--param', 'lambdas=[1]', '--param', 'epochs=1'],
+      '--data', path.join(cut.data, 'sst2-dev.tsv'), '--out', path.join(cliDir, 'adversary.json'), '--seed', '50',
+      '--param', `train=${path.join(cut.data, 'sst2-train.tsv')}`, '--param', 'lambdas=[1]', '--param', 'epochs=1'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
     const cliWall = (Date.now() - t0) / 1000;
     const ref = cliOut.curve[0];
@@ -367,7 +402,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     assert.match(await page.locator('#train-title').textContent(), /adversary of sst2-tanh: λ 1 · seed 50 · 1 epoch/);
     assert.equal(await waitTrain(page, ['done', 'cancelled', 'error'], 360_000), 'done', await page.locator('#train-message').textContent());
     const bars = await page.evaluate(() => window.__bars);
-    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 100), 'the epoch bar moved');
+    assert.ok(bars.some(([v, max]) => v > 0 && v < max && max > 10), 'the epoch bar moved');
     assert.equal(await page.locator('#view-train').getAttribute('data-model'), ADV);
 
     // Per-epoch dev comparison with the base = the CLI's on the same data, seed and λ.
@@ -415,7 +450,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     assert.match(await page.locator('#model-info').textContent(), /Model-consistent adversary of sst2-tanh/);
 
     const t = await page.evaluate(() => window.__t);
-    console.log(`# adversary, 1 epoch on 6,920 sentences + dev comparison: page (Chromium) ${((t.testing - t.click) / 1000).toFixed(1)} s ` +
+    console.log(`# adversary, 1 epoch on 2,000 sentences + dev comparison: page (Chromium) ${((t.testing - t.click) / 1000).toFixed(1)} s ` +
       `(then ${((t.done - t.testing) / 1000).toFixed(1)} s test comparison and load); CLI ${cliOut.seconds.toFixed(1)} s ` +
       `(training + dev comparison; ${cliWall.toFixed(1)} s wall with loading)`);
     assert.deepEqual(page.errors, []);
@@ -426,27 +461,9 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
   // its entry says what it is: the pickers' labels, the comparison table, the model info; the deceptive model's words
   // are the 454 of the lexicon (fetched by the page), and it explains with a conicity line.
   test('round four: an Orthogonal LSTM, a Diversity LSTM (λ 0.5) and deceptive attention (λ 1, the lexicon) train; the entry says the kind', { timeout: 300_000 }, async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-e2e-round4-'));
+    const { root } = servedCopy('attnlab-e2e-round4-', { 'sst2-train': 300, 'sst2-dev': 200, 'sst2-test': 200 });
     let small;
     try {
-      fs.symlinkSync(path.join(REPO, 'web'), path.join(root, 'web'));
-      fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'));
-      const text = path.join(root, 'models/text');
-      fs.mkdirSync(path.join(text, 'data'), { recursive: true });
-      for (const d of ['image', 'cnn']) {
-        fs.mkdirSync(path.join(root, 'models', d), { recursive: true });
-        fs.copyFileSync(path.join(REPO, 'models', d, 'manifest.json'), path.join(root, 'models', d, 'manifest.json'));
-      }
-      fs.cpSync(path.join(REPO, 'models/text/sst2-tanh'), path.join(text, 'sst2-tanh'), { recursive: true });
-      fs.copyFileSync(path.join(DATA, 'sst2-strong-lexicon.txt'), path.join(text, 'data/sst2-strong-lexicon.txt'));
-      const manifest = JSON.parse(fs.readFileSync(path.join(REPO, 'models/text/manifest.json'), 'utf8'));
-      const cut = { 'sst2-train': 300, 'sst2-dev': 200, 'sst2-test': 200 };
-      manifest.datasets = manifest.datasets.filter((d) => cut[d.name]).map((d) => {
-        const bytes = Buffer.from(fs.readFileSync(path.join(DATA, `${d.name}.tsv`), 'utf8').split('\n').slice(0, cut[d.name]).join('\n') + '\n');
-        fs.writeFileSync(path.join(text, 'data', `${d.name}.tsv`), bytes);
-        return { ...d, n: cut[d.name], bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') };
-      });
-      fs.writeFileSync(path.join(text, 'manifest.json'), JSON.stringify(manifest));
       small = await startServer({ port: 0, root });
 
       const page = await ctx.newPage();
