@@ -12,6 +12,7 @@
 //     explain makes an older one resolve null)
 //   client.loo({ ids, target, p }, onProgress) → { id, promise, cancel() } (a job)
 //   client.ig({ ids, target }, onProgress) → { id, promise, cancel() } (a job: integrated gradients)
+//   client.vz({ ids }, onProgress) → { id, promise, cancel() } (a job: value zeroing, one layer a step)
 //   client.generate({ ids, steps }, onProgress) → { id, promise, cancel() } (a job)
 //   client.experiment({ name, ids, special, params, seed, layer }) → Promise<{row, ms}> (one debate experiment)
 //   client.adversarial({ ids, special, params, seed, layer }, onProgress) → { id, promise, cancel() } (a job; progress
@@ -53,6 +54,10 @@ export class OwnTextClient {
 
   ig({ ids, target }, onProgress = null) {
     return this.channel.send('ownText.ig', { ids, target }, onProgress);
+  }
+
+  vz({ ids }, onProgress = null) {
+    return this.channel.send('ownText.vz', { ids }, onProgress);
   }
 
   generate({ ids, steps }, onProgress = null) {

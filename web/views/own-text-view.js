@@ -53,6 +53,8 @@ export const OWN_TEXT_MEASURES = Object.freeze([
   { key: 'cp_lrp', label: 'CP-LRP', signed: true, kendallKey: false, conservationKey: 'cp_lrp_conservation', rulesKey: 'cp_lrp_rules',
     short: 'signed: relevance through the values, attention held fixed',
     help: 'CP-LRP (Ali et al. 2022): as AttnLRP, but every attention distribution held fixed, so relevance flows only through the values. On a model without biases (a Llama such as stories260K) the tokens’ relevances add up to the logit exactly.' },
+  { key: 'value_zeroing', label: 'Value zeroing', signed: false, kendallKey: false, short: 'how far the layers’ outputs move without the token’s values, rolled out',
+    help: 'Value zeroing (Mohebbi et al. 2023): in each layer the token’s value vectors are zeroed in every head and the rest of the model run again; each position’s output of that layer is compared with the original one (cosine distance, rows normalised to 1), and the layers are multiplied through from the explained position. The values and the layers’ outputs are found in your graph: the residual sum after each block (after its LayerNorm in a post-LN model such as BERT). One run of the model per token and layer, after the other rows.' },
   { key: 'gradient', label: 'Gradient', signed: false, kendallKey: false, short: '‖∂logit/∂x‖ on the token embeddings',
     help: 'The norm of the gradient of the explained logit with respect to each token’s embedding (the output of the Gather that reads the ids).' },
   { key: 'gradient_x_input', label: 'Gradient × input', signed: true, kendallKey: false, short: 'signed: blue raises, red lowers the logit',
@@ -399,6 +401,23 @@ export function mountOwnTextView(details, { store }) {
         showMessage(`Integrated gradients failed: ${err.message}`);
       }
     }
+    if (!e.attention_note) {
+      const t3 = performance.now();
+      try {
+        const vz = await runJob('vz', (onProgress) => client.vz({ ids: e.ids }, onProgress), 'Value zeroing: layer');
+        if (my !== seq) return;
+        if (vz.cancelled) tail += ' · value zeroing cancelled';
+        else {
+          result.value_zeroing = vz.values.map((v) => (v === null ? NaN : v));
+          result.value_zeroing_outputs = vz.outputs;
+          drawRows();
+          tail += ` · value zeroing ${Math.round(performance.now() - t3)} ms more`;
+        }
+      } catch (err) {
+        if (my !== seq) return;
+        showMessage(`Value zeroing failed: ${err.message.replace(/^value zeroing: /, '')}`);
+      }
+    }
     setStatus('ready', `${statusText(ms)}${tail}`);
     const special = cutSpecial([...promptSpecial, ...generated.map(() => 0)], e.ids.length);
     const source = model.shipped ? { key: model.key, shipped: model.shipped } : { key: model.key, files: model.files };
@@ -422,6 +441,7 @@ export function mountOwnTextView(details, { store }) {
     for (const m of OWN_TEXT_MEASURES) result[m.key] = nulls(e[m.key]);
     if (!Array.isArray(e.leave_one_out)) result.leave_one_out = e.ids.map(() => NaN); // filled by the loo job
     result.integrated_gradients = e.ids.map(() => NaN); // filled by the ig job
+    if (!e.attention_note) result.value_zeroing = e.ids.map(() => NaN); // filled by the vz job
     details.ownTextResult = result;
     // the text so far: the prompt, then what Next added (bold)
     const cont = r.pieces.texts.slice(promptIds.length).join('');

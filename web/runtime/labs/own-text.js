@@ -20,6 +20,10 @@
 //   ownText.ig {ids, target} (a job; cancellable before it starts) → {values (integrated gradients, one per token, from
 //     the zero token-embedding baseline, IG_STEPS segments to start), completeness {sum, target}, steps, ms} or
 //     {cancelled: true}.
+//   ownText.vz {ids} (a job: one layer a step, cancellable) → {values (value zeroing rolled out, one per token, null
+//     where undefined), outputs {post_norm, layer_outputs: the block outputs found in the graph}, ms} or {cancelled:
+//     true}; progress {stage: 'vz', done, total} (layers). OnnxTextLab.valueZeroingLayer per layer, then
+//     valueZeroingRollout.
 //   ownText.generate {ids, steps} (a job: one greedy step per queue step, cancellable) → {ids, added, stop: 'steps' |
 //     'end' (the model's end-of-text id) | 'model_limit' (a forward refused after
 //     shorter ones ran: past the model's positions) | 'cancelled'} ; progress {stage: 'generate', done, total}.
@@ -104,7 +108,7 @@ function explain(msg) {
   const l = lab();
   const t0 = performance.now();
   const inline = (msg.ids?.length ?? 0) <= LOO_INLINE_TOKENS;
-  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, attentionLayers: false });
+  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, valueZeroing: false, attentionLayers: false });
   const info = l.info();
   const top = l.top(e.ids, Math.min(5, Math.max(1, info.outputs)));
   const maps = info.layers > 0 ? l.attentionMaps(e.ids) : null;
@@ -137,6 +141,24 @@ async function ig(msg, ctx) {
   const t0 = performance.now();
   const r = await ctx.step(() => lab().integratedGradients(msg.ids, msg.target, IG_STEPS));
   return { ...r, steps: IG_STEPS, ms: performance.now() - t0 };
+}
+
+async function vz(msg, ctx) {
+  const ids = msg.ids;
+  const t0 = performance.now();
+  const L = lab().info().layers;
+  const layers = [];
+  let outputs = null;
+  for (let l = 0; l < L; l++) {
+    await ctx.yield();
+    if (ctx.cancelled()) return { cancelled: true };
+    const r = await ctx.step(() => lab().valueZeroingLayer(ids, l));
+    layers.push(r.values);
+    outputs = r.outputs;
+    ctx.progress({ stage: 'vz', done: l + 1, total: L });
+  }
+  const r = await ctx.step(() => lab().valueZeroingRollout(ids, layers));
+  return { values: r.values, outputs, ms: performance.now() - t0 };
 }
 
 async function generate(msg, ctx) {
@@ -196,7 +218,7 @@ export const ownTextLab = {
   name: 'own-text',
   handlers: {
     'ownText.load': load, 'ownText.shipped': shipped, 'ownText.tokenize': tokenize, 'ownText.explain': explain,
-    'ownText.loo': { job: loo }, 'ownText.ig': { job: ig }, 'ownText.generate': { job: generate },
+    'ownText.loo': { job: loo }, 'ownText.ig': { job: ig }, 'ownText.vz': { job: vz }, 'ownText.generate': { job: generate },
     'ownText.experiment': experiment, 'ownText.adversarial': { job: adversarial },
   },
 };
