@@ -1,9 +1,9 @@
 // attnlab explain-onnx-text --model DIR|M.onnx [--tokenizer T] [--output NAME] (--text "…" | --ids 1,2,3)
-//                           [--target K|next] [--no-loo] [--no-value-zeroing] [--ig-steps N]
+//                           [--target K|next] [--no-loo] [--no-context-mixing] [--ig-steps N]
 // A user's ONNX text transformer (an encoder classifier or a causal LM) explained through the core's executor
 // (core/explain/onnx_text/): the attention found in the graph, rollout, flow, Chefer relevance, attention ×
 // gradient, gradients on the token embeddings, integrated gradients (completeness beside it), leave-one-out, AttnLRP /
-// CP-LRP, value zeroing (the values and block outputs found in the graph). DIR holds model.onnx and tokenizer.json (the Hugging
+// CP-LRP, value zeroing and ALTI (the values, residuals and block outputs found in the graph). DIR holds model.onnx and tokenizer.json (the Hugging
 // Face / Optimum layout) or tokenizer.bin (llama2.c). --ids bypasses the tokenizer. The last stdout line is one JSON
 // object: ids, tokens, offsets, special (when tokenized), then onnx_text_explain's fields (logits of the explained
 // position, target, attention_layers [layer][head][query][key], and every importance row). A text longer than the
@@ -27,7 +27,7 @@ namespace {
 struct OnnxTextCommand {
   CLI::App* app = nullptr;
   std::string model, tokenizer, output, text, ids, target = "next";
-  bool no_loo = false, no_vz = false;
+  bool no_loo = false, no_mixing = false;
   int ig_steps = OnnxTextExplainRequest().ig_steps;
 };
 
@@ -37,7 +37,7 @@ int run_onnx_text(const OnnxTextCommand& c) {
   OnnxTextModel& model = *files.model;
   OnnxTextExplainRequest req;
   req.leave_one_out = !c.no_loo;
-  req.value_zeroing = !c.no_vz;
+  req.context_mixing = !c.no_mixing;
   req.ig_steps = c.ig_steps;
   nlohmann::json out = nlohmann::json::object();
   Tokenization t;
@@ -98,7 +98,7 @@ std::function<int()> add_onnx_text_command(CLI::App& app) {
   text->excludes(ids);
   c->app->add_option("--target", c->target, "class index, or 'next' (the arg-max: a causal LM's greedy next token)");
   c->app->add_flag("--no-loo", c->no_loo, "skip leave-one-out (one forward pass per token)");
-  c->app->add_flag("--no-value-zeroing", c->no_vz, "skip value zeroing (one forward pass per token and layer)");
+  c->app->add_flag("--no-context-mixing", c->no_mixing, "skip value zeroing and ALTI (a forward pass per token and layer each)");
   c->app->add_option("--ig-steps", c->ig_steps, "integrated gradients' uniform path segments to start (0: skip; one "
                      "forward + backward per path point)")->check(CLI::Range(0, 10000));
   return [c, text, ids]() -> int {

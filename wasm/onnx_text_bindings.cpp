@@ -19,9 +19,10 @@
 //       and EOS for llama2.c as `attnlab generate`, config.json eos_token_id otherwise), model_type (config.json's)}
 //   lab.tokenize(text, addSpecial = true) → {ids, tokens, offsets [[b, e]…] (UTF-8 bytes), special} (as `attnlab tokenize`)
 //   lab.explain(text, target = 'next', options = {}) → exactly the object `attnlab explain-onnx-text --text TEXT
-//       [--target K] --ig-steps 0 --no-value-zeroing` prints (ids, tokens, offsets, special, then onnx_text_explain's
+//       [--target K] --ig-steps 0 --no-context-mixing` prints (ids, tokens, offsets, special, then onnx_text_explain's
 //       fields); options {leaveOneOut: true, igSteps: 0 (integrated gradients' segments; 0 = none, the page's default),
-//       valueZeroing: false (L × n forwards: the page runs it as a job, one layer a step), attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
+//       contextMixing: false (value zeroing and ALTI, L × n forwards each: the page runs them as jobs, one layer a
+//       step), attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
 //       attentionMaps). A text longer than the model's positions is cut (a template's closing token kept last) and the
 //       object gets `truncated` {kept, total, at_byte (end of the last kept token in the text; null for ids),
 //       max_positions, source}.
@@ -31,10 +32,11 @@
 //   lab.integratedGradients(ids, target, steps) → {values (the integrated_gradients row of explain-onnx-text
 //       --ig-steps steps), completeness {sum, target = p(x) − p(baseline)}} (onnx_text_integrated_gradients; one
 //       call: the page runs it as a job after the other rows)
-//   lab.valueZeroingLayer(ids, layer) → {layer, n, values [n·n] (C_l row-major, rows normalised), outputs {post_norm,
-//       layer_outputs}} (onnx_value_zeroing_layer after a run on ids: n forwards; the page's job calls it per layer)
-//   lab.valueZeroingRollout(ids, layers [[n·n] per layer]) → {values: the value_zeroing row of explain-onnx-text}
-//       (onnx_value_zeroing_rollout)
+//   lab.contextMixingLayer(ids, method ('value_zeroing' | 'alti'), layer) → {layer, n, values [n·n] (C_l row-major,
+//       rows normalised), found {post_norm, layer_outputs}} (onnx_mixing_layer after a run on ids: n forwards; the
+//       page's job calls it per layer)
+//   lab.contextMixingRollout(ids, layers [[n·n] per layer]) → {values: the method's row of explain-onnx-text}
+//       (onnx_mixing_rollout)
 //   lab.top(ids, k = 5) → {top [{id, token, text, logit, probability}], greedy (the first maximum), stop (greedy ∈
 //       stop_ids), ids_used (after a cut)}: the explained position's k most likely outputs (onnx_text_top_k)
 //   lab.greedyStep(ids) → {id, token, text, stop}: one forward, the first maximum of the last position's logits
@@ -71,7 +73,7 @@
 #include "explain/onnx_text/onnx_text_instance.h"
 #include "explain/onnx_text/onnx_text_explain.h"
 #include "explain/onnx_text/onnx_text_session.h"
-#include "explain/onnx_text/onnx_value_zeroing.h"
+#include "explain/onnx_text/onnx_context_mixing.h"
 #include "explain/self_attention_maps.h"
 #include "onnx/model.h"
 #include "text/subword_tokenizer.h"
@@ -262,32 +264,36 @@ class OnnxTextLab {
     return out_json({{"values", nullable_row(values)}, {"completeness", {{"sum", sum}, {"target", ends.second - ends.first}}}});
   }
 
-  // Value zeroing one layer at a time (the page's job shows progress and can stop between layers); the model runs
-  // ids again first, so calls may interleave with others.
-  val value_zeroing_layer(const val& ids, int layer) {
+  // Value zeroing / ALTI one layer at a time (the page's job shows progress and can stop between layers); the model
+  // runs ids again first, so calls may interleave with others.
+  bool mixing_plan(const val& ids, std::vector<int>* v, OnnxMixingPlan* plan, Err& e) {
+    std::string err;
+    if (ids_arg(ids, v, e) && (!model_.run(*v, &err) || !plan_onnx_mixing(model_, plan, &err))) e.fail(err);
+    return e.ok();
+  }
+
+  val context_mixing_layer(const val& ids, const val& method, int layer) {
     Err e;
     std::vector<int> v;
-    std::string err;
-    OnnxValueZeroingPlan plan;
+    std::string name, err;
+    MixingMethod m = MixingMethod::ValueZeroing;
+    OnnxMixingPlan plan;
     Mat<double> C;
-    if (ids_arg(ids, &v, e) && (!model_.run(v, &err) || !plan_onnx_value_zeroing(model_, &plan, &err))) e.fail(err);
-    if (e.ok() && (layer < 0 || layer >= static_cast<int>(model_.attention().size())))
-      e.fail("layer must be in 0.." + num(model_.attention().size() - 1));
-    if (e.ok() && !onnx_value_zeroing_layer(model_, plan, layer, &C, &err)) e.fail(err);
+    if (string_arg(method, "method", &name, e) && !mixing_method_from_name(name, &m)) e.fail("method must be 'value_zeroing' or 'alti'");
+    if (mixing_plan(ids, &v, &plan, e) && !onnx_mixing_layer(model_, plan, m, layer, &C, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
     std::vector<double> flat(static_cast<size_t>(C.size()));
     for (Eigen::Index i = 0; i < C.rows(); ++i)
       for (Eigen::Index j = 0; j < C.cols(); ++j) flat[static_cast<size_t>(i * C.cols() + j)] = C(i, j);
     return out_json({{"layer", layer}, {"n", C.rows()}, {"values", flat},
-                     {"outputs", {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}}}});
+                     {"found", {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}}}});
   }
 
-  val value_zeroing_rollout(const val& ids, const val& layers) {
+  val context_mixing_rollout(const val& ids, const val& layers) {
     Err e;
     std::vector<int> v;
-    std::string err;
-    OnnxValueZeroingPlan plan;
-    if (ids_arg(ids, &v, e) && (!model_.run(v, &err) || !plan_onnx_value_zeroing(model_, &plan, &err))) e.fail(err);
+    OnnxMixingPlan plan;
+    mixing_plan(ids, &v, &plan, e);
     const size_t L = model_.attention().size(), n = static_cast<size_t>(plan.positions);
     if (e.ok() && (!layers.isArray() || layers["length"].as<size_t>() != L)) e.fail("layers must hold one matrix per layer (" + num(L) + ")");
     std::vector<Mat<double>> mats;
@@ -301,7 +307,7 @@ class OnnxTextLab {
       mats.push_back(Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(flat.data(), n, n));
     }
     if (!e.ok()) return error_val(e.message);
-    return out_json({{"values", nullable_row(onnx_value_zeroing_rollout(model_, plan, mats))}});
+    return out_json({{"values", nullable_row(onnx_mixing_rollout(model_, plan, mats))}});
   }
 
   val top(const val& ids, int k) {
@@ -519,7 +525,7 @@ class OnnxTextLab {
     OnnxTextExplainRequest req;
     req.leave_one_out = opt.value("leaveOneOut", true);
     req.ig_steps = opt.value("igSteps", 0);
-    req.value_zeroing = opt.value("valueZeroing", false);
+    req.context_mixing = opt.value("contextMixing", false);
     if (req.ig_steps < 0 || req.ig_steps > 10000) e.fail("igSteps must be in 0..10000");
     req.target = target;
     fit(&ids, t, &cut, e);
@@ -559,8 +565,8 @@ EMSCRIPTEN_BINDINGS(attnlab_onnx_text) {
       .function("explainIds", &OnnxTextLab::explain_ids)
       .function("leaveOneOut", &OnnxTextLab::leave_one_out)
       .function("integratedGradients", &OnnxTextLab::integrated_gradients)
-      .function("valueZeroingLayer", &OnnxTextLab::value_zeroing_layer)
-      .function("valueZeroingRollout", &OnnxTextLab::value_zeroing_rollout)
+      .function("contextMixingLayer", &OnnxTextLab::context_mixing_layer)
+      .function("contextMixingRollout", &OnnxTextLab::context_mixing_rollout)
       .function("top", &OnnxTextLab::top)
       .function("greedyStep", &OnnxTextLab::greedy_step)
       .function("attentionMaps", &OnnxTextLab::attention_maps)

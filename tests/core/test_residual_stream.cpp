@@ -6,7 +6,8 @@
 //     /encoder/layers/encoder_layer_l/Add_1, not /encoder/ln.
 // Bad input: a BERT whose second layer's residual Add is cut (its skip input replaced by the attention output: no
 // Add(x, f(x)) left) is refused with the layer named, and the CLI row says why (value_zeroing_note) elsewhere.
-// Value zeroing's numbers: tests/node/onnx_value_zeroing.test.mjs (ONNX Runtime) and onnx_text_parity.test.mjs (native).
+// Value zeroing's and ALTI's numbers: tests/node/onnx_context_mixing.test.mjs (ONNX Runtime) and onnx_text_parity.test.mjs
+// (native).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -47,6 +48,11 @@ TEST(ResidualStream, BertPostNormBlocksEndAtTheirSecondLayerNorm) {
   ASSERT_TRUE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err)) << err;
   EXPECT_TRUE(s.post_norm);
   EXPECT_EQ(s.layer_outputs, stream_names("/m/layers.", "/ln2/LayerNormalization_output_0", 4));
+  ASSERT_EQ(s.attention.size(), 4u);
+  EXPECT_EQ(s.attention[0].skip, "/m/emb_ln/LayerNormalization_output_0");
+  EXPECT_EQ(s.attention[1].skip, "/m/layers.0/ln2/LayerNormalization_output_0");
+  EXPECT_EQ(s.attention[1].branch, "/m/layers.1/attention/dense/Add_output_0");
+  EXPECT_EQ(s.attention[1].sum, "/m/layers.1/Add_output_0");
 }
 
 TEST(ResidualStream, Gpt2PreNormBlocksEndAtTheFfnSumNotTheFinalNorm) {

@@ -32,7 +32,7 @@ const missing = [];
 if (!fs.existsSync(WASM) || !fs.readFileSync(WASM).includes('OnnxTextLab')) missing.push('web/gen with OnnxTextLab (bash scripts/build-wasm.sh)');
 if (!fs.existsSync(path.join(MODEL_DIR, 'model.onnx'))) missing.push('models/text/stories260K');
 const SKIP = missing.length ? `the Your-model text test needs ${missing.join(' and ')}` : false;
-const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'attnlrp', 'cp_lrp', 'value_zeroing', 'gradient', 'gradient_x_input',
+const ROWS = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'attnlrp', 'cp_lrp', 'value_zeroing', 'alti', 'gradient', 'gradient_x_input',
   'integrated_gradients', 'leave_one_out'];
 
 const cliExplain = (args) => JSON.parse(execFileSync(CLI, ['explain-onnx-text', '--model', MODEL_DIR, ...args],

@@ -2,7 +2,8 @@
 // (models/tools/export-transformer-onnx.mjs) and explained through the executor (`attnlab explain-onnx-text --ids`)
 // gives the native path's numbers (`attnlab explain-text`): the class probability, every layer's attention found in
 // the graph (nothing declared), rollout, flow, Chefer relevance, attention × gradient, integrated gradients,
-// leave-one-out and value zeroing (its values and block outputs found in the graph, core/explain/onnx/residual_stream.h) — within
+// leave-one-out, value zeroing and ALTI (the values, residual Adds and block outputs found in the graph,
+// core/explain/onnx/residual_stream.h) — within
 // 1e-5. The attention methods are the same functions on both paths (explain/self_attention_maps.h); what this checks
 // is that the executor finds the attention, orders the layers and heads, and differentiates to it like the native
 // transformer. Negative control: the 4-layer model's ONNX against the 2-layer native model differs.
@@ -38,7 +39,7 @@ test('the exported sst2-transformer explained through the executor equals the na
   for (let l = 0; l < L; l++)
     for (let h = 0; h < native.attention_layers[l].length; h++)
       assert.ok(maxDiff(got.attention_layers[l][h].flat(), native.attention_layers[l][h].flat()) < 1e-5, `layer ${l} head ${h}`);
-  for (const row of ['rollout', 'flow', 'relevance', 'grad_attention', 'leave_one_out', 'value_zeroing'])
+  for (const row of ['rollout', 'flow', 'relevance', 'grad_attention', 'leave_one_out', 'value_zeroing', 'alti'])
     assert.ok(maxDiff(got[row], native[row]) < 1e-5, `${row}: ${maxDiff(got[row], native[row])}`);
   // Integrated gradients: the same adaptive path (explain/integrated_gradients_path.h) over the executor's
   // forward_from at the scaled token embeddings; completeness as the native path reports it.
@@ -56,6 +57,7 @@ test('the exported sst2-transformer explained through the executor equals the na
   assert.ok(maxDiff(wrong.rollout, native.rollout) > 1e-3);
   assert.ok(maxDiff(wrong.integrated_gradients, native.integrated_gradients) > 1e-3);
   assert.ok(maxDiff(wrong.value_zeroing, native.value_zeroing) > 1e-3);
+  assert.ok(maxDiff(wrong.alti, native.alti) > 1e-3);
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

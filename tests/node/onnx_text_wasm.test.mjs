@@ -2,8 +2,8 @@
 // shipped stories260K and on small crafted graphs.
 // Contract:
 //   - explain(text) / explainIds(ids) give the object `attnlab explain-onnx-text` prints (same keys; integers and
-//     strings equal, numbers within 1e-5; value zeroing when asked, and valueZeroingLayer per layer + valueZeroingRollout
-//     = the CLI's value_zeroing row); negative control: another text's CLI object is told apart.
+//     strings equal, numbers within 1e-5; value zeroing and ALTI when asked, and contextMixingLayer per layer +
+//     contextMixingRollout = the CLI's value_zeroing / alti rows); negative control: another text's CLI object is told apart.
 //   - 200 greedy steps from BOS (greedyStep, the loop of `attnlab generate --steps 200`) decode to
 //     ../shared/data/stories260K/greedy200.expected.txt exactly; 199 steps do not.
 //   - top(ids, 5): the arg-max first (= explain's target), its probability = explain's; leaveOneOut in pieces =
@@ -102,20 +102,22 @@ test('explain and explainIds give the CLI’s explain-onnx-text object (1e-5)', 
   for (const c of cases) {
     // integrated gradients (explain-onnx-text's default 50 segments; the page's explain leaves them to a job)
     const want = cliExplain(['--text', c.text, ...c.args]);
-    const got = lab.explain(c.text, c.target, { igSteps: 50, valueZeroing: true });
+    const got = lab.explain(c.text, c.target, { igSteps: 50, contextMixing: true });
     assert.equal(diff(got, want), '', c.text);
     const ig = lab.integratedGradients(want.ids, want.target, 50);
     assert.equal(diff(ig, { values: want.integrated_gradients, completeness: want.integrated_gradients_completeness }), '');
-    // value zeroing as the page's job computes it: one layer a call, then the rollout
-    const layers = [...Array(lab.info().layers).keys()].map((l) => lab.valueZeroingLayer(want.ids, l).values);
-    assert.equal(diff(lab.valueZeroingRollout(want.ids, layers), { values: want.value_zeroing }), '');
+    // value zeroing and ALTI as the page's jobs compute them: one layer a call, then the rollout
+    for (const method of ['value_zeroing', 'alti']) {
+      const layers = [...Array(lab.info().layers).keys()].map((l) => lab.contextMixingLayer(want.ids, method, l).values);
+      assert.equal(diff(lab.contextMixingRollout(want.ids, layers), { values: want[method] }), '', method);
+    }
     const byIds = lab.explainIds(want.ids, c.target);
-    const wantIds = cliExplain(['--ids', want.ids.join(','), '--ig-steps', '0', '--no-value-zeroing', ...c.args]);
+    const wantIds = cliExplain(['--ids', want.ids.join(','), '--ig-steps', '0', '--no-context-mixing', ...c.args]);
     assert.equal(diff(byIds, wantIds), '', `ids of ${c.text}`);
   }
   // negative controls: another text's object, and a changed number beyond 1e-5, are told apart
   const a = lab.explain('Once upon a time');
-  assert.notEqual(diff(a, cliExplain(['--text', 'Once upon a tree', '--ig-steps', '0', '--no-value-zeroing'])), '');
+  assert.notEqual(diff(a, cliExplain(['--text', 'Once upon a tree', '--ig-steps', '0', '--no-context-mixing'])), '');
   const b = structuredClone(a);
   b.rollout[1] += 1e-3;
   assert.notEqual(diff(b, a), '');

@@ -12,7 +12,8 @@
 //     explain makes an older one resolve null)
 //   client.loo({ ids, target, p }, onProgress) → { id, promise, cancel() } (a job)
 //   client.ig({ ids, target }, onProgress) → { id, promise, cancel() } (a job: integrated gradients)
-//   client.vz({ ids }, onProgress) → { id, promise, cancel() } (a job: value zeroing, one layer a step)
+//   client.mixing({ ids, method: 'value_zeroing' | 'alti' }, onProgress) → { id, promise, cancel() } (a job: one
+//     layer a step)
 //   client.generate({ ids, steps }, onProgress) → { id, promise, cancel() } (a job)
 //   client.experiment({ name, ids, special, params, seed, layer }) → Promise<{row, ms}> (one debate experiment)
 //   client.adversarial({ ids, special, params, seed, layer }, onProgress) → { id, promise, cancel() } (a job; progress
@@ -56,8 +57,8 @@ export class OwnTextClient {
     return this.channel.send('ownText.ig', { ids, target }, onProgress);
   }
 
-  vz({ ids }, onProgress = null) {
-    return this.channel.send('ownText.vz', { ids }, onProgress);
+  mixing({ ids, method }, onProgress = null) {
+    return this.channel.send('ownText.mixing', { ids, method }, onProgress);
   }
 
   generate({ ids, steps }, onProgress = null) {

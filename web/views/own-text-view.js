@@ -55,6 +55,8 @@ export const OWN_TEXT_MEASURES = Object.freeze([
     help: 'CP-LRP (Ali et al. 2022): as AttnLRP, but every attention distribution held fixed, so relevance flows only through the values. On a model without biases (a Llama such as stories260K) the tokens’ relevances add up to the logit exactly.' },
   { key: 'value_zeroing', label: 'Value zeroing', signed: false, kendallKey: false, short: 'how far the layers’ outputs move without the token’s values, rolled out',
     help: 'Value zeroing (Mohebbi et al. 2023): in each layer the token’s value vectors are zeroed in every head and the rest of the model run again; each position’s output of that layer is compared with the original one (cosine distance, rows normalised to 1), and the layers are multiplied through from the explained position. The values and the layers’ outputs are found in your graph: the residual sum after each block (after its LayerNorm in a post-LN model such as BERT). One run of the model per token and layer, after the other rows.' },
+  { key: 'alti', label: 'ALTI', signed: false, kendallKey: false, short: 'each token’s share of the attention sublayer’s output, rolled out',
+    help: 'ALTI (Ferrando et al. 2022): the attention sublayer’s output at each position (its residual sum, after its LayerNorm in a post-LN model) split exactly into what each token sends through its values and the output projection, plus the position itself through the residual; each share scored by how close it is to the whole (L1 distance), rows normalised to 1, then the layers multiplied through from the explained position. Found in your graph; one run of the model per token and layer.' },
   { key: 'gradient', label: 'Gradient', signed: false, kendallKey: false, short: '‖∂logit/∂x‖ on the token embeddings',
     help: 'The norm of the gradient of the explained logit with respect to each token’s embedding (the output of the Gather that reads the ids).' },
   { key: 'gradient_x_input', label: 'Gradient × input', signed: true, kendallKey: false, short: 'signed: blue raises, red lowers the logit',
@@ -401,21 +403,26 @@ export function mountOwnTextView(details, { store }) {
         showMessage(`Integrated gradients failed: ${err.message}`);
       }
     }
-    if (!e.attention_note) {
+    for (const [key, label] of [['value_zeroing', 'value zeroing'], ['alti', 'ALTI']]) {
+      if (e.attention_note) break;
       const t3 = performance.now();
       try {
-        const vz = await runJob('vz', (onProgress) => client.vz({ ids: e.ids }, onProgress), 'Value zeroing: layer');
+        const name = label[0].toUpperCase() + label.slice(1);
+        const mix = await runJob(key, (onProgress) => client.mixing({ ids: e.ids, method: key }, onProgress), `${name}: layer`);
         if (my !== seq) return;
-        if (vz.cancelled) tail += ' · value zeroing cancelled';
-        else {
-          result.value_zeroing = vz.values.map((v) => (v === null ? NaN : v));
-          result.value_zeroing_outputs = vz.outputs;
-          drawRows();
-          tail += ` · value zeroing ${Math.round(performance.now() - t3)} ms more`;
+        if (mix.cancelled) {
+          tail += ` · ${label} cancelled`;
+          break;
         }
+        result[key] = mix.values.map((v) => (v === null ? NaN : v));
+        result.context_mixing_found = mix.found;
+        drawRows();
+        tail += ` · ${label} ${Math.round(performance.now() - t3)} ms more`;
       } catch (err) {
         if (my !== seq) return;
-        showMessage(`Value zeroing failed: ${err.message.replace(/^value zeroing: /, '')}`);
+        showMessage(`${label[0].toUpperCase() + label.slice(1)} failed: ${err.message.replace(/^(context mixing|ALTI): /, '')}`);
+        result[key] = undefined;
+        drawRows();
       }
     }
     setStatus('ready', `${statusText(ms)}${tail}`);
@@ -441,7 +448,7 @@ export function mountOwnTextView(details, { store }) {
     for (const m of OWN_TEXT_MEASURES) result[m.key] = nulls(e[m.key]);
     if (!Array.isArray(e.leave_one_out)) result.leave_one_out = e.ids.map(() => NaN); // filled by the loo job
     result.integrated_gradients = e.ids.map(() => NaN); // filled by the ig job
-    if (!e.attention_note) result.value_zeroing = e.ids.map(() => NaN); // filled by the vz job
+    if (!e.attention_note) for (const k of ['value_zeroing', 'alti']) result[k] = e.ids.map(() => NaN); // filled by the mixing jobs
     details.ownTextResult = result;
     // the text so far: the prompt, then what Next added (bold)
     const cont = r.pieces.texts.slice(promptIds.length).join('');

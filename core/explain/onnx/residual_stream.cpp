@@ -152,6 +152,10 @@ bool find_residual_stream(const onnx::Executor<float>& ex, const std::vector<onn
       return false;
     }
   }
+  for (int l = 0; l < L; ++l) {
+    const onnx::Node& add = *g.nodes[attn_add[l]];
+    out->attention.push_back({skip[l], add.inputs[0] == skip[l] ? add.inputs[1] : add.inputs[0], add.outputs[0]});
+  }
   for (int c : g.consumers.count(skip[0]) ? g.consumers.at(skip[0]) : std::vector<int>{})
     out->post_norm = out->post_norm || stream_is_product(g.nodes[c]->op_type);
   for (int l = 0; l + 1 < L; ++l) out->layer_outputs.push_back(skip[l + 1]);

@@ -1,6 +1,6 @@
 // The residual stream of a transformer graph, found from its structure (nothing declared): after a forward pass, the
-// value that holds each found attention layer's block output — what value zeroing compares (onnx_text/
-// onnx_value_zeroing.h) and what a probe of "layer l's representation" reads.
+// value that holds each found attention layer's block output, and the residual Add around each attention — what value
+// zeroing and ALTI read (onnx_text/onnx_context_mixing.h).
 //   A residual Add is Add(x, f(x)) where x is a runtime value and f(x) reaches back to x through a MatMul / Gemm (a
 //   sublayer); the attention's residual Add of layer l is the first one after its Softmax whose f(x) depends on that
 //   distribution and whose x does not. Block l's output is then:
@@ -22,8 +22,15 @@
 
 namespace attnlab {
 
+struct ResidualAdd {
+  std::string skip;    // x: the stream entering the sublayer
+  std::string branch;  // f(x): the sublayer's output (the attention's: its output projection, bias included)
+  std::string sum;     // x + f(x)
+};
+
 struct ResidualStream {
   std::vector<std::string> layer_outputs;  // [layer]: the value holding that block's output
+  std::vector<ResidualAdd> attention;      // [layer]: the residual Add around that layer's attention
   bool post_norm = false;                  // the graph normalises after each sublayer (BERT) instead of before
 };
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "explain/integrated_gradients_path.h"
-#include "explain/onnx_text/onnx_value_zeroing.h"
+#include "explain/onnx_text/onnx_context_mixing.h"
 #include "onnx/propagation.h"
 
 namespace attnlab {
@@ -239,16 +239,19 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     o["leave_one_out_note"] = "each token deleted in turn, the rest re-run";
     if (!model.run(ids, error)) return false;  // leave the model on the explained input
   }
-  if (request.value_zeroing && !model.attention().empty()) {
-    OnnxValueZeroingPlan plan;
+  // Context mixing: value zeroing and ALTI (onnx_context_mixing.h), one matrix per layer, rolled out.
+  for (const auto& [key, method] : {std::pair<const char*, MixingMethod>{"value_zeroing", MixingMethod::ValueZeroing},
+                                    std::pair<const char*, MixingMethod>{"alti", MixingMethod::Alti}}) {
+    if (!request.context_mixing || model.attention().empty()) break;
+    OnnxMixingPlan plan;
     std::vector<Mat<double>> layers(model.attention().size());
-    bool ok = model.run(ids, error) && plan_onnx_value_zeroing(model, &plan, error);
-    for (size_t l = 0; ok && l < layers.size(); ++l) ok = onnx_value_zeroing_layer(model, plan, static_cast<int>(l), &layers[l], error);
+    bool ok = model.run(ids, error) && plan_onnx_mixing(model, &plan, error);
+    for (size_t l = 0; ok && l < layers.size(); ++l) ok = onnx_mixing_layer(model, plan, method, static_cast<int>(l), &layers[l], error);
     if (ok) {
-      o["value_zeroing"] = onnx_text_row(onnx_value_zeroing_rollout(model, plan, layers));
-      o["value_zeroing_outputs"] = {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}};
+      o[key] = onnx_text_row(onnx_mixing_rollout(model, plan, layers));
+      o["context_mixing_found"] = {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}};
     } else {
-      o["value_zeroing_note"] = *error;
+      o[std::string(key) + "_note"] = *error;
       error->clear();
       if (!model.run(ids, error)) return false;
     }

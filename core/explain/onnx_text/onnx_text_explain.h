@@ -17,9 +17,9 @@
 //                     explained logit, signed, each with *_conservation {logit, tokens, unexplained} (what the
 //                     positions, token types and biases carry) and *_rules (what was found, and the nonlinear
 //                     operators without a rule); *_note instead when they cannot run
-//     value_zeroing   Mohebbi et al. 2023 rolled out from the explained position (onnx_text/onnx_value_zeroing.h),
-//                     with value_zeroing_outputs {post_norm, layer_outputs: the block outputs found}; or
-//                     value_zeroing_note}.
+//     value_zeroing, alti  Mohebbi et al. 2023 and Ferrando et al. 2022 rolled out from the explained position
+//                     (onnx_text/onnx_context_mixing.h), with context_mixing_found {post_norm, layer_outputs: the block
+//                     outputs found}; or value_zeroing_note / alti_note}.
 //   target −1 = the arg-max of the explained position (a causal LM: the greedy next token).
 #pragma once
 #include <string>
@@ -38,7 +38,7 @@ struct OnnxTextExplainRequest {
   int target = -1;
   bool leave_one_out = true;
   int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
-  bool value_zeroing = true;  // L × n forwards (onnx_value_zeroing.h)
+  bool context_mixing = true;  // value zeroing and ALTI: L × n forwards each (onnx_context_mixing.h)
 };
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, nlohmann::json* out, std::string* error);

@@ -20,10 +20,10 @@
 //   ownText.ig {ids, target} (a job; cancellable before it starts) → {values (integrated gradients, one per token, from
 //     the zero token-embedding baseline, IG_STEPS segments to start), completeness {sum, target}, steps, ms} or
 //     {cancelled: true}.
-//   ownText.vz {ids} (a job: one layer a step, cancellable) → {values (value zeroing rolled out, one per token, null
-//     where undefined), outputs {post_norm, layer_outputs: the block outputs found in the graph}, ms} or {cancelled:
-//     true}; progress {stage: 'vz', done, total} (layers). OnnxTextLab.valueZeroingLayer per layer, then
-//     valueZeroingRollout.
+//   ownText.mixing {ids, method: 'value_zeroing' | 'alti'} (a job: one layer a step, cancellable) → {values (the method
+//     rolled out, one per token, null where undefined), found {post_norm, layer_outputs: the block outputs found in the
+//     graph}, ms} or {cancelled: true}; progress {stage: 'mixing', done, total} (layers). OnnxTextLab.contextMixingLayer
+//     per layer, then contextMixingRollout.
 //   ownText.generate {ids, steps} (a job: one greedy step per queue step, cancellable) → {ids, added, stop: 'steps' |
 //     'end' (the model's end-of-text id) | 'model_limit' (a forward refused after
 //     shorter ones ran: past the model's positions) | 'cancelled'} ; progress {stage: 'generate', done, total}.
@@ -108,7 +108,7 @@ function explain(msg) {
   const l = lab();
   const t0 = performance.now();
   const inline = (msg.ids?.length ?? 0) <= LOO_INLINE_TOKENS;
-  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, valueZeroing: false, attentionLayers: false });
+  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, contextMixing: false, attentionLayers: false });
   const info = l.info();
   const top = l.top(e.ids, Math.min(5, Math.max(1, info.outputs)));
   const maps = info.layers > 0 ? l.attentionMaps(e.ids) : null;
@@ -143,22 +143,22 @@ async function ig(msg, ctx) {
   return { ...r, steps: IG_STEPS, ms: performance.now() - t0 };
 }
 
-async function vz(msg, ctx) {
+async function mixing(msg, ctx) {
   const ids = msg.ids;
   const t0 = performance.now();
   const L = lab().info().layers;
   const layers = [];
-  let outputs = null;
+  let found = null;
   for (let l = 0; l < L; l++) {
     await ctx.yield();
     if (ctx.cancelled()) return { cancelled: true };
-    const r = await ctx.step(() => lab().valueZeroingLayer(ids, l));
+    const r = await ctx.step(() => lab().contextMixingLayer(ids, msg.method, l));
     layers.push(r.values);
-    outputs = r.outputs;
-    ctx.progress({ stage: 'vz', done: l + 1, total: L });
+    found = r.found;
+    ctx.progress({ stage: 'mixing', done: l + 1, total: L });
   }
-  const r = await ctx.step(() => lab().valueZeroingRollout(ids, layers));
-  return { values: r.values, outputs, ms: performance.now() - t0 };
+  const r = await ctx.step(() => lab().contextMixingRollout(ids, layers));
+  return { values: r.values, found, ms: performance.now() - t0 };
 }
 
 async function generate(msg, ctx) {
@@ -218,7 +218,7 @@ export const ownTextLab = {
   name: 'own-text',
   handlers: {
     'ownText.load': load, 'ownText.shipped': shipped, 'ownText.tokenize': tokenize, 'ownText.explain': explain,
-    'ownText.loo': { job: loo }, 'ownText.ig': { job: ig }, 'ownText.vz': { job: vz }, 'ownText.generate': { job: generate },
+    'ownText.loo': { job: loo }, 'ownText.ig': { job: ig }, 'ownText.mixing': { job: mixing }, 'ownText.generate': { job: generate },
     'ownText.experiment': experiment, 'ownText.adversarial': { job: adversarial },
   },
 };
