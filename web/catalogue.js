@@ -973,6 +973,20 @@ export const CATALOGUE = Object.freeze({
     "label": "Chefer relevance",
     "name": "chefer",
     "params": []
+   },
+   {
+    "description": "AttnLRP (Achtibat et al. 2024), its rules found in the graph: LayerNorm scales held, GELU passed through, half to each factor of Q·Kᵀ and A·V; the class's logit split over the pixels (x × the propagated quantity), summed per patch. Signed: the map's low end is against the class; the line under it says what the pixels carry of the logit.",
+    "kind": "attention",
+    "label": "AttnLRP",
+    "name": "attnlrp",
+    "params": []
+   },
+   {
+    "description": "CP-LRP (Ali et al. 2022): as AttnLRP but every attention distribution held fixed, so relevance flows through the values only; summed per patch, signed.",
+    "kind": "attention",
+    "label": "CP-LRP",
+    "name": "cp-lrp",
+    "params": []
    }
   ],
   "plans": [

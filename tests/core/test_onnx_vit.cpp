@@ -4,6 +4,7 @@
 // maps come from our own re-implementation of the ViT forward in PyTorch (its logits checked against the module's):
 //   logits                              within 1e-4 of max |reference| (relative)
 //   attention, rollout, chefer maps     within 1e-4 of max |reference| over the 6 × 6 patch grid
+//   attnlrp, cp-lrp maps and their sums within 1e-4, the rules in gradient form (reference.json "relevance")
 // Negative controls that must fail the same comparison: each map against another method's reference, and against
 // its own reference transposed (the grid's orientation). Also: Grad-CAM on the last block's tokens (a ViT's `auto`
 // layer) = pytorch-grad-cam's recipe in PyTorch, the patch grid rule, a CNN refused with a message,
@@ -76,6 +77,37 @@ TEST(OnnxVit, LogitsAndMapsEqualTorch) {
     EXPECT_GT(test::rel_err(map, transposed(want, side)), 1e-2) << method;
     for (const std::string other : {"attention", "rollout", "chefer"})
       if (other != method) EXPECT_GT(test::rel_err(map, f.ref["maps"][other].get<std::vector<double>>()), 1e-2) << method << " vs " << other;
+  }
+}
+
+TEST(OnnxVit, AttnLrpAndCpLrpEqualTorchsRulesInGradientForm) {
+  // reference.json "relevance": the re-implementation with the LayerNorms' variance and GELU's Φ detached, half the
+  // gradient to each factor of Q·Kᵀ and A·V (AttnLRP) or the attention detached (CP-LRP), in double; x · r per
+  // pixel, summed over the channels and each 8 × 8 patch.
+  VitFixture f;
+  load_vit(&f);
+  const int side = f.ref["grid"][0];
+  const auto& rel = f.ref["relevance"];
+  for (const auto& [method, key] : {std::pair<std::string, std::string>{"attnlrp", "attnlrp"}, {"cp-lrp", "cp_lrp"}}) {
+    OnnxExplainRequest r;
+    r.method = method;
+    nlohmann::json out;
+    std::string err;
+    ASSERT_TRUE(onnx_explain(f.clf, f.x, r, &out, &err)) << method << ": " << err;
+    EXPECT_EQ(out["map_shape"], nlohmann::json({side, side}));
+    const std::vector<float> map = out["map"];
+    const std::vector<double> want = rel[key]["map"];
+    EXPECT_LT(test::rel_err(map, want), 1e-4) << method;
+    const double total = out["conservation"]["pixels"], logit = out["conservation"]["logit"];
+    EXPECT_NEAR(total, rel[key]["total"].get<double>(), 1e-4 * std::abs(rel[key]["total"].get<double>())) << method;
+    EXPECT_NEAR(logit, rel[key]["logit"].get<double>(), 1e-4) << method;
+    EXPECT_NEAR(out["conservation"]["unexplained"].get<double>(), logit - total, 1e-9);
+    EXPECT_FALSE(out["rules"].empty());
+    // Negative controls: the other rule's reference, plain gradient × input, and the grid transposed.
+    const std::string other = key == "attnlrp" ? "cp_lrp" : "attnlrp";
+    EXPECT_GT(test::rel_err(map, rel[other]["map"].get<std::vector<double>>()), 1e-2) << method;
+    EXPECT_GT(test::rel_err(map, rel["gradient_x_input"]["map"].get<std::vector<double>>()), 1e-2) << method;
+    EXPECT_GT(test::rel_err(map, transposed(want, side)), 1e-2) << method;
   }
 }
 

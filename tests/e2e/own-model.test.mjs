@@ -341,7 +341,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await chooseModel(page);
     assert.equal(await page.isVisible('#own-engine'), false);
     assert.deepEqual(await page.evaluate(() => [...document.getElementById('own-method').options].filter((o) => o.disabled).map((o) => o.value)),
-      ['attention', 'rollout', 'chefer']);
+      ['attention', 'rollout', 'chefer', 'attnlrp', 'cp-lrp']);
     assert.equal(await page.isDisabled('#own-sanity-run'), false);
     assert.deepEqual(page.errors, []);
     await page.close();

@@ -6,6 +6,7 @@
 //   - rollout and Chefer relevance are drawn over the 6 × 6 patch grid (layer "attention"), and each map equals
 //     `build/attnlab explain-onnx --method rollout|chefer` on the same photo (cat.png as a PPM) to 1e-5; negative
 //     control: rollout's map against Chefer's CLI map must differ; the line under the map names the attention read;
+//     AttnLRP and CP-LRP likewise (control: each against the other's / Chefer's CLI map), with the conservation line;
 //   - the sanity check of the Chefer map shuffles every weight of the model (and says so) and draws two tiles with ρ;
 //   - Grad-CAM at `auto` reads the last block's input tokens as [24, 6, 6] and equals the CLI; the layer picker says
 //     so and lists the token layers;
@@ -78,6 +79,20 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     got = await shownMap(page);
     assert.ok(relErr(got, chefer.map) < 1e-5, `Chefer relevance off the CLI's by ${relErr(got, chefer.map)}`);
     assert.match(page.url(), /omethod=chefer/);
+    // AttnLRP and CP-LRP: the class's logit split over the pixels, summed per patch, = the CLI's; the line says
+    // what the pixels carry
+    for (const method of ['attnlrp', 'cp-lrp']) {
+      await page.selectOption('#own-method', method);
+      ds = await waitMap(page, method);
+      const want = cli(ppm, method);
+      assert.equal(ds.mapShape, '6×6');
+      got = await shownMap(page);
+      assert.ok(relErr(got, want.map) < 1e-5, `${method} off the CLI's by ${relErr(got, want.map)}`);
+      assert.ok(relErr(got, (method === 'attnlrp' ? cli(ppm, 'cp-lrp') : chefer).map) > 1e-2, `${method}: negative control`);
+      assert.match(await page.textContent('#own-map-info'), new RegExp(`the pixels carry ${want.conservation.pixels.toFixed(3).replace('-', '\\-')} of the logit`));
+    }
+    await page.selectOption('#own-method', 'chefer');
+    await waitMap(page, 'chefer');
     await page.click('#own-sanity-run');
     await page.waitForSelector('#own-sanity p[data-spearman]', { timeout: TIMEOUT });
     assert.equal(await page.locator('#own-sanity .image-tile').count(), 2);
@@ -96,7 +111,7 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     assert.match(await page.textContent('#own-layer option[value="auto"]'), /the last attention block’s input tokens/);
     assert.match(await page.textContent('#own-layer'), /tokens as 24×6×6/);
 
-    // A CNN next, with Chefer relevance chosen: no attention, so the three attention methods are disabled with the
+    // A CNN next, with Chefer relevance chosen: no attention, so the five attention methods are disabled with the
     // reason, and RISE stands in.
     await page.selectOption('#own-method', 'chefer');
     await waitMap(page, 'chefer');
@@ -104,8 +119,8 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     await page.waitForFunction(() => /squeezenet|model\.onnx/.test(document.getElementById('own-summary').textContent)
       && !/Attention/.test(document.getElementById('own-summary').textContent), null, { timeout: TIMEOUT });
     const options = await page.evaluate(() => Array.from(document.querySelectorAll('#own-method option'))
-      .filter((o) => ['attention', 'rollout', 'chefer'].includes(o.value)).map((o) => ({ disabled: o.disabled, title: o.title })));
-    assert.equal(options.length, 3);
+      .filter((o) => ['attention', 'rollout', 'chefer', 'attnlrp', 'cp-lrp'].includes(o.value)).map((o) => ({ disabled: o.disabled, title: o.title })));
+    assert.equal(options.length, 5);
     for (const o of options) {
       assert.equal(o.disabled, true);
       assert.match(o.title, /needs a transformer’s attention, and no attention was found in this model/);

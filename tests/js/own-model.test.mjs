@@ -77,7 +77,7 @@ test('imageInput: a photo\'s input or why not; coreGaps: what the core lacks', (
 
 test('the attention methods: offered for a model with attention, refused with the reason for one without', () => {
   const attention = OWN_METHODS.filter((m) => m.kind === 'attention').map((m) => m.name);
-  assert.deepEqual(attention, ['attention', 'rollout', 'chefer']);
+  assert.deepEqual(attention, ['attention', 'rollout', 'chefer', 'attnlrp', 'cp-lrp']);
   const onCnn = OWN_METHODS.filter((m) => methodAvailable(m.name, 'core', 0)).map((m) => m.name);
   assert.deepEqual(onCnn, OWN_METHODS.map((m) => m.name).filter((n) => !attention.includes(n)));
   assert.equal(attention.every((n) => methodAvailable(n, 'core', 12)), true);

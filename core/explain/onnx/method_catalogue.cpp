@@ -46,6 +46,10 @@ const std::vector<OnnxMethodInfo>& onnx_method_catalogue() {
        "Attention rollout (Abnar & Zuidema 2020): every layer's head-averaged attention, mixed half and half with the residual connection, multiplied through; the class token's row over the patch grid.", {}},
       {"chefer", "Chefer relevance", "attention",
        "Chefer relevance (Chefer, Gur & Wolf 2021): each layer's attention weighted by its gradient (positive part, heads averaged), accumulated from the bottom; the class token's row over the patch grid.", {}},
+      {"attnlrp", "AttnLRP", "attention",
+       "AttnLRP (Achtibat et al. 2024), its rules found in the graph: LayerNorm scales held, GELU passed through, half to each factor of Q·Kᵀ and A·V; the class's logit split over the pixels (x × the propagated quantity), summed per patch. Signed: the map's low end is against the class; the line under it says what the pixels carry of the logit.", {}},
+      {"cp-lrp", "CP-LRP", "attention",
+       "CP-LRP (Ali et al. 2022): as AttnLRP but every attention distribution held fixed, so relevance flows through the values only; summed per patch, signed.", {}},
   };
   return all;
 }

@@ -20,7 +20,8 @@ struct OnnxMethodInfo {
 };
 
 // Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam), then the input
-// methods (gradient, smoothgrad, integrated-gradients), then the attention methods (attention, rollout, chefer).
+// methods (gradient, smoothgrad, integrated-gradients), then the attention methods (attention, rollout, chefer,
+// attnlrp, cp-lrp).
 const std::vector<OnnxMethodInfo>& onnx_method_catalogue();
 const OnnxMethodInfo* find_onnx_method_info(const std::string& name);
 

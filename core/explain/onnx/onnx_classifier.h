@@ -59,6 +59,8 @@ class OnnxClassifier {
   // Every value of the last forward pass (and gradient of the last backward pass): the attention methods
   // (vit_maps.h) read the attention distributions there.
   const onnx::Executor<float>& executor() const { return ex_; }
+  // The propagation rules of the next backward passes (onnx/propagation.h; null: the gradient). Must outlive their use.
+  void set_propagation(const onnx::PropagationPlan* plan) { ex_.set_propagation(plan); }
   // The attention distributions found in the graph at load (onnx/attention_finder.h; empty for a CNN).
   const std::vector<onnx::FoundAttention>& attention() const { return attention_; }
 

@@ -5,6 +5,11 @@
 //   attention  the last layer's attention of the class token, heads averaged      (raw_attention_from_maps)
 //   rollout    Abnar & Zuidema 2020, heads averaged, every layer                    (rollout_from_maps)
 //   chefer     Chefer, Gur & Wolf 2021, the gradient-weighted relevance rule        (relevance_from_maps)
+//   attnlrp    AttnLRP (Achtibat et al. 2024) and CP-LRP (Ali et al. 2022): one backward of the class's logit under
+//   cp-lrp     the rules found in the graph (onnx/propagation.h); relevance x · r summed over the colour channels
+//              and over each patch (signed); extra {conservation {logit, pixels, unexplained: what the biases, the
+//              class token and the position embeddings carry}, rules, signed}; per pixel when the image does not
+//              split into the grid
 // The class token is position 0 (torchvision, timm, Hugging Face ViTs); the patch grid is read from the token
 // count n: n − 1 = g² (one class token) or n − 2 = g² (a distillation token after it, DeiT). Otherwise the map is
 // over the token sequence, 1 × (n − 1), and `note` says why. Models without attention, or with attention that is

@@ -20,10 +20,18 @@ the 6 × 6 grid (row-major, the class token's row without its own column), from 
   gradcam_tokens  Grad-CAM at `token_layer` (the ONNX name of the last block's ln_1 output) with pytorch-grad-cam's
              ViT reshape: the tokens without the class token as [D, g, g], alpha_k = the gradient's grid mean,
              ReLU(Σ_k alpha_k A_k).
+  relevance  {attnlrp, cp_lrp, gradient_x_input}: {map (6 × 6: Σ over the channels and the patch's pixels of x · r),
+             total (Σ over every pixel), logit} of the class's logit, in double, from the re-implementation with
+             the rules in gradient form (as tests/fixtures/propagation/make-fixture.py for the text transformer):
+             AttnLRP (Achtibat et al. 2024) — the LayerNorms' variance detached, GELU = x·Φ(x) with Φ detached,
+             half the gradient to each factor of Q·Kᵀ and of A·V; CP-LRP (Ali et al. 2022) — the variance and Φ
+             detached the same way, the attention A detached; gradient_x_input — plain autograd (a negative control).
 The re-implementation's logits are checked against the module's before anything is written.
 """
 import argparse
+import copy
 import json
+import math
 import os
 
 import onnx
@@ -74,6 +82,53 @@ def reimplemented_forward(m, x):
     return m.heads(z[:, 0]), attention, last_input
 
 
+def halve(t):  # value unchanged, half the gradient
+    return 0.5 * t + (0.5 * t).detach()
+
+
+def rule_layer_norm(ln, z, hold):
+    mu = z.mean(-1, keepdim=True)
+    var = ((z - mu) ** 2).mean(-1, keepdim=True)
+    if hold:
+        var = var.detach()
+    return (z - mu) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
+
+
+def relevance(m, x, c, rule):
+    """The class's logit under `rule` ('attnlrp' | 'cp_lrp' | 'gradient'), in double: (per-pixel x·r summed over
+    the channels [H, W], the logit)."""
+    m = copy.deepcopy(m).double()
+    x = x.double().clone().requires_grad_(True)
+    rules = rule != "gradient"
+    n = x.shape[0]
+    tokens = m.conv_proj(x).reshape(n, HIDDEN, -1).permute(0, 2, 1)
+    z = torch.cat([m.class_token.expand(n, -1, -1), tokens], dim=1) + m.encoder.pos_embedding
+    dh = HIDDEN // HEADS
+    for block in m.encoder.layers:
+        y = rule_layer_norm(block.ln_1, z, rules)
+        mha = block.self_attention
+        qkv = y @ mha.in_proj_weight.T + mha.in_proj_bias
+        q, k, v = qkv.split(HIDDEN, dim=-1)
+        split = lambda t: t.reshape(n, -1, HEADS, dh).permute(0, 2, 1, 3)
+        q, k, v = split(q), split(k), split(v)
+        scores = q @ k.transpose(-1, -2) / dh ** 0.5
+        if rule == "attnlrp":
+            scores = halve(scores)
+        a = torch.softmax(scores, dim=-1)
+        if rule == "cp_lrp":
+            a = a.detach()
+        av = a @ v
+        if rule == "attnlrp":
+            av = halve(av)
+        z = z + mha.out_proj(av.permute(0, 2, 1, 3).reshape(n, -1, HIDDEN))
+        h = block.mlp[0](rule_layer_norm(block.ln_2, z, rules))
+        phi = 0.5 * (1 + torch.erf(h / math.sqrt(2)))
+        z = z + block.mlp[3](h * (phi.detach() if rules else phi))
+    logit = m.heads(rule_layer_norm(m.encoder.ln, z, rules)[:, 0])[0, c]
+    logit.backward()
+    return (x * x.grad).sum(1)[0].detach(), float(logit)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="tests/fixtures/onnx/vit_tiny")
@@ -108,12 +163,20 @@ def main():
     grid = lambda t: t.detach().double()[0, 1:, :].reshape(g, g, HIDDEN).permute(2, 0, 1)  # [D, g, g]
     A_tok, G_tok = grid(last_input), grid(last_input.grad)
     gradcam = (G_tok.mean(dim=(1, 2))[:, None, None] * A_tok).sum(0).clamp(min=0)
+    rel = {}
+    for rule in ("attnlrp", "cp_lrp", "gradient"):
+        pixels, logit = relevance(m, x, c, rule)
+        cells = pixels.reshape(IMAGE // PATCH, PATCH, IMAGE // PATCH, PATCH).sum(dim=(1, 3))
+        rel["gradient_x_input" if rule == "gradient" else rule] = {
+            "map": cells.flatten().tolist(), "total": float(pixels.sum()), "logit": logit}
+    assert abs(rel["gradient_x_input"]["logit"] - float(logits[0, c])) < 1e-4, "the rule forward's logit differs"
     ref = {
         "input": x.flatten().tolist(), "input_shape": list(x.shape), "logits": logits.detach()[0].tolist(), "class": c,
         "grid": [IMAGE // PATCH, IMAGE // PATCH], "tokens": N,
         "maps": {"attention": raw.tolist(), "rollout": rollout[0, 1:].tolist(), "chefer": chefer[0, 1:].tolist()},
         "token_layer": f"/encoder/layers/encoder_layer_{LAYERS - 1}/ln_1/Add_1_output_0",
         "gradcam_tokens": gradcam.flatten().tolist(),
+        "relevance": rel,
     }
     with open(os.path.join(args.out, "reference.json"), "w") as f:
         json.dump(ref, f)

@@ -24,7 +24,8 @@
 //     model's scaling and size: core/image/model_input.h).
 //   own.map {photoId, method, layer, classIndex, options, colormap} → {key, rgba (the colour map, 224²), raw
 //     (the map at its own resolution), mapShape [h, w], layer, classIndex, peak {x, y} (224² px), completeness?,
-//     attention? {tokens, classTokens, layers, heads, note} (layer 'attention': an image transformer's map), ms}.
+//     attention? {tokens, classTokens, layers, heads, note} (layer 'attention': an image transformer's map),
+//     conservation? {logit, pixels, unexplained} and rules (AttnLRP / CP-LRP: core/explain/onnx/vit_maps.h), ms}.
 //     Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves. Engine 'ort': an Error.
 //   own.recolor {photoId, keys, colormap} → {maps: {key: rgba}} (the kept 224² maps in another colour map)
 //   own.sanity {photoId, method, layer, classIndex, seed, options, colormap} → {method, layer, classIndex, spearman
@@ -229,6 +230,7 @@ async function map(msg) {
   return pageMap(M, key, map224, msg.colormap, {
     raw: r.map, mapShape: [h, w], layer: r.layer, classIndex: c, ms: performance.now() - t0,
     ...(r.completeness ? { completeness: r.completeness } : {}),
+    ...(r.conservation ? { conservation: r.conservation, rules: r.rules ?? [] } : {}),
     ...(r.layer === 'attention' ? { attention: { tokens: r.tokens, classTokens: r.class_tokens, layers: r.layers, heads: r.heads, note: r.note ?? '' } } : {}),
   });
 }

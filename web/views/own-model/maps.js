@@ -81,6 +81,12 @@ export function installMaps(v) {
       `Explaining “${v.labelOf(r.classIndex)}” with ${METHOD[method].label} at ${where}` +
         `${r.mapShape ? ` (map ${r.mapShape.join('×')})` : ''}: ${peakText(r.peak)}.${r.ms ? ` ${Math.round(r.ms)} ms.` : ''}`));
     if (a?.note) ui.mapInfo.append(el('br'), el('span', 'own-attention-note', `${sentence(a.note.charAt(0).toUpperCase() + a.note.slice(1))}`));
+    if (r.conservation) {
+      const { logit, pixels, unexplained } = r.conservation;
+      ui.mapInfo.append(el('br'), el('span', 'own-conservation',
+        `Signed: the pixels carry ${pixels.toFixed(3)} of the logit ${logit.toFixed(3)}; the biases, the class token and the` +
+          ` position embeddings carry the other ${unexplained.toFixed(3)}. Rules found in the graph: ${r.rules.join('; ') || 'none'}.`));
+    }
     if (r.completeness) {
       const { sum, target } = r.completeness;
       const gap = Math.abs(sum - target) / Math.max(1e-12, Math.abs(target));
