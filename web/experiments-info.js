@@ -42,6 +42,7 @@ export const LABELS = Object.freeze({
   flow: 'attention flow',
   relevance: 'Chefer relevance',
   grad_attention: 'attention × gradient',
+  gradient_x_input: 'gradient × input',
   attention_norm: 'attention norm',
   attnlrp: 'AttnLRP',
   cp_lrp: 'CP-LRP',

@@ -7,12 +7,17 @@
 // "Removing" deletes the tokens and re-runs the model on the rest, in their original order (not masking);
 // an empty input gives the decoder-bias prediction (zero context, as leave_one_out_importance). AOPC is the
 // mean over the five k (ERASER's aggregate).
-// Measures (experiments/measure_scores.h: four for every model, nine more for a transformer, and "random", the
-// baseline), each explaining p_c and ranked by |value| (ties: earlier position first), or, with --param
-// ranking=signed, by the signed value (most positive first; only the signed measures change).
-// All perturbed inputs of one instance (deduplicated) run as one batch.
+// Written once against the attention-model interface (AttentionModel::token_measures / sequence_probabilities):
+// the measures of a model attnlab trained (experiments/measure_scores.h: four for every model, nine more for a
+// transformer, and "random", the baseline) or of a user's ONNX transformer (explain/onnx_text/onnx_attention_model.h),
+// each explaining p_c and ranked by |value| (ties: earlier position first), or, with --param ranking=signed, by the
+// signed value (most positive first; only the signed measures change). The model's fixed positions (a template's
+// special tokens, a causal LM's explained last token) are never ranked nor removed: T above is then the count of the
+// others (the row's num_units), and every perturbed input keeps them.
+// All perturbed inputs of one instance (deduplicated) run as one call (a batch for a model attnlab trained).
 // Row: {"measures": {NAME: {"comprehensiveness": [5], "sufficiency": [5], "aopc_comprehensiveness",
-//        "aopc_sufficiency"}}, "rationale_size": [5] (the n_k), "num_tokens", "predicted"};
+//        "aopc_sufficiency"}}, "rationale_size": [5] (the n_k), "num_tokens", "num_units" (when some are fixed),
+//        "predicted"};
 //      instances with no tokens or out-of-range ids give {"skipped": reason}.
 // Summary: {"k_percent": [1, 5, 10, 20, 50], "measures": {NAME: {"aopc_comprehensiveness_mean",
 //           "aopc_sufficiency_mean", "comprehensiveness_mean": [5], "sufficiency_mean": [5]}},
@@ -47,30 +52,46 @@ std::vector<int> ranking(const std::vector<double>& score, bool is_signed) {
 }
 
 
-json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+json run_eraser(const AttentionModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
                 const void*) {
   json row = json::object();
-  if (const char* why = instance_skip_reason(model, inst, 1)) {
+  TokenMeasures ms;
+  std::string error;
+  if (const char* why = model.skip_reason(inst, 1)) {
     row["skipped"] = why;
     return row;
   }
-  const TextConfig& cfg = model.config;
+  if (!model.token_measures(inst, std::max(1, options.get_int("ig_steps", 50)), rng, &ms, &error)) {
+    row["skipped"] = error;
+    return row;
+  }
   const int T = static_cast<int>(inst.ids.size());
-
-  const MeasureScores ms = measure_scores(model, inst, options, rng);
-  const std::vector<std::string> names = importance_measures(model);
+  // The units: the positions a rationale may take and a removal may remove (all but the fixed ones).
+  std::vector<int> units;
+  for (int t = 0; t < T; ++t)
+    if (ms.fixed.empty() || !ms.fixed[static_cast<size_t>(t)]) units.push_back(t);
+  const int U = static_cast<int>(units.size());
+  if (U == 0) {
+    row["skipped"] = "no token that may be removed";
+    return row;
+  }
   const int c = ms.predicted;
-  std::vector<std::vector<int>> orders;
   const auto r = options.params.find("ranking");
   const bool is_signed = r != options.params.end() && r->is_string() && r->get<std::string>() == "signed";
-  for (const auto& score : ms.scores) orders.push_back(ranking(score, is_signed));
+  std::vector<std::vector<int>> orders;  // [measure]: the units, most important first
+  for (const auto& score : ms.scores) {
+    std::vector<double> over_units;
+    for (int t : units) over_units.push_back(score[static_cast<size_t>(t)]);
+    std::vector<int> order;
+    for (int k : ranking(over_units, is_signed)) order.push_back(units[static_cast<size_t>(k)]);
+    orders.push_back(order);
+  }
   const size_t M = orders.size();
 
-  // Perturbed inputs: slot -1 = empty (decoder bias), -2 = the full input, >= 0 = column of the batch.
+  // Perturbed inputs, deduplicated: slot -2 = the full input, >= 0 = index into seqs.
   std::map<std::vector<int>, int> column_of;
   std::vector<std::vector<int>> seqs;
   const auto slot = [&](const std::vector<int>& seq) {
-    if (seq.empty()) return -1;
     if (seq == inst.ids) return -2;
     auto it = column_of.find(seq);
     if (it != column_of.end()) return it->second;
@@ -83,24 +104,26 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
   std::vector<std::vector<int>> comp_slot(M, std::vector<int>(kNumK)), suff_slot(M, std::vector<int>(kNumK));
   for (size_t m = 0; m < M; ++m) {
     for (int k = 0; k < kNumK; ++k) {
-      sizes[k] = rationale_size(kPercents[k], T);
+      sizes[k] = rationale_size(kPercents[k], U);
       std::vector<char> in_r(T, 0);
       for (int j = 0; j < sizes[k]; ++j) in_r[orders[m][j]] = 1;
       std::vector<int> rest, rationale;
-      for (int t = 0; t < T; ++t) (in_r[t] ? rationale : rest).push_back(inst.ids[t]);
+      for (int t = 0; t < T; ++t) {
+        const bool fixed = !ms.fixed.empty() && ms.fixed[static_cast<size_t>(t)];
+        if (fixed || !in_r[t]) rest.push_back(inst.ids[t]);
+        if (fixed || in_r[t]) rationale.push_back(inst.ids[t]);
+      }
       comp_slot[m][k] = slot(rest);
       suff_slot[m][k] = slot(rationale);
     }
   }
-  TextCache<float> batch;
-  if (!seqs.empty()) text_forward_ids(cfg, model.params, TextBatch::from_sequences(seqs), batch);
+  std::vector<double> p;
+  if (!seqs.empty() && !model.sequence_probabilities(seqs, c, &p, &error)) {
+    row["skipped"] = error;
+    return row;
+  }
   const double p_full = ms.p_predicted;
-  const double p_empty = class_probability(cfg, empty_input_logits(cfg, model.params), 0, c);
-  const auto prob = [&](int s) {
-    if (s == -1) return p_empty;
-    if (s == -2) return p_full;
-    return static_cast<double>(class_probability(cfg, batch.logits, s, c));
-  };
+  const auto prob = [&](int s) { return s == -2 ? p_full : p[static_cast<size_t>(s)]; };
 
   json measures = json::object();
   for (size_t m = 0; m < M; ++m) {
@@ -109,14 +132,15 @@ json run_eraser(const TextModel& model, const Instance& inst, const ExperimentOp
       comp[k] = p_full - prob(comp_slot[m][k]);
       suff[k] = p_full - prob(suff_slot[m][k]);
     }
-    measures[names[m]] = {{"comprehensiveness", comp},
-                              {"sufficiency", suff},
-                              {"aopc_comprehensiveness", mean_of(comp)},
-                              {"aopc_sufficiency", mean_of(suff)}};
+    measures[ms.names[m]] = {{"comprehensiveness", comp},
+                             {"sufficiency", suff},
+                             {"aopc_comprehensiveness", mean_of(comp)},
+                             {"aopc_sufficiency", mean_of(suff)}};
   }
   row["measures"] = measures;
   row["rationale_size"] = sizes;
   row["num_tokens"] = T;
+  if (U != T) row["num_units"] = U;
   row["predicted"] = c;
   return row;
 }
@@ -143,7 +167,7 @@ double mean_defined(const std::vector<const json*>& rows, const char* name, cons
   return mean_of(vals);
 }
 
-json summarize_eraser(const TextModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
+json summarize_eraser(const AttentionModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
   std::vector<const json*> used;
   int skipped = 0;
   for (const json& r : rows) {
@@ -151,7 +175,7 @@ json summarize_eraser(const TextModel& model, const std::vector<json>& rows, con
     else used.push_back(&r);
   }
   json measures = json::object();
-  for (const std::string& measure : importance_measures(model)) {
+  for (const std::string& measure : model.token_measure_names()) {
     const char* name = measure.c_str();
     json comp = json::array(), suff = json::array();
     for (int k = 0; k < kNumK; ++k) {
@@ -181,9 +205,9 @@ Experiment eraser_experiment() {
       "1/5/10/20/50 % tokens by attention, gradient, leave-one-out, integrated gradients (a transformer: also rollout, "
       "flow, Chefer relevance, attention x gradient, attention norm, AttnLRP, CP-LRP, value zeroing, ALTI) and random, "
       "with AOPC (DeYoung et al. 2020)";
-  e.run = on_text_model(TextExperimentRun(run_eraser));
-  e.summarize = on_text_model(TextExperimentSummary(summarize_eraser));
-  e.needs_text_model = true;
+  e.run = run_eraser;
+  e.summarize = summarize_eraser;
+  e.needs_token_measures = true;
   return e;
 }
 

@@ -83,10 +83,13 @@ decltype(Experiment::prepare) on_text_model(TextExperimentPrepare prepare) {
 }
 
 std::string check_experiment_model(const Experiment& e, const AttentionModel& model) {
-  if (!e.needs_text_model || model.text_model()) return "";
+  const bool token_ok = !e.needs_token_measures || !model.token_measure_names().empty();
+  if ((!e.needs_text_model || model.text_model()) && token_ok) return "";
   std::string any;
   for (const Experiment& x : experiment_registry())
-    if (!x.needs_text_model) any += (any.empty() ? "" : ", ") + x.name;
+    if (!x.needs_text_model && (!x.needs_token_measures || !model.token_measure_names().empty()))
+      any += (any.empty() ? "" : ", ") + x.name;
+  if (!token_ok) return e.name + " ranks and deletes single tokens, which this kind of model does not offer; on it run " + any;
   return e.name + " reads the parameters of a model attnlab trained; on this model run " + any;
 }
 

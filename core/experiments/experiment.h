@@ -58,7 +58,8 @@ struct Experiment {
   int min_tokens = 1;             // shorter instances give {"skipped": ...}
   bool needs_other_models = false;  // compares with ExperimentOptions::other_models (CLI --with-model)
   bool needs_human_rationales = false;  // reads Instance::rationale (CLI --trees; wasm loadDataset's trees)
-  bool needs_text_model = false;  // reads a model attnlab trained (AttentionModel::text_model()), not any kind
+  bool needs_text_model = false;
+  bool needs_token_measures = false;  // ranks and deletes tokens (AttentionModel::token_measures): not on a HAN  // reads a model attnlab trained (AttentionModel::text_model()), not any kind
 };
 
 // The experiments that read a trained flat model's parameters are written on TextModel and registered through these

@@ -3,6 +3,7 @@
 
 #include "experiments/frozen_encoder.h"
 #include "explain/importance.h"
+#include "experiments/measure_scores.h"
 
 namespace attnlab {
 namespace {
@@ -55,6 +56,40 @@ const char* TextAttentionModel::skip_reason(const Instance& instance, int min_un
 
 std::unique_ptr<AttentionInstance> TextAttentionModel::freeze(const Instance& instance, std::string*) const {
   return std::make_unique<TextAttentionInstance>(model_, instance.ids);
+}
+
+std::vector<std::string> TextAttentionModel::token_measure_names() const { return importance_measures(model_); }
+
+bool TextAttentionModel::token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
+                                        std::string* error) const {
+  if (const char* why = skip_reason(instance, 1)) {
+    *error = why;
+    return false;
+  }
+  ExperimentOptions options;
+  options.params["ig_steps"] = ig_steps;
+  MeasureScores ms = measure_scores(model_, instance, options, rng);
+  *out = TokenMeasures();
+  out->predicted = ms.predicted;
+  out->p_predicted = ms.p_predicted;
+  out->names = importance_measures(model_);
+  out->scores = std::move(ms.scores);
+  return true;
+}
+
+bool TextAttentionModel::sequence_probabilities(const std::vector<std::vector<int>>& seqs, int c,
+                                                std::vector<double>* out, std::string*) const {
+  const TextConfig& cfg = model_.config;
+  std::vector<std::vector<int>> run;
+  for (const auto& s : seqs)
+    if (!s.empty()) run.push_back(s);
+  TextCache<float> batch;
+  if (!run.empty()) text_forward_ids(cfg, model_.params, TextBatch::from_sequences(run), batch);
+  const double p_empty = class_probability(cfg, empty_input_logits(cfg, model_.params), 0, c);
+  out->clear();
+  Eigen::Index col = 0;
+  for (const auto& s : seqs) out->push_back(s.empty() ? p_empty : static_cast<double>(class_probability(cfg, batch.logits, col++, c)));
+  return true;
 }
 
 }  // namespace attnlab

@@ -17,6 +17,7 @@
 namespace attnlab {
 
 struct TextModel;
+class Rng;
 
 // One instance of a data set, or a live text.
 struct Instance {
@@ -72,6 +73,17 @@ class AttentionInstance {
   int predicted_ = 0;
 };
 
+// The token-importance measures a perturbation benchmark ranks by (ERASER, experiments/eraser.cpp), for one instance:
+// each explains the class c the model predicts on the full input.
+struct TokenMeasures {
+  int predicted = -1;                        // c
+  double p_predicted = 0;                    // p_c(x) on the full input
+  std::vector<std::string> names;            // in the model's token_measure_names() order
+  std::vector<std::vector<double>> scores;   // [measure][position]
+  std::vector<char> fixed;                   // positions never removed nor ranked (a template's special tokens, a causal
+                                             // LM's explained position); empty: none
+};
+
 class AttentionModel {
  public:
   virtual ~AttentionModel() = default;
@@ -89,6 +101,19 @@ class AttentionModel {
   // Whether instances may be frozen and run on several threads at once (parallel/parallel_for.h): true for the
   // models whose passes only read the parameters; false (the default) for a model driven through one executor.
   virtual bool concurrent() const { return false; }
+  // The perturbation benchmark's view (ERASER): the measures' names (empty: the kind has none), one instance's
+  // measures (ig_steps: integrated gradients' path segments; rng: the random baseline's shuffle), and p_c of edited
+  // token sequences (an empty one: the model's output without tokens; NaN where it cannot run).
+  virtual std::vector<std::string> token_measure_names() const { return {}; }
+  virtual bool token_measures(const Instance&, int /*ig_steps*/, Rng&, TokenMeasures*, std::string* error) const {
+    *error = "this kind of model has no token measures";
+    return false;
+  }
+  virtual bool sequence_probabilities(const std::vector<std::vector<int>>&, int /*c*/, std::vector<double>*,
+                                      std::string* error) const {
+    *error = "this kind of model cannot run edited token sequences";
+    return false;
+  }
 };
 
 // weights with the listed units set to 0 and each group that lost one renormalised to sum 1 (a group with nothing left:

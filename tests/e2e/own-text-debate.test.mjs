@@ -102,7 +102,7 @@ else describe('the debate on your model in the browser', { timeout: 8 * 60_000 }
     return { k, u };
   };
 
-  test('stories260K: the four panels equal the CLI, another layer, the adversarial search with Cancel', async () => {
+  test('stories260K: the four panels equal the CLI, another layer, the adversarial search with Cancel, Which method?', async () => {
     const url = `${server.url}/web/#view=text&otmodel=stories260K&ottext=${encodeURIComponent(TEXT)}`;
     const page = await openRecordingPage(ctx, url);
     await waitDebate(page);
@@ -138,6 +138,21 @@ else describe('the debate on your model in the browser', { timeout: 8 * 60_000 }
     const jsd = await value(panel(page, 'adversarial').locator('[data-stat="jsd"] .stat-value'));
     assert.ok(near(jsd, adv.max_jsd), `adversarial max JSD ${jsd} vs ${adv.max_jsd}`);
     await panel(page, 'adversarial').screenshot({ path: path.join(OUT, 'own-text-debate-adversarial-1366.png') });
+
+    // "Which method?" (ERASER on the text, on request): every method's AOPC = the CLI's row; the verdict names one.
+    assert.equal(await panelStatus(page, 'eraser'), 'idle');
+    await page.locator('#ot-eraser-run').click();
+    await page.waitForFunction(() => ['ready', 'error', 'skipped'].includes(document.querySelector('#ot-debate .live-eraser')?.dataset.status), null, { timeout: 180_000 });
+    assert.equal(await panelStatus(page, 'eraser'), 'ready', await panel(page, 'eraser').locator('.panel-state').textContent());
+    const er = cliRow('eraser', MODEL_DIR, TEXT);
+    const aopc = Object.fromEntries(await panel(page, 'eraser').locator('.eraser-table tr[data-measure]').evaluateAll(
+      (trs) => trs.map((tr) => [tr.dataset.measure, [...tr.querySelectorAll('td.aopc')].map((td) => Number(td.dataset.value))])));
+    assert.deepEqual(Object.keys(aopc).sort(), Object.keys(er.measures).sort());
+    for (const [m, [c, su]] of Object.entries(aopc)) {
+      assert.ok(near(c, er.measures[m].aopc_comprehensiveness) && near(su, er.measures[m].aopc_sufficiency), `eraser ${m}: ${c}, ${su} vs the CLI`);
+    }
+    assert.match(await panel(page, 'eraser').locator('.which-line').textContent(), /is the most faithful/);
+    await panel(page, 'eraser').screenshot({ path: path.join(OUT, 'own-text-debate-eraser-1366.png') });
     const advMs = Number(await panel(page, 'adversarial').getAttribute('data-ms'));
     console.log(`# stories260K adversarial, 2 steps: ${advMs} ms in the worker`);
     assert.equal((await hash(page)).get('otdsteps'), '2');

@@ -5,8 +5,9 @@
 // (core/explain/onnx_text/onnx_attention_model.h), and gives the native model's rows: Kendall τ against gradient and
 // leave-one-out, erase-max, erase-until-flip by every ranking, permutation and the adversarial search — the same
 // decisions and the same numbers within 1e-5. Negative control: the 4-layer model's export against the 2-layer native
-// rows differs. A causal LM (the shipped stories260K) runs them on its next-token prediction with BOS held fixed; the
-// experiments that read a trained model's parameters are refused by name.
+// rows differs. ERASER, written on the interface's token measures, gives the native rows for the measures both define.
+// A causal LM (the shipped stories260K) runs them on its next-token prediction with BOS held fixed; the experiments
+// that read a trained model's parameters are refused by name.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,6 +69,35 @@ test('every interface experiment on the exported sst2-transformer equals the nat
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// ERASER (written on the interface's token measures, core/experiments/eraser.cpp): the measures both paths define the
+// same way give the native rows (the ONNX path's `gradient` is ‖∂logit/∂x‖, not J&W's, and it adds gradient × input);
+// negative control: the 4-layer model's graph.
+test('ERASER on the exported sst2-transformer equals the native rows for the measures both define', { skip }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'onnx-eraser-'));
+  const folder = path.join(dir, 'sst2-transformer');
+  exportTransformerFolder(path.join(ROOT, 'models/text/sst2-transformer'), folder);
+  const other = path.join(dir, 'four');
+  exportTransformerFolder(path.join(ROOT, 'models/text/sst2-transformer-4layer'), other);
+  const shared = ['attention', 'rollout', 'flow', 'relevance', 'grad_attention', 'attnlrp', 'cp_lrp', 'value_zeroing', 'alti',
+    'integrated_gradients', 'leave_one_out', 'random'];
+  const native = run('eraser', path.join(ROOT, 'models/text/sst2-transformer'), ['--param', 'ig_steps=20']);
+  const onnx = run('eraser', folder, ['--param', 'ig_steps=20']);
+  const wrong = run('eraser', other, ['--param', 'ig_steps=20']);
+  assert.deepEqual(Object.keys(onnx.summary.measures).sort(), [...shared, 'gradient', 'gradient_x_input'].sort());
+  let worst = 0, far = 0;
+  native.rows.forEach((r, k) => {
+    assert.deepEqual(onnx.rows[k].rationale_size, r.rationale_size);
+    assert.equal(onnx.rows[k].predicted, r.predicted);
+    for (const m of shared) {
+      worst = Math.max(worst, rowDiff(r.measures[m], onnx.rows[k].measures[m], `eraser[${k}].${m}`));
+      far = Math.max(far, rowDiff(r.measures[m], wrong.rows[k].measures[m]));
+    }
+  });
+  assert.ok(worst < 1e-5, `eraser: largest difference ${worst}`);
+  assert.ok(far > 1e-3, `eraser: the 4-layer model's rows should differ (${far})`);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('a causal LM runs the debate on its next token; parameter experiments are refused by name', { skip }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lm-debate-'));
   const tsv = path.join(dir, 'prompts.tsv');
@@ -89,8 +119,8 @@ test('a causal LM runs the debate on its next token; parameter experiments are r
   }
   let message = '';
   try {
-    execFileSync(CLI, ['experiment', 'eraser', '--model', model, '--data', tsv], { stdio: 'pipe' });
+    execFileSync(CLI, ['experiment', 'randomization', '--model', model, '--data', tsv], { stdio: 'pipe' });
   } catch (e) { message = String(e.stderr); }
-  assert.match(message, /eraser reads the parameters of a model attnlab trained; on this model run kendall/);
+  assert.match(message, /randomization reads the parameters of a model attnlab trained; on this model run kendall/);
   fs.rmSync(dir, { recursive: true, force: true });
 });

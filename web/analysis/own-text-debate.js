@@ -2,7 +2,8 @@
 //
 // Contract:
 //   OWN_DEBATE_PANELS — the panels in order: kendall, erase-max, erase-until-flip, permutation (run on each explained
-//     step), adversarial (run on request: it is slow).
+//     step), eraser ("Which method?": every explanation ranked by ERASER on this text) and adversarial (run on request:
+//     they are slow).
 //   AUTO_PANELS — the four that run by themselves.
 //   unitTokens(special) → the token indices the experiments' units stand for: every token the template did not add
 //     (core/explain/onnx_text/onnx_attention_model.h holds the special ones — [CLS], [SEP], BOS — fixed; a position the
@@ -15,7 +16,7 @@
 //   withLabels(row, { tokens, special, classText }) → a copy of the core's row with what the shared live renderers
 //     (render/live/*.js) read: tokens (one per unit), class_names (a sparse array naming the predicted class).
 //   flipText(info) → what "the decision flips" means on this model (a causal LM: the greedy next token changes).
-export const OWN_DEBATE_PANELS = Object.freeze(['kendall', 'erase-max', 'erase-until-flip', 'permutation', 'adversarial']);
+export const OWN_DEBATE_PANELS = Object.freeze(['kendall', 'erase-max', 'erase-until-flip', 'permutation', 'eraser', 'adversarial']);
 export const AUTO_PANELS = Object.freeze(['kendall', 'erase-max', 'erase-until-flip', 'permutation']);
 
 export function unitTokens(special) {

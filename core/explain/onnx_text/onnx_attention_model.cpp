@@ -1,6 +1,12 @@
 // OnnxAttentionModel (onnx_attention_model.h): interventions on the found attention of a user's ONNX transformer.
 #include "explain/onnx_text/onnx_attention_model.h"
 
+#include <cmath>
+#include <numeric>
+
+#include "explain/onnx_text/onnx_text_explain.h"
+#include "nn/rng.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -256,6 +262,76 @@ bool OnnxAttentionModel::prepare(const std::vector<int>& probe_ids, std::string*
   if (!model_.run(probe_ids, error)) return false;
   ++runs;
   classes_ = model_.logits().size() == 1 ? 2 : static_cast<int>(model_.logits().size());
+  return true;
+}
+
+std::vector<std::string> OnnxAttentionModel::token_measure_names() const {
+  std::vector<std::string> names;
+  if (!model_.attention().empty())
+    names = {"attention", "rollout", "flow", "relevance", "grad_attention", "attnlrp", "cp_lrp", "value_zeroing", "alti"};
+  else
+    names = {"attnlrp", "cp_lrp"};
+  for (const char* n : {"gradient", "gradient_x_input", "integrated_gradients", "leave_one_out", "random"}) names.push_back(n);
+  return names;
+}
+
+bool OnnxAttentionModel::token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
+                                        std::string* error) const {
+  OnnxTextExplainRequest req;
+  req.ids = instance.ids;
+  req.ig_steps = ig_steps;
+  nlohmann::json e;
+  ++runs;
+  if (!onnx_text_explain(model_, req, &e, error)) return false;
+  const int T = static_cast<int>(instance.ids.size());
+  *out = TokenMeasures();
+  out->predicted = e["target"].get<int>();
+  out->p_predicted = e["probability"].get<double>();
+  out->fixed.assign(static_cast<size_t>(T), 0);
+  for (int t = 0; t < T; ++t)
+    if (static_cast<size_t>(t) < instance.special.size() && instance.special[static_cast<size_t>(t)]) out->fixed[static_cast<size_t>(t)] = 1;
+  if (model_.causal()) out->fixed[static_cast<size_t>(T - 1)] = 1;
+  for (const std::string& name : token_measure_names()) {
+    std::vector<double> v(static_cast<size_t>(T), 0.0);
+    if (name == "random") {  // the positions shuffled, scores T, T − 1, …, 1 in that order (as measure_scores.h)
+      std::vector<int> shuffled(static_cast<size_t>(T));
+      std::iota(shuffled.begin(), shuffled.end(), 0);
+      rng.shuffle(shuffled);
+      for (int j = 0; j < T; ++j) v[static_cast<size_t>(shuffled[static_cast<size_t>(j)])] = T - j;
+    } else {
+      const auto it = e.find(name);
+      if (it == e.end() || !it->is_array() || static_cast<int>(it->size()) != T) {
+        const auto note = e.find(name + "_note");
+        *error = name + ": " + (note != e.end() && note->is_string() ? note->get<std::string>() : "not computed");
+        return false;
+      }
+      for (int t = 0; t < T; ++t) {
+        const auto& x = (*it)[static_cast<size_t>(t)];
+        if (x.is_number()) v[static_cast<size_t>(t)] = x.get<double>();
+        else if (!out->fixed[static_cast<size_t>(t)]) {  // null only where the method has no value: a fixed position
+          *error = name + " has no value at token " + std::to_string(t);
+          return false;
+        }
+      }
+    }
+    out->names.push_back(name);
+    out->scores.push_back(std::move(v));
+  }
+  return true;
+}
+
+bool OnnxAttentionModel::sequence_probabilities(const std::vector<std::vector<int>>& seqs, int c,
+                                                std::vector<double>* out, std::string* error) const {
+  out->clear();
+  ++runs;
+  for (const auto& s : seqs) {
+    if (s.empty()) {
+      out->push_back(std::nan(""));
+      continue;
+    }
+    if (!model_.run(s, error)) return false;
+    out->push_back(onnx_text_probability(model_.logits(), c));
+  }
   return true;
 }
 

@@ -35,6 +35,15 @@ class OnnxAttentionModel : public AttentionModel {
   // Checks that the model can be intervened on (attention found, a layer in range) and runs one probe to learn the
   // number of classes; false with a message otherwise.
   bool prepare(const std::vector<int>& probe_ids, std::string* error);
+  // ERASER's view (experiments/eraser.cpp): the rows of explain-onnx-text (onnx_text_explain.h; the attention rows and
+  // value zeroing / ALTI only when attention was found) and "random", each explaining the predicted class / greedy next
+  // token; the fixed positions are the template's special tokens and a causal LM's explained last token. An edited
+  // sequence runs through the graph (an empty one: NaN). A row the model cannot give for an instance skips it.
+  std::vector<std::string> token_measure_names() const override;
+  bool token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
+                      std::string* error) const override;
+  bool sequence_probabilities(const std::vector<std::vector<int>>& seqs, int c, std::vector<double>* out,
+                              std::string* error) const override;
   OnnxTextModel& model() const { return model_; }
   int layer() const { return layer_; }
   // Counts forward passes, so an instance knows when its values were overwritten.

@@ -3,7 +3,9 @@
 // the shipped models' live panels (views/live-panels.js): the renderers of render/live/ draw the core's rows.
 //   Kendall τ (attention vs gradient, vs leave-one-out), erase-max (top vs random), erase-until-flip by every ranking
 //   and permutation run after each explained step; the adversarial search (slow: every Adam step runs the model
-//   forward and backward per candidate) runs when asked, with a steps control, an estimated progress and Cancel.
+//   forward and backward per candidate) runs when asked, with a steps control, an estimated progress and Cancel; so
+//   does "Which method?" (ERASER: every explanation of the text, each one's top tokens deleted and the model re-run;
+//   render/live/eraser.js ranks them).
 //   Every row is OnnxTextLab.experiment's: the numbers of `attnlab experiment NAME --model DIR --data F.tsv [--seed S]
 //   [--layer K-1] [--param steps=N]` on a one-line TSV of the text.
 //   The experiments run in a second worker holding the same model (labs/own-text.js, client name
@@ -17,7 +19,7 @@
 //     URL state: otdlayer (1-based found layer, 0 = the last), otdclosed (panels folded shut: they do not run),
 //     otdsteps (the adversarial search's steps), seed (the debate seed, shared with the shipped models' panels).
 //   Panels: details.live-panel[data-experiment=NAME][data-status = pending | ready | skipped | error | closed | idle
-//   (adversarial before a run) | running]; each ready panel's .panel-state says how long the core took
+//   (adversarial and eraser before a run) | running]; each ready panel's .panel-state says how long the core took
 //   (data-ms). section.dataset.status: 'empty' | 'pending' | 'ready'.
 import { el } from '../../render/dom.js';
 import { widthOf } from '../../render/plot-lib.js';
@@ -26,6 +28,7 @@ import { renderKendall } from '../../render/live/kendall.js';
 import { renderAdversarial } from '../../render/live/adversarial.js';
 import { renderPermutation } from '../../render/live/permutation.js';
 import { renderEraseMax } from '../../render/live/erase-max.js';
+import { renderEraser } from '../../render/live/eraser.js';
 import { renderEraseUntilFlip } from '../../render/live/erase-until-flip.js';
 import { OwnTextClient } from '../../runtime/own-text-client.js';
 import { OWN_DEBATE_PANELS, AUTO_PANELS, debateLayer, parseClosed, closedText, withLabels, flipText } from '../../analysis/own-text-debate.js';
@@ -83,6 +86,14 @@ export function mountOwnTextDebate(section, { store }) {
   stepsRow.append(el('label', 'field-label', 'Adam steps', { for: 'ot-adv-steps' }), stepsInput, runButton);
   const slow = el('p', 'card-sub ot-adv-slow');
   adv.extra.append(stepsRow, slow, job);
+
+  // "Which method?": ERASER on this text, on request (it explains the text with every method first).
+  const eraser = panels.get('eraser');
+  const eraserButton = el('button', 'primary small', 'Rank the methods', { type: 'button', id: 'ot-eraser-run' });
+  const eraserRow = el('div', 'control-buttons');
+  eraserRow.append(eraserButton);
+  eraser.extra.append(eraserRow);
+  const ERASER_IDLE = 'Press “Rank the methods”: every explanation of this text is computed, then each one’s top tokens are deleted (1–50 %) and the model run again.';
 
   const client = new OwnTextClient({ name: 'attnlab-own-text-debate', what: 'the worker of the debate panels' });
   let loadedKey = '';
@@ -194,6 +205,7 @@ export function mountOwnTextDebate(section, { store }) {
     else if (name === 'erase-max') renderEraseMax(p.body, labelled);
     else if (name === 'permutation') renderPermutation(p.body, labelled, { width: Math.min(640, width) });
     else if (name === 'adversarial') renderAdversarial(p.body, labelled);
+    else if (name === 'eraser') renderEraser(p.body, labelled);
     else if (name === 'erase-until-flip') {
       const two = !step.info.causal && step.info.outputs <= 2;
       renderEraseUntilFlip(p.body, labelled, {
@@ -313,6 +325,22 @@ export function mountOwnTextDebate(section, { store }) {
       set('adversarial', e.message === CANCELLED ? 'idle' : 'error', e.message === CANCELLED ? 'Cancelled: the search stopped; press Run to search again.' : `Could not run the search: ${e.message}`);
     }
   }
+  async function runEraser() {
+    if (!step) return;
+    const my = seq;
+    set('eraser', 'running', 'Explaining with every method, then deleting each one’s top tokens…');
+    eraserButton.disabled = true;
+    try {
+      await ensureLoaded();
+      const r = await client.experiment({ name: 'eraser', ...params() });
+      if (my === seq) showRow('eraser', r.row, r.ms);
+    } catch (e) {
+      if (my === seq) set('eraser', 'error', `Could not rank the methods: ${e.message}`);
+    } finally {
+      eraserButton.disabled = false;
+    }
+  }
+  eraserButton.addEventListener('click', runEraser);
   runButton.addEventListener('click', runSearch);
   cancelButton.addEventListener('click', () => stopSearch('Cancelled: the search stopped; press Run to search again.'));
   stepsInput.addEventListener('change', () => {
@@ -351,6 +379,7 @@ export function mountOwnTextDebate(section, { store }) {
     drawHeader();
     stopSearch();
     set('adversarial', 'idle', 'Press Run to search for an adversarial attention on this text.');
+    set('eraser', 'idle', ERASER_IDLE);
     const shut = closed();
     for (const name of AUTO_PANELS) set(name, shut.has(name) ? 'closed' : 'pending', shut.has(name) ? '' : 'Computing…');
     section.dataset.status = 'pending';
