@@ -88,6 +88,16 @@ test('Debate, impermissible: one\'s own words from the field equal the CLI with 
     assert.match(await page.evaluate(() => location.hash), /impwords=dull(\+|%20)boring/);
     await page.selectOption('#debate-experiment', 'erase-max');
     assert.equal(await page.locator('#debate-words-control').isVisible(), false);
+    // an emptied field's notice belongs to the impermissible experiment: not shown beside another, back with it
+    await page.selectOption('#debate-experiment', 'impermissible');
+    await page.fill('#debate-words', '');
+    await page.locator('#debate-words').blur(); // the browser's own change event (once)
+    const noticeText = () => page.evaluate(() => { const n = document.getElementById('debate-notice'); return n && !n.hidden ? n.textContent : ''; });
+    assert.match(await noticeText(), /No impermissible word given/);
+    await page.selectOption('#debate-experiment', 'erase-max');
+    assert.doesNotMatch(await noticeText(), /impermissible word/);
+    await page.selectOption('#debate-experiment', 'impermissible');
+    assert.match(await noticeText(), /No impermissible word given/);
     assert.deepEqual(page.errors, []);
     await page.close();
   } finally {

@@ -110,8 +110,10 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     messageEl.textContent = text;
     messageEl.hidden = !text;
   };
+  // The words notice belongs to the impermissible experiment: shown with it only (kept for a switch back).
   const renderNotice = () => {
-    const text = Object.values(notices).filter(Boolean).join('\n');
+    const shown = { ...notices, words: expSelect.value === 'impermissible' ? notices.words : '' };
+    const text = Object.values(shown).filter(Boolean).join('\n');
     noticeEl.textContent = text;
     noticeEl.hidden = !text;
   };
