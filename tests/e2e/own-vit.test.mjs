@@ -64,6 +64,7 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     await page.setInputFiles('#own-file', VIT);
     let ds = await waitMap(page, 'rollout');
     assert.match(await page.textContent('#own-summary'), /Attention\s*2 layers \(a transformer/);
+    assert.match(await page.textContent('#own-summary'), /Spatial layers\s*1 feature map and \d+ token layers read as a patch grid/);
     const rollout = cli(ppm, 'rollout');
     const chefer = cli(ppm, 'chefer');
     assert.equal(ds.layer, 'attention');

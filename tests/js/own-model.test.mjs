@@ -54,7 +54,12 @@ test('symbolic input size and the summary facts', () => {
   assert.equal(get('Operators'), 'Conv 2, Relu 1');
   assert.equal(get('Parameters'), '1,234');
   assert.equal(get('Inputs'), 'x FLOAT [1, 3, 8, 8]');
-  assert.match(get('Spatial layers'), /default CAM layer: c/);
+  assert.match(get('Spatial layers'), /^1 feature map \(the default CAM layer: c\)$/);
+  // a ViT: its token layers are counted apart from the 4-D maps (the patch embedding's Conv output)
+  const vit = summaryFacts({ operators: {}, spatial_layers: [{ name: 'conv', class_tokens: 0 }, { name: 't1', class_tokens: 1 }, { name: 't2', class_tokens: 1 }],
+    auto_layer: 't2', attention: [{}, {}] }, { name: 'v.onnx', bytes: 1 });
+  assert.equal(vit.find((f) => f.label === 'Spatial layers').value, '1 feature map and 2 token layers read as a patch grid (the default CAM layer: t2)');
+  assert.match(vit.find((f) => f.label === 'Attention').value, /^2 layers .*AttnLRP and CP-LRP/);
 });
 
 test('imageInput: a photo\'s input or why not; coreGaps: what the core lacks', () => {

@@ -81,10 +81,17 @@ export function summaryFacts(summary, { name, bytes }) {
     { label: 'Nodes', value: `${summary.nodes} (${ops.length} operator types)` },
     { label: 'Operators', value: ops.map(([op, n]) => `${op} ${n}`).join(', ') },
   );
-  if (summary.spatial_layers?.length) facts.push({ label: 'Spatial layers', value: `${summary.spatial_layers.length} (the default CAM layer: ${summary.auto_layer})` });
+  const layers = summary.spatial_layers ?? [];
+  if (layers.length) {
+    // a ViT's token layers (read as a grid of patches) are counted apart from the 4-D feature maps
+    const tokens = layers.filter((l) => l.class_tokens > 0).length;
+    const maps = layers.length - tokens;
+    const parts = [maps ? `${maps} feature map${maps === 1 ? '' : 's'}` : '', tokens ? `${tokens} token layer${tokens === 1 ? '' : 's'} read as a patch grid` : ''].filter(Boolean);
+    facts.push({ label: 'Spatial layers', value: `${parts.join(' and ')} (the default CAM layer: ${summary.auto_layer})` });
+  }
   const attention = summary.attention?.length ?? 0;
   if (attention > 0) {
-    facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: attention, rollout and Chefer relevance map it over its patches)` });
+    facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: attention, rollout, Chefer relevance, AttnLRP and CP-LRP map it over its patches)` });
   }
   return facts;
 }
