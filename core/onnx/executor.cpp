@@ -340,7 +340,8 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
 }
 
 template <class T>
-bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error) {
+bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error,
+                               const std::string& stop_after) {
   error->clear();
   const int id = id_of(name);
   if (id < 0 || !defined_[id] || constant_[id]) {
@@ -365,8 +366,11 @@ bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replace
   requires_grad_[id] = rg;
   forward_work_left_ = limits_.max_forward_work;
   std::fill(has_grad_.begin(), has_grad_.end(), 0);
-  for (size_t k = start; k < run_.size(); ++k)
+  for (size_t k = start; k < run_.size(); ++k) {
     if (!run_node(*run_[k], error, false)) return false;
+    if (!stop_after.empty() && std::find(run_[k]->outputs.begin(), run_[k]->outputs.end(), stop_after) != run_[k]->outputs.end())
+      break;
+  }
   return true;
 }
 

@@ -68,8 +68,11 @@ class Executor {
   bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error);
   // After a forward: value `name` (a runtime value: a graph input or a node output) replaced by `replacement`
   // (same shape), then every runtime node after the one that produced it runs again (AblationCAM: one channel
-  // zeroed at a layer, the rest of the network re-run). Gradients are cleared.
-  bool forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error);
+  // zeroed at a layer, the rest of the network re-run). Gradients are cleared. stop_after (a value name): stop once the
+  // node that produces it ran — the values after it keep those of the run before (value zeroing and ALTI read one
+  // layer's output per replacement; a later full forward_from puts every value right again).
+  bool forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error,
+                    const std::string& stop_after = "");
   const Tensor<T>* value(const std::string& name) const;
   bool has_value(const std::string& name) const { return value(name) != nullptr; }
 

@@ -5,7 +5,8 @@
 // lengths): forward_core_ms (OnnxTextLab.top(ids, 1): one forward + the top-1, the page's "Next"), forward_ort_ms
 // (InferenceSession.run with input_ids / attention_mask / token_type_ids), ratio = core ÷ ORT (medians, the two run
 // in turn so load hits both alike); explain_ms (explainIds with leave-one-out + attentionMaps + top-5: what the
-// worker's ownText.explain does when leave-one-out runs inline), ig_ms (integratedGradients, 50 segments: the ig job).
+// worker's ownText.explain does when leave-one-out runs inline), ig_ms (integratedGradients, 50 segments: the ig job),
+// vz_ms / alti_ms (contextMixingLayer per layer + contextMixingRollout: the mixing jobs; models with attention).
 // Prints one JSON line per (model, T).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -53,7 +54,7 @@ for (const [name, dir, tokFile] of MODELS) {
       return f;
     };
     for (let k = 0; k < 5; ++k) { lab.top(ids, 1); await session.run(feeds()); } // warm-up (the first model's first length ran 4× slow with 2)
-    const core = [], rt = [], explain = [], ig = [];
+    const core = [], rt = [], explain = [], ig = [], vz = [], alti = [];
     for (let k = 0; k < RUNS; ++k) {
       let t0 = performance.now();
       lab.top(ids, 1);
@@ -73,10 +74,18 @@ for (const [name, dir, tokFile] of MODELS) {
       t0 = performance.now();
       lab.integratedGradients(ids, e.target, 50);
       ig.push(performance.now() - t0);
+      for (const [method, out] of [['value_zeroing', vz], ['alti', alti]]) {
+        if (!(info.layers > 0)) break;
+        t0 = performance.now();
+        const layers = [...Array(info.layers).keys()].map((l) => lab.contextMixingLayer(ids, method, l).values);
+        lab.contextMixingRollout(ids, layers);
+        out.push(performance.now() - t0);
+      }
     }
     const c = median(core), o = median(rt);
     console.log(JSON.stringify({ model: name, tokens: T, runs: RUNS, forward_core_ms: +c.toFixed(2), forward_ort_ms: +o.toFixed(2),
-      ratio: +(c / o).toFixed(2), explain_ms: +median(explain).toFixed(1), ig_ms: +median(ig).toFixed(1) }));
+      ratio: +(c / o).toFixed(2), explain_ms: +median(explain).toFixed(1), ig_ms: +median(ig).toFixed(1),
+      ...(vz.length ? { vz_ms: +median(vz).toFixed(1), alti_ms: +median(alti).toFixed(1) } : {}) }));
   }
   lab.delete?.();
 }

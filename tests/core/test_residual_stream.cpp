@@ -10,6 +10,7 @@
 // (native).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -81,6 +82,31 @@ TEST(ResidualStream, TorchvisionVitBlocksEndAtTheirSecondResidualAdd) {
   ASSERT_TRUE(find_residual_stream(clf.executor(), clf.attention(), clf.model().outputs.at(0).name, &s, &err)) << err;
   EXPECT_FALSE(s.post_norm);
   EXPECT_EQ(s.layer_outputs, stream_names("/encoder/layers/encoder_layer_", "/Add_1_output_0", static_cast<int>(clf.attention().size())));
+}
+
+// Executor::forward_from's stop_after, which value zeroing and ALTI use to run only as far as the value they read: the
+// value asked for is recomputed, the logits after it are left as they were, and a full forward_from puts them right.
+TEST(ResidualStream, ForwardFromStopsAfterTheValueAsked) {
+  OnnxTextModel m;
+  stream_load_text("bert-sst2", &m);
+  std::string err;
+  ASSERT_TRUE(m.run(kStreamBertIds, &err)) << err;
+  ResidualStream s;
+  ASSERT_TRUE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err)) << err;
+  auto& ex = m.executor();
+  const std::string& values = m.attention()[0].values;
+  const onnx::Tensor<float> V = *ex.value(values), out0 = *ex.value(s.layer_outputs[0]);
+  const std::vector<float> logits = m.current_logits();
+  onnx::Tensor<float> z = V;
+  std::fill(z.f.begin(), z.f.end(), 0.f);
+  ASSERT_TRUE(ex.forward_from(values, z, &err, s.layer_outputs[0])) << err;
+  EXPECT_NE(ex.value(s.layer_outputs[0])->f, out0.f);  // recomputed with the values zeroed
+  EXPECT_EQ(m.current_logits(), logits);                // not reached: as before
+  ASSERT_TRUE(ex.forward_from(values, z, &err)) << err;
+  EXPECT_NE(m.current_logits(), logits);  // control: the whole graph sees the change
+  ASSERT_TRUE(ex.forward_from(values, V, &err)) << err;
+  EXPECT_EQ(m.current_logits(), logits);
+  EXPECT_EQ(ex.value(s.layer_outputs[0])->f, out0.f);
 }
 
 TEST(ResidualStream, AGraphWithoutTheResidualIsRefusedWithTheLayerNamed) {

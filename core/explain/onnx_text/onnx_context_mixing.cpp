@@ -92,7 +92,7 @@ bool value_zeroing_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int l
     onnx::Tensor<float> z = V;
     for (int64_t h = 0; h < outer; ++h)
       for (int64_t k = 0; k < dv; ++k) z.f[static_cast<size_t>((h * n + j) * dv + k)] = 0.f;
-    ok = ex.forward_from(values, z, error);
+    ok = ex.forward_from(values, z, error, output);  // only as far as the layer's output
     if (!ok) break;
     const onnx::Tensor<float>& out = *ex.value(output);
     for (int i = 0; i < n; ++i) {
@@ -103,7 +103,7 @@ bool value_zeroing_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int l
     }
   }
   std::string rerr;
-  if (!ex.forward_from(values, V, ok ? error : &rerr)) return false;  // the executor as it was
+  if (!ex.forward_from(values, V, ok ? error : &rerr)) return false;  // the whole graph as it was
   if (!ok) return false;
   normalise_mixing_rows(C);
   return true;
@@ -163,7 +163,7 @@ bool alti_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int layer, Mat
   const int64_t heads = n > 0 ? A.numel() / (static_cast<int64_t>(n) * n) : 0;
   onnx::Tensor<float> masked = A;
   std::fill(masked.f.begin(), masked.f.end(), 0.f);
-  bool ok = ex.forward_from(prob, masked, error);
+  bool ok = ex.forward_from(prob, masked, error, add.branch);  // only as far as the sublayer's output
   const Mat<double> F0 = ok ? mixing_columns(*ex.value(add.branch), n) : Mat<double>();
   Mat<double> shares = Mat<double>::Zero(d, n);
   C->setZero(n, n);
@@ -172,7 +172,7 @@ bool alti_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int layer, Mat
     for (int64_t r = 0; r < heads * n; ++r)
       for (int k = 0; k < n; ++k)
         if (k != j) masked.f[static_cast<size_t>(r * n + k)] = 0.f;
-    if (!(ok = ex.forward_from(prob, masked, error))) break;
+    if (!(ok = ex.forward_from(prob, masked, error, add.branch))) break;
     Mat<double> T = mixing_columns(*ex.value(add.branch), n) - F0;
     shares += T;
     T.col(j) += X.col(j);
@@ -183,7 +183,7 @@ bool alti_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int layer, Mat
     }
   }
   std::string rerr;
-  if (!ex.forward_from(prob, A, ok ? error : &rerr)) return false;  // the executor as it was
+  if (!ex.forward_from(prob, A, ok ? error : &rerr)) return false;  // the whole graph as it was
   if (!ok) return false;
   const double gap = (shares - (F - F0)).cwiseAbs().maxCoeff(), size = std::max(1.0, (F - F0).cwiseAbs().maxCoeff());
   if (!(gap <= 1e-3 * size)) {

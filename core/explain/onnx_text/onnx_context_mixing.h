@@ -15,8 +15,9 @@
 //     γ / σ_i ⊙ (T_i(x_j) − mean T_i(x_j)), σ_i the node's own scale on y_i (the paper's linearised LayerNorm).
 //     C_l[i, j] = max(0, ‖ȳ_i‖₁ − ‖ȳ_i − T̃_i(x_j)‖₁).
 // The exported sst2-transformer gives the core transformer's rows (explain/context_mixing.h: the same definitions on a
-// pre-LN block). Cost: one forward of the graph from the replaced value on per layer and position (L × n; ALTI + L);
-// a *_layer call computes one layer so a caller can show progress between layers.
+// pre-LN block). Cost: per layer and position, the graph from the replaced value on as far as the value read (the
+// layer's output; ALTI: the sublayer's), then one full run to restore every value (L × n partial runs; ALTI + L); a
+// *_layer call computes one layer so a caller can show progress between layers.
 #pragma once
 #include <string>
 #include <vector>
