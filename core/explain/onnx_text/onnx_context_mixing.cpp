@@ -15,6 +15,16 @@ bool mixing_rows(const onnx::Tensor<float>& t, int rows, int64_t* outer, int64_t
   return true;
 }
 
+// The values of t as columns, one per position [width × rows] (t: [.., rows, width], outer 1).
+Mat<double> mixing_columns(const onnx::Tensor<float>& t, int rows) {
+  int64_t outer = 0, d = 0;
+  mixing_rows(t, rows, &outer, &d);
+  Mat<double> m(d, rows);
+  for (int i = 0; i < rows; ++i)
+    for (int64_t k = 0; k < d; ++k) m(k, i) = t.f[static_cast<size_t>(i * d + k)];
+  return m;
+}
+
 }  // namespace
 
 bool mixing_method_from_name(const std::string& name, MixingMethod* out) {
@@ -76,16 +86,11 @@ bool value_zeroing_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int l
   const std::string& output = plan.stream.layer_outputs.at(static_cast<size_t>(layer));
   const int n = plan.positions;
   const onnx::Tensor<float> V = *ex.value(values);
-  const onnx::Tensor<float> O = *ex.value(output);
-  int64_t outer = 0, dv = 0, one = 0, d = 0;
+  int64_t outer = 0, dv = 0;
   mixing_rows(V, n, &outer, &dv);
-  mixing_rows(O, n, &one, &d);
-  Mat<double> b(d, n);  // the original output, one column per position, unit length (0 stays 0)
-  for (int i = 0; i < n; ++i) {
-    for (int64_t k = 0; k < d; ++k) b(k, i) = O.f[static_cast<size_t>(i * d + k)];
-    const double nb = b.col(i).norm();
-    if (nb > 0) b.col(i) /= nb;
-  }
+  Mat<double> b = mixing_columns(*ex.value(output), n);  // the original output, columns of unit length (0 stays 0)
+  for (int i = 0; i < n; ++i)
+    if (b.col(i).norm() > 0) b.col(i).normalize();
   C->setZero(n, n);
   bool ok = true;
   for (int j = 0; j < n && ok; ++j) {
@@ -94,10 +99,9 @@ bool value_zeroing_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int l
       for (int64_t k = 0; k < dv; ++k) z.f[static_cast<size_t>((h * n + j) * dv + k)] = 0.f;
     ok = ex.forward_from(values, z, error, output);  // only as far as the layer's output
     if (!ok) break;
-    const onnx::Tensor<float>& out = *ex.value(output);
+    const Mat<double> changed = mixing_columns(*ex.value(output), n);
     for (int i = 0; i < n; ++i) {
-      Vec<double> a(d);
-      for (int64_t k = 0; k < d; ++k) a(k) = out.f[static_cast<size_t>(i * d + k)];
+      const Vec<double> a = changed.col(i);
       const double na = a.norm();
       (*C)(i, j) = na > 0 && b.col(i).norm() > 0 ? 0.5 * (a / na - b.col(i)).squaredNorm() : 0.0;
     }
@@ -107,16 +111,6 @@ bool value_zeroing_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int l
   if (!ok) return false;
   normalise_mixing_rows(C);
   return true;
-}
-
-// The values of t as columns, one per position [width × rows] (t: [.., rows, width], outer 1).
-Mat<double> mixing_columns(const onnx::Tensor<float>& t, int rows) {
-  int64_t outer = 0, d = 0;
-  mixing_rows(t, rows, &outer, &d);
-  Mat<double> m(d, rows);
-  for (int i = 0; i < rows; ++i)
-    for (int64_t k = 0; k < d; ++k) m(k, i) = t.f[static_cast<size_t>(i * d + k)];
-  return m;
 }
 
 bool alti_layer(OnnxTextModel& model, const OnnxMixingPlan& plan, int layer, Mat<double>* C, std::string* error) {
