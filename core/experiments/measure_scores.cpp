@@ -52,12 +52,7 @@ MeasureScores measure_scores(const TextModel& model, const Instance& inst, const
     out.scores.push_back(alti_importance(in));
     for (auto& s : out.scores) s.resize(static_cast<size_t>(T), 0.0);  // tokens past max_len: 0
   }
-  std::vector<int> shuffled(T);
-  std::iota(shuffled.begin(), shuffled.end(), 0);
-  rng.shuffle(shuffled);
-  std::vector<double> random_score(T);
-  for (int j = 0; j < T; ++j) random_score[shuffled[j]] = T - j;
-  out.scores.push_back(random_score);
+  out.scores.push_back(random_position_scores(T, rng));
   return out;
 }
 

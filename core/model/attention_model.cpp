@@ -6,6 +6,8 @@
 #include <limits>
 #include <numeric>
 
+#include "nn/rng.h"
+
 namespace attnlab {
 
 std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
@@ -41,6 +43,15 @@ std::vector<int> order_by_score(const std::vector<double>& score) {
   const auto key = [&](int i) { return std::isnan(score[i]) ? -std::numeric_limits<double>::infinity() : score[i]; };
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return key(a) > key(b); });
   return order;
+}
+
+std::vector<double> random_position_scores(int T, Rng& rng) {
+  std::vector<int> shuffled(static_cast<size_t>(T));
+  std::iota(shuffled.begin(), shuffled.end(), 0);
+  rng.shuffle(shuffled);
+  std::vector<double> score(static_cast<size_t>(T));
+  for (int j = 0; j < T; ++j) score[static_cast<size_t>(shuffled[static_cast<size_t>(j)])] = T - j;
+  return score;
 }
 
 }  // namespace attnlab

@@ -120,6 +120,9 @@ class AttentionModel {
 // zeros); the other groups are returned as given.
 std::vector<double> erase_units(const std::vector<double>& weights, const std::vector<int>& groups,
                                 const std::vector<int>& units);
+// The perturbation benchmarks' random baseline: the positions 0..T−1 shuffled by rng, scored T, T − 1, …, 1 in that
+// order (ranking by score gives the shuffle itself).
+std::vector<double> random_position_scores(int T, Rng& rng);
 // Units by descending score; ties and NaN (ranked last) by position.
 std::vector<int> order_by_score(const std::vector<double>& score);
 

@@ -40,13 +40,18 @@ std::vector<std::string> stream_names(const std::string& prefix, const std::stri
   return v;
 }
 
+// The BERT fixture run on kStreamBertIds, and its residual stream.
+void bert_stream(OnnxTextModel* m, ResidualStream* s) {
+  stream_load_text("bert-sst2", m);
+  std::string err;
+  ASSERT_TRUE(m->run(kStreamBertIds, &err)) << err;
+  ASSERT_TRUE(find_residual_stream(m->executor(), m->attention(), m->output_name(), s, &err)) << err;
+}
+
 TEST(ResidualStream, BertPostNormBlocksEndAtTheirSecondLayerNorm) {
   OnnxTextModel m;
-  stream_load_text("bert-sst2", &m);
-  std::string err;
-  ASSERT_TRUE(m.run(kStreamBertIds, &err)) << err;
   ResidualStream s;
-  ASSERT_TRUE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err)) << err;
+  ASSERT_NO_FATAL_FAILURE(bert_stream(&m, &s));
   EXPECT_TRUE(s.post_norm);
   EXPECT_EQ(s.layer_outputs, stream_names("/m/layers.", "/ln2/LayerNormalization_output_0", 4));
   ASSERT_EQ(s.attention.size(), 4u);
@@ -88,11 +93,9 @@ TEST(ResidualStream, TorchvisionVitBlocksEndAtTheirSecondResidualAdd) {
 // value asked for is recomputed, the logits after it are left as they were, and a full forward_from puts them right.
 TEST(ResidualStream, ForwardFromStopsAfterTheValueAsked) {
   OnnxTextModel m;
-  stream_load_text("bert-sst2", &m);
-  std::string err;
-  ASSERT_TRUE(m.run(kStreamBertIds, &err)) << err;
   ResidualStream s;
-  ASSERT_TRUE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err)) << err;
+  ASSERT_NO_FATAL_FAILURE(bert_stream(&m, &s));
+  std::string err;
   auto& ex = m.executor();
   const std::string& values = m.attention()[0].values;
   const onnx::Tensor<float> V = *ex.value(values), out0 = *ex.value(s.layer_outputs[0]);

@@ -293,11 +293,8 @@ bool OnnxAttentionModel::token_measures(const Instance& instance, int ig_steps, 
   if (model_.causal()) out->fixed[static_cast<size_t>(T - 1)] = 1;
   for (const std::string& name : token_measure_names()) {
     std::vector<double> v(static_cast<size_t>(T), 0.0);
-    if (name == "random") {  // the positions shuffled, scores T, T − 1, …, 1 in that order (as measure_scores.h)
-      std::vector<int> shuffled(static_cast<size_t>(T));
-      std::iota(shuffled.begin(), shuffled.end(), 0);
-      rng.shuffle(shuffled);
-      for (int j = 0; j < T; ++j) v[static_cast<size_t>(shuffled[static_cast<size_t>(j)])] = T - j;
+    if (name == "random") {
+      v = random_position_scores(T, rng);
     } else {
       const auto it = e.find(name);
       if (it == e.end() || !it->is_array() || static_cast<int>(it->size()) != T) {

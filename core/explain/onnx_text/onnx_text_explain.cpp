@@ -239,21 +239,27 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     o["leave_one_out_note"] = "each token deleted in turn, the rest re-run";
     if (!model.run(ids, error)) return false;  // leave the model on the explained input
   }
-  // Context mixing: value zeroing and ALTI (onnx_context_mixing.h), one matrix per layer, rolled out.
-  for (const auto& [key, method] : {std::pair<const char*, MixingMethod>{"value_zeroing", MixingMethod::ValueZeroing},
-                                    std::pair<const char*, MixingMethod>{"alti", MixingMethod::Alti}}) {
-    if (!request.context_mixing || model.attention().empty()) break;
+  // Context mixing: value zeroing and ALTI (onnx_context_mixing.h) on one plan, one matrix per layer, rolled out. Each
+  // layer leaves the executor's values as it found them, so one run on ids serves both.
+  if (request.context_mixing && !model.attention().empty()) {
     OnnxMixingPlan plan;
-    std::vector<Mat<double>> layers(model.attention().size());
-    bool ok = model.run(ids, error) && plan_onnx_mixing(model, &plan, error);
-    for (size_t l = 0; ok && l < layers.size(); ++l) ok = onnx_mixing_layer(model, plan, method, static_cast<int>(l), &layers[l], error);
-    if (ok) {
-      o[key] = onnx_text_row(onnx_mixing_rollout(model, plan, layers));
-      o["context_mixing_found"] = {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}};
-    } else {
-      o[std::string(key) + "_note"] = *error;
-      error->clear();
-      if (!model.run(ids, error)) return false;
+    if (!model.run(ids, error)) return false;
+    const bool planned = plan_onnx_mixing(model, &plan, error);
+    const std::string plan_error = planned ? "" : *error;
+    error->clear();
+    if (planned) o["context_mixing_found"] = {{"post_norm", plan.stream.post_norm}, {"layer_outputs", plan.stream.layer_outputs}};
+    for (const auto& [key, method] : {std::pair<const char*, MixingMethod>{"value_zeroing", MixingMethod::ValueZeroing},
+                                      std::pair<const char*, MixingMethod>{"alti", MixingMethod::Alti}}) {
+      std::vector<Mat<double>> layers(model.attention().size());
+      bool ok = planned;
+      for (size_t l = 0; ok && l < layers.size(); ++l) ok = onnx_mixing_layer(model, plan, method, static_cast<int>(l), &layers[l], error);
+      if (ok) {
+        o[key] = onnx_text_row(onnx_mixing_rollout(model, plan, layers));
+      } else {
+        o[std::string(key) + "_note"] = planned ? *error : plan_error;
+        error->clear();
+        if (!model.run(ids, error)) return false;  // a layer that failed may have left the executor elsewhere
+      }
     }
   }
   *out = o;
