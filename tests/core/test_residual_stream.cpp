@@ -112,6 +112,18 @@ TEST(ResidualStream, ForwardFromStopsAfterTheValueAsked) {
   EXPECT_EQ(ex.value(s.layer_outputs[0])->f, out0.f);
 }
 
+// The walk's bound: a budget far below what the BERT fixture needs refuses it with the reason (a hostile graph of many
+// Adds and layers meets the default bound the same way); the default finds it (control).
+TEST(ResidualStream, TheGraphWalkIsBounded) {
+  OnnxTextModel m;
+  ResidualStream s;
+  ASSERT_NO_FATAL_FAILURE(bert_stream(&m, &s));
+  std::string err;
+  EXPECT_FALSE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err, 10));
+  EXPECT_NE(err.find("too large to find its residual connections"), std::string::npos) << err;
+  EXPECT_TRUE(find_residual_stream(m.executor(), m.attention(), m.output_name(), &s, &err)) << err;
+}
+
 TEST(ResidualStream, AGraphWithoutTheResidualIsRefusedWithTheLayerNamed) {
   auto model = std::make_unique<onnx::Model>();
   std::string err;

@@ -16,9 +16,10 @@ struct StreamGraph {
   std::map<std::string, int> producer;                   // value -> index of the node that computes it
   std::map<std::string, std::vector<int>> consumers;     // value -> indices of the nodes that read it
   std::map<std::string, int> depth;                      // the last attention layer a value depends on (−1: none)
+  mutable long budget;                                   // graph-walk steps left (find_residual_stream's bound)
 
-  StreamGraph(const onnx::Executor<float>& e, const std::vector<onnx::FoundAttention>& found)
-      : ex(e), nodes(e.runtime_nodes()) {
+  StreamGraph(const onnx::Executor<float>& e, const std::vector<onnx::FoundAttention>& found, long steps)
+      : ex(e), nodes(e.runtime_nodes()), budget(steps) {
     std::map<std::string, int> layer_of;  // a distribution -> its layer
     for (const auto& a : found) layer_of[a.probabilities] = a.layer;
     for (int k = 0; k < static_cast<int>(nodes.size()); ++k) {
@@ -51,7 +52,8 @@ struct StreamGraph {
     const int pa = producer_of(a);
     std::vector<std::pair<std::string, bool>> stack = {{b, false}};
     std::set<std::pair<std::string, bool>> seen;
-    while (!stack.empty() && seen.size() < 20000) {
+    while (!stack.empty() && budget > 0) {
+      --budget;
       auto [v, passed] = stack.back();
       stack.pop_back();
       if (v == a) {
@@ -133,20 +135,27 @@ struct StreamGraph {
 }  // namespace
 
 bool find_residual_stream(const onnx::Executor<float>& ex, const std::vector<onnx::FoundAttention>& found,
-                          const std::string& output, ResidualStream* out, std::string* error) {
+                          const std::string& output, ResidualStream* out, std::string* error, long budget) {
   *out = ResidualStream();
   if (found.empty()) {
     *error = "no attention was found, so no transformer blocks";
     return false;
   }
-  const StreamGraph g(ex, found);
+  const StreamGraph g(ex, found, budget);
+  const auto exhausted = [&] {
+    *error = "the graph is too large to find its residual connections in (more than " + std::to_string(budget) +
+             " steps of walking it)";
+    return false;
+  };
   const int L = static_cast<int>(found.size());
   std::vector<int> attn_add(static_cast<size_t>(L));
   std::vector<std::string> skip(static_cast<size_t>(L));
   for (int l = 0; l < L; ++l) {
     const int softmax = g.producer_of(found[static_cast<size_t>(l)].probabilities);
     auto before = [&](const std::string& x) { return g.depth_of(x) < l; };
-    if (softmax < 0 || !g.residual_add(softmax + 1, l, before, &attn_add[l], &skip[l])) {
+    const bool found_add = softmax >= 0 && g.residual_add(softmax + 1, l, before, &attn_add[l], &skip[l]);
+    if (g.budget <= 0) return exhausted();
+    if (!found_add) {
       *error = "layer " + std::to_string(l) + "'s attention has no residual connection (an Add of its input and the "
                "attention's output) that could be found";
       return false;
@@ -165,6 +174,7 @@ bool find_residual_stream(const onnx::Executor<float>& ex, const std::vector<onn
   auto in_last = [&](const std::string& v) { return g.depth_of(v) == L - 1; };
   int ffn = -1;
   if (g.residual_add(attn_add[L - 1] + 1, L - 1, in_last, &ffn, &x)) last = ffn;
+  if (g.budget <= 0) return exhausted();
   std::string value = g.nodes[last]->outputs[0];
   if (out->post_norm) {
     const std::vector<int64_t> shape = ex.value(value)->shape;

@@ -34,7 +34,11 @@ struct ResidualStream {
   bool post_norm = false;                  // the graph normalises after each sublayer (BERT) instead of before
 };
 
+// The graph walks are bounded: at most `budget` steps in all (a hostile graph of many Adds and layers is refused with a
+// message instead of walking for minutes); real transformers need a few thousand.
+constexpr long kResidualStreamBudget = 2'000'000;
 bool find_residual_stream(const onnx::Executor<float>& ex, const std::vector<onnx::FoundAttention>& found,
-                          const std::string& output, ResidualStream* out, std::string* error);
+                          const std::string& output, ResidualStream* out, std::string* error,
+                          long budget = kResidualStreamBudget);
 
 }  // namespace attnlab
