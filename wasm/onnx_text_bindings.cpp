@@ -44,7 +44,8 @@
 //   lab.attentionMaps(ids) → {n, layers, heads, explained (graph position), token_of [n] (token index, −1 = a
 //       position the graph adds), data Float32Array [L·H·n·n] (graph order, row = query), mean [L·n·n] (heads
 //       averaged), rollout [L·n·n] (through layer l), flow [L·(n−1)] (max flow from each other position to the
-//       explained one through layers 1..l, positions in graph order; NaN when n > 128: too slow to run live)}
+//       explained one through layers 1..l, positions in graph order; NaN, with flow_skipped, where
+//       flow_affordable(n, 1 + … + L) fails: too slow to run live)}
 //   lab.decode(ids) → text;  lab.pieces(ids) → {tokens (vocabulary entries), texts (each id decoded alone)}
 //   lab.experiment(name, input, options = {}) → the row of one debate experiment of the registry (core/experiments:
 //       kendall, permutation, adversarial, erase-max, erase-until-flip) on one instance, exactly as run_instance gives it
@@ -84,7 +85,6 @@ using nlohmann::json;
 using namespace attnlab;
 using namespace attnlab::wasm;
 
-constexpr int kFlowMaxPositions = 128;   // flow per layer (attentionMaps) runs n − 1 max-flows per layer
 constexpr int kMaxIds = 1 << 16;          // ids of one call
 
 std::string mb(size_t bytes) {
@@ -357,6 +357,8 @@ class OnnxTextLab {
     const size_t e_pos = static_cast<size_t>(explained) + off;
     std::vector<float> data(L * H * n * n), mean(L * n * n), rollout(L * n * n), flow(L * (n - 1), NAN);
     std::vector<Mat<double>> fused;
+    // per-layer flow builds graphs of 1, 2, …, L layers
+    const bool curves_flow = flow_affordable(static_cast<int>(n), static_cast<int>(L * (L + 1) / 2));
     for (size_t l = 0; l < L; ++l) {
       for (size_t h = 0; h < H; ++h)
         for (size_t i = 0; i < n; ++i)
@@ -368,7 +370,7 @@ class OnnxTextLab {
           mean[(l * n + i) * n + j] = static_cast<float>(fused[l](i, j));
           rollout[(l * n + i) * n + j] = static_cast<float>(r(i, j));
         }
-      if (n > 1 && n <= static_cast<size_t>(kFlowMaxPositions)) {
+      if (n > 1 && curves_flow) {
         // flow_from_maps reads the maps with the explained position first, the others after it in graph order
         const std::vector<double> f = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l) + 1);
         for (size_t k = 0; k < f.size() && k < n - 1; ++k) flow[l * (n - 1) + k] = static_cast<float>(f[k]);
@@ -377,7 +379,7 @@ class OnnxTextLab {
     std::vector<int> graph_token(n, -1);
     for (size_t p = 0; p < n; ++p) graph_token[p] = static_cast<int>(p) - static_cast<int>(off);
     val out = out_json({{"n", n}, {"layers", L}, {"heads", H}, {"explained", e_pos}, {"token_of", graph_token},
-                        {"shape", {L, H, n, n}}, {"flow_skipped", n > static_cast<size_t>(kFlowMaxPositions)}});
+                        {"shape", {L, H, n, n}}, {"flow_skipped", !curves_flow}});
     out.set("data", out_array(data));
     out.set("mean", out_array(mean));
     out.set("rollout", out_array(rollout));

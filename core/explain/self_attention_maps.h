@@ -5,6 +5,7 @@
 //   rollout_importance.cpp, attention_flow_importance.cpp, relevance_importance.cpp,
 //   grad_attention_importance.cpp, attention_norm_importance.cpp, raw_attention_importance.cpp.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "explain/importance.h"
@@ -54,6 +55,13 @@ std::vector<double> attention_norm_importance(const ExplainInput& in);    // Kob
 // (0 = all) — Abnar & Zuidema's per-layer curves.
 std::vector<double> rollout_from_maps(const SelfAttentionMaps& m, HeadFusion fusion, int layers = 0);
 std::vector<double> flow_from_maps(const SelfAttentionMaps& m, HeadFusion fusion, int layers = 0);
+// Attention flow's cost: one max-flow per position on a graph of layers·n² edges, ~layers·n²·(n − 1) steps and
+// memory in layers·n² (5 layers × 512 positions: 40 s natively). Where a user's text can be long (an ONNX
+// transformer, the page's per-layer curves) flow is computed only while flow_affordable, and otherwise left out
+// with flow_limit_note. `layers` is the sum over the graphs built (per-layer curves: 1 + 2 + … + L).
+constexpr double kFlowMaxWork = 6e7;
+bool flow_affordable(int positions, int layers);
+std::string flow_limit_note(int positions, int layers);
 std::vector<double> relevance_from_maps(const SelfAttentionMaps& m);
 std::vector<double> grad_attention_from_maps(const SelfAttentionMaps& m);
 std::vector<double> attention_norm_from_maps(const SelfAttentionMaps& m, int layer = -1);  // -1 = last

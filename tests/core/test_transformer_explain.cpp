@@ -108,6 +108,33 @@ TEST(AttentionFlow, EqualsTheMinCutOfHandMadeGraphs) {
   }
 }
 
+// flow_from_maps builds the graph once and restores only the edges each source's paths changed: every source's
+// value equals a max flow on a graph built afresh.
+TEST(AttentionFlow, OneGraphForEverySourceEqualsAFreshGraphEach) {
+  Rng rng(11);
+  SelfAttentionMaps m;
+  m.layers = 3;
+  m.heads = 2;
+  m.n = 6;
+  for (int l = 0; l < m.layers; ++l) m.A.push_back({random_stochastic(m.n, rng), random_stochastic(m.n, rng)});
+  const std::vector<double> flow = flow_from_maps(m, HeadFusion::Mean);
+  ASSERT_EQ(flow.size(), 5u);
+  std::vector<Mat<double>> caps;
+  for (const auto& heads : m.A) caps.push_back(residual_augmented(fuse_heads(heads, HeadFusion::Mean)));
+  for (int j = 1; j < m.n; ++j) EXPECT_NEAR(flow[j - 1], layered_max_flow(caps, j, 0), 1e-12) << "source " << j;
+}
+
+// The bound a user's long text meets: layers · n² · (n − 1) steps at most kFlowMaxWork, and a note that says so.
+TEST(AttentionFlow, LongTextsAreLeftOutWithANote) {
+  EXPECT_TRUE(flow_affordable(229, 5));
+  EXPECT_FALSE(flow_affordable(230, 5));
+  EXPECT_TRUE(flow_affordable(1, 1000));
+  EXPECT_FALSE(flow_affordable(512, 12));
+  const std::string note = flow_limit_note(512, 5);
+  EXPECT_NE(note.find("512 positions × 5 layers"), std::string::npos) << note;
+  EXPECT_NE(note.find("up to 229 positions"), std::string::npos) << note;
+}
+
 TextModel tiny_transformer_model(int layers, int heads, uint64_t seed) {
   TextModel m;
   m.vocab = Vocab({"<pad>", "<unk>", "good", "bad", "film", "a", "very"});

@@ -193,6 +193,10 @@ test('a text longer than the model’s 512 positions is cut there and says where
   assert.equal(e.tokens.length, 512);
   assert.deepEqual(e.truncated, { kept: 512, total: tok.ids.length, at_byte: tok.offsets[511][1], max_positions: 512, source: 'tried' });
   assert.equal(lab.info().max_positions, 512);
+  // attention flow (one max-flow per position through 5 layers: ~40 s here) is left out with a note; rollout stays
+  assert.ok(e.flow.every((v) => v === null));
+  assert.match(e.flow_note, /^Attention flow is left out: .*512 positions × 5 layers .*up to 229 positions/);
+  assert.ok(e.rollout.some((v) => v !== null));
   // later calls cut at once
   assert.equal(lab.top(tok.ids, 1).ids_used, 512);
 });

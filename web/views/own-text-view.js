@@ -459,7 +459,7 @@ export function mountOwnTextView(details, { store }) {
     } else {
       ui.continuation.hidden = true;
     }
-    showNotice([truncationText(e.truncated, generated.length ? null : ui.text.value), e.gradient_note ?? '', e.attention_note ?? ''].filter(Boolean).join(' '));
+    showNotice([truncationText(e.truncated, generated.length ? null : ui.text.value), e.gradient_note ?? '', e.attention_note ?? '', e.flow_note ?? ''].filter(Boolean).join(' '));
     drawTop();
     drawRows();
     // the head and model views: the graph's positions, labelled by their tokens
