@@ -69,4 +69,25 @@ describe('the wasm core on threads in the page', { skip: SKIP, timeout: 240_000 
     assert.deepEqual(page.errors, []);
     await page.close();
   });
+
+  // Every core by default (issue 31); threads=1 opts out. The text host's core and the footer agree.
+  test('no threads= in the URL: every core of the machine (at most 8); threads=1: one', async () => {
+    for (const [hash, want] of [['#view=text', null], ['#view=text&threads=1', 1]]) {
+      const page = await openRecordingPage(ctx, `${server.url}/web/${hash}`);
+      const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+      const expected = want ?? Math.min(8, Math.max(1, cores));
+      await page.waitForFunction(() => ['ready', 'empty', 'error'].includes(document.querySelector('#view-text')?.dataset.status),
+        null, { timeout: 120_000 });
+      const note = await page.textContent('#isolation-note');
+      if (expected > 1) assert.match(note, new RegExp(`core runs on ${expected} threads here \\(every core of this machine`));
+      else assert.match(note, want === 1 ? /core runs on one thread \(threads= in the URL\)/ : /core runs on one thread \(this machine reports one core\)/);
+      const memory = await page.evaluate(async () => {
+        const { hostChannels } = await import('./runtime/lab-runtime.js');
+        return Promise.all(hostChannels().map((c) => c.request('memory', {}).then((m) => ({ name: c.name, threads: m.core_threads }))));
+      });
+      assert.equal(memory.find((m) => m.name === 'attnlab-core')?.threads, expected, `${hash}: ${JSON.stringify(memory)}`);
+      assert.deepEqual(page.errors, []);
+      await page.close();
+    }
+  });
 });

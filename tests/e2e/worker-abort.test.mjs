@@ -74,6 +74,14 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     );
   }
 
+  // The replaced worker's `close` reaches Playwright once Chromium has ended it and its core's pthread Workers
+  // (≈ 2 s after terminate() where the core runs on threads, the page's default): wait for the counts, up to 60 s.
+  async function countsBecome(page, want) {
+    const end = Date.now() + 60_000;
+    while (Date.now() < end && JSON.stringify(page.hostWorkerCounts()) !== JSON.stringify(want)) await new Promise((r) => setTimeout(r, 100));
+    return page.hostWorkerCounts();
+  }
+
   const probability = async (page) => Number(await page.locator('#probability').getAttribute('data-probability'));
   const linkText = (page) => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('text'));
 
@@ -119,7 +127,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     assert.equal(await probability(page), p0);
     assert.equal(await page.isVisible('#text-message'), false);
     assert.equal(await page.isVisible('#app-message'), false, 'the "stopped" message is taken down once the fresh worker answers');
-    const counts = page.hostWorkerCounts();
+    const counts = await countsBecome(page, { started: 2, closed: 1 });
     assert.equal(counts.started, 2, `host workers started: ${JSON.stringify(counts)}`);
     assert.equal(counts.closed, 1, 'the broken worker was closed');
     const errs = page.errors.filter((e) => !/Aborted\(/.test(e)); // the core's own abort line on the console
@@ -142,7 +150,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     await waitIdle(page);
     assert.equal(await probability(page), p0);
     assert.equal(await page.isVisible('#app-message'), false, 'recovered: the message is taken down');
-    assert.deepEqual(page.hostWorkerCounts(), { started: 2, closed: 1 });
+    assert.deepEqual(await countsBecome(page, { started: 2, closed: 1 }), { started: 2, closed: 1 });
     assert.deepEqual(page.errors.filter((e) => !/simulated crash/.test(e)), []);
     await page.close();
   });
@@ -201,7 +209,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     assert.equal(await page.locator('#debate-result').getAttribute('data-rows'), String(N));
     assert.equal(await page.isVisible('#debate-message'), false);
     assert.equal(await page.isVisible('#app-message'), false, 'recovered: the message is taken down');
-    assert.deepEqual(page.hostWorkerCounts(), { started: 2, closed: 1 });
+    assert.deepEqual(await countsBecome(page, { started: 2, closed: 1 }), { started: 2, closed: 1 });
     assert.deepEqual(page.errors.filter((e) => !/simulated crash/.test(e)), []);
     await page.close();
   });

@@ -7,13 +7,16 @@ test('not cross-origin isolated: one thread, whatever is asked', () => {
   assert.equal(coreThreads({ isolated: false, search: '?labs=text&threads=4', hardwareConcurrency: 8 }), 1);
 });
 
-test('isolated: the URL threads= (at most MAX_CORE_THREADS and the cores); one without it (opt-in for now)', () => {
-  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 4 }), 1);
+test('isolated: every core by default (at most MAX_CORE_THREADS); the URL threads= overrides, threads=1 opts out', () => {
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 4 }), 4);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 16 }), MAX_CORE_THREADS);
+  assert.equal(coreThreads({ isolated: true, search: '?threads=0', hardwareConcurrency: 3 }), 3);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=1', hardwareConcurrency: 8 }), 1);
   assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=2', hardwareConcurrency: 8 }), 2);
   assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=64', hardwareConcurrency: 64 }), MAX_CORE_THREADS);
   assert.equal(coreThreads({ isolated: true, search: '?labs=text&threads=8', hardwareConcurrency: 2 }), 2);
-  assert.equal(coreThreads({ isolated: true, search: '?threads=0', hardwareConcurrency: 3 }), 1);
   assert.equal(coreThreads({ isolated: true, search: '?threads=3', hardwareConcurrency: undefined }), 1);
+  assert.equal(coreThreads({ isolated: true, search: '?labs=text', hardwareConcurrency: 0 }), 1);
 });
 
 test('a pool worker and the image host keep one thread', () => {

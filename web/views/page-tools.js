@@ -16,7 +16,7 @@ import { mountLessonPlayer } from './lesson-player.js';
 import { exportSvg, exportPng, buildReport, download } from '../render/export.js';
 import { mapColorbar } from '../render/colorbar.js';
 import { reportDataFor } from './report-data.js';
-import { coreThreads } from '../runtime/host/core.js';
+import { coreThreads, MAX_CORE_THREADS } from '../runtime/host/core.js';
 
 const player = mountLessonPlayer();
 window.attnlabLessons = player; // for the console and the tests
@@ -264,10 +264,12 @@ if (isoNote && document.documentElement.dataset.isolation === 'single-threaded')
   isoNote.hidden = false;
 } else if (isoNote) {
   const hash = new URLSearchParams(location.hash.slice(1));
+  const asked = Number(hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0) > 0;
   const threads = coreThreads({ isolated: true, search: `?labs=text&threads=${hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0}`,
     hardwareConcurrency: navigator.hardwareConcurrency });
+  const why = asked ? 'threads= in the URL' : `every core of this machine${threads === MAX_CORE_THREADS ? `, up to ${MAX_CORE_THREADS}` : ''}; threads=1 in the URL for one`;
   isoNote.textContent = threads > 1
-    ? ` The core runs on ${threads} threads here (threads= in the URL; results do not depend on it).`
-    : ' The core runs on one thread; threads=N in the URL runs it on N (results do not depend on it).';
+    ? ` The core runs on ${threads} threads here (${why}; results do not depend on it).`
+    : ` The core runs on one thread${asked ? ' (threads= in the URL)' : ' (this machine reports one core)'}; threads=N in the URL runs it on N (results do not depend on it).`;
   isoNote.hidden = false;
 }

@@ -9,9 +9,9 @@
 //     (core/parallel/parallel_for.h). 1 where the page is not cross-origin isolated (shared memory cannot reach
 //     another worker there), in a pool worker (named attnlab-pool-…: the pool itself is the parallelism) and in the
 //     image host (labs=image…: ONNX Runtime's own threads do its heavy work); else the page's threads= (passed in
-//     this worker's URL by lab-runtime.js), at most MAX_CORE_THREADS and hardwareConcurrency; one without threads=.
-//     Opt-in for now: a host worker that had a pthread pool was not seen to close when the page replaced it after a
-//     wasm abort (tests/e2e/worker-abort.test.mjs, in CI), so every core by default waits until that is understood.
+//     this worker's URL by lab-runtime.js; threads=1 opts out), by default every core (hardwareConcurrency), at
+//     most MAX_CORE_THREADS. (A replaced worker with a pthread pool closes ≈ 2 s after terminate(), not at once:
+//     tests/e2e/worker-abort.test.mjs waits for it.)
 //   coreIfLoaded() → Promise<Module | null>: the core when a load was started (awaited), else null (loads nothing).
 //   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
@@ -28,10 +28,9 @@ export function coreThreads({ isolated = false, name = '', search = '', hardware
   if (!isolated || name.startsWith('attnlab-pool-')) return 1;
   const q = new URLSearchParams(search);
   if ((q.get('labs') ?? '').split(',').includes('image')) return 1;
-  const asked = Math.floor(Number(q.get('threads')));
-  if (!(asked > 0)) return 1;
   const cores = Math.max(1, Math.floor(Number(hardwareConcurrency)) || 1);
-  return Math.min(MAX_CORE_THREADS, asked, cores);
+  const asked = Math.floor(Number(q.get('threads')));
+  return Math.min(MAX_CORE_THREADS, asked > 0 ? asked : cores, cores);
 }
 
 // Emscripten's glue tests `buffer instanceof SharedArrayBuffer`; where the page is not isolated Chromium makes shared
