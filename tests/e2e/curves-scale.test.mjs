@@ -4,7 +4,8 @@
 //     the floor); no near-uniform warning (the model is sure of its top-1);
 //   - "Your model" with the seeded, untrained squeezenet fixture (10 classes; top probability 0.14 on the cat, below
 //     twice 1/10): the curves carry the near-uniform warning.
-// Screenshots: tests/e2e/out/curves-low-class.png, curves-near-uniform.png. Run: node --test tests/e2e/curves-scale.test.mjs
+//   - "Which method?" on the cat: every fast map ranked by deletion / insertion against the random map, Cancel.
+// Screenshots: tests/e2e/out/curves-low-class.png, curves-near-uniform.png, image-which-method.png. Run: node --test tests/e2e/curves-scale.test.mjs
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -61,6 +62,59 @@ else describe('deletion / insertion scales', { timeout: 10 * 60_000 }, () => {
     assert.equal(await page.locator('#image-curves .curves-uniform').count(), 0, 'no near-uniform warning for a sure model');
     fs.mkdirSync(OUT, { recursive: true });
     await page.locator('#image-curves').screenshot({ path: path.join(OUT, 'curves-low-class.png') });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
+  // "Which method?" for a photo (issue 30): the fast maps and the random baseline scored by deletion / insertion on
+  // the cat's top-1, ranked; a pair of curves already run is reused; Grad-CAM ranks like CAM (on MobileNetV2's last
+  // layer Grad-CAM = ReLU(CAM) / 49, the Images tab's identity, so their pixel orders agree wherever CAM > 0); Cancel
+  // keeps what was scored.
+  test('Which method? on a photo: every fast map ranked by deletion and insertion against the random map', { timeout: TIMEOUT }, async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&method=cam`);
+    await page.waitForFunction(() => document.getElementById('view-image').dataset.status === 'ready' && document.getElementById('image-canvas').dataset.peakX, null, { timeout: TIMEOUT });
+    // Cancel at the first progress line: nothing scored, and it says so.
+    await page.click('#image-which-run');
+    await page.waitForFunction(() => /network passes/.test(document.getElementById('image-job-text').textContent), null, { timeout: TIMEOUT });
+    await page.click('#image-cancel');
+    await page.waitForFunction(() => document.getElementById('image-job').hidden, null, { timeout: TIMEOUT });
+    assert.match(await page.textContent('#image-which'), /No map could be scored|Cancelled/);
+    // CAM's curves first (the single-map button), then every map.
+    await page.click('#image-curves-run');
+    await page.waitForFunction(() => document.querySelectorAll('#image-curves .chart[data-n="1"]').length === 2, null, { timeout: TIMEOUT });
+    const camLegend = await page.$$eval('#image-curves .chart', (cs) => cs.map((c) => c.textContent.match(/CAM — AUC (\d\.\d{3})/)?.[1]));
+    await page.click('#image-which-run');
+    await page.waitForFunction(() => document.querySelector('#image-which table') && document.getElementById('image-job').hidden, null, { timeout: TIMEOUT });
+    const rows = await page.$$eval('#image-which tr[data-method]', (trs) => trs.map((tr) => ({
+      method: tr.dataset.method,
+      deletion: Number(tr.querySelector('td.auc[data-kind=deletion]').dataset.value),
+      insertion: Number(tr.querySelector('td.auc[data-kind=insertion]').dataset.value),
+      rd: Number(tr.querySelector('td.rank[data-kind=deletion]').textContent),
+      ri: Number(tr.querySelector('td.rank[data-kind=insertion]').textContent),
+    })));
+    assert.deepEqual(rows.map((r) => r.method).sort(), ['cam', 'gradcam', 'gradcampp', 'random']);
+    for (let k = 1; k < rows.length; k++) assert.ok(rows[k - 1].deletion <= rows[k].deletion, 'ranked by deletion, lowest first');
+    assert.deepEqual(rows.map((r) => r.rd), [1, 2, 3, 4]);
+    const byIns = [...rows].sort((a, b) => b.insertion - a.insertion);
+    for (const r of rows) assert.equal(r.ri, byIns.indexOf(r) + 1, `${r.method}: insertion rank`);
+    // the CAM pair was reused, not run again: the same AUCs as its legend
+    const cam = rows.find((r) => r.method === 'cam');
+    assert.equal(cam.deletion.toFixed(3), camLegend[0]);
+    assert.equal(cam.insertion.toFixed(3), camLegend[1]);
+    const grad = rows.find((r) => r.method === 'gradcam');
+    assert.ok(Math.abs(grad.deletion - cam.deletion) < 0.01 && Math.abs(grad.insertion - cam.insertion) < 0.01,
+      `Grad-CAM ${grad.deletion} / ${grad.insertion} vs CAM ${cam.deletion} / ${cam.insertion}`);
+    // the verdict counts the maps that beat the random map, as the table shows them
+    const random = rows.find((r) => r.method === 'random');
+    const beat = rows.filter((r) => r.method !== 'random' && r.deletion < random.deletion).length;
+    assert.ok(beat >= 1, 'some map beats the random map by deletion on the cat');
+    const text = await page.textContent('#image-which');
+    assert.match(text, new RegExp(`By deletion, .* is the most faithful .*${beat} of 3 maps beat the random map`));
+    assert.match(text, /Not scored: Score-CAM, RISE, Occlusion/);
+    if (Math.abs(grad.deletion - cam.deletion) < 5e-5 && Math.abs(grad.insertion - cam.insertion) < 5e-5) assert.match(text, /CAM and Grad-CAM score the same to 4 decimals/);
+    // every scored map's curves are drawn
+    assert.equal(await page.locator('#image-curves .chart[data-n="4"]').count(), 2);
+    await page.locator('#image-which').screenshot({ path: path.join(OUT, 'image-which-method.png') });
     assert.deepEqual(page.errors, []);
     await page.close();
   });

@@ -48,3 +48,30 @@ test('bad input: nothing to rank', () => {
     assert.equal(r.beatRandom, 0);
   }
 });
+
+// The Images tab's "Which method?": the curves' AUCs as measures, deletion lower-is-better, insertion higher.
+test('a photo: curveMeasures collects the AUCs of one class; deletion ranks low first, insertion high first', async () => {
+  const { curveMeasures, IMAGE_METRICS } = await import('../../web/analysis/which-method.js');
+  const curves = [
+    { method: 'gradcam', kind: 'deletion', cls: 281, auc: 0.08 },
+    { method: 'gradcam', kind: 'insertion', cls: 281, auc: 0.71 },
+    { method: 'cam', kind: 'deletion', cls: 281, auc: 0.05 },
+    { method: 'cam', kind: 'insertion', cls: 281, auc: 0.62 },
+    { method: 'random', kind: 'deletion', cls: 281, auc: 0.31 },
+    { method: 'random', kind: 'insertion', cls: 281, auc: 0.40 },
+    { method: 'rise', kind: 'deletion', cls: 281, auc: 0.04 }, // insertion not run
+    { method: 'gradcampp', kind: 'deletion', cls: 5, auc: 0.01 }, // another class
+  ];
+  const m = curveMeasures(curves, 281);
+  assert.deepEqual(Object.keys(m), ['gradcam', 'cam', 'random', 'rise']);
+  assert.ok(Number.isNaN(m.rise.insertion_auc));
+  const del = rankMethods(m, 'deletion', IMAGE_METRICS);
+  assert.deepEqual(del.ranked.map((x) => x.measure), ['rise', 'cam', 'gradcam', 'random']);
+  assert.equal(del.best.measure, 'rise');
+  assert.equal(del.beatRandom, 3);
+  const ins = rankMethods(m, 'insertion', IMAGE_METRICS);
+  assert.deepEqual(ins.ranked.map((x) => [x.measure, x.rank]), [['gradcam', 1], ['cam', 2], ['random', 3], ['rise', null]]);
+  assert.equal(ins.scored, 2);
+  // negative control: ranked with the ERASER metrics (whose keys these rows lack) nothing is scored
+  assert.equal(rankMethods(m, 'deletion').scored, 0);
+});

@@ -1,22 +1,43 @@
-// which-method.js — pure: ranks the explanation methods of one ERASER row (DeYoung et al. 2020) by a chosen
-// faithfulness metric, for the "Which method?" view of the live ERASER panel.
+// which-method.js — pure: ranks explanation methods by a chosen faithfulness metric, for the "Which method?" views:
+// the live ERASER panel of a sentence (DeYoung et al. 2020: AOPC comprehensiveness / sufficiency) and the Images tab's
+// photo (RISE's deletion / insertion AUCs of every map).
 //
 // Contract:
 //   METRICS                     — { comprehensiveness: {key, better: 'higher'}, sufficiency: {key, better: 'lower'} }
-//   rankMethods(measures, metric) → { ranked: [{ measure, value, rank }], best, random, beatRandom, scored }
-//     measures: the row's `measures` object ({NAME: {aopc_comprehensiveness, aopc_sufficiency, ...}}); metric: a
-//     METRICS key (anything else: comprehensiveness). ranked: every measure with a finite value, most faithful first
+//   IMAGE_METRICS               — { deletion: {key: 'deletion_auc', better: 'lower'}, insertion: {key: 'insertion_auc',
+//                                   better: 'higher'} }
+//   rankMethods(measures, metric, metrics = METRICS) → { ranked: [{ measure, value, rank }], best, random, beatRandom,
+//     scored }
+//     measures: {NAME: {<metric key>: number, ...}} (an ERASER row's `measures`, or curveMeasures' output); metric: a
+//     key of `metrics` (anything else: its first). ranked: every measure with a finite value, most faithful first
 //     (ties share a rank, then keep the given order); measures without a finite value follow with rank null.
 //     best: the most faithful method other than random (null when none); random: random's entry (null when absent);
 //     beatRandom: how many methods other than random are strictly more faithful than random; scored: how many
 //     methods other than random have a value.
+//   curveMeasures(curves, cls) → {method: {deletion_auc, insertion_auc}}: the Images tab's curves
+//     ([{method, kind, cls, auc}]) of class cls, in the order their methods first appear (NaN where a kind is missing).
 export const METRICS = Object.freeze({
   comprehensiveness: Object.freeze({ key: 'aopc_comprehensiveness', better: 'higher' }),
   sufficiency: Object.freeze({ key: 'aopc_sufficiency', better: 'lower' }),
 });
 
-export function rankMethods(measures, metric) {
-  const m = METRICS[metric] ?? METRICS.comprehensiveness;
+export const IMAGE_METRICS = Object.freeze({
+  deletion: Object.freeze({ key: 'deletion_auc', better: 'lower' }),
+  insertion: Object.freeze({ key: 'insertion_auc', better: 'higher' }),
+});
+
+export function curveMeasures(curves, cls) {
+  const out = {};
+  for (const c of Array.isArray(curves) ? curves : []) {
+    if (c?.cls !== cls || (c.kind !== 'deletion' && c.kind !== 'insertion')) continue;
+    out[c.method] ??= { deletion_auc: NaN, insertion_auc: NaN };
+    out[c.method][`${c.kind}_auc`] = typeof c.auc === 'number' ? c.auc : NaN;
+  }
+  return out;
+}
+
+export function rankMethods(measures, metric, metrics = METRICS) {
+  const m = metrics[metric] ?? Object.values(metrics)[0];
   const entries = Object.keys(measures && typeof measures === 'object' ? measures : {})
     .map((measure, i) => {
       const v = measures[measure]?.[m.key];

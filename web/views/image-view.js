@@ -32,6 +32,7 @@ import { installPhotoInput } from './image/photo-input.js';
 import { installMapCache } from './image/map-cache.js';
 import { installJobs } from './image/jobs.js';
 import { installCurves } from './image/curves.js';
+import { installWhichMethod } from './image/which-method.js';
 import { installErasing } from './image/erasing.js';
 import { installSanity } from './image/sanity.js';
 import { installEquivalence } from './image/equivalence.js';
@@ -68,6 +69,8 @@ export function mountImageView(section, { store }) {
   const seedInput = $('#image-seed');
   const curvesButton = $('#image-curves-run');
   const curvesEl = $('#image-curves');
+  const whichButton = $('#image-which-run');
+  const whichEl = $('#image-which');
   const dropInfo = $('#image-drop-info');
   const eraseSteps = $('#image-erase-steps');
   const eraseThr = $('#image-erase-thr');
@@ -80,7 +83,7 @@ export function mountImageView(section, { store }) {
   const jobBar = $('#image-job-progress');
   const jobText = $('#image-job-text');
   const cancelButton = $('#image-cancel');
-  const ui = { gallery, fileInput, drop, backendEl, loadRow, loadBar, loadText, messageEl, noticeEl, results, canvas, caption, top5El, methodSelect, methodAbout, opacityInput, opacityText, colormapSelect, exportButton, mapInfo, maskBox, gridEl, riseInput, seedInput, curvesButton, curvesEl, dropInfo, eraseSteps, eraseThr, eraseFill, eraseButton, stripEl, sanityButton, sanityEl, jobRow, jobBar, jobText, cancelButton };
+  const ui = { gallery, fileInput, drop, backendEl, loadRow, loadBar, loadText, messageEl, noticeEl, results, canvas, caption, top5El, methodSelect, methodAbout, opacityInput, opacityText, colormapSelect, exportButton, mapInfo, maskBox, gridEl, riseInput, seedInput, curvesButton, curvesEl, whichButton, whichEl, dropInfo, eraseSteps, eraseThr, eraseFill, eraseButton, stripEl, sanityButton, sanityEl, jobRow, jobBar, jobText, cancelButton };
   // The view's context: what it holds (below) and the functions of its parts (views/image/*.js add theirs).
   const v = {
     section, store, ui,
@@ -98,6 +101,7 @@ export function mountImageView(section, { store }) {
     inflight: new Map(), // same keys → Promise of a fast map being computed
     autoStarted: new Set(), // slow maps started by selecting the method (never restarted by themselves)
     curves: [], // [{method, kind, cls, x, y, auc}]
+    which: null, // "Which method?": {photo, cls, methods scored, note}
     extra: new Map(), // `${class}|${method}` → explanation-mask result
     job: null, // {label, handles: [], cancelled}
     photoListeners: [], // onPhoto(fn): told every photo classified ({key, title, source})
@@ -350,6 +354,7 @@ export function mountImageView(section, { store }) {
     v.renderEquivalence();
     v.renderGrid();
     v.drawCurves();
+    v.drawWhichMethod();
     maskBox.replaceChildren();
     if (v.photo.res.maskDisplay) {
       const c = el('canvas', 'image-mask-canvas', null, { width: 224, height: 224, title: 'The segmentation mask (white = the object)' });
@@ -397,6 +402,7 @@ export function mountImageView(section, { store }) {
   installMapCache(v);
   installJobs(v);
   installCurves(v);
+  installWhichMethod(v);
   installErasing(v);
   installSanity(v);
   installEquivalence(v);

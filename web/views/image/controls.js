@@ -7,7 +7,7 @@ import { GALLERY, METHODS } from './methods.js';
 
 export function installControls(v) {
   const { section, store } = v;
-  const { gallery, fileInput, drop, canvas, methodSelect, opacityInput, colormapSelect, exportButton, riseInput, seedInput, curvesButton, eraseSteps, eraseThr, eraseFill, eraseButton, sanityButton, cancelButton } = v.ui;
+  const { gallery, fileInput, drop, canvas, methodSelect, opacityInput, colormapSelect, exportButton, riseInput, seedInput, curvesButton, whichButton, eraseSteps, eraseThr, eraseFill, eraseButton, sanityButton, cancelButton } = v.ui;
   // ------------------------------------------------------------ gallery and controls
   for (const g of GALLERY) {
     const b = el('button', 'gallery-item', null, { type: 'button', 'data-image': g.name, title: g.title });
@@ -78,6 +78,7 @@ export function installControls(v) {
   });
   cancelButton.addEventListener('click', () => v.cancelJob());
   curvesButton.addEventListener('click', () => v.runCurves());
+  whichButton.addEventListener('click', () => v.runWhichMethod());
   eraseButton.addEventListener('click', () => v.runErase());
   sanityButton.addEventListener('click', () => v.runSanity());
 

@@ -1,6 +1,6 @@
 // curves.js — the Image view's deletion / insertion curves (RISE protocol, CURVE_STEPS steps) and the
 // explanation-as-mask drop, for the selected method's map, as one job. Part of views/image-view.js
-// (installCurves(v) adds drawCurves, runCurves to v).
+// (installCurves(v) adds drawCurves, runCurves, and curvePlans / keepCurves, which "Which method?" shares, to v).
 import { el } from '../../render/dom.js';
 import { maskDropText } from '../../analysis/image-readout.js';
 import { widthOf } from '../../render/plot-lib.js';
@@ -39,24 +39,13 @@ export function installCurves(v) {
       return;
     }
     const cls = v.classIndex;
-    const base = { imageId: p.res.imageId, classIndex: cls, colormap: v.st.colormap };
     const handles = [];
     v.startJob(`Deletion + insertion (${METHOD[method].label})`, handles, 'curves');
     try {
-      const out = {};
-      for (const kind of ['deletion', 'insertion', 'explanationMask']) {
-        const params = kind === 'explanationMask' ? {} : { steps: CURVE_STEPS };
-        const h = v.client.runPlan(kind, { ...base, params, map: r.key }, // the worker holds the map (r.key)
-          (m) => v.jobProgress(m, `${METHOD[method].label} ${kind === 'explanationMask' ? 'masked photo' : kind}: network passes`));
-        handles.push(h);
-        if (v.job?.cancelled) h.cancel();
-        out[kind] = await h.promise;
-        if (out[kind].cancelled) break;
-      }
+      const out = await curvePlans(method, r, ['deletion', 'insertion', 'explanationMask'], handles);
       v.endJob();
       if (p !== v.photo || out.deletion?.cancelled || out.insertion?.cancelled) return;
-      v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
-      for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, ...out[kind] });
+      keepCurves(method, cls, out);
       if (out.explanationMask && !out.explanationMask.cancelled) v.extra.set(`${cls}|${method}`, out.explanationMask);
       v.drawCurves();
     } catch (e) {
@@ -64,5 +53,27 @@ export function installCurves(v) {
       v.showMessage(`Deletion / insertion failed: ${e.message}`);
     }
   }
-  Object.assign(v, { drawCurves, runCurves });
+  // The plans of `kinds` on map r (the worker holds it: r.key) for the shown photo and class, one after another in
+  // the running job (its handles, its Cancel); → {kind: result}, stopping at a cancelled one. `part` prefixes the
+  // progress line (e.g. "2 of 4").
+  async function curvePlans(method, r, kinds, handles, part = '') {
+    const base = { imageId: v.photo.res.imageId, classIndex: v.classIndex, colormap: v.st.colormap };
+    const out = {};
+    for (const kind of kinds) {
+      const params = kind === 'explanationMask' ? {} : { steps: CURVE_STEPS };
+      const h = v.client.runPlan(kind, { ...base, params, map: r.key },
+        (m) => v.jobProgress(m, `${part}${METHOD[method].label} ${kind === 'explanationMask' ? 'masked photo' : kind}: network passes`));
+      handles.push(h);
+      if (v.job?.cancelled) h.cancel();
+      out[kind] = await h.promise;
+      if (out[kind].cancelled) break;
+    }
+    return out;
+  }
+  // Keeps a finished deletion + insertion pair of (method, class), replacing an earlier one.
+  function keepCurves(method, cls, out) {
+    v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
+    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, ...out[kind] });
+  }
+  Object.assign(v, { drawCurves, runCurves, curvePlans, keepCurves });
 }

@@ -5,7 +5,7 @@ import { etaText } from '../../analysis/eta.js';
 
 
 export function installJobs(v) {
-  const { cancelButton, curvesButton, eraseButton, jobBar, jobRow, jobText, sanityButton } = v.ui;
+  const { cancelButton, curvesButton, eraseButton, jobBar, jobRow, jobText, sanityButton, whichButton } = v.ui;
   // ------------------------------------------------------------ jobs (progress + cancel)
   function startJob(label, handles, method) {
     v.job = { label, handles, method };
@@ -14,7 +14,7 @@ export function installJobs(v) {
     jobText.textContent = `${label}: starting…`;
     cancelButton.disabled = false;
     v.setStatus('busy');
-    for (const b of [curvesButton, eraseButton, sanityButton]) b.disabled = true;
+    for (const b of [curvesButton, eraseButton, sanityButton, whichButton]) b.disabled = true;
     v.renderGrid();
   }
   function jobProgress(m, what) {
@@ -33,7 +33,7 @@ export function installJobs(v) {
     v.job = null;
     jobRow.hidden = true;
     v.setStatus(v.photo ? 'ready' : 'loading');
-    for (const b of [curvesButton, eraseButton, sanityButton]) b.disabled = false;
+    for (const b of [curvesButton, eraseButton, sanityButton, whichButton]) b.disabled = false;
     v.renderGrid();
     if (v.photo && !v.maps.has(v.mapKey(v.st.method))) v.renderMain();
   }
