@@ -31,6 +31,7 @@ std::function<int()> add_onnx_commands(CLI::App& app);  // cli/onnx_command.cpp:
 std::function<int()> add_generate_command(CLI::App& app);  // cli/generate_command.cpp: generate
 std::function<int()> add_tokenize_command(CLI::App& app);  // cli/tokenize_command.cpp: tokenize
 std::function<int()> add_onnx_text_command(CLI::App& app);  // cli/onnx_text_command.cpp: explain-onnx-text
+std::function<int()> add_shapes_command(CLI::App& app);  // cli/shapes_command.cpp: shapes-data
 }
 
 using cli::fail;
@@ -154,6 +155,7 @@ int attnlab_main(int argc, char** argv) {
   const std::function<int()> run_generate = cli::add_generate_command(app);
   const std::function<int()> run_tokenize = cli::add_tokenize_command(app);
   const std::function<int()> run_onnx_text = cli::add_onnx_text_command(app);
+  const std::function<int()> run_shapes = cli::add_shapes_command(app);
 
   CLI11_PARSE(app, argc, argv);
   set_thread_count(threads);
@@ -170,6 +172,7 @@ int attnlab_main(int argc, char** argv) {
   if (const int rc = run_generate(); rc >= 0) return rc;
   if (const int rc = run_tokenize(); rc >= 0) return rc;
   if (const int rc = run_onnx_text(); rc >= 0) return rc;
+  if (const int rc = run_shapes(); rc >= 0) return rc;
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);

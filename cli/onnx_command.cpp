@@ -3,17 +3,22 @@
 //                                                  parameters, unsupported operators, spatial layers)
 //   explain-onnx --model M.onnx --image IMG --method M [--layer NAME|auto] [--class K]
 //                [--preprocess imagenet|unit|raw|signed] [--size N] [--samples S] [--steps T] [--seed S]
+//   eval-onnx-shapes --model M.onnx --methods rollout,chefer,… [--n 1000] [--seed 1] [--confounder P]
+//                [--texture-contrast C]   the localisation lab's measures against the shapes' object masks
+//                                          (experiments/onnx_shapes_localization.h); progress on stderr
 // Images: PNG, JPEG, binary or ASCII PPM / PGM (P6, P5, P3, P2), decoded as the page does (core/image/image_file.h),
 // resized like the image lab (shorter side to 256, centre crop 224, core/image/preprocess) and then to N×N
 // bilinearly when --size differs from 224; or `.f32`: C·H·W little-endian floats already in the model's input
 // space (no preprocessing). The last stdout line is one JSON object.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "experiments/onnx_shapes_localization.h"
 #include "explain/onnx/onnx_classifier.h"
 #include "explain/onnx/onnx_explain.h"
 #include "files.h"
@@ -27,10 +32,15 @@ namespace attnlab::cli {
 namespace {
 
 struct OnnxCommands {
-  CLI::App *info = nullptr, *explain = nullptr;
+  CLI::App *info = nullptr, *explain = nullptr, *shapes = nullptr;
   std::string model, image, method = "gradcam", layer = "auto", preprocess = "imagenet";
   int class_index = -1, size = 0, samples = 25, steps = 32;
   uint64_t seed = 0;
+  // eval-onnx-shapes
+  std::vector<std::string> methods;
+  int n = 1000;
+  uint64_t data_seed = 1;
+  double confounder = 0.0, texture_contrast = ShapesConfig().texture_contrast;
 };
 
 // The model input [C·N·N] from an image file (see the file comment).
@@ -96,6 +106,41 @@ int run_explain(const OnnxCommands& c) {
   return 0;
 }
 
+int run_shapes(const OnnxCommands& c) {
+  std::string bytes, err;
+  OnnxClassifier clf = load_classifier(c, &bytes);
+  const auto shape = clf.input_shape();
+  OnnxShapesRequest r;
+  r.shapes.image_size = shape.size() == 4 ? static_cast<int>(shape[2]) : 0;
+  // the class count is known after a forward pass (on zeros of the model's input size)
+  size_t count = 1;
+  for (int64_t d : shape) count *= static_cast<size_t>(std::max<int64_t>(d, 1));
+  const std::vector<float> zeros(count, 0.0f);
+  if (!clf.forward(zeros.data(), zeros.size(), &err)) fail(c.model + ": " + err);
+  const int classes = clf.num_classes();
+  if (classes < 2 || classes > kShapeKinds)
+    fail(c.model + ": the model has " + std::to_string(classes) + " outputs; the shapes have 2 to 5 classes (circle, " +
+         "square, triangle, cross, ring, in that order: the first K of them)");
+  r.shapes.num_classes = classes;
+  r.shapes.confounder = c.confounder;
+  r.shapes.texture_contrast = c.texture_contrast;
+  r.seed = c.data_seed;
+  r.n = c.n;
+  r.methods = c.methods;
+  json result;
+  int shown = -1;
+  const auto progress = [&](int done, int total) {
+    const int pct = 100 * done / total;
+    if (pct / 10 != shown) std::cerr << "eval-onnx-shapes: " << done << " / " << total << " images\n", shown = pct / 10;
+    return true;
+  };
+  if (!onnx_shapes_localization(clf, r, &result, &err, progress)) fail(c.model + ": " + err);
+  json out = {{"model", c.model}, {"data", "procedural shapes (core/data/shapes_dataset), test split"}};
+  out.update(result);
+  std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 std::function<int()> add_onnx_commands(CLI::App& app) {
@@ -117,7 +162,20 @@ std::function<int()> add_onnx_commands(CLI::App& app) {
   e->add_option("--samples", c->samples, "smoothgrad samples")->check(CLI::Range(1, 10000));
   e->add_option("--steps", c->steps, "integrated-gradients steps")->check(CLI::Range(1, 10000));
   e->add_option("--seed", c->seed, "smoothgrad noise seed");
+  c->shapes = app.add_subcommand("eval-onnx-shapes",
+                                  "localisation measures of an ONNX image classifier's maps against the shapes' masks");
+  CLI::App* s = c->shapes;
+  s->add_option("--model", c->model, "an .onnx file with input [1, 3, S, S] (planar RGB in [0, 1])")->required();
+  s->add_option("--methods", c->methods, "explain-onnx methods, comma-separated")
+      ->required()->delimiter(',')->check(CLI::IsMember(onnx_method_names()));
+  s->add_option("--n", c->n, "test images")->check(CLI::Range(1, 1000000));
+  s->add_option("--seed", c->data_seed, "data seed of the test split (the CNN lab's models use their training seed)");
+  s->add_option("--confounder", c->confounder, "P(background kind == class) of the test images")->check(CLI::Range(0.0, 1.0));
+  s->add_option("--texture-contrast", c->texture_contrast, "background texture contrast (train-cnn's option)")
+      ->check(CLI::Range(0.0, 1.0));
+  s->add_option("--size", c->size, "input side for models with a symbolic H/W")->check(CLI::Range(16, 512));
   return [c]() -> int {
+    if (*c->shapes) return run_shapes(*c);
     if (*c->info) return run_info(*c);
     if (*c->explain) return run_explain(*c);
     return -1;

@@ -1,0 +1,79 @@
+// eval-onnx-shapes (experiments/onnx_shapes_localization.h) on the ViT fixture (tests/fixtures/onnx/vit_tiny, 48 px):
+//   - its accuracy, mask area and centre baseline equal a direct count over the same test split; the maps are the
+//     6 × 6 patch grid; every rate lies in [0, 1] and a 0-px hit is a hit at the standard tolerance; progress is
+//     called once per image, and returning false stops with "cancelled";
+//   - a model whose input is not the shapes' size is refused with a message.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "experiments/onnx_shapes_localization.h"
+#include "onnx_test_util.h"
+
+using namespace attnlab;
+
+
+TEST(OnnxShapes, AccuracyBaselineAndMaskAreaAreTheDataSets) {
+  // The ViT fixture (48 × 48, 5 classes, seeded weights): the shapes are made at its size.
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/model.onnx", &bytes));
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  OnnxShapesRequest r;
+  r.shapes.image_size = 48;
+  r.seed = 3;
+  r.n = 12;
+  r.methods = {"rollout", "attention"};
+  nlohmann::json out;
+  int calls = 0;
+  ASSERT_TRUE(onnx_shapes_localization(clf, r, &out, &err, [&](int done, int total) {
+    EXPECT_EQ(total, 12);
+    EXPECT_EQ(done, ++calls);
+    return true;
+  })) << err;
+  EXPECT_EQ(calls, 12);
+  // accuracy, mask area and the centre baseline: a direct count over the same split
+  const ShapesDataset test(r.shapes, r.seed, Split::Test, r.n);
+  int correct = 0, centre = 0;
+  double area = 0;
+  for (int i = 0; i < r.n; ++i) {
+    const ShapeExample ex = test.example(i);
+    ASSERT_TRUE(clf.forward(ex.image.data(), ex.image.size(), &err)) << err;
+    const std::vector<float> l = clf.logits();
+    correct += static_cast<int>(std::max_element(l.begin(), l.end()) - l.begin()) == ex.label;
+    centre += ex.mask[static_cast<size_t>(23 * 48 + 23)] == 1;  // centre_point(48, 48) = (23, 23)
+    for (uint8_t v : ex.mask) area += v == 1;
+  }
+  EXPECT_DOUBLE_EQ(out["accuracy"].get<double>(), correct / 12.0);
+  EXPECT_DOUBLE_EQ(out["centre_baseline"]["pointing_game"].get<double>(), centre / 12.0);
+  EXPECT_NEAR(out["mask_fraction"].get<double>(), area / (12.0 * 48 * 48), 1e-12);
+  EXPECT_EQ(out["image_size"], 48);
+  for (const std::string m : {"rollout", "attention"}) {
+    const auto& row = out["methods"][m];
+    EXPECT_EQ(row["map_shape"], nlohmann::json({6, 6})) << m;
+    for (const char* k : {"pointing_game", "pointing_game_standard", "pointing_feature_cell", "energy_in_mask", "mask_iou"})
+      EXPECT_TRUE(row[k].get<double>() >= 0 && row[k].get<double>() <= 1) << m << " " << k;
+    // a hit at 0 px is a hit at the standard tolerance
+    EXPECT_LE(row["pointing_game"].get<double>(), row["pointing_game_standard"].get<double>()) << m;
+  }
+  // Stopping from the progress callback: an error, "cancelled".
+  EXPECT_FALSE(onnx_shapes_localization(clf, r, &out, &err, [](int done, int) { return done < 3; }));
+  EXPECT_EQ(err, "cancelled");
+}
+
+TEST(OnnxShapes, AModelOfAnotherInputSizeIsRefused) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/model.onnx", &bytes));
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  OnnxShapesRequest r;  // the shapes at their default 64 px
+  r.n = 2;
+  r.methods = {"rollout"};
+  nlohmann::json out;
+  EXPECT_FALSE(onnx_shapes_localization(clf, r, &out, &err));
+  EXPECT_NE(err.find("the model's input is [1,3,48,48]; the shapes need [1,3,64,64]"), std::string::npos) << err;
+}
