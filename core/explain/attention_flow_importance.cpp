@@ -126,7 +126,7 @@ bool flow_affordable(int positions, int layers) {
 
 std::string flow_limit_note(int positions, int layers) {
   int most = 1;
-  while (flow_affordable(most + 1, layers)) ++most;
+  while (most < positions && flow_affordable(most + 1, layers)) ++most;  // bounded: positions is not affordable
   return "Attention flow is left out: it runs one maximum flow per position through every layer, and " +
          std::to_string(positions) + " positions × " + std::to_string(layers) + " layers is beyond what it does " +
          "here (up to " + std::to_string(most) + " positions on this model); rollout is its faster relative";
