@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "explain/onnx/onnx_classifier.h"
 #include "onnx/executor.h"
 #include "onnx/reader.h"
 
@@ -45,6 +46,16 @@ inline bool load_model_file(const std::string& path, onnx::Model* m, std::string
     return false;
   }
   return onnx::read_model(b.data(), b.size(), m, err);
+}
+
+// An image classifier from an .onnx file.
+inline bool load_classifier_file(const std::string& path, OnnxClassifier* clf, std::string* err) {
+  std::vector<uint8_t> b;
+  if (!read_bytes(path, &b)) {
+    *err = "cannot read " + path;
+    return false;
+  }
+  return clf->load(b.data(), b.size(), err);
 }
 
 inline bool load_tensor_file(const std::string& path, onnx::TensorData* t, std::string* err) {

@@ -14,14 +14,14 @@
 
 using namespace attnlab;
 
+static const std::string kVitTiny = std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/model.onnx";
+
 
 TEST(OnnxShapes, AccuracyBaselineAndMaskAreaAreTheDataSets) {
   // The ViT fixture (48 × 48, 5 classes, seeded weights): the shapes are made at its size.
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/model.onnx", &bytes));
   OnnxClassifier clf;
   std::string err;
-  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  ASSERT_TRUE(test::load_classifier_file(kVitTiny, &clf, &err)) << err;
   OnnxShapesRequest r;
   r.shapes.image_size = 48;
   r.seed = 3;
@@ -65,11 +65,9 @@ TEST(OnnxShapes, AccuracyBaselineAndMaskAreaAreTheDataSets) {
 }
 
 TEST(OnnxShapes, AModelOfAnotherInputSizeIsRefused) {
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + "/tests/fixtures/onnx/vit_tiny/model.onnx", &bytes));
   OnnxClassifier clf;
   std::string err;
-  ASSERT_TRUE(clf.load(bytes.data(), bytes.size(), &err)) << err;
+  ASSERT_TRUE(test::load_classifier_file(kVitTiny, &clf, &err)) << err;
   OnnxShapesRequest r;  // the shapes at their default 64 px
   r.n = 2;
   r.methods = {"rollout"};

@@ -27,24 +27,25 @@ export function renderWhichMethod(container, measures, { labelOf = (m) => m, cla
     return `By ${kind}, ${labelOf(r.best.measure)} is the most faithful (${what}; AUC ${fmt(r.best.value, 3)}).${vsRandom}`;
   };
   const box = el('div', 'which-method');
-  box.append(el('div', 'which-head', null), el('p', 'which-line',
+  const head = el('div', 'which-head');
+  head.append(el('strong', null, 'Which method? '), el('span', null, 'ranked on this photo by deletion ↓ and insertion ↑'));
+  box.append(head, el('p', 'which-line',
     `On this photo${classLabel ? `, for “${classLabel}”` : ''}: ` +
       `${sentence(del, 'deletion', 'greying its top pixels first makes the probability fall fastest')} ` +
       `${sentence(ins, 'insertion', 'restoring its top pixels first makes the probability rise fastest')}`));
-  box.firstChild.append(el('strong', null, 'Which method? '), el('span', null, 'ranked on this photo by deletion ↓ and insertion ↑'));
 
   const rank = { deletion: new Map(del.ranked.map((x) => [x.measure, x.rank])), insertion: new Map(ins.ranked.map((x) => [x.measure, x.rank])) };
   const finite = (kind) => Object.values(measures).map((m) => m[`${kind}_auc`]).filter(Number.isFinite);
   const best = { deletion: Math.min(...finite('deletion')), insertion: Math.max(...finite('insertion')) };
   const table = el('table', 'data-table which-table');
   const thead = el('thead');
-  const head = el('tr');
-  head.append(el('th', null, 'map', { scope: 'col' }),
+  const cols = el('tr');
+  cols.append(el('th', null, 'map', { scope: 'col' }),
     el('th', 'num', 'deletion AUC ↓', { scope: 'col', title: 'area under the deletion curve: lower is more faithful' }),
     el('th', 'num rank', '#', { scope: 'col', title: 'rank by deletion' }),
     el('th', 'num', 'insertion AUC ↑', { scope: 'col', title: 'area under the insertion curve: higher is more faithful' }),
     el('th', 'num rank', '#', { scope: 'col', title: 'rank by insertion' }));
-  thead.append(head);
+  thead.append(cols);
   const tbody = el('tbody');
   for (const { measure } of del.ranked) {
     const tr = el('tr', measure === 'random' ? 'baseline' : null, null, { 'data-method': measure });

@@ -263,10 +263,9 @@ if (isoNote && document.documentElement.dataset.isolation === 'single-threaded')
   isoNote.textContent = ' This host does not enable cross-origin isolation, so WebAssembly runs single-threaded here (the image model and the explanations are slower; results are the same).';
   isoNote.hidden = false;
 } else if (isoNote) {
-  const hash = new URLSearchParams(location.hash.slice(1));
-  const asked = Number(hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0) > 0;
-  const threads = coreThreads({ isolated: true, search: `?labs=text&threads=${hash.get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0}`,
-    hardwareConcurrency: navigator.hardwareConcurrency });
+  const given = new URLSearchParams(location.hash.slice(1)).get('threads') ?? new URLSearchParams(location.search).get('threads') ?? 0;
+  const asked = Number(given) > 0;
+  const threads = coreThreads({ isolated: true, search: `?labs=text&threads=${given}`, hardwareConcurrency: navigator.hardwareConcurrency });
   const why = asked ? 'threads= in the URL' : `every core of this machine${threads === MAX_CORE_THREADS ? `, up to ${MAX_CORE_THREADS}` : ''}; threads=1 in the URL for one`;
   isoNote.textContent = threads > 1
     ? ` The core runs on ${threads} threads here (${why}; results do not depend on it).`

@@ -17,7 +17,7 @@ export function installWhichMethod(v) {
     return [...fast, ...slow, 'random'];
   }
 
-  function drawWhichMethod(note = '') {
+  function drawWhichMethod() {
     if (!v.photo || !v.which || v.which.cls !== v.classIndex || v.which.photo !== v.photo) {
       whichEl.replaceChildren();
       return;
@@ -28,7 +28,7 @@ export function installWhichMethod(v) {
     const slowLeft = METHODS.filter((m) => !m.fast && !scored.has(m.key)).map((m) => m.label);
     const left = slowLeft.length ? `Not scored: ${slowLeft.join(', ')} (slow maps: compute one in the grid above, then ask again).` : '';
     renderWhichMethod(whichEl, measures, { labelOf: (m) => METHOD[m]?.label ?? m, classLabel: v.labelOf(v.classIndex),
-      note: [v.which.note ?? note, left].filter(Boolean).join(' ') });
+      note: [v.which.note, left].filter(Boolean).join(' ') });
   }
 
   async function runWhichMethod() {
