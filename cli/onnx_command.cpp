@@ -161,7 +161,7 @@ std::function<int()> add_onnx_commands(CLI::App& app) {
       ->check(CLI::Range(8, 4096));
   e->add_option("--samples", c->samples, "smoothgrad samples")->check(CLI::Range(1, 10000));
   e->add_option("--steps", c->steps, "integrated-gradients steps")->check(CLI::Range(1, 10000));
-  e->add_option("--seed", c->seed, "smoothgrad noise seed");
+  e->add_option("--seed", c->seed, "seed of smoothgrad's noise and of the random baseline map");
   c->shapes = app.add_subcommand("eval-onnx-shapes",
                                   "localisation measures of an ONNX image classifier's maps against the shapes' masks");
   CLI::App* s = c->shapes;

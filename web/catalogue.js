@@ -892,6 +892,22 @@ export const CATALOGUE = Object.freeze({
     "params": []
    },
    {
+    "description": "Random baseline: values uniform in [0, 1) from the seed over the layer's grid, blind to the model and the photo. A method that explains the model should beat it on the deletion and insertion curves.",
+    "kind": "layer",
+    "label": "Random (baseline)",
+    "name": "random",
+    "params": [
+     {
+      "default": 0,
+      "description": "SmoothGrad: seed of the noise; random: seed of the map",
+      "max": 9007199254740991,
+      "min": 0,
+      "name": "seed",
+      "type": "int"
+     }
+    ]
+   },
+   {
     "description": "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.",
     "kind": "input",
     "label": "Gradient",
@@ -929,7 +945,7 @@ export const CATALOGUE = Object.freeze({
      },
      {
       "default": 0,
-      "description": "SmoothGrad: seed of the noise",
+      "description": "SmoothGrad: seed of the noise; random: seed of the map",
       "max": 9007199254740991,
       "min": 0,
       "name": "seed",

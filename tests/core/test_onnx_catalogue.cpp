@@ -23,7 +23,7 @@ TEST(OnnxCatalogue, EveryMethodIsRegisteredAndBack) {
   int layer = 0, input = 0, attention = 0;
   for (const OnnxMethodInfo& m : onnx_method_catalogue()) {
     if (m.kind == "layer") {
-      if (m.name != "ablationcam") {  // forward passes instead of a LayerMethodFn (layer_method.h)
+      if (m.name != "ablationcam" && m.name != "random") {  // not LayerMethodFns (layer_method.h)
         EXPECT_NE(find_layer_method(m.name), nullptr) << m.name;
         ++layer;
       }

@@ -326,6 +326,50 @@ TEST(OnnxMethods, CamPoolsToTheLogitOnMobileNetV2) {
   EXPECT_NE(err.find(kSqueezeMid), std::string::npos) << err;
 }
 
+// The random baseline over a layer's grid: the values are Rng(seed)'s uniform stream in order (the closed form), the
+// grid is the layer's (auto and a middle layer of squeezenet), the class changes nothing, and another seed gives
+// another map (negative control: the closed form with seed 8 does not match seed 7's map).
+TEST(OnnxMethods, RandomBaselineIsTheSeedsStreamOverTheLayersGrid) {
+  OnnxClassifier sq;
+  std::string err;
+  const std::vector<float> x = load_and_run(kSqueezenet, 112, &sq);
+  auto stream = [](uint64_t seed, size_t n) {
+    Rng rng(seed);
+    std::vector<float> v(n);
+    for (float& f : v) f = static_cast<float>(rng.uniform());
+    return v;
+  };
+  for (const std::string layer : {std::string("auto"), std::string(kSqueezeMid)}) {
+    OnnxExplainRequest r;
+    r.method = "random";
+    r.layer = layer;
+    r.options.seed = 7;
+    nlohmann::json a, b;
+    ASSERT_TRUE(onnx_explain(sq, x, r, &a, &err)) << err;
+    r.class_index = 3;
+    ASSERT_TRUE(onnx_explain(sq, x, r, &b, &err)) << err;
+    const std::string name = a["layer"];
+    const auto shape = a["map_shape"].get<std::vector<int>>();
+    bool found = false;
+    for (const SpatialLayer& l : sq.spatial_layers())
+      if (l.name == name) {
+        found = true;
+        EXPECT_EQ(shape, (std::vector<int>{l.height, l.width})) << name;
+      }
+    EXPECT_TRUE(found) << name;
+    const std::vector<float> map = a["map"];
+    EXPECT_EQ(map, stream(7, map.size())) << name;
+    EXPECT_EQ(b["map"].get<std::vector<float>>(), map) << "the class must not matter";
+    EXPECT_NE(stream(8, map.size()), map);
+  }
+  OnnxExplainRequest bad;
+  bad.method = "random";
+  bad.layer = "no-such-layer";
+  nlohmann::json out;
+  EXPECT_FALSE(onnx_explain(sq, x, bad, &out, &err));
+  EXPECT_NE(err.find("no-such-layer"), std::string::npos) << err;
+}
+
 // Gradient × input on a model whose logits are its input (the Flatten-only probe, 3×16×16 → 768 classes): for class
 // c the gradient is the unit vector e_c, so the map is x_c at pixel c mod 256 and zero elsewhere, and the attributions
 // sum to y_c = x_c (Euler's identity for a function linear in x without bias).

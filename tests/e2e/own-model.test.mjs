@@ -163,6 +163,57 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await page.close();
   });
 
+  // "Which method?" on a user's model: the random baseline is the CLI's (negative control: another seed), every map
+  // the model gives directly is scored beside it, the Grad-CAM curves already run are reused (the same AUCs), a method
+  // that gives no map is named with its reason, and the verdict names the lowest deletion AUC of the table.
+  test('Which method? ranks every map of your model beside the CLI’s random baseline', { skip: NO_CLI }, async () => {
+    const ppm = catPpm(REPO, dir);
+    const page = await openCard('&seed=5');
+    await chooseModel(page);
+    await page.selectOption('#own-method', 'random');
+    const ds = await waitMap(page, 'random');
+    const got = await page.evaluate(() => Array.from(document.getElementById('own-model').ownLastMap));
+    const cli = (seed) => lastJson(execFileSync(CLI, ['explain-onnx', '--model', FX, '--image', ppm, '--method', 'random', '--seed', String(seed)], { encoding: 'utf8' }));
+    const want = cli(5);
+    assert.equal(ds.mapShape, want.map_shape.join('×'));
+    assert.deepEqual(got, want.map.map((x) => Math.fround(x)));
+    assert.ok(relErr(got, cli(6).map) > 0.1, 'another seed must give another map');
+
+    await page.selectOption('#own-method', 'gradcam');
+    await waitMap(page, 'gradcam');
+    await page.click('#own-curves-run');
+    await page.waitForFunction(() => document.querySelectorAll('#own-curves .chart[data-n="1"]').length === 2, null, { timeout: TIMEOUT });
+    const chartAuc = await page.evaluate(() => [...document.querySelectorAll('#own-curves .chart')].map((c) => c.textContent.match(/Grad-CAM — AUC (0\.\d{3})/)?.[1]));
+    await page.click('#own-which-run');
+    await page.waitForSelector('#own-which .which-line', { timeout: TIMEOUT });
+    assert.equal(await status(page), 'ready');
+    const rows = await page.evaluate(() => [...document.querySelectorAll('#own-which tr[data-method]')].map((tr) => ({
+      method: tr.dataset.method,
+      deletion: Number(tr.querySelector('td.auc[data-kind="deletion"]').dataset.value),
+      insertion: Number(tr.querySelector('td.auc[data-kind="insertion"]').dataset.value),
+    })));
+    const methods = rows.map((r) => r.method);
+    for (const m of ['gradcam', 'gradcampp', 'layercam', 'eigencam', 'gradient', 'smoothgrad', 'integrated-gradients', 'random']) {
+      assert.ok(methods.includes(m), `${m} scored (${methods})`);
+    }
+    assert.ok(!methods.includes('rise') && !methods.includes('occlusion'), 'perturbation maps not computed are not scored');
+    const gc = rows.find((r) => r.method === 'gradcam');
+    assert.deepEqual([gc.deletion.toFixed(3), gc.insertion.toFixed(3)], chartAuc, 'the curves already run are reused');
+    const text = await page.textContent('#own-which');
+    if (!methods.includes('cam')) assert.match(text, /CAM: no map \(CAM needs a global-average-pooling \+ linear head/);
+    const best = rows.filter((r) => r.method !== 'random').sort((a, b) => a.deletion - b.deletion)[0];
+    const line = await page.textContent('#own-which .which-line');
+    assert.match(line, new RegExp(`By deletion, ${await page.evaluate((m) => document.querySelector(`#own-method option[value="${m}"]`).textContent, best.method)} is the most faithful`));
+    assert.match(line, /maps beat the random map \(0\.\d{3}\)/);
+    for (const r of rows) assert.ok(r.deletion >= 0 && r.deletion <= 1 && r.insertion >= 0 && r.insertion <= 1, JSON.stringify(r));
+    await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-which.png') });
+    // another class: the ranking of the class before is not shown for it
+    await page.locator('#own-top [data-index]').nth(1).click();
+    await page.waitForFunction(() => !document.querySelector('#own-which .which-line'), null, { timeout: TIMEOUT });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('bad files: a clear message, the model held stays, the shipped model still works', async () => {
     const page = await openCard();
     // dropped with its labels file, in one drop

@@ -7,8 +7,9 @@
 //     A verdict (p.which-line: the most faithful map by deletion and by insertion, and how many maps beat the random
 //     map by each), then a table ranked by deletion (tr[data-method] with td.rank[data-kind=deletion|insertion] and
 //     td.auc[data-kind][data-value]), the best of each column in bold, the random map's row as the baseline; a line
-//     (p.which-same) naming maps whose AUCs agree to 4 decimals; `note` (e.g. what was cancelled or left out) under
-//     it. With no measures: a short note.
+//     (p.which-same, data-groups: JSON [[method, …], …]) naming the groups of maps whose AUCs agree to 4 decimals
+//     (linked pairs joined, each group once); `note` (e.g. what was cancelled or left out) under it. With no measures:
+//     a short note.
 import { el, fmt } from './dom.js';
 import { rankMethods, IMAGE_METRICS } from '../analysis/which-method.js';
 
@@ -61,14 +62,23 @@ export function renderWhichMethod(container, measures, { labelOf = (m) => m, cla
   box.append(table);
   // Maps that score alike to the shown digits (e.g. CAM and Grad-CAM on a network whose last layer feeds a pooled
   // linear head) get ranks 1 and 2 by a difference the table cannot show: say so.
-  const same = [];
+  // Grouped: maps linked by such agreements form one group (named once, in rank order), not every pair.
   const order = del.ranked.map((x) => x.measure);
+  const group = order.map((_, i) => i);
+  const root = (i) => (group[i] === i ? i : (group[i] = root(group[i])));
   for (let i = 0; i < order.length; i++)
     for (let j = i + 1; j < order.length; j++) {
       const a = measures[order[i]], b = measures[order[j]];
-      if (['deletion_auc', 'insertion_auc'].every((k) => Math.abs(a[k] - b[k]) < 5e-5)) same.push(`${labelOf(order[i])} and ${labelOf(order[j])}`);
+      if (['deletion_auc', 'insertion_auc'].every((k) => Math.abs(a[k] - b[k]) < 5e-5)) group[root(j)] = root(i);
     }
-  if (same.length) box.append(el('p', 'chart-caption which-same', `${same.join('; ')} score the same to 4 decimals: their maps put the pixels in nearly the same order.`));
+  const groups = new Map();
+  order.forEach((m, i) => groups.set(root(i), [...(groups.get(root(i)) ?? []), m]));
+  const same = [...groups.values()].filter((g) => g.length > 1);
+  const names = (g) => g.map(labelOf).reduce((t, n, k) => (k === 0 ? n : `${t}${k === g.length - 1 ? ' and ' : ', '}${n}`), '');
+  if (same.length) {
+    box.append(el('p', 'chart-caption which-same', `${same.map(names).join('; ')} score the same to 4 decimals: their maps put the pixels in nearly the same order.`,
+      { 'data-groups': JSON.stringify(same) }));
+  }
   if (note) box.append(el('p', 'chart-caption', note));
   container.append(box);
 }

@@ -2,8 +2,8 @@
 // classifier (and optionally a labels file); the page shows its graph summary, asks how the model expects its
 // pixels (input scaling; input size when the model leaves it open) and explains the photo shown above with it:
 // every map of catalogue.onnx.methods (Grad-CAM family at a chosen layer, gradient / SmoothGrad / integrated
-// gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves and the
-// sanity check (the weights after the layer shuffled: does the map change?) — all
+// gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves, "Which
+// method?" (every map ranked by them, beside a random baseline) and the sanity check (the weights after the layer shuffled: does the map change?) — all
 // computed by the core's own executor in a worker of its own (runtime/own-model-client.js); for a model with an
 // operator the core lacks, only the forward-only ones, on ONNX Runtime Web. Nothing is uploaded;
 // the model is kept in the browser for the next visit only when the user ticks the box (runtime/own-model-store.js).
@@ -31,6 +31,7 @@ import { installModelFile } from './own-model/model-file.js';
 import { installMaps } from './own-model/maps.js';
 import { installJobs } from './own-model/jobs.js';
 import { installSanity } from './own-model/sanity.js';
+import { installWhichMethod } from './own-model/which-method.js';
 
 export { OWN_METHODS };
 
@@ -44,7 +45,7 @@ export function mountOwnModelView(details, { store }) {
     jobText: $('#own-job-text'), cancel: $('#own-cancel'), results: $('#own-results'), canvas: $('#own-canvas'),
     caption: $('#own-caption'), top: $('#own-top'), about: $('#own-method-about'), mapInfo: $('#own-map-info'),
     curvesRun: $('#own-curves-run'), exportButton: $('#own-export'), curves: $('#own-curves'),
-    sanityRun: $('#own-sanity-run'), sanity: $('#own-sanity'),
+    sanityRun: $('#own-sanity-run'), sanity: $('#own-sanity'), whichRun: $('#own-which-run'), which: $('#own-which'),
   };
   const v = {
     details, store, ui,
@@ -57,6 +58,7 @@ export function mountOwnModelView(details, { store }) {
     maps: new Map(), // `${method}|${layer}|${class}` → map result
     curves: [],
     road: [], // [{method, cls, morf, lerf}] ROAD results beside the curves
+    which: null, // "Which method?": {res, cls, layer, maps (the worker's keys scored), notes}
     job: null,
     seq: 0,
   };
@@ -104,6 +106,7 @@ export function mountOwnModelView(details, { store }) {
   installMaps(v);
   installJobs(v);
   installSanity(v);
+  installWhichMethod(v);
 
   // ------------------------------------------------------------ inputs
   ui.file.addEventListener('change', () => {
@@ -174,6 +177,7 @@ export function mountOwnModelView(details, { store }) {
   ui.cancel.addEventListener('click', v.cancelJob);
   ui.curvesRun.addEventListener('click', v.runCurves);
   ui.sanityRun.addEventListener('click', v.runSanity);
+  ui.whichRun.addEventListener('click', v.runWhichMethod);
   ui.exportButton.addEventListener('click', () => downloadCanvasPng(ui.canvas, `your-model-${v.method()}.png`));
 
   function apply(state) {

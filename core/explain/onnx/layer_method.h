@@ -18,6 +18,8 @@
 //   ablationcam (ablation_cam.cpp) ReLU(Σ_k w_k A_k), w_k = (y_c − y_c^(k)) / y_c, y_c the class logit and y_c^(k)
 //                                 the logit with channel k of the layer zeroed and the rest of the network re-run
 //                                 (Desai & Ramaswamy 2020, pytorch-grad-cam's AblationCAM): K partial passes.
+// And the baseline the others are measured against (no pass at all):
+//   random     (random_layer_map.cpp) values uniform in [0, 1) from Rng(seed) over the layer's h × w grid
 #pragma once
 #include <string>
 #include <vector>
@@ -49,6 +51,9 @@ struct LayerMapResult {
 };
 bool onnx_ablation_cam(OnnxClassifier& clf, const std::vector<float>& x, const std::string& layer, int class_index,
                        LayerMapResult* out, std::string* error);
+// After a forward pass (clf.spatial_layers()); false with a message when `layer` is not one of them.
+bool onnx_random_layer_map(const OnnxClassifier& clf, const std::string& layer, uint64_t seed, LayerMapResult* out,
+                           std::string* error);
 
 inline bool layer_tensors_ok(const LayerTensors& L) {
   const size_t n = static_cast<size_t>(L.k) * L.h * L.w;

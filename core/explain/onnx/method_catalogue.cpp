@@ -9,7 +9,7 @@ const std::vector<ParamSpec>& option_specs() {
       {"samples", "int", 25, 1, 1000, {}, "SmoothGrad: noisy copies averaged"},
       {"noise", "number", 0.15, 0, 1, {}, "SmoothGrad: noise σ as a fraction of the input's range"},
       {"steps", "int", 32, 1, 1000, {}, "integrated gradients: path steps (midpoint rule)"},
-      {"seed", "int", 0, 0, 9007199254740991.0, {}, "SmoothGrad: seed of the noise"},
+      {"seed", "int", 0, 0, 9007199254740991.0, {}, "SmoothGrad: seed of the noise; random: seed of the map"},
   };
   return specs;
 }
@@ -32,6 +32,9 @@ const std::vector<OnnxMethodInfo>& onnx_method_catalogue() {
       {"eigencam", "EigenCAM", "layer", "EigenCAM (Muhammad & Yeasin 2020): the first principal component of the activations; no gradient, no class.", {}},
       {"cam", "CAM", "layer",
        "CAM (Zhou et al. 2016): the layer's channels weighted by the linear classifier's weights of the class; only for a model whose head after the layer is global average pooling + one linear layer (Grad-CAM generalises it).", {}},
+      {"random", "Random (baseline)", "layer",
+       "Random baseline: values uniform in [0, 1) from the seed over the layer's grid, blind to the model and the photo. A method that explains the model should beat it on the deletion and insertion curves.",
+       pick({"seed"})},
       {"gradient", "Gradient", "input", "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.", {}},
       {"gradient-x-input", "Gradient × input", "input",
        "Gradient × input (Shrikumar et al. 2016): each pixel's value times the score's gradient there, summed over the colour channels (signed).", {}},

@@ -19,9 +19,9 @@ struct OnnxMethodInfo {
   std::vector<ParamSpec> params;
 };
 
-// Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam), then the input
-// methods (gradient, smoothgrad, integrated-gradients), then the attention methods (attention, rollout, chefer,
-// attnlrp, cp-lrp).
+// Layer methods first (gradcam … layercam, ablationcam (forward passes, not a LayerMethodFn), eigencam, cam, random (the
+// baseline)), then the input methods (gradient, smoothgrad, integrated-gradients), then the attention methods (attention,
+// rollout, chefer, attnlrp, cp-lrp).
 const std::vector<OnnxMethodInfo>& onnx_method_catalogue();
 const OnnxMethodInfo* find_onnx_method_info(const std::string& name);
 

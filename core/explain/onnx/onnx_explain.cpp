@@ -58,8 +58,9 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
   }
   *out = {{"class", cls}, {"logits", logits}};
   const std::string layer = r.layer == "auto" || r.layer.empty() ? clf.auto_layer() : r.layer;
-  const bool ablation = r.method == "ablationcam";  // forward passes instead of a LayerMethodFn (layer_method.h)
-  if (LayerMethodFn fn = ablation ? nullptr : find_layer_method(r.method); fn || ablation) {
+  // Not a LayerMethodFn (layer_method.h): AblationCAM runs forward passes, the random baseline none.
+  const bool ablation = r.method == "ablationcam", random = r.method == "random";
+  if (LayerMethodFn fn = ablation || random ? nullptr : find_layer_method(r.method); fn || ablation || random) {
     if (layer.empty()) {
       *error = "the model has no layer with spatial extent";
       return false;
@@ -67,6 +68,8 @@ bool onnx_explain(OnnxClassifier& clf, const std::vector<float>& x, const OnnxEx
     LayerMapResult res;
     if (ablation) {
       if (!onnx_ablation_cam(clf, x, layer, cls, &res, error)) return false;
+    } else if (random) {
+      if (!onnx_random_layer_map(clf, layer, r.options.seed, &res, error)) return false;
     } else {
       if (!clf.backward_class(cls, error, layer)) return false;  // nothing upstream of the layer is needed
       LayerTensors L;

@@ -1,6 +1,7 @@
 // jobs.js — the one long job at a time (progress, Cancel): the perturbation maps, deletion / insertion and ROAD, and
 // their chart. Part of views/own-model-view.js (installJobs(v) adds startJob, jobProgress, endJob, cancelJob,
-// runJob, computePlan, runCurves, drawCurves to v).
+// runJob, computePlan, runCurves, keepCurves, drawCurves to v). A curve remembers its map (`map`: the worker's key), so
+// "Which method?" (which-method.js) reuses it only for the same map.
 import { el } from '../../render/dom.js';
 import { renderCurves } from '../../render/image-curves.js';
 import { widthOf } from '../../render/plot-lib.js';
@@ -17,6 +18,7 @@ export function installJobs(v) {
     ui.jobText.textContent = `${label}: starting…`;
     ui.cancel.disabled = false;
     ui.curvesRun.disabled = true;
+    ui.whichRun.disabled = true;
     v.setStatus('busy');
   }
   // A part of a job that has run over 5 s says its time left, from its rate so far (analysis/eta.js).
@@ -35,6 +37,7 @@ export function installJobs(v) {
     v.job = null;
     ui.job.hidden = true;
     ui.curvesRun.disabled = false;
+    ui.whichRun.disabled = false;
     v.setStatus(v.model ? 'ready' : 'empty');
   }
   function cancelJob() {
@@ -93,8 +96,7 @@ export function installJobs(v) {
       }
       v.endJob();
       if (res !== v.res || Object.values(out).some((o) => o.cancelled)) return;
-      v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
-      for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, ...out[kind] });
+      keepCurves(method, cls, r.key, out);
       v.road = v.road.filter((c) => !(c.cls === cls && c.method === method));
       v.road.push({ method, cls, morf: out.morf, lerf: out.lerf });
       v.drawCurves();
@@ -104,7 +106,15 @@ export function installJobs(v) {
     }
   }
 
+  // Keeps a finished deletion + insertion pair of (method, class) on map `key`, replacing an earlier pair of the method.
+  function keepCurves(method, cls, key, out) {
+    v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
+    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, map: key, ...out[kind] });
+  }
+
+  // The chart of the shown class's curves (and the "Which method?" box, which reads them).
   function drawCurves() {
+    v.drawWhichMethod();
     const runs = v.curves.filter((c) => c.cls === v.classIndex);
     ui.curves.hidden = runs.length === 0;
     if (!runs.length) return;
@@ -121,5 +131,5 @@ export function installJobs(v) {
     }
   }
 
-  Object.assign(v, { startJob, jobProgress, endJob, cancelJob, runJob, computePlan, runCurves, drawCurves });
+  Object.assign(v, { startJob, jobProgress, endJob, cancelJob, runJob, computePlan, runCurves, keepCurves, drawCurves });
 }

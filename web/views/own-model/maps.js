@@ -1,6 +1,6 @@
 // maps.js — the photo on the user's model and its maps: classify, the top classes, one map (computed once per
 // method, layer and class), its readout, recolouring. Part of views/own-model-view.js (installMaps(v) adds classify,
-// renderTop, layerOf, mapKey, redraw, renderInfo, renderMap, recolor to v).
+// renderTop, layerOf, mapKey, mapOf, redraw, renderInfo, renderMap, recolor to v).
 import { el } from '../../render/dom.js';
 import { drawOverlay } from '../../render/image-canvas.js';
 import { renderTop5 } from '../../render/image-top5.js';
@@ -42,6 +42,7 @@ export function installMaps(v) {
     ui.results.hidden = false;
     v.setStatus('ready');
     v.renderTop();
+    v.drawCurves();
     await v.renderMap();
   }
 
@@ -52,6 +53,7 @@ export function installMaps(v) {
         v.classIndex = k;
         v.cancelJob();
         v.renderTop();
+        v.drawCurves();
         v.renderMap();
       },
     });
@@ -62,6 +64,20 @@ export function installMaps(v) {
   function mapKey(method = v.method(), cls = v.classIndex) {
     const m = METHOD[method];
     return `${method}|${m.kind === 'layer' || method === 'scorecam' ? v.layerOf() : 'input'}|${cls}`;
+  }
+
+  // The map of `method` for class cls at the chosen layer: the one held, else computed by the worker and kept (the
+  // random baseline drawn from the URL's seed); null for a perturbation map not computed yet (a job: computePlan).
+  // Throws the worker's message.
+  async function mapOf(method, cls = v.classIndex) {
+    const key = v.mapKey(method, cls);
+    if (v.maps.has(key)) return v.maps.get(key);
+    if (METHOD[method].kind === 'plan') return null;
+    const res = v.res;
+    const r = await v.client.map({ photoId: res.photoId, method, layer: v.layerOf(), classIndex: cls, colormap: v.st.colormap,
+      ...(method === 'random' ? { options: { seed: v.st.seed } } : {}) });
+    if (res === v.res) v.maps.set(key, r);
+    return r;
   }
 
   function redraw() {
@@ -114,7 +130,7 @@ export function installMaps(v) {
       const res = v.res;
       ui.mapInfo.textContent = `Computing ${m.label}…`;
       try {
-        r = await v.client.map({ photoId: res.photoId, method, layer: v.layerOf(), classIndex: v.classIndex, colormap: v.st.colormap });
+        r = await mapOf(method);
       } catch (e) {
         if (res !== v.res) return;
         ui.mapInfo.textContent = '';
@@ -123,7 +139,6 @@ export function installMaps(v) {
         return;
       }
       if (res !== v.res) return;
-      v.maps.set(key, r);
     }
     if (method !== v.method() || key !== v.mapKey()) return;
     v.redraw();
@@ -155,5 +170,5 @@ export function installMaps(v) {
     v.redraw();
   }
 
-  Object.assign(v, { classify, renderTop, layerOf, mapKey, redraw, renderInfo, renderMap, recolor });
+  Object.assign(v, { classify, renderTop, layerOf, mapKey, mapOf, redraw, renderInfo, renderMap, recolor });
 }
