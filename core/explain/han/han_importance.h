@@ -8,8 +8,10 @@
 //   leave_one_out.cpp          word: |p(doc) - p(doc without word t)| (a one-word sentence: without the
 //                              sentence); sentence: |p(doc) - p(doc without sentence i)| (a one-sentence
 //                              document: the empty document, logits = classifier bias)
-//   integrated_gradients.cpp   signed IG from the zero baseline, midpoint rule with ig_steps: word level on
-//                              the embedded words, sentence level on the sentence vectors; completeness sums
+//   integrated_gradients.cpp   signed IG from the zero baseline on the shared adaptive path
+//                              (explain/integrated_gradients_path.h: ig_steps trapezoid segments to start, the
+//                              ones that miss completeness bisected): word level on the embedded words,
+//                              sentence level on the sentence vectors; completeness sums
 // p is the probability of `target` (binary: class 1 is sigmoid(logit)). No exceptions; bad input (an empty
 // document, an empty sentence, an id out of range) gives empty results.
 #pragma once
