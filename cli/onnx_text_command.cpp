@@ -1,5 +1,6 @@
 // attnlab explain-onnx-text --model DIR|M.onnx [--tokenizer T] [--output NAME] (--text "…" | --ids 1,2,3)
 //                           [--target K|next] [--no-loo] [--no-context-mixing] [--ig-steps N]
+//                           [--ig-baseline auto|zero|token]
 // A user's ONNX text transformer (an encoder classifier or a causal LM) explained through the core's executor
 // (core/explain/onnx_text/): the attention found in the graph, rollout, flow, Chefer relevance, attention ×
 // gradient, gradients on the token embeddings, integrated gradients (completeness beside it), leave-one-out, AttnLRP /
@@ -29,6 +30,7 @@ struct OnnxTextCommand {
   std::string model, tokenizer, output, text, ids, target = "next";
   bool no_loo = false, no_mixing = false;
   int ig_steps = OnnxTextExplainRequest().ig_steps;
+  std::string ig_baseline = "auto";
 };
 
 int run_onnx_text(const OnnxTextCommand& c) {
@@ -39,6 +41,8 @@ int run_onnx_text(const OnnxTextCommand& c) {
   req.leave_one_out = !c.no_loo;
   req.context_mixing = !c.no_mixing;
   req.ig_steps = c.ig_steps;
+  req.ig_baseline.mode = c.ig_baseline;
+  if (files.tokenizer) req.ig_baseline.token = neutral_token(*files.tokenizer);
   nlohmann::json out = nlohmann::json::object();
   Tokenization t;
   if (!c.ids.empty()) {
@@ -68,6 +72,7 @@ int run_onnx_text(const OnnxTextCommand& c) {
     out["tokens"] = t.tokens;
     out["offsets"] = offsets;
     out["special"] = t.special;
+    req.ig_baseline.special = t.special;
   }
   if (c.target != "next") {
     try {
@@ -79,6 +84,8 @@ int run_onnx_text(const OnnxTextCommand& c) {
   out["ids"] = req.ids;
   nlohmann::json e;
   if (!onnx_text_explain(model, req, &e, &error)) fail(error);
+  if (e.contains("integrated_gradients_baseline") && e["integrated_gradients_baseline"].contains("token") && files.tokenizer)
+    e["integrated_gradients_baseline"]["piece"] = files.tokenizer->id_to_token(e["integrated_gradients_baseline"]["token"].get<int>());
   out.update(e);
   if (!cut.is_null()) out["truncated"] = cut;
   std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
@@ -101,6 +108,10 @@ std::function<int()> add_onnx_text_command(CLI::App& app) {
   c->app->add_flag("--no-context-mixing", c->no_mixing, "skip value zeroing and ALTI (a forward pass per token and layer each)");
   c->app->add_option("--ig-steps", c->ig_steps, "integrated gradients' uniform path segments to start (0: skip; one "
                      "forward + backward per path point)")->check(CLI::Range(0, 10000));
+  c->app->add_option("--ig-baseline", c->ig_baseline, "integrated gradients' baseline: zero (the token embeddings scaled "
+                     "from 0), token (each non-special token's embedding replaced by the tokenizer's padding / unknown "
+                     "token's), auto (zero, unless its attributions miss p(x) - p(0) by over 5 %: then token)")
+      ->check(CLI::IsMember({"auto", "zero", "token"}));
   return [c, text, ids]() -> int {
     if (!*c->app) return -1;
     if (!*text && !*ids) fail("give --text or --ids");

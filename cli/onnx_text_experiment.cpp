@@ -12,6 +12,7 @@
 #include "files.h"
 #include "onnx_text_dir.h"
 #include "text/dataset.h"
+#include "text/subword_tokenizer.h"
 
 namespace attnlab::cli {
 
@@ -47,6 +48,7 @@ int run_onnx_text_experiment_command(const ExperimentCommand& cmd, const std::st
   }
   if (data.empty()) fail(cmd.data_path + ": no text to run on");
   OnnxAttentionModel model(*files.model, cmd.layer);
+  if (files.tokenizer) model.set_ig_baseline_token(neutral_token(*files.tokenizer));
   if (!model.prepare(data[0].ids, &error)) fail(files.model_path + ": " + error);
   if (const std::string why = check_experiment_model(*e, model); !why.empty()) fail(why);
   nlohmann::json extra = nlohmann::json::object();

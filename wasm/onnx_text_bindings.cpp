@@ -22,16 +22,17 @@
 //       [--target K] --ig-steps 0 --no-context-mixing` prints (ids, tokens, offsets, special, then onnx_text_explain's
 //       fields); options {leaveOneOut: true, igSteps: 0 (integrated gradients' segments; 0 = none, the page's default),
 //       contextMixing: false (value zeroing and ALTI, L × n forwards each: the page runs them as jobs, one layer a
-//       step), attentionLayers: true} (false leaves the `attention_layers` key out, for the page, which reads
+//       step), attentionLayers: true, igBaseline: 'auto' (as --ig-baseline; explainIds also reads special there)} (false leaves the `attention_layers` key out, for the page, which reads
 //       attentionMaps). A text longer than the model's positions is cut (a template's closing token kept last) and the
 //       object gets `truncated` {kept, total, at_byte (end of the last kept token in the text; null for ids),
 //       max_positions, source}.
 //   lab.explainIds(ids, target = 'next', options = {}) → the same from token ids (`--ids`): {ids, …}.
 //   lab.leaveOneOut(ids, target, p, begin, count) → {values: [|p − p_target(ids without t)|, t in [begin, begin+count)]}
 //       (onnx_text_leave_one_out: the page runs leave-one-out in steps with progress; p = the explain's probability)
-//   lab.integratedGradients(ids, target, steps) → {values (the integrated_gradients row of explain-onnx-text
-//       --ig-steps steps), completeness {sum, target = p(x) − p(baseline)}} (onnx_text_integrated_gradients; one
-//       call: the page runs it as a job after the other rows)
+//   lab.integratedGradients(ids, target, steps, options = {}) → {values (the integrated_gradients row of
+//       explain-onnx-text --ig-steps steps), completeness {sum, target = p(x) − p(baseline)}, baseline {kind, token?,
+//       zero_completeness?}} (onnx_text_integrated_gradients; options {igBaseline: 'auto' | 'zero' | 'token', special:
+//       the explain result's, kept in a token baseline}; one call: the page runs it as a job after the other rows)
 //   lab.contextMixingLayer(ids, method ('value_zeroing' | 'alti'), layer) → {layer, n, values [n·n] (C_l row-major,
 //       rows normalised), found {post_norm, layer_outputs}} (onnx_mixing_layer after a run on ids: n forwards; the
 //       page's job calls it per layer)
@@ -248,20 +249,38 @@ class OnnxTextLab {
     return out_json({{"values", nullable_row(values)}, {"begin", begin}});
   }
 
-  val integrated_gradients(const val& ids, const val& target, int steps) {
+  val integrated_gradients(const val& ids, const val& target, int steps, const val& options) {
     Err e;
     std::vector<int> v;
     int tgt = -1;
     std::string err;
+    json opt;
     explained_args(ids, target, "integratedGradients", &v, &tgt, e);
+    object_arg(options, "options", &opt, e);
     if (e.ok() && (steps < 1 || steps > 10000)) e.fail("steps must be in 1..10000");
-    std::vector<double> values;
-    std::pair<double, double> ends;
-    if (e.ok() && !onnx_text_integrated_gradients(model_, v, tgt, steps, &values, &ends, &err)) e.fail(err);
+    OnnxIgBaseline baseline;
+    if (e.ok()) baseline_arg(opt, v.size(), &baseline, e);
+    OnnxIgResult r;
+    if (e.ok() && !onnx_text_integrated_gradients(model_, v, tgt, steps, baseline, &r, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
-    double sum = 0;
-    for (double x : values) sum += x;
-    return out_json({{"values", nullable_row(values)}, {"completeness", {{"sum", sum}, {"target", ends.second - ends.first}}}});
+    json b = onnx_ig_baseline_json(r);
+    if (r.token >= 0 && tok_) b["piece"] = tok_->id_to_token(r.token);
+    return out_json({{"values", nullable_row(r.values)}, {"completeness", {{"sum", r.sum}, {"target", r.target}}},
+                     {"baseline", b}});
+  }
+
+  // Integrated gradients' baseline from options {igBaseline: 'auto' | 'zero' | 'token', special: [0 / 1 per id]} and the
+  // tokenizer's neutral token.
+  void baseline_arg(const json& opt, size_t n, OnnxIgBaseline* b, Err& e) const {
+    b->mode = opt.value("igBaseline", std::string("auto"));
+    b->token = tok_ ? neutral_token(*tok_) : -1;
+    if (!opt.contains("special")) return;
+    const json& sp = opt["special"];
+    if (!sp.is_array() || sp.size() != n) {
+      e.fail("special must be an array with one 0 / 1 per id (" + std::to_string(n) + ")");
+      return;
+    }
+    for (const json& x : sp) b->special.push_back(x.is_boolean() ? x.get<bool>() : (x.is_number() && x.get<double>() != 0));
   }
 
   // Value zeroing / ALTI one layer at a time (the page's job shows progress and can stop between layers); the model
@@ -446,6 +465,7 @@ class OnnxTextLab {
     }
     if (!e.ok()) return error_val(e.message);
     OnnxAttentionModel model(model_, layer);
+    model.set_ig_baseline_token(tok_ ? neutral_token(*tok_) : -1);
     if (!model.prepare(in.ids, &err)) return error_val(err);
     if (const std::string why = check_experiment_model(*ex, model); !why.empty()) return error_val(why);
     ExperimentOptions o;
@@ -531,6 +551,8 @@ class OnnxTextLab {
     if (req.ig_steps < 0 || req.ig_steps > 10000) e.fail("igSteps must be in 0..10000");
     req.target = target;
     fit(&ids, t, &cut, e);
+    if (e.ok()) baseline_arg(t ? json{{"igBaseline", opt.value("igBaseline", std::string("auto"))}, {"special", t->special}} : opt,
+                             ids.size(), &req.ig_baseline, e);
     if (e.ok() && t && !cut.is_null()) {
       out["tokens"] = t->tokens;
       out["offsets"] = offsets_json(*t);
@@ -542,6 +564,8 @@ class OnnxTextLab {
     if (e.ok() && !onnx_text_explain(model_, req, &x, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
     out["ids"] = ids;
+    if (x.contains("integrated_gradients_baseline") && x["integrated_gradients_baseline"].contains("token") && tok_)
+      x["integrated_gradients_baseline"]["piece"] = tok_->id_to_token(x["integrated_gradients_baseline"]["token"].get<int>());
     out.update(x);
     if (!cut.is_null()) out["truncated"] = cut;
     if (!opt.value("attentionLayers", true)) out.erase("attention_layers");

@@ -22,4 +22,10 @@ std::unique_ptr<SubwordTokenizer> load_tokenizer(const std::string& bytes, std::
   return load_llama2c_tokenizer(bytes, error);
 }
 
+int neutral_token(const SubwordTokenizer& tok) {
+  for (const char* name : {"[PAD]", "<pad>", "<unk>", "[UNK]", "<|endoftext|>"})
+    if (const int id = tok.token_to_id(name); id >= 0) return id;
+  return -1;
+}
+
 }  // namespace attnlab

@@ -46,6 +46,10 @@ class SubwordTokenizer {
   virtual int vocab_size() const = 0;
 };
 
+// A neutral token for baselines (integrated gradients on a user's transformer): the first of [PAD], <pad>, <unk>,
+// [UNK], <|endoftext|> in the vocabulary; −1 when none is.
+int neutral_token(const SubwordTokenizer& tok);
+
 // Reads a tokenizer from the bytes of a file (the core reads no files; over kMaxTokenizerFileBytes is refused): a JSON object is a Hugging Face tokenizer.json, anything else is
 // read as llama2.c's tok*.bin. nullptr with *error naming the problem (and the unsupported part, e.g. "model
 // type 'Unigram' is not supported").

@@ -1,6 +1,6 @@
 // Integrated gradients on a user's ONNX transformer (onnx_text_integrated_gradients, explain/integrated_gradients_path.h)
 // and the session helpers the CLI and the page share (onnx_text_session.h), on the BERT-shaped fixture
-// (tests/fixtures/onnx-text/bert-sst2). Completeness is IG's closed-form property: the attributions add up to
+// (tests/fixtures/onnx-text/bert-sst2) and, for the baseline policy, the shipped stories260K. Completeness is IG's closed-form property: the attributions add up to
 // p(x) − p(baseline), where p(baseline) is the model run on all-zero token embeddings (checked here by an independent
 // forward_from). Parity with the native path's IG row is tests/node/onnx_text_parity.test.mjs.
 #include <gtest/gtest.h>
@@ -54,26 +54,109 @@ TEST(OnnxTextIg, AttributionsAddUpToTheChangeFromTheZeroEmbeddingBaseline) {
   ASSERT_TRUE(m.executor().forward_from(m.embedding_value(), zero, &err)) << err;
   const double p0 = onnx_text_probability(m.current_logits(), target);
 
-  std::vector<double> ig;
-  std::pair<double, double> ends;
-  ASSERT_TRUE(onnx_text_integrated_gradients(m, kIds, target, 50, &ig, &ends, &err)) << err;
+  OnnxIgBaseline zero_baseline;
+  zero_baseline.mode = "zero";
+  OnnxIgResult r;
+  ASSERT_TRUE(onnx_text_integrated_gradients(m, kIds, target, 50, zero_baseline, &r, &err)) << err;
+  const std::vector<double>& ig = r.values;
   ASSERT_EQ(ig.size(), kIds.size());
-  EXPECT_NEAR(ends.first, p0, 1e-6);
-  EXPECT_NEAR(ends.second, p1, 1e-6);
+  EXPECT_NEAR(r.target, p1 - p0, 1e-6);
+  EXPECT_EQ(r.token, -1);
   const double sum = std::accumulate(ig.begin(), ig.end(), 0.0);
+  EXPECT_EQ(sum, r.sum);
   EXPECT_GT(std::abs(p1 - p0), 0.05);                // a change worth attributing
   EXPECT_NEAR(sum, p1 - p0, 5e-3) << "sum " << sum << " vs " << p1 - p0;  // the path rule: 1e-3 per bisected segment
   // The model is left on the explained input.
   EXPECT_EQ(m.current_logits(), logits);
   // Negative control: the other class's attributions are the negatives (p_0 = 1 − p_1 for two classes), not these.
-  std::vector<double> other;
-  ASSERT_TRUE(onnx_text_integrated_gradients(m, kIds, 0, 50, &other, &ends, &err)) << err;
+  OnnxIgResult r0;
+  ASSERT_TRUE(onnx_text_integrated_gradients(m, kIds, 0, 50, zero_baseline, &r0, &err)) << err;
+  const std::vector<double>& other = r0.values;
   double gap = 0;
   for (size_t t = 0; t < ig.size(); ++t) {
     EXPECT_NEAR(other[t], -ig[t], 1e-4);
     gap = std::max(gap, std::abs(other[t] - ig[t]));
   }
   EXPECT_GT(gap, 1e-3);
+}
+
+// The baseline policy (OnnxIgBaseline) on stories260K, a Llama-style model whose only position signal is rotary: from
+// all-zero embeddings the path cannot be integrated (its RMSNorms amplify α·x near α = 0), which is the negative control
+// of `auto`; from the <unk> token's embedding it can. The template's BOS is kept in the token baseline, so it gets 0,
+// and p(baseline) is the model run on the baseline's ids (an independent run). On the BERT-shaped model the zero
+// baseline completes, so auto keeps it. neutral_token finds [PAD] / <unk> by name.
+TEST(OnnxTextIg, AutoBaselineSwitchesToATokenWhereTheZeroPathCannotBeIntegrated) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(std::string(ATTNLAB_SOURCE_DIR) + path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  std::string err;
+  const std::string bytes = read("/models/text/stories260K/model.onnx");
+  OnnxTextModel m;
+  ASSERT_TRUE(m.load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "", &err)) << err;
+  std::unique_ptr<SubwordTokenizer> tok = load_tokenizer(read("/models/text/stories260K/tokenizer.bin"), &err);
+  ASSERT_TRUE(tok) << err;
+  Tokenization t;
+  ASSERT_TRUE(tok->encode("Once upon a time, there was a little girl named Lily.", true, &t, &err)) << err;
+  ASSERT_TRUE(m.run(t.ids, &err)) << err;
+  const std::vector<float> logits = m.logits();
+  const int target = onnx_text_top_k(logits, 1)[0];
+  OnnxIgBaseline b;
+  b.token = neutral_token(*tok);
+  b.special = t.special;
+  EXPECT_EQ(b.token, 0);
+  EXPECT_EQ(tok->id_to_token(b.token), "<unk>");
+  ASSERT_EQ(t.special[0], 1);  // BOS
+
+  b.mode = "zero";
+  OnnxIgResult zero;
+  ASSERT_TRUE(onnx_text_integrated_gradients(m, t.ids, target, 50, b, &zero, &err)) << err;
+  EXPECT_FALSE(onnx_text_ig_complete(zero.sum, zero.target)) << zero.sum << " vs " << zero.target;
+
+  b.mode = "auto";
+  OnnxIgResult autor;
+  ASSERT_TRUE(onnx_text_integrated_gradients(m, t.ids, target, 50, b, &autor, &err)) << err;
+  EXPECT_TRUE(autor.switched);
+  EXPECT_EQ(autor.token, 0);
+  EXPECT_EQ(autor.zero_sum, zero.sum);
+  EXPECT_EQ(autor.zero_target, zero.target);
+  EXPECT_TRUE(onnx_text_ig_complete(autor.sum, autor.target)) << autor.sum << " vs " << autor.target;
+  EXPECT_NEAR(autor.sum, autor.target, 1e-2);  // the path rule: ≤ 1e-3 per segment left unbisected
+  EXPECT_EQ(autor.values[0], 0.0);  // the BOS is the same in the input and the baseline
+  // p(baseline): the model on the baseline's ids (every token but BOS replaced by <unk>)
+  std::vector<int> base(t.ids.size(), 0);
+  base[0] = t.ids[0];
+  ASSERT_TRUE(m.run(base, &err)) << err;
+  const double p0 = onnx_text_probability(m.logits(), target);
+  EXPECT_NEAR(autor.target, onnx_text_probability(logits, target) - p0, 1e-6);
+  const nlohmann::json j = onnx_ig_baseline_json(autor);
+  EXPECT_EQ(j["kind"], "token");
+  EXPECT_EQ(j["token"], 0);
+  EXPECT_EQ(j["zero_completeness"]["sum"].get<double>(), zero.sum);
+
+  b.mode = "token";
+  OnnxIgResult token;
+  ASSERT_TRUE(onnx_text_integrated_gradients(m, t.ids, target, 50, b, &token, &err)) << err;
+  EXPECT_EQ(token.values, autor.values);
+  EXPECT_FALSE(token.switched);
+  b.token = -1;
+  EXPECT_FALSE(onnx_text_integrated_gradients(m, t.ids, target, 50, b, &token, &err));
+  EXPECT_NE(err.find("neither"), std::string::npos) << err;
+  b.mode = "pad";
+  EXPECT_FALSE(onnx_text_integrated_gradients(m, t.ids, target, 50, b, &token, &err));
+
+  // BERT-shaped: the zero baseline completes (position embeddings keep the input's norm), so auto keeps it.
+  std::unique_ptr<SubwordTokenizer> wp = load_tokenizer(bert_file("tokenizer.json"), &err);
+  ASSERT_TRUE(wp) << err;
+  OnnxIgBaseline bb;
+  bb.token = neutral_token(*wp);
+  EXPECT_EQ(wp->id_to_token(bb.token), "[PAD]");
+  OnnxIgResult br;
+  ASSERT_TRUE(onnx_text_integrated_gradients(bert(), kIds, 1, 50, bb, &br, &err)) << err;
+  EXPECT_FALSE(br.switched);
+  EXPECT_EQ(br.token, -1);
 }
 
 TEST(OnnxTextSession, ConfigCutAndTokenizerCheck) {

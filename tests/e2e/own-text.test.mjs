@@ -107,6 +107,11 @@ else describe('your text model in the browser', { timeout: 6 * 60_000 }, () => {
     assert.ok(Math.abs(r.cp.tokens - r.cp.logit) < 1e-4 * Math.abs(r.cp.logit), `CP-LRP conserves: ${JSON.stringify(r.cp)}`);
     assert.ok(r.rules.some((x) => /normalising scales held/.test(x)) && r.rules.some((x) => /identity rule/.test(x)), r.rules.join('; '));
     assert.match(await page.textContent('#ot-rows .measure-row[data-measure="cp_lrp"] .measure-label'), /tokens .* \+ positions\/biases .* = logit /);
+    // integrated gradients: stories260K's path from zero embeddings cannot be integrated, so the row is from <unk>'s
+    // embedding, completes, and says why
+    const igLabel = await page.textContent('#ot-rows .measure-row[data-measure="integrated_gradients"] .measure-label');
+    assert.match(igLabel, /sum \S+ vs p\(x\) − p\(baseline\) \S+ ✓/);
+    assert.match(igLabel, /baseline: <unk>’s embedding at every token but the template’s \(from zero embeddings Σ \S+ vs p\(x\) − p\(0\) \S+: a path no step count integrates/);
     const status = await page.locator('#ot-status').textContent();
     const ms = Number(/explained in (\d+) ms/.exec(status)?.[1]);
     assert.ok(Number.isFinite(ms), status);

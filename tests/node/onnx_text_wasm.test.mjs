@@ -104,8 +104,19 @@ test('explain and explainIds give the CLI’s explain-onnx-text object (1e-5)', 
     const want = cliExplain(['--text', c.text, ...c.args]);
     const got = lab.explain(c.text, c.target, { igSteps: 50, contextMixing: true });
     assert.equal(diff(got, want), '', c.text);
-    const ig = lab.integratedGradients(want.ids, want.target, 50);
-    assert.equal(diff(ig, { values: want.integrated_gradients, completeness: want.integrated_gradients_completeness }), '');
+    // the page's job, given the template's special tokens (kept in a token baseline): the same row and baseline
+    const ig = lab.integratedGradients(want.ids, want.target, 50, { special: want.special });
+    assert.equal(diff(ig, { values: want.integrated_gradients, completeness: want.integrated_gradients_completeness,
+      baseline: want.integrated_gradients_baseline }), '');
+    // stories260K's zero-embedding path cannot be integrated, so auto took <unk>'s; the zero baseline gives the sums
+    // the row reports for it (and misses completeness: the negative control)
+    assert.equal(want.integrated_gradients_baseline.kind, 'token');
+    assert.equal(want.integrated_gradients_baseline.piece, '<unk>');
+    const zero = lab.integratedGradients(want.ids, want.target, 50, { igBaseline: 'zero' });
+    assert.equal(diff(zero.completeness, want.integrated_gradients_baseline.zero_completeness), '');
+    assert.ok(Math.abs(zero.completeness.sum - zero.completeness.target) > 0.05 * Math.max(Math.abs(zero.completeness.target), 0.01));
+    const { sum, target } = want.integrated_gradients_completeness;
+    assert.ok(Math.abs(sum - target) <= 0.05 * Math.max(Math.abs(target), 0.01), `${sum} vs ${target}`);
     // value zeroing and ALTI as the page's jobs compute them: one layer a call, then the rollout
     for (const method of ['value_zeroing', 'alti']) {
       const layers = [...Array(lab.info().layers).keys()].map((l) => lab.contextMixingLayer(want.ids, method, l).values);

@@ -204,14 +204,18 @@ function scaleSwitch(onChange) {
 
 // Integrated gradients' completeness check: Σ attributions vs p(x) − p(baseline); shown so a reader can
 // see when the path integral is not trustworthy for this input.
-function completenessNote({ sum, target }) {
+// baseline (optional): a sentence naming a baseline other than the all-zero one, shown after the check.
+function completenessNote({ sum, target, baseline = '' }) {
   const gap = Math.abs(sum - target);
   const bad = gap > 0.05 * Math.max(Math.abs(target), 0.01);
   const span = el('span', 'measure-max' + (bad ? ' measure-warn' : ''),
     `sum ${compact(sum)} vs p(x) − p(baseline) ${compact(target)}${bad ? ' — off by > 5 %' : ' ✓'}`);
-  span.title = 'Completeness: the attributions should add up to p(x) − p(all-zero baseline) of the explained class.' +
+  span.title = `Completeness: the attributions should add up to p(x) − p(${baseline ? 'baseline' : 'all-zero baseline'}) of the explained class.` +
     (bad ? ' They do not here: treat this row with caution.' : ' They do, to within 5 %.');
-  return span;
+  if (!baseline) return span;
+  const box = el('span', 'measure-conservation');  // a column whose lines wrap
+  box.append(span, el('span', 'measure-max measure-baseline', baseline));
+  return box;
 }
 
 // A propagation rule's conservation: how much of the explained logit the words carry, how much the [CLS] and

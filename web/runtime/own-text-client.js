@@ -11,7 +11,8 @@
 //   client.explain(ids, target = 'next') → Promise<{explain, top, maps, pieces, ms} | null> (latest wins: a newer
 //     explain makes an older one resolve null)
 //   client.loo({ ids, target, p }, onProgress) → { id, promise, cancel() } (a job)
-//   client.ig({ ids, target }, onProgress) → { id, promise, cancel() } (a job: integrated gradients)
+//   client.ig({ ids, target, special }, onProgress) → { id, promise, cancel() } (a job: integrated gradients; special:
+//     the explain's, kept in a token baseline)
 //   client.mixing({ ids, method: 'value_zeroing' | 'alti' }, onProgress) → { id, promise, cancel() } (a job: one
 //     layer a step)
 //   client.generate({ ids, steps }, onProgress) → { id, promise, cancel() } (a job)
@@ -53,8 +54,8 @@ export class OwnTextClient {
     return this.channel.send('ownText.loo', { ids, target, p }, onProgress);
   }
 
-  ig({ ids, target }, onProgress = null) {
-    return this.channel.send('ownText.ig', { ids, target }, onProgress);
+  ig({ ids, target, special }, onProgress = null) {
+    return this.channel.send('ownText.ig', { ids, target, special }, onProgress);
   }
 
   mixing({ ids, method }, onProgress = null) {

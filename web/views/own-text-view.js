@@ -62,10 +62,18 @@ export const OWN_TEXT_MEASURES = Object.freeze([
   { key: 'gradient_x_input', label: 'Gradient × input', signed: true, kendallKey: false, short: 'signed: blue raises, red lowers the logit',
     help: 'Σ over the embedding of x · ∂logit/∂x for each token: signed, blue raises the explained logit, red lowers it.' },
   { key: 'integrated_gradients', label: 'Integrated gradients', signed: true, kendallKey: false, short: 'signed; their sum should be p(x) − p(baseline)',
-    help: 'Integrated gradients (Sundararajan et al. 2017) of the explained probability from the all-zero token-embedding baseline (positions kept): signed, blue raises, red lowers it. Their sum is shown beside p(x) − p(baseline) (completeness). A model that normalises each token’s embedding first (RMSNorm in Llama-style models such as stories260K) reads α·x as x until α is very near 0, so the path’s whole change sits in a sliver next to the baseline and the sum may miss: the row then says so.' },
+    help: 'Integrated gradients (Sundararajan et al. 2017) of the explained probability from the all-zero token-embedding baseline (positions kept): signed, blue raises, red lowers it. Their sum is shown beside p(x) − p(baseline) (completeness). A model whose only position signal is rotary (a Llama such as stories260K: nothing is added to the token embeddings) sees α·x near α = 0 through RMSNorms that each multiply it by up to 1/√ε, so its output swings wildly there and no number of steps integrates that path; then the baseline is every token’s embedding replaced by the padding / unknown token’s (the template’s tokens kept), and the line under the row says so with the zero baseline’s failed sums.' },
   { key: 'leave_one_out', label: 'Leave-one-out', signed: false, kendallKey: false, short: 'the token deleted, the rest re-run',
     help: '|p(x) − p(x without the token)| of the explained token / class: each token deleted in turn and the rest run again.' },
 ]);
+
+// The line under the integrated-gradients row when the core left the zero baseline (labs/own-text.js ig: `baseline`).
+function igBaselineText(b) {
+  if (b?.kind !== 'token') return '';
+  const zero = b.zero_completeness;
+  return `baseline: ${b.piece || `token ${b.token}`}’s embedding at every token but the template’s` +
+    (zero ? ` (from zero embeddings Σ ${fmtSigned(zero.sum)} vs p(x) − p(0) ${fmtSigned(zero.target)}: a path no step count integrates on this model)` : '');
+}
 
 function readFileBytes(file) {
   return file.arrayBuffer().then((b) => new Uint8Array(b));
@@ -369,6 +377,7 @@ export function mountOwnTextView(details, { store }) {
     show(r, ids, ms);
     const e = r.explain;
     const T = e.ids.length;
+    const special = cutSpecial([...promptSpecial, ...generated.map(() => 0)], e.ids.length);
     let tail = '';
     if (T > 1 && !Array.isArray(e.leave_one_out)) {
       const t1 = performance.now();
@@ -389,12 +398,12 @@ export function mountOwnTextView(details, { store }) {
     if (!e.gradient_note) {
       const t2 = performance.now();
       try {
-        const ig = await runJob('ig', (onProgress) => client.ig({ ids: e.ids, target: e.target }, onProgress), 'Integrated gradients…');
+        const ig = await runJob('ig', (onProgress) => client.ig({ ids: e.ids, target: e.target, special }, onProgress), 'Integrated gradients…');
         if (my !== seq) return;
         if (ig.cancelled) tail += ' · integrated gradients cancelled';
         else {
           result.integrated_gradients = ig.values.map((v) => (v === null ? NaN : v));
-          result.integrated_gradients_completeness = ig.completeness;
+          result.integrated_gradients_completeness = { ...ig.completeness, baseline: igBaselineText(ig.baseline) };
           drawRows();
           tail += ` · integrated gradients ${Math.round(performance.now() - t2)} ms more (Σ ${fmtSigned(ig.completeness.sum)} vs p(x) − p(baseline) ${fmtSigned(ig.completeness.target)})`;
         }
@@ -426,7 +435,6 @@ export function mountOwnTextView(details, { store }) {
       }
     }
     setStatus('ready', `${statusText(ms)}${tail}`);
-    const special = cutSpecial([...promptSpecial, ...generated.map(() => 0)], e.ids.length);
     const source = model.shipped ? { key: model.key, shipped: model.shipped } : { key: model.key, files: model.files };
     const step = { info: model.info, result, ids: e.ids, target: e.target, text: ui.text.value, special, truncated: e.truncated ?? null, source };
     for (const fn of listeners) fn(step);

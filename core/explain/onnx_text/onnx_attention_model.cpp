@@ -280,6 +280,8 @@ bool OnnxAttentionModel::token_measures(const Instance& instance, int ig_steps, 
   OnnxTextExplainRequest req;
   req.ids = instance.ids;
   req.ig_steps = ig_steps;
+  req.ig_baseline.token = ig_token_;
+  req.ig_baseline.special = instance.special;
   nlohmann::json e;
   ++runs;
   if (!onnx_text_explain(model_, req, &e, error)) return false;

@@ -46,6 +46,9 @@ class OnnxAttentionModel : public AttentionModel {
                               std::string* error) const override;
   OnnxTextModel& model() const { return model_; }
   int layer() const { return layer_; }
+  // Integrated gradients' neutral token (onnx_text_explain.h OnnxIgBaseline, `auto`; the instance's special tokens
+  // kept): the caller's tokenizer's (text/subword_tokenizer.h neutral_token); −1 (the default): the zero baseline only.
+  void set_ig_baseline_token(int token) { ig_token_ = token; }
   // Counts forward passes, so an instance knows when its values were overwritten.
   mutable long runs = 0;
 
@@ -53,6 +56,7 @@ class OnnxAttentionModel : public AttentionModel {
   OnnxTextModel& model_;
   int layer_ = -1;
   int classes_ = 0;
+  int ig_token_ = -1;
 };
 
 }  // namespace attnlab

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "explain/integrated_gradients_path.h"
 #include "explain/onnx_text/onnx_context_mixing.h"
@@ -57,22 +58,30 @@ std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int
   return d;
 }
 
-bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
-                                    std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error) {
+namespace {
+
+// The IG path from baseline embeddings x0 (empty: all zero) to the explained input's x: p and
+// g_t = d p / d x_t (x0 + a (x − x0)) · (x_t − x0_t) at each a, one forward_from + one backward each.
+bool onnx_text_ig_path(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps, const std::vector<float>& x0,
+                       std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error) {
   if (!model.run(ids, error)) return false;
   const std::string& emb = model.embedding_value();
-  const onnx::Tensor<float>* x0 = emb.empty() ? nullptr : model.executor().value(emb);
+  const onnx::Tensor<float>* xt = emb.empty() ? nullptr : model.executor().value(emb);
   const int T = static_cast<int>(ids.size());
-  if (!x0 || !x0->is_float() || x0->numel() % T != 0) {
+  if (!xt || !xt->is_float() || xt->numel() % T != 0) {
     *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
     return false;
   }
-  const onnx::Tensor<float> x = *x0;  // the explained input's embeddings
+  const onnx::Tensor<float> x = *xt;  // the explained input's embeddings
   const int64_t d = x.numel() / T;
+  std::vector<float> delta(x.f.begin(), x.f.end());
+  if (!x0.empty())
+    for (size_t q = 0; q < delta.size(); ++q) delta[q] -= x0[q];
   auto eval = [&](const std::vector<double>& alphas, std::vector<IgPathPoint>* pts, std::string* err) {
     for (double a : alphas) {
       onnx::Tensor<float> xs = x;
-      for (float& v : xs.f) v = static_cast<float>(v * a);
+      for (size_t q = 0; q < xs.f.size(); ++q)
+        xs.f[q] = x0.empty() ? static_cast<float>(x.f[q] * a) : static_cast<float>(x0[q] + a * delta[q]);
       if (!model.executor().forward_from(emb, xs, err)) return false;
       const std::vector<float> logits = model.current_logits();
       IgPathPoint pt;
@@ -83,7 +92,7 @@ bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>
         for (int t = 0; t < T; ++t)
           for (int64_t k = 0; k < d; ++k) {
             const size_t q = static_cast<size_t>(t * d + k);
-            pt.g[static_cast<size_t>(t)] += static_cast<double>(g->f[q]) * x.f[q];
+            pt.g[static_cast<size_t>(t)] += static_cast<double>(g->f[q]) * delta[q];
           }
       }
       pts->push_back(std::move(pt));
@@ -94,6 +103,67 @@ bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>
   std::string rerr;
   if (!model.run(ids, ok ? error : &rerr)) return false;  // leave the model on the explained input
   return ok;
+}
+
+// The token baseline's embeddings: ids with every position that is not special replaced by `token`, run once.
+bool onnx_text_token_baseline(OnnxTextModel& model, const std::vector<int>& ids, const std::vector<int>& special, int token,
+                              std::vector<float>* x0, std::string* error) {
+  std::vector<int> base = ids;
+  for (size_t t = 0; t < base.size(); ++t)
+    if (t >= special.size() || !special[t]) base[t] = token;
+  if (!model.run(base, error)) return false;
+  const std::string& emb = model.embedding_value();
+  const onnx::Tensor<float>* v = emb.empty() ? nullptr : model.executor().value(emb);
+  if (!v || !v->is_float()) {
+    *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
+    return false;
+  }
+  x0->assign(v->f.begin(), v->f.end());
+  return true;
+}
+
+}  // namespace
+
+bool onnx_text_ig_complete(double sum, double target) {
+  return std::abs(sum - target) <= kIgCompletenessTolerance * std::max(std::abs(target), 0.01);
+}
+
+bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
+                                    const OnnxIgBaseline& baseline, OnnxIgResult* r, std::string* error) {
+  if (baseline.mode != "auto" && baseline.mode != "zero" && baseline.mode != "token") {
+    *error = "the integrated-gradients baseline must be auto, zero or token, not '" + baseline.mode + "'";
+    return false;
+  }
+  if (baseline.mode == "token" && baseline.token < 0) {
+    *error = "a token baseline needs a padding or unknown token, and this tokenizer has neither (or no tokenizer was given)";
+    return false;
+  }
+  *r = OnnxIgResult();
+  auto run = [&](const std::vector<float>& x0) {
+    std::pair<double, double> ends;
+    if (!onnx_text_ig_path(model, ids, target, steps, x0, &r->values, &ends, error)) return false;
+    r->sum = std::accumulate(r->values.begin(), r->values.end(), 0.0);
+    r->target = ends.second - ends.first;
+    return true;
+  };
+  if (baseline.mode != "token") {
+    if (!run({})) return false;
+    if (baseline.mode == "zero" || baseline.token < 0 || onnx_text_ig_complete(r->sum, r->target)) return true;
+    r->zero_sum = r->sum;  // auto: the zero baseline's path could not be integrated; try the token baseline
+    r->zero_target = r->target;
+    r->switched = true;
+  }
+  std::vector<float> x0;
+  if (!onnx_text_token_baseline(model, ids, baseline.special, baseline.token, &x0, error) || !run(x0)) return false;
+  r->token = baseline.token;
+  return true;
+}
+
+nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r) {
+  nlohmann::json b = {{"kind", r.token >= 0 ? "token" : "zero"}};
+  if (r.token >= 0) b["token"] = r.token;
+  if (r.switched) b["zero_completeness"] = {{"sum", r.zero_sum}, {"target", r.zero_target}};
+  return b;
 }
 
 std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k) {
@@ -224,13 +294,11 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     }
   }
   if (request.ig_steps > 0) {
-    std::vector<double> ig;
-    std::pair<double, double> ends;
-    if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, &ig, &ends, error)) {
-      double sum = 0;
-      for (double v : ig) sum += v;
-      o["integrated_gradients"] = onnx_text_row(ig);
-      o["integrated_gradients_completeness"] = {{"sum", sum}, {"target", ends.second - ends.first}};
+    OnnxIgResult ig;
+    if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, request.ig_baseline, &ig, error)) {
+      o["integrated_gradients"] = onnx_text_row(ig.values);
+      o["integrated_gradients_completeness"] = {{"sum", ig.sum}, {"target", ig.target}};
+      o["integrated_gradients_baseline"] = onnx_ig_baseline_json(ig);
     } else {
       o["integrated_gradients_note"] = *error;
       error->clear();

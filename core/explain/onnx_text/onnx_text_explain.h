@@ -9,9 +9,18 @@
 //     rollout, flow   Abnar & Zuidema (mean head fusion), relevance (Chefer et al. 2021), grad_attention
 //                     (mean_h A ⊙ ∂logit/∂A of the last layer) — the same functions as the core's transformer
 //     gradient        ‖∂logit/∂x_t‖₂ on the token embeddings; gradient_x_input Σ_e x_te ∂logit/∂x_te
-//     integrated_gradients  IG of p_target from the zero token-embedding baseline (every token's embedding scaled,
-//                     the template's special tokens too; positions and token types kept), signed, with
-//                     integrated_gradients_completeness {sum, target = p(x) − p(baseline)} (ig_steps 0: none)
+//     integrated_gradients  IG of p_target along the token embeddings (positions and token types kept), signed, with
+//                     integrated_gradients_completeness {sum, target = p(x) − p(baseline)} and
+//                     integrated_gradients_baseline {kind zero | token, token?, zero_completeness?} (ig_steps 0: none).
+//                     The baseline (request.ig_baseline): zero = every token's embedding (special ones too) scaled
+//                     from 0; token = each token's embedding but the template's special ones replaced by a neutral
+//                     token's (neutral_token: padding, else unknown), the special ones kept (so they get 0); auto (the
+//                     default) = zero, unless its sum misses p(x) − p(0) by more than kIgCompletenessTolerance and a
+//                     neutral token exists: then token, with the zero baseline's sums as zero_completeness. Why: a
+//                     model whose only position signal is rotary (Llama: nothing is added to the token embeddings)
+//                     sees α·x near α = 0 through RMSNorms that each multiply it by up to 1/√ε, so p(α) swings wildly
+//                     for α below ~1e-5 and no quadrature resolves the path (stories260K: Σ −3.91 vs 0.354 at any
+//                     step count); from a token's embedding the path keeps its norm.
 //     leave_one_out   |p_target(x) − p_target(x without token t)| (the token deleted, the rest re-run)
 //     attnlrp, cp_lrp the propagation rules found from the graph (onnx/propagation.h), Σ_e x_te · r_te of the
 //                     explained logit, signed, each with *_conservation {logit, tokens, unexplained} (what the
@@ -33,12 +42,32 @@
 
 namespace attnlab {
 
+// Integrated gradients' baseline (see integrated_gradients above).
+struct OnnxIgBaseline {
+  std::string mode = "auto";  // "auto" | "zero" | "token"
+  int token = -1;             // the neutral token (text/subword_tokenizer.h neutral_token); −1: none (auto stays zero)
+  std::vector<int> special;   // 1 where the template added the token: kept in the token baseline; empty: none
+};
+constexpr double kIgCompletenessTolerance = 0.05;  // of max(|p(x) − p(baseline)|, 0.01), as the page's check
+bool onnx_text_ig_complete(double sum, double target);
+
+struct OnnxIgResult {
+  std::vector<double> values;        // one per token
+  double sum = 0, target = 0;        // Σ values and p(x) − p(baseline)
+  int token = -1;                    // the baseline's token (−1: the zero baseline)
+  bool switched = false;             // auto went from zero to token: zero_sum / zero_target are the zero baseline's
+  double zero_sum = 0, zero_target = 0;
+};
+// {kind: "zero" | "token", token?, zero_completeness? {sum, target}}
+nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r);
+
 struct OnnxTextExplainRequest {
   std::vector<int> ids;
   int target = -1;
   bool leave_one_out = true;
   int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
   bool context_mixing = true;  // value zeroing and ALTI: L × n forwards each (onnx_context_mixing.h)
+  OnnxIgBaseline ig_baseline;
 };
 
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, nlohmann::json* out, std::string* error);
@@ -53,9 +82,9 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //     token t)| for t in [begin, end) (T = 1: NaN); the model is left on the last input it ran.
 //   onnx_text_probabilities(logits): every class's probability (one logit: [1 − σ, σ]); onnx_text_d_probability(logits,
 //     target): d p_target / d logits.
-//   onnx_text_integrated_gradients(model, ids, target, steps, out, p_ends): the integrated_gradients row (the
-//     explained input's token embeddings scaled along the path by Executor::forward_from, one backward per path
-//     point); *p_ends = {p(baseline), p(x)}; the model is left on ids.
+//   onnx_text_integrated_gradients(model, ids, target, steps, baseline, r): the integrated_gradients row (the token
+//     embeddings moved along the path by Executor::forward_from, one backward per path point) from the baseline
+//     (OnnxIgBaseline; auto may run the path twice); the model is left on ids.
 //   onnx_text_relevance(model, target, rule, tokens, notes): one backward of the explained logit under the rule
 //     (after a run on the explained input); tokens = Σ_e x·r per token, notes = the plan's. The executor then holds
 //     the rule's propagated quantities, not gradients: run backward again before reading gradients.
@@ -65,7 +94,7 @@ double onnx_text_probability(const std::vector<float>& logits, int target);
 std::vector<double> onnx_text_probabilities(const std::vector<float>& logits);
 std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int target);
 bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps,
-                                    std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error);
+                                    const OnnxIgBaseline& baseline, OnnxIgResult* r, std::string* error);
 std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k);
 bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
                              std::vector<double>* out, std::string* error);

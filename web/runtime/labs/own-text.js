@@ -17,8 +17,10 @@
 //     texts}, ms}. A text longer than the model's positions is cut (explain.truncated says where).
 //   ownText.loo {ids, target, p} (a job: a few tokens a step, cancellable) → {values (one per token, null where
 //     undefined), ms} or {cancelled: true}; progress {stage: 'loo', done, total}.
-//   ownText.ig {ids, target} (a job; cancellable before it starts) → {values (integrated gradients, one per token, from
-//     the zero token-embedding baseline, IG_STEPS segments to start), completeness {sum, target}, steps, ms} or
+//   ownText.ig {ids, target, special?} (a job; cancellable before it starts) → {values (integrated gradients, one per
+//     token, IG_STEPS segments to start, from the baseline the core's `auto` picks: the zero token embeddings, or where
+//     that path cannot be integrated the tokenizer's padding / unknown token with the template's `special` tokens
+//     kept), completeness {sum, target}, baseline {kind, token?, piece?, zero_completeness?}, steps, ms} or
 //     {cancelled: true}.
 //   ownText.mixing {ids, method: 'value_zeroing' | 'alti'} (a job: one layer a step, cancellable) → {values (the method
 //     rolled out, one per token, null where undefined), found {post_norm, layer_outputs: the block outputs found in the
@@ -139,7 +141,7 @@ async function ig(msg, ctx) {
   await ctx.yield();
   if (ctx.cancelled()) return { cancelled: true };
   const t0 = performance.now();
-  const r = await ctx.step(() => lab().integratedGradients(msg.ids, msg.target, IG_STEPS));
+  const r = await ctx.step(() => lab().integratedGradients(msg.ids, msg.target, IG_STEPS, Array.isArray(msg.special) ? { special: msg.special } : {}));
   return { ...r, steps: IG_STEPS, ms: performance.now() - t0 };
 }
 
