@@ -369,12 +369,21 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
     assert.ok(relErr(await pageLogits(page), unit) < 1e-5, 'the page with 0–1 scaling = ORT in Node on the 0–1 input');
 
+    // "Which method?" with no map to rank yet: a notice says what to do
+    await page.click('#own-which-run');
+    await page.waitForFunction(() => /Nothing to rank yet/.test(document.getElementById('own-notice').textContent), null, { timeout: TIMEOUT });
+
     // RISE with 64 masks: a map at 224², then deletion + insertion + ROAD
     await page.click('#own-compute');
     const ds = await waitMap(page, 'rise');
     assert.equal(ds.mapShape, '224×224');
     assert.equal(ds.layer, 'input');
     await riseCurves(page);
+    // then "Which method?" ranks RISE (its curves reused) and says why there is no random map
+    await page.click('#own-which-run');
+    await page.waitForSelector('#own-which .which-line', { timeout: TIMEOUT });
+    assert.deepEqual(await page.$$eval('#own-which tr[data-method]', (rows) => rows.map((r) => r.dataset.method)), ['rise']);
+    assert.match(await page.textContent('#own-which'), /No random baseline: it is drawn over a layer’s grid/);
     await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-model-ort.png') });
 
     // opset 21 (the core runs 1–18): through ORT as well

@@ -39,6 +39,10 @@ export function installWhichMethod(v) {
     const res = v.res;
     const cls = v.classIndex;
     const methods = candidates();
+    if (!methods.length) { // a model ONNX Runtime Web runs, with no perturbation map computed yet
+      v.showNotice('Nothing to rank yet: this model runs only RISE and occlusion here. Compute one of them first, then ask again.');
+      return;
+    }
     v.which = { res, cls, layer: v.layerOf(), maps: [], notes: [] };
     v.startJob('Which method?', null);
     let stopped = '', scored = 0;
