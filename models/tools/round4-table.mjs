@@ -33,7 +33,8 @@ for (const [title, keys, heads] of tables) {
   for (const [label, model] of SST) console.log(row(label, model, keys));
 }
 for (const [ds, label, limit] of [['20news', '20 Newsgroups hockey vs baseball (the first 100 of 796 test posts)', ' (limit100)'],
-  ['agnews', 'AG News World vs Business (3,800)', '']]) {
+  ['agnews', 'AG News World vs Business (3,800)', ''],
+  ['imdb', 'IMDB (the first 100 of the 2,000 test reviews)', ' (limit100)']]) {
   const keys = ['test accuracy', `conicity of the encoder states${limit}`, `τ(attention, gradient)${limit}`,
     `τ(attention, leave-one-out)${limit}`, `permutation: median Δ output, median over sentences${limit}`];
   console.log(`\n**${label}** — mean ± std (seeds)\n\n| model | test accuracy | conicity | τ(att, grad) | τ(att, LOO) | permutation: median Δp |\n| --- | --- | --- | --- | --- | --- |`);

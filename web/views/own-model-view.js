@@ -3,10 +3,10 @@
 // pixels (input scaling; input size when the model leaves it open) and explains the photo shown above with it:
 // every map of catalogue.onnx.methods (Grad-CAM family at a chosen layer, gradient / SmoothGrad / integrated
 // gradients) and the perturbation plans (Score-CAM, RISE, occlusion), then deletion / insertion curves, "Which
-// method?" (every map ranked by them, beside a random baseline) and the sanity check (the weights after the layer shuffled: does the map change?) — all
-// computed by the core's own executor in a worker of its own (runtime/own-model-client.js); for a model with an
-// operator the core lacks, only the forward-only ones, on ONNX Runtime Web. Nothing is uploaded;
-// the model is kept in the browser for the next visit only when the user ticks the box (runtime/own-model-store.js).
+// method?" (every map ranked by them, beside a random baseline) and the sanity check (the weights after the layer
+// shuffled: does the map change?) — all computed by the core's own executor in a worker of its own
+// (runtime/own-model-client.js); for a model with an operator the core lacks, only the forward-only ones, on ONNX
+// Runtime Web. Nothing is uploaded; the model is kept in the browser for the next visit only when the user ticks the box (runtime/own-model-store.js).
 //
 // Contract:
 //   mountOwnModelView(details, { store }) → { apply(state), setPhoto({key, title, source}) }
