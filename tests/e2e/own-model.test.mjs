@@ -44,6 +44,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const OUT = path.join(REPO, 'tests', 'e2e', 'out');
 const CLI = path.join(REPO, 'build/attnlab');
 const FX = path.join(REPO, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
+const VIT = path.join(REPO, 'tests/fixtures/onnx/vit_tiny/model.onnx');
 const ONNX_NODE = '/usr/share/libonnx-testdata/data/node';
 const WASM = path.join(REPO, 'web/gen/attnlab_core.wasm');
 const TIMEOUT = 180_000;
@@ -166,14 +167,15 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   // "Which method?" on a user's model: the random baseline is the CLI's (negative control: another seed), every map
   // the model gives directly is scored beside it, the Grad-CAM curves already run are reused (the same AUCs), a method
   // that gives no map is named with its reason, and the verdict names the lowest deletion AUC of the table.
+  // On the ViT fixture (48² input, 6 × 6 patches: every pass is cheap, and its attention maps are ranked too).
   test('Which method? ranks every map of your model beside the CLI’s random baseline', { skip: NO_CLI }, async () => {
     const ppm = catPpm(REPO, dir);
     const page = await openCard('&seed=5');
-    await chooseModel(page);
+    await chooseModel(page, VIT);
     await page.selectOption('#own-method', 'random');
     const ds = await waitMap(page, 'random');
     const got = await page.evaluate(() => Array.from(document.getElementById('own-model').ownLastMap));
-    const cli = (seed) => lastJson(execFileSync(CLI, ['explain-onnx', '--model', FX, '--image', ppm, '--method', 'random', '--seed', String(seed)], { encoding: 'utf8' }));
+    const cli = (seed) => lastJson(execFileSync(CLI, ['explain-onnx', '--model', VIT, '--image', ppm, '--method', 'random', '--seed', String(seed)], { encoding: 'utf8' }));
     const want = cli(5);
     assert.equal(ds.mapShape, want.map_shape.join('×'));
     assert.deepEqual(got, want.map.map((x) => Math.fround(x)));
@@ -193,7 +195,8 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
       insertion: Number(tr.querySelector('td.auc[data-kind="insertion"]').dataset.value),
     })));
     const methods = rows.map((r) => r.method);
-    for (const m of ['gradcam', 'gradcampp', 'layercam', 'eigencam', 'gradient', 'smoothgrad', 'integrated-gradients', 'random']) {
+    for (const m of ['gradcam', 'gradcampp', 'layercam', 'eigencam', 'gradient', 'smoothgrad', 'integrated-gradients',
+      'attention', 'rollout', 'chefer', 'attnlrp', 'cp-lrp', 'random']) {
       assert.ok(methods.includes(m), `${m} scored (${methods})`);
     }
     assert.ok(!methods.includes('rise') && !methods.includes('occlusion'), 'perturbation maps not computed are not scored');
