@@ -5,7 +5,8 @@
 //   renderCurves(container, runs, { width, labelOf, topProb, classes })
 //     runs: [{method, kind: 'deletion' | 'insertion', x: [fractions], y: [probabilities], auc}]
 //     Two charts side by side (.chart[data-chart=deletion|insertion], data-n = number of curves, data-y-max = the
-//     top of its y axis); one line per method (fixed colour per method), AUC in the legend label ("Grad-CAM — AUC
+//     top of its y axis); one line per method (fixed colour per method; a vision transformer's attention maps
+//     dashed), AUC in the legend label ("Grad-CAM — AUC
 //     0.123"). Deletion: lower is better; insertion: higher is better (said in the titles). The y axis is scaled
 //     to the curves' data (analysis/image-readout.js curveDomain; both charts share it, so they compare), and
 //     says so when it stops below 1. With topProb (the model's top probability on the photo) and classes (C):
@@ -32,7 +33,16 @@ export const METHOD_COLORS = Object.freeze({
   gradient: '#666666',
   smoothgrad: '#1f78b4',
   'integrated-gradients': '#33a02c',
+  ablationcam: '#17becf',
+  'gradient-x-input': '#bcbd22',
+  // a vision transformer's attention maps: drawn dashed (DASHED), so they stay apart from the CAM family's colours
+  attention: '#1a1a1a',
+  rollout: '#b35806',
+  chefer: '#542788',
+  attnlrp: '#c51b7d',
+  'cp-lrp': '#01665e',
 });
+const DASHED = new Set(['attention', 'rollout', 'chefer', 'attnlrp', 'cp-lrp']);
 
 export function renderCurves(container, runs, { width = 640, labelOf = (m) => m, topProb = NaN, classes = 0 } = {}) {
   if (!runs.length) {
@@ -52,7 +62,7 @@ export function renderCurves(container, runs, { width = 640, labelOf = (m) => m,
       continue;
     }
     const name = (r) => `${labelOf(r.method)} — AUC ${num(r.auc, r.auc >= 0.01 || !(r.auc > 0) ? 3 : 5)}`;
-    const data = these.flatMap((r) => r.x.map((x, i) => ({ x, y: r.y[i], series: name(r) })));
+    const data = these.flatMap((r) => r.x.map((x, i) => ({ x, y: r.y[i], series: name(r), dashed: DASHED.has(r.method) })));
     box.append(Plot.plot({
       ...baseOptions(w),
       marginLeft: domain[1] < 0.01 ? 62 : domain[1] < 0.1 ? 54 : 48, // room for the ticks' decimals
@@ -62,7 +72,9 @@ export function renderCurves(container, runs, { width = 640, labelOf = (m) => m,
       x: { label: kind === 'deletion' ? 'fraction of pixels deleted →' : 'fraction of pixels inserted →', domain: [0, 1] },
       y: { label: domain[1] < 1 ? `↑ probability of the class (axis to ${num(domain[1], 6).replace(/0+$/, '')}, the data’s range)` : '↑ probability of the class', domain, grid: true },
       color: { domain: these.map(name), range: these.map((r) => METHOD_COLORS[r.method] ?? '#444'), legend: true },
-      marks: [Plot.line(data, { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }), Plot.ruleY([0])],
+      marks: [Plot.line(data.filter((d) => !d.dashed), { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2 }),
+        Plot.line(data.filter((d) => d.dashed), { x: 'x', y: 'y', stroke: 'series', strokeWidth: 2, strokeDasharray: '6,3' }),
+        Plot.ruleY([0])],
     }));
     boxes.push(box);
   }
