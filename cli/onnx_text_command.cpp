@@ -41,8 +41,8 @@ int run_onnx_text(const OnnxTextCommand& c) {
   req.leave_one_out = !c.no_loo;
   req.context_mixing = !c.no_mixing;
   req.ig_steps = c.ig_steps;
+  req.ig_baseline = onnx_ig_baseline_of(files.tokenizer.get());
   req.ig_baseline.mode = c.ig_baseline;
-  if (files.tokenizer) req.ig_baseline.token = neutral_token(*files.tokenizer);
   nlohmann::json out = nlohmann::json::object();
   Tokenization t;
   if (!c.ids.empty()) {
@@ -84,8 +84,6 @@ int run_onnx_text(const OnnxTextCommand& c) {
   out["ids"] = req.ids;
   nlohmann::json e;
   if (!onnx_text_explain(model, req, &e, &error)) fail(error);
-  if (e.contains("integrated_gradients_baseline") && e["integrated_gradients_baseline"].contains("token") && files.tokenizer)
-    e["integrated_gradients_baseline"]["piece"] = files.tokenizer->id_to_token(e["integrated_gradients_baseline"]["token"].get<int>());
   out.update(e);
   if (!cut.is_null()) out["truncated"] = cut;
   std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;

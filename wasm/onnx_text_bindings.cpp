@@ -259,21 +259,23 @@ class OnnxTextLab {
     object_arg(options, "options", &opt, e);
     if (e.ok() && (steps < 1 || steps > 10000)) e.fail("steps must be in 1..10000");
     OnnxIgBaseline baseline;
-    if (e.ok()) baseline_arg(opt, v.size(), &baseline, e);
+    if (e.ok()) baseline_arg(opt, v.size(), nullptr, &baseline, e);
     OnnxIgResult r;
     if (e.ok() && !onnx_text_integrated_gradients(model_, v, tgt, steps, baseline, &r, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
-    json b = onnx_ig_baseline_json(r);
-    if (r.token >= 0 && tok_) b["piece"] = tok_->id_to_token(r.token);
     return out_json({{"values", nullable_row(r.values)}, {"completeness", {{"sum", r.sum}, {"target", r.target}}},
-                     {"baseline", b}});
+                     {"baseline", onnx_ig_baseline_json(r, baseline)}});
   }
 
   // Integrated gradients' baseline from options {igBaseline: 'auto' | 'zero' | 'token', special: [0 / 1 per id]} and the
-  // tokenizer's neutral token.
-  void baseline_arg(const json& opt, size_t n, OnnxIgBaseline* b, Err& e) const {
+  // tokenizer's neutral token; `special` (the tokenization's) when given, else the options'.
+  void baseline_arg(const json& opt, size_t n, const std::vector<int>* special, OnnxIgBaseline* b, Err& e) const {
+    *b = onnx_ig_baseline_of(tok_.get());
     b->mode = opt.value("igBaseline", std::string("auto"));
-    b->token = tok_ ? neutral_token(*tok_) : -1;
+    if (special) {
+      b->special = *special;
+      return;
+    }
     if (!opt.contains("special")) return;
     const json& sp = opt["special"];
     if (!sp.is_array() || sp.size() != n) {
@@ -551,8 +553,7 @@ class OnnxTextLab {
     if (req.ig_steps < 0 || req.ig_steps > 10000) e.fail("igSteps must be in 0..10000");
     req.target = target;
     fit(&ids, t, &cut, e);
-    if (e.ok()) baseline_arg(t ? json{{"igBaseline", opt.value("igBaseline", std::string("auto"))}, {"special", t->special}} : opt,
-                             ids.size(), &req.ig_baseline, e);
+    if (e.ok()) baseline_arg(opt, ids.size(), t ? &t->special : nullptr, &req.ig_baseline, e);
     if (e.ok() && t && !cut.is_null()) {
       out["tokens"] = t->tokens;
       out["offsets"] = offsets_json(*t);
@@ -564,8 +565,6 @@ class OnnxTextLab {
     if (e.ok() && !onnx_text_explain(model_, req, &x, &err)) e.fail(err);
     if (!e.ok()) return error_val(e.message);
     out["ids"] = ids;
-    if (x.contains("integrated_gradients_baseline") && x["integrated_gradients_baseline"].contains("token") && tok_)
-      x["integrated_gradients_baseline"]["piece"] = tok_->id_to_token(x["integrated_gradients_baseline"]["token"].get<int>());
     out.update(x);
     if (!cut.is_null()) out["truncated"] = cut;
     if (!opt.value("attentionLayers", true)) out.erase("attention_layers");

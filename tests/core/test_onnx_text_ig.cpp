@@ -103,11 +103,12 @@ TEST(OnnxTextIg, AutoBaselineSwitchesToATokenWhereTheZeroPathCannotBeIntegrated)
   ASSERT_TRUE(m.run(t.ids, &err)) << err;
   const std::vector<float> logits = m.logits();
   const int target = onnx_text_top_k(logits, 1)[0];
-  OnnxIgBaseline b;
-  b.token = neutral_token(*tok);
+  OnnxIgBaseline b = onnx_ig_baseline_of(tok.get());
   b.special = t.special;
+  EXPECT_EQ(b.mode, "auto");
   EXPECT_EQ(b.token, 0);
-  EXPECT_EQ(tok->id_to_token(b.token), "<unk>");
+  EXPECT_EQ(b.piece, "<unk>");
+  EXPECT_EQ(onnx_ig_baseline_of(nullptr).token, -1);
   ASSERT_EQ(t.special[0], 1);  // BOS
 
   b.mode = "zero";
@@ -131,9 +132,10 @@ TEST(OnnxTextIg, AutoBaselineSwitchesToATokenWhereTheZeroPathCannotBeIntegrated)
   ASSERT_TRUE(m.run(base, &err)) << err;
   const double p0 = onnx_text_probability(m.logits(), target);
   EXPECT_NEAR(autor.target, onnx_text_probability(logits, target) - p0, 1e-6);
-  const nlohmann::json j = onnx_ig_baseline_json(autor);
+  const nlohmann::json j = onnx_ig_baseline_json(autor, b);
   EXPECT_EQ(j["kind"], "token");
   EXPECT_EQ(j["token"], 0);
+  EXPECT_EQ(j["piece"], "<unk>");
   EXPECT_EQ(j["zero_completeness"]["sum"].get<double>(), zero.sum);
 
   b.mode = "token";
@@ -150,9 +152,8 @@ TEST(OnnxTextIg, AutoBaselineSwitchesToATokenWhereTheZeroPathCannotBeIntegrated)
   // BERT-shaped: the zero baseline completes (position embeddings keep the input's norm), so auto keeps it.
   std::unique_ptr<SubwordTokenizer> wp = load_tokenizer(bert_file("tokenizer.json"), &err);
   ASSERT_TRUE(wp) << err;
-  OnnxIgBaseline bb;
-  bb.token = neutral_token(*wp);
-  EXPECT_EQ(wp->id_to_token(bb.token), "[PAD]");
+  const OnnxIgBaseline bb = onnx_ig_baseline_of(wp.get());
+  EXPECT_EQ(bb.piece, "[PAD]");
   OnnxIgResult br;
   ASSERT_TRUE(onnx_text_integrated_gradients(bert(), kIds, 1, 50, bb, &br, &err)) << err;
   EXPECT_FALSE(br.switched);

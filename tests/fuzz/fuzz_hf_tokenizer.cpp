@@ -31,6 +31,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   const int vocab = tok->vocab_size();
   fuzz::require(vocab > 0);
+  // The neutral token (integrated gradients' baseline on a user's transformer): none, or an id of the vocabulary.
+  const int neutral = neutral_token(*tok);
+  fuzz::require(neutral >= -1 && neutral < vocab);
   for (const std::string& text : kTexts) {
     for (bool special : {false, true}) {
       Tokenization t;

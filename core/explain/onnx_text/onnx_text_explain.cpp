@@ -60,16 +60,27 @@ std::vector<float> onnx_text_d_probability(const std::vector<float>& logits, int
 
 namespace {
 
+// The token embeddings of the last run (the output of the Gather that reads the ids); null with a message when none.
+const onnx::Tensor<float>* token_embeddings(OnnxTextModel& model, std::string* error) {
+  const std::string& emb = model.embedding_value();
+  const onnx::Tensor<float>* v = emb.empty() ? nullptr : model.executor().value(emb);
+  if (v && v->is_float()) return v;
+  *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
+  return nullptr;
+}
+
 // The IG path from baseline embeddings x0 (empty: all zero) to the explained input's x: p and
 // g_t = d p / d x_t (x0 + a (x − x0)) · (x_t − x0_t) at each a, one forward_from + one backward each.
 bool onnx_text_ig_path(OnnxTextModel& model, const std::vector<int>& ids, int target, int steps, const std::vector<float>& x0,
                        std::vector<double>* out, std::pair<double, double>* p_ends, std::string* error) {
   if (!model.run(ids, error)) return false;
   const std::string& emb = model.embedding_value();
-  const onnx::Tensor<float>* xt = emb.empty() ? nullptr : model.executor().value(emb);
+  const onnx::Tensor<float>* xt = token_embeddings(model, error);
   const int T = static_cast<int>(ids.size());
-  if (!xt || !xt->is_float() || xt->numel() % T != 0) {
-    *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
+  if (!xt) return false;
+  if (xt->numel() % T != 0) {
+    *error = "integrated gradients need one token embedding per id; the Gather that reads the ids gives " +
+             std::to_string(xt->numel()) + " values for " + std::to_string(T) + " ids";
     return false;
   }
   const onnx::Tensor<float> x = *xt;  // the explained input's embeddings
@@ -112,17 +123,20 @@ bool onnx_text_token_baseline(OnnxTextModel& model, const std::vector<int>& ids,
   for (size_t t = 0; t < base.size(); ++t)
     if (t >= special.size() || !special[t]) base[t] = token;
   if (!model.run(base, error)) return false;
-  const std::string& emb = model.embedding_value();
-  const onnx::Tensor<float>* v = emb.empty() ? nullptr : model.executor().value(emb);
-  if (!v || !v->is_float()) {
-    *error = "integrated gradients need the token embeddings (the output of a Gather that reads the ids); none was found";
-    return false;
-  }
+  const onnx::Tensor<float>* v = token_embeddings(model, error);
+  if (!v) return false;
   x0->assign(v->f.begin(), v->f.end());
   return true;
 }
 
 }  // namespace
+
+OnnxIgBaseline onnx_ig_baseline_of(const SubwordTokenizer* tok) {
+  OnnxIgBaseline b;
+  if (tok) b.token = neutral_token(*tok);
+  if (b.token >= 0) b.piece = tok->id_to_token(b.token);
+  return b;
+}
 
 bool onnx_text_ig_complete(double sum, double target) {
   return std::abs(sum - target) <= kIgCompletenessTolerance * std::max(std::abs(target), 0.01);
@@ -159,9 +173,10 @@ bool onnx_text_integrated_gradients(OnnxTextModel& model, const std::vector<int>
   return true;
 }
 
-nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r) {
+nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r, const OnnxIgBaseline& baseline) {
   nlohmann::json b = {{"kind", r.token >= 0 ? "token" : "zero"}};
   if (r.token >= 0) b["token"] = r.token;
+  if (r.token >= 0 && !baseline.piece.empty()) b["piece"] = baseline.piece;
   if (r.switched) b["zero_completeness"] = {{"sum", r.zero_sum}, {"target", r.zero_target}};
   return b;
 }
@@ -298,7 +313,7 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, request.ig_baseline, &ig, error)) {
       o["integrated_gradients"] = onnx_text_row(ig.values);
       o["integrated_gradients_completeness"] = {{"sum", ig.sum}, {"target", ig.target}};
-      o["integrated_gradients_baseline"] = onnx_ig_baseline_json(ig);
+      o["integrated_gradients_baseline"] = onnx_ig_baseline_json(ig, request.ig_baseline);
     } else {
       o["integrated_gradients_note"] = *error;
       error->clear();

@@ -39,6 +39,7 @@
 
 #include "explain/onnx_text/onnx_text_model.h"
 #include "onnx/propagation.h"
+#include "text/subword_tokenizer.h"
 
 namespace attnlab {
 
@@ -46,8 +47,11 @@ namespace attnlab {
 struct OnnxIgBaseline {
   std::string mode = "auto";  // "auto" | "zero" | "token"
   int token = -1;             // the neutral token (text/subword_tokenizer.h neutral_token); −1: none (auto stays zero)
+  std::string piece;          // its vocabulary entry, for the JSON ("" when unknown)
   std::vector<int> special;   // 1 where the template added the token: kept in the token baseline; empty: none
 };
+// Mode auto with tok's neutral token and its piece (tok null: none, so the zero baseline only).
+OnnxIgBaseline onnx_ig_baseline_of(const SubwordTokenizer* tok);
 constexpr double kIgCompletenessTolerance = 0.05;  // of max(|p(x) − p(baseline)|, 0.01), as the page's check
 bool onnx_text_ig_complete(double sum, double target);
 
@@ -58,8 +62,8 @@ struct OnnxIgResult {
   bool switched = false;             // auto went from zero to token: zero_sum / zero_target are the zero baseline's
   double zero_sum = 0, zero_target = 0;
 };
-// {kind: "zero" | "token", token?, zero_completeness? {sum, target}}
-nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r);
+// {kind: "zero" | "token", token?, piece?, zero_completeness? {sum, target}} (piece: b's, when the token was used)
+nlohmann::json onnx_ig_baseline_json(const OnnxIgResult& r, const OnnxIgBaseline& b);
 
 struct OnnxTextExplainRequest {
   std::vector<int> ids;

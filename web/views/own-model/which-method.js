@@ -45,7 +45,7 @@ export function installWhichMethod(v) {
     }
     v.which = { res, cls, layer: v.layerOf(), maps: [], notes: [] };
     v.startJob('Which method?', null);
-    let stopped = '', scored = 0;
+    let stopped = '';
     try {
       for (const [i, method] of methods.entries()) {
         if (v.job?.cancelled || res !== v.res) break;
@@ -77,12 +77,11 @@ export function installWhichMethod(v) {
           v.keepCurves(method, cls, r.key, out);
         }
         v.which.maps.push(r.key);
-        scored++;
       }
       const cancelled = Boolean(stopped || v.job?.cancelled);
       v.endJob();
       if (res !== v.res) return;
-      if (cancelled) v.which.notes.unshift(`Cancelled${stopped ? ` during ${stopped}` : ''}: ${scored} of ${methods.length} maps scored.`);
+      if (cancelled) v.which.notes.unshift(`Cancelled${stopped ? ` during ${stopped}` : ''}: ${v.which.maps.length} of ${methods.length} maps scored.`);
       v.drawCurves();
     } catch (e) {
       v.endJob();
