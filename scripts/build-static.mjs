@@ -4,7 +4,9 @@
 //
 // Contract: node scripts/build-static.mjs [--out DIR] (default dist/). Writes, replacing DIR:
 //   DIR/index.html            a redirect to web/ (the page uses relative URLs only, so any sub-path works)
-//   DIR/web/…                 the page (web/ as it is, without web/bench), incl. web/gen (the wasm core: built first
+//   DIR/web/…                 the page (web/ as it is, without web/bench; app.js, views/page-tools.js and
+//                             runtime/host/worker.js bundled as `npm run serve` serves them: scripts/page-bundle.mjs),
+//                             incl. web/gen (the wasm core: built first
 //                             if missing — run `bash scripts/build-wasm.sh`), web/lessons, web/images
 //   DIR/models/{text,image,cnn}/…  the shipped models, manifests and data sets (no training logs, no tools)
 //   DIR/vendor/ort/           ONNX Runtime Web: ort.wasm.min.mjs, ort.webgpu.min.mjs and the wasm / asyncify pairs
@@ -15,6 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundlePage } from './page-bundle.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -74,6 +77,14 @@ fs.rmSync(OUT, { recursive: true, force: true });
 fs.mkdirSync(OUT, { recursive: true });
 
 copyTree(path.join(ROOT, 'web'), path.join(OUT, 'web'), (r) => r === 'bench');
+for (const [rel, body] of await bundlePage(path.join(ROOT, 'web'))) {
+  const dst = path.join(OUT, 'web', ...rel.split('/'));
+  if (fs.existsSync(dst)) bytes -= fs.statSync(dst).size;
+  else files++;
+  fs.mkdirSync(path.dirname(dst), { recursive: true });
+  fs.writeFileSync(dst, body);
+  bytes += body.length;
+}
 for (const m of ['text', 'image', 'cnn']) {
   const dir = path.join(ROOT, 'models', m);
   if (fs.existsSync(dir)) copyTree(dir, path.join(OUT, 'models', m), (r) => r.endsWith('.log'));

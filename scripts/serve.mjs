@@ -2,13 +2,17 @@
 //
 // Contract:
 //   startServer({ port = 8080, host = '127.0.0.1', root = <repo root>, headersTimeout = 10 s, requestTimeout = 30 s,
-//                 csp = CSP (another policy: tests' negative controls only) }) → Promise<{ server, port, url, close() }>
+//                 csp = CSP (another policy: tests' negative controls only), bundle }) → Promise<{ server, port, url, close() }>
 //   Serves only these trees of `root`:
 //     /web/…         → web/
 //     /models/…      → models/
 //     /vendor/ort/…  → node_modules/onnxruntime-web/dist/
 //     /vendor/d3/…   → node_modules/d3/dist/                  (charts: d3.min.js, UMD)
 //     /vendor/plot/… → node_modules/@observablehq/plot/dist/  (charts: plot.umd.min.js, needs d3)
+//   bundle (default: on unless ATTNLAB_BUNDLE=0): /web/app.js (with views/page-tools.js, then an empty module) and
+//   /web/runtime/host/worker.js are served bundled (scripts/page-bundle.mjs: built in memory when the server starts,
+//   rebuilt when a source changes); when esbuild is missing or a source does not parse, the sources are served as
+//   they are (one warning).
 //   `/` and `/web` redirect to `/web/`; a directory serves its index.html. Everything else is 404, and
 //   no request can leave those trees (`..`, encoded separators, NUL, dot-files and symlinks pointing
 //   outside are refused). Every response (the raw 400 / 408 / 431 answers to malformed requests too)
@@ -23,7 +27,9 @@ import http from 'node:http';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { createPageBundler, ENTRIES } from './page-bundle.mjs';
 
 const DEFAULT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -119,7 +125,30 @@ function send(res, status, body, headers = {}) {
   res.end(res.req.method === 'HEAD' ? undefined : text);
 }
 
-async function handle(root, req, res) {
+// The bundled page module for /web/<rel>, or null when <rel> is not bundled or bundling is off / failed.
+async function bundled(bundler, rel) {
+  if (!bundler || !ENTRIES.includes(rel)) return null;
+  try {
+    return (await bundler.files()).get(rel) ?? null;
+  } catch (err) {
+    if (!bundler.warned) console.warn(`serve: serving the page's modules unbundled (${err.message.split('\n')[0]})`);
+    bundler.warned = true;
+    return null;
+  }
+}
+
+function sendBuffer(req, res, body, file) {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+  const headers = { ...(res.securityHeaders ?? SECURITY_HEADERS), 'Content-Type': mimeType(file), 'Cache-Control': 'no-cache', ETag: etag };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    return res.end();
+  }
+  res.writeHead(200, { ...headers, 'Content-Length': body.length });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+async function handle(root, req, res, bundler) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return send(res, 405, 'Method not allowed\n', { Allow: 'GET, HEAD', Connection: 'close' });
   }
@@ -138,6 +167,11 @@ async function handle(root, req, res) {
   }
   const target = resolvePath(root, p);
   if (!target) return send(res, 404, 'Not found\n');
+  if (p.startsWith('/web/')) {
+    const rel = path.relative(path.join(root, 'web'), target.file).split(path.sep).join('/');
+    const body = await bundled(bundler, rel);
+    if (body) return sendBuffer(req, res, body, target.file);
+  }
 
   let file = target.file;
   let stat;
@@ -179,8 +213,11 @@ async function handle(root, req, res) {
   stream.pipe(res);
 }
 
-export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT, headersTimeout = 10_000, requestTimeout = 30_000, csp = CSP } = {}) {
+export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_ROOT, headersTimeout = 10_000, requestTimeout = 30_000, csp = CSP,
+  bundle = process.env.ATTNLAB_BUNDLE !== '0' } = {}) {
   const absRoot = path.resolve(root);
+  const bundler = bundle ? createPageBundler(path.join(absRoot, 'web')) : null;
+  bundler?.files().catch(() => {}); // built while the browser starts; the first request for app.js waits for it
   const securityHeaders = { ...SECURITY_HEADERS, 'Content-Security-Policy': csp };
   const limits = {
     maxHeaderSize: 16 * 1024,
@@ -190,7 +227,7 @@ export function startServer({ port = 8080, host = '127.0.0.1', root = DEFAULT_RO
   };
   const server = http.createServer(limits, (req, res) => {
     res.securityHeaders = securityHeaders;
-    handle(absRoot, req, res).catch((err) => {  // a bug, not bad input (bad input gets 4xx above)
+    handle(absRoot, req, res, bundler).catch((err) => {  // a bug, not bad input (bad input gets 4xx above)
       if (!res.headersSent) send(res, 500, 'Internal error\n');
       else res.destroy();
       console.error('serve:', err);

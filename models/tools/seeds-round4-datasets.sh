@@ -25,7 +25,15 @@ declare -A LIMIT=([20news]=100 [agnews]=0 [imdb]=100)
 
 one() {  # DATASET KIND SEED
   local ds=$1 kind=$2 seed=$3 tag="$1-$2-s$3" dir="$work/$1-$2-s$3" sub=${SUBDIR[$1]}
-  local recipe=()
+  local recipe=() limit=${LIMIT[$ds]} suffix="" e f missing=0
+  [ "$limit" != 0 ] && suffix=".limit$limit"
+  # Done already (its summaries committed): not trained again — the weights are not committed, and a retraining
+  # would replace a committed train.json beside experiments run on the earlier weights.
+  for e in train conicity kendall permutation; do
+    [ "$e" = train ] && f="$out/$tag.train.json" || f="$out/$tag.$e$suffix.json"
+    [ -f "$f" ] || missing=1
+  done
+  [ "$missing" = 0 ] && return 0
   case $kind in ortho) recipe=(--encoder ortho_bilstm) ;; diversity) recipe=(--diversity 0.5) ;; esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
     nice -n 10 "$BIN" train-text --train "$data/$sub/train.tsv" --test "$data/$sub/test.tsv" --dev-fraction 0.1 \
@@ -33,10 +41,8 @@ one() {  # DATASET KIND SEED
       --max-vocab 15000 --storage f32 > "$work/$tag.train.log" 2>&1
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"
   fi
-  local limit=${LIMIT[$ds]} suffix=""
-  [ "$limit" != 0 ] && suffix=".limit$limit"
   for e in conicity kendall permutation; do
-    local f="$out/$tag.$e$suffix.json"
+    f="$out/$tag.$e$suffix.json"
     [ -f "$f" ] && continue
     nice -n 10 "$BIN" experiment "$e" --model "$dir" --data "$data/$sub/test.tsv" --limit "$limit" 2>/dev/null |
       tail -n 1 > "$f.tmp"

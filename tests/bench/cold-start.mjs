@@ -12,11 +12,13 @@
 // measure, when each request started and ended (ms from navigation; the workers' requests included) and the
 // page's and workers' performance marks.
 // Usage: node tests/bench/cold-start.mjs [--runs 5] [--only text|cam] [--trace] [--port N] [--root DIR] [--latency MS]
+//   [--no-bundle]
 //   --latency: DevTools network emulation adds MS of latency to every request of the page (and of its workers), as a
 //   real network's round trips would (localhost has none, so it hides what waits on a request chain); off by default.
 //   --root: serve another checkout's web/ (with models/ and node_modules/) instead of this one: an A/B comparison
 //   on a busy machine runs both in turn (e.g. `git archive <commit> web | tar -x -C DIR`, web/gen copied, the two
 //   other folders linked).
+//   --no-bundle: serve the page's modules unbundled (startServer's bundle: false; scripts/page-bundle.mjs).
 // Prints a markdown table (every run, the median) and one JSON line. No assertion: a measurement, not a test.
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -107,7 +109,11 @@ async function coldRun(server, m) {
   }
 }
 
-const server = await startServer({ port: Number(opt('--port', '0')), root });
+const BUNDLE = !args.includes('--no-bundle');
+const server = await startServer({ port: Number(opt('--port', '0')), root, bundle: BUNDLE });
+// The server bundles the page's modules once (scripts/page-bundle.mjs); a user's server has done so long before the
+// page is opened, so the build is not part of a cold open.
+await fetch(`${server.url}/web/app.js`).then((r) => r.arrayBuffer());
 const result = { runs: RUNS, chromium: '' };
 try {
   const rows = [];

@@ -50,7 +50,9 @@ test('a cold open on the Images tab starts the image worker first and the text h
     const text = ws.find((w) => w.name === 'attnlab-core');
     assert.ok(image && text, JSON.stringify(ws));
     assert.ok(image.t < text.t, `the image worker (${image.t.toFixed(0)} ms) before the text host (${text.t.toFixed(0)} ms)`);
-    assert.ok(text.t >= top1, `the text host (${text.t.toFixed(0)} ms) waited for the first photo (${top1.toFixed(0)} ms)`);
+    // held until the first photo, or until app.js's 8-s fallback on a machine too busy to classify it by then
+    // (its timer starts when app.js runs, after navigation: text.t ≥ 8000 then)
+    assert.ok(text.t >= Math.min(top1, 8000), `the text host (${text.t.toFixed(0)} ms) waited for the first photo (${top1.toFixed(0)} ms) or 8 s`);
     assert.equal(ws.filter((w) => w.name === 'attnlab-core').length, 1, 'one text host');
     // the held requests went through: the hidden Debate view got its model list
     await page.waitForFunction(() => !document.getElementById('debate-model').disabled, null, { timeout: TIMEOUT });

@@ -41,11 +41,14 @@ export function hostUrl(labs) {
   return url;
 }
 
-let made = []; // WeakRefs: a dropped channel is not kept alive by this list
+// WeakRefs: a dropped channel is not kept alive by this list. One list per page, kept on globalThis: the served
+// page's modules are bundled (scripts/page-bundle.mjs), and a test that imports this file into the page gets a second
+// instance of the module, which must still see the page's channels.
+const made = (globalThis[Symbol.for('attnlab.hostChannels')] ??= []);
 
 export function hostChannel({ name = 'attnlab-core', what = 'the background worker', workerUrl = HOST_URL, WorkerImpl = globalThis.Worker } = {}) {
   const channel = new WorkerChannel({ workerUrl, WorkerImpl, name, what });
-  made = made.filter((r) => r.deref());
+  for (let i = made.length - 1; i >= 0; i--) if (!made[i].deref()) made.splice(i, 1);
   if (typeof WeakRef === 'function') made.push(new WeakRef(channel));
   return channel;
 }

@@ -15,12 +15,16 @@
 //   fetched again. Other entries for the same url (older versions) are deleted when a new one is stored.
 //   A downloaded file with the wrong size or digest is NOT cached and gives an Error naming the file, the
 //   expected and actual size / digest. Network and HTTP errors give an Error naming the file.
+//   The new entry is written after the bytes are returned; cacheWritten() → a Promise that settles when the last
+//   write started has (tests; a second visit long after needs nothing).
 //   cacheKey(url, sha256) → the key string.
 //   sha256Hex(bytes, subtle) → Promise<hex string>.
 //   readStream(res, total, onProgress) → Promise<Uint8Array> the body of a fetch Response, read in chunks with
 //     onProgress({ loaded, total, cached: false }) ≈ every 256 KB and at the end (the text worker uses it too).
 
 export const CACHE_NAME = 'attnlab-models-v1';
+let lastWrite = Promise.resolve();
+export const cacheWritten = () => lastWrite;
 const REPORT_EVERY = 256 * 1024;
 
 export function cacheKey(url, sha256) {
@@ -136,16 +140,21 @@ export async function fetchVerified(url, {
     );
   }
   if (cache) {
-    try {
-      const base = cacheKey(url, '');
-      for (const req of await cache.keys()) {
-        const u = typeof req === 'string' ? req : req.url;
-        if (u.startsWith(base) && u !== key) await cache.delete(req);
+    // Written after the bytes are returned (a cold open's 3.5 MB write took ≈ 0.3 s before the model could start;
+    // issue 29): the Response copies the bytes now, so the caller may hand `buf` on (ORT, a transfer).
+    const body = new Response(buf, { headers: { 'Content-Type': 'application/octet-stream' } });
+    lastWrite = (async () => {
+      try {
+        const base = cacheKey(url, '');
+        for (const req of await cache.keys()) {
+          const u = typeof req === 'string' ? req : req.url;
+          if (u.startsWith(base) && u !== key) await cache.delete(req);
+        }
+        await cache.put(key, body);
+      } catch {
+        // quota exceeded or storage disabled: the bytes are still good
       }
-      await cache.put(key, new Response(buf, { headers: { 'Content-Type': 'application/octet-stream' } }));
-    } catch {
-      // quota exceeded or storage disabled: the bytes are still good
-    }
+    })();
   }
   return buf;
 }

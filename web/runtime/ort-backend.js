@@ -20,6 +20,13 @@
 //   batchSizeFor(backend) → network inputs per ORT run in a perturbation plan (wasm 8, webgpu 32).
 //   loadOrt(choice, baseUrl) → Promise<ort>: imports `${baseUrl}${choice.bundle}`, sets ort.env.wasm.wasmPaths =
 //     baseUrl, numThreads, and for WebGPU env.webgpu.adapter = the chosen adapter.
+//   warmUp(ort, choice) → Promise<boolean>: on wasm, a session on WARM_UP_MODEL (then released), so ORT fetches,
+//     compiles and starts its 13.9 MB runtime while the real model still downloads and is verified (issue 29: the
+//     runtime started only with the model's session, ≈ 0.5 s later on a cold open); ORT starts its runtime once, and
+//     the model's createSession joins it. True when it ran; false on WebGPU (its device is made per session) or when
+//     ORT refused (the model's own session then says why).
+//   WARM_UP_MODEL  67 bytes of ONNX: one Identity on a float[1] (onnx.helper, opset 13, IR 7; tests/js/ort-warm-up.test.mjs
+//     runs it).
 //   createSession(ort, bytes, choice) → Promise<{ session, ep }>: an InferenceSession on exactly one EP (no
 //     silent fallback: ORT throws when that EP cannot start). ep is what ORT reports: 'webgpu' only when ORT
 //     created its WebGPU device (env.webgpu.device set), else 'wasm'.
@@ -116,6 +123,21 @@ export async function loadOrt(choice, baseUrl) {
   ort.env.wasm.numThreads = choice.numThreads;
   if (choice.backend === 'webgpu' && choice.adapter) ort.env.webgpu.adapter = choice.adapter;
   return ort;
+}
+
+export const WARM_UP_MODEL = Object.freeze([8, 7, 18, 0, 58, 55, 10, 16, 10, 1, 120, 18, 1, 121, 34, 8, 73, 100, 101, 110,
+  116, 105, 116, 121, 18, 1, 119, 90, 15, 10, 1, 120, 18, 10, 10, 8, 8, 1, 18, 4, 10, 2, 8, 1, 98, 15, 10, 1, 121, 18, 10,
+  10, 8, 8, 1, 18, 4, 10, 2, 8, 1, 66, 4, 10, 0, 16, 13]);
+
+export async function warmUp(ort, choice) {
+  if (choice.backend !== 'wasm') return false;
+  try {
+    const session = await ort.InferenceSession.create(Uint8Array.from(WARM_UP_MODEL), { executionProviders: ['wasm'] });
+    await session.release?.();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function createSession(ort, bytes, choice) {

@@ -3,7 +3,9 @@
 // No DOM.
 //
 // Contract:
-//   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once (a failed load is retried next time), with
+//   loadCore() → Promise<Module>: imports ../../gen/attnlab_core.mjs once per worker (a failed load is retried next
+//     time; the promise is kept on globalThis, so a second instance of this module — a test importing the source into
+//     a worker whose script is bundled, scripts/page-bundle.mjs — gets the same core), with
 //     the core's threads of this worker (coreThreads) started as Emscripten's pthread pool.
 //   coreThreads({ isolated, name, search, hardwareConcurrency }) → integer ≥ 1: the threads of this worker's core
 //     (core/parallel/parallel_for.h). 1 where the page is not cross-origin isolated (shared memory cannot reach
@@ -22,7 +24,7 @@ import { meterOn, meterModule } from './meter.js';
 
 const CORE_URL = new URL('../../gen/attnlab_core.mjs', import.meta.url);
 export const MAX_CORE_THREADS = 8;
-let corePromise = null;
+const CORE = Symbol.for('attnlab.core'); // globalThis[CORE]: the worker's Promise<Module>, or undefined
 
 export function coreThreads({ isolated = false, name = '', search = '', hardwareConcurrency = 1 } = {}) {
   if (!isolated || name.startsWith('attnlab-pool-')) return 1;
@@ -42,7 +44,7 @@ function nameSharedArrayBuffer() {
 }
 
 export function loadCore() {
-  corePromise ??= (async () => {
+  globalThis[CORE] ??= (async () => {
     let createModule;
     try {
       ({ default: createModule } = await import(CORE_URL.href));
@@ -61,14 +63,14 @@ export function loadCore() {
     if (typeof Module.setThreads === 'function') Module.setThreads(threads);
     return meterOn() ? meterModule(Module) : Module; // measurement only (meter.js)
   })().catch((e) => {
-    corePromise = null;
+    globalThis[CORE] = undefined;
     throw e;
   });
-  return corePromise;
+  return globalThis[CORE];
 }
 
 export function coreIfLoaded() {
-  return corePromise ? corePromise.catch(() => null) : Promise.resolve(null);
+  return globalThis[CORE] ? globalThis[CORE].catch(() => null) : Promise.resolve(null);
 }
 
 export function requireApi(Module, name, what) {

@@ -15,7 +15,7 @@
 //   photo: {current} — the photo being explained ({imageId, input, features, fh, fw, logits (ORT's), probs, mask224,
 //     positiveLabel}); need(imageId) → it, or an Error when another photo replaced it; newImageId().
 //   checkClass(L, c) → c, or an Error for an index out of range.
-import { chooseBackend, loadOrt, createSession, batchSizeFor } from '../ort-backend.js';
+import { chooseBackend, loadOrt, createSession, batchSizeFor, warmUp } from '../ort-backend.js';
 import { fetchVerified } from '../model-cache.js';
 import { readImageHead } from '../image-head.js';
 import { loadCore } from '../host/core.js';
@@ -81,6 +81,8 @@ export async function loadModel(msg, progress) {
     hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1,
   });
   const ortPromise = choicePromise.then((choice) => loadOrt(choice, ORT_BASE.href)).then((ort) => (mark('ort bundle'), ort));
+  // ORT's runtime starts now, beside the model's download and check (ort-backend.js warmUp); never fails the load.
+  Promise.all([ortPromise, choicePromise]).then(([ort, choice]) => warmUp(ort, choice)).then((ran) => ran && mark('ort runtime'), () => {});
 
   const modelPromise = manifestPromise.then((manifest) => {
     const model = manifest?.models?.[0];

@@ -3,7 +3,7 @@
 // picker, drag and drop, paste). Part of views/image-view.js (installControls(v)).
 import { el } from '../../render/dom.js';
 import { downloadCanvasPng } from '../../render/image-canvas.js';
-import { GALLERY, METHODS } from './methods.js';
+import { GALLERY, METHODS, thumbOf } from './methods.js';
 
 export function installControls(v) {
   const { section, store } = v;
@@ -11,7 +11,7 @@ export function installControls(v) {
   // ------------------------------------------------------------ gallery and controls
   for (const g of GALLERY) {
     const b = el('button', 'gallery-item', null, { type: 'button', 'data-image': g.name, title: g.title });
-    const img = el('img', null, null, { src: `images/${g.file}`, alt: g.title, loading: 'lazy', width: 64, height: 64 });
+    const img = el('img', null, null, { src: thumbOf(g), alt: g.title, loading: 'lazy', width: 64, height: 64 });
     b.append(img, el('span', null, g.title));
     b.addEventListener('click', () => {
       store.update({ image: g.name, target: -1 });
