@@ -115,7 +115,9 @@ std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vecto
     if (data[i].label < 0 || data[i].label >= num_classes)
       fail(path + ": label " + std::to_string(data[i].label) + " is not a class of the model (0.." +
            std::to_string(num_classes - 1) + ")");
-    out.push_back({data[i].label, vocab.ids(data[i].tokens)});
+    EncodedExample ex{data[i].label, vocab.ids(data[i].tokens), {}};
+    if (!data[i].marked.empty()) ex.marked = marked_flags(data[i].marked, ex.ids.size(), nullptr);
+    out.push_back(std::move(ex));
   }
   return out;
 }

@@ -112,12 +112,15 @@ int attnlab_main(int argc, char** argv) {
       ->check(CLI::IsMember({"bilstm", "ortho_bilstm", "transformer"}));
   // Losses on the explanation (core/train/explanation_penalties.h)
   double diversity = 0, deception = 0;
-  std::string impermissible_path;
+  std::string impermissible_path, impermissible_positions_path;
   train->add_option("--diversity", diversity, "Diversity LSTM: weight of the conicity penalty (the paper's 0.5)")
       ->check(cli::FiniteRange(0.0, 1e6));
   train->add_option("--deception", deception, "Pruthi et al.: weight of -log(1 - attention mass on --impermissible)")
       ->check(cli::FiniteRange(0.0, 1e6));
   train->add_option("--impermissible", impermissible_path, "file of impermissible words, one per line (--deception)");
+  train->add_option("--impermissible-positions", impermissible_positions_path,
+                    "file of impermissible token positions (--deception): one line per --train example, in order, "
+                    "0-based positions separated by spaces (an empty line: none)");
   train->add_option("--layers", layers, "transformer blocks")->check(CLI::Range(1, 64));
   train->add_option("--heads", heads, "attention heads (must divide --embedding-dim)")->check(CLI::Range(1, 64));
   train->add_option("--ffn-dim", ffn_dim, "transformer feed-forward width")->check(CLI::Range(1, 65536));
@@ -176,6 +179,21 @@ int attnlab_main(int argc, char** argv) {
 
   if (*train) {
     auto train_raw = load_tsv(train_path, train_max_tokens);
+    int marked_tokens = 0;  // impermissible by position, within the (cut) examples
+    if (!impermissible_positions_path.empty()) {
+      if (deception <= 0) fail("--impermissible-positions is read only with --deception > 0");
+      std::string content, error;
+      std::vector<std::vector<int>> lists;
+      if (!cli::read_file(impermissible_positions_path, &content, &error)) fail(error);
+      if (!parse_position_lists(content, train_raw.size(), &lists, &error)) fail(impermissible_positions_path + ": " + error);
+      for (size_t i = 0; i < train_raw.size(); ++i) {
+        int kept = 0;
+        marked_flags(lists[i], train_raw[i].tokens.size(), &kept);
+        marked_tokens += kept;
+        train_raw[i].marked = std::move(lists[i]);
+      }
+      if (marked_tokens == 0) fail(impermissible_positions_path + ": no position falls inside a training example");
+    }
     if (limit > 0 && static_cast<int>(train_raw.size()) > limit) train_raw.resize(limit);
     std::vector<TextExample> dev_raw;
     if (!dev_path.empty()) {
@@ -229,12 +247,14 @@ int attnlab_main(int argc, char** argv) {
       std::string words, error;
       if (!cli::read_file(impermissible_path, &words, &error)) fail(error);
       options.penalties.impermissible = impermissible_flags(model.vocab, words, &impermissible_words);
-    } else if (deception > 0) {
-      fail("--deception needs --impermissible FILE (the words attention must not show)");
+    } else if (deception > 0 && impermissible_positions_path.empty()) {
+      fail("--deception needs --impermissible FILE (the words attention must not show) or --impermissible-positions FILE");
     }
+    options.penalties.by_position = !impermissible_positions_path.empty();
     if (const std::string bad = check_explanation_penalties(model.config, options.penalties); !bad.empty()) fail(bad);
     std::cerr << "train-text: " << train_set.size() << " train / " << dev_set.size() << " dev examples, vocab "
-              << model.vocab.size() << ", attention " << attention << ", seed " << seed << "\n";
+              << model.vocab.size() << ", attention " << attention << ", seed " << seed
+              << (marked_tokens ? ", " + std::to_string(marked_tokens) + " tokens impermissible by position" : "") << "\n";
     const auto t0 = std::chrono::steady_clock::now();
     long tokens = 0;
     for (const auto& ex : train_set) tokens += static_cast<long>(ex.ids.size());
@@ -277,6 +297,10 @@ int attnlab_main(int argc, char** argv) {
                          {"diversity", diversity}, {"deception", deception},
                          {"impermissible", impermissible_path.empty() ? json(nullptr) : json({{"file", impermissible_path},
                                                                           {"words_in_vocab", impermissible_words}})},
+                         {"impermissible_positions", impermissible_positions_path.empty()
+                                                         ? json(nullptr)
+                                                         : json({{"file", impermissible_positions_path},
+                                                                 {"marked_tokens", marked_tokens}})},
                          {"dropout", encoder == "transformer" ? dropout : 0.0},
                          {"weight_decay", weight_decay}, {"loss", "class-balanced cross-entropy (sum over batch)"},
                          {"selection", "best dev accuracy"}, {"best_epoch", result.best_epoch},

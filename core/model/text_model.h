@@ -65,6 +65,7 @@ struct TextBatch {
   int steps = 0;
   std::vector<int> lengths;
   std::vector<int> ids;
+  std::vector<char> marked = {};  // [T*B] in ids' layout: 1 = impermissible by position (deception); empty = none
   int size() const { return static_cast<int>(lengths.size()); }
   static TextBatch from_sequences(const std::vector<std::vector<int>>& seqs);
 };

@@ -17,6 +17,7 @@ constexpr int kMaxExampleTokens = 20000;              // after the max_tokens cu
 struct TextExample {
   int label = 0;
   std::vector<std::string> tokens;
+  std::vector<int> marked = {};  // token positions a training option marks (impermissible by position); empty = none
 };
 
 // Returns false and sets *error ("line 12: label 'x' is not a non-negative integer", invisible characters of the

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "nn/conicity.h"
+#include "text/dataset.h"
 #include "text/tokenizer.h"
 
 namespace attnlab {
@@ -26,14 +28,65 @@ std::vector<char> impermissible_flags(const Vocab& vocab, const std::string& wor
   return flags;
 }
 
+bool parse_position_lists(const std::string& content, size_t expected, std::vector<std::vector<int>>* out,
+                          std::string* error) {
+  out->clear();
+  size_t start = 0;
+  while (start < content.size()) {
+    size_t end = content.find('\n', start);
+    if (end == std::string::npos) end = content.size();
+    std::string line = content.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = "line " + std::to_string(out->size() + 1) + ": ";
+    if (out->size() == expected) {
+      *error = where + "more lines than the " + std::to_string(expected) + " training examples";
+      return false;
+    }
+    std::vector<int> positions;
+    std::istringstream in(line);
+    std::string word;
+    while (in >> word) {
+      const bool digits = word.size() <= 9 && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
+      const long v = digits ? std::stol(word) : -1;
+      if (!digits || v >= kMaxExampleTokens) {
+        *error = where + "'" + word.substr(0, 24) + "' is not a token position (0 to " +
+                 std::to_string(kMaxExampleTokens - 1) + ")";
+        return false;
+      }
+      positions.push_back(static_cast<int>(v));
+    }
+    out->push_back(std::move(positions));
+    start = end + 1;
+  }
+  if (out->size() != expected) {
+    *error = std::to_string(out->size()) + " lines of positions for " + std::to_string(expected) +
+             " training examples (one line per example, in the file's order; an empty line for none)";
+    return false;
+  }
+  return true;
+}
+
+std::vector<char> marked_flags(const std::vector<int>& positions, size_t length, int* kept) {
+  std::vector<char> flags(length, 0);
+  int n = 0;
+  for (int t : positions)
+    if (t >= 0 && static_cast<size_t>(t) < length && !flags[t]) flags[t] = 1, ++n;
+  if (kept) *kept = n;
+  return flags;
+}
+
+bool impermissible_at(const ExplanationPenalties& p, const TextBatch& batch, int t, int b) {
+  const size_t k = static_cast<size_t>(t) * batch.size() + b;
+  const int id = batch.ids[k];
+  if (id >= 0 && id < static_cast<int>(p.impermissible.size()) && p.impermissible[id]) return true;
+  return k < batch.marked.size() && batch.marked[k];
+}
+
 template <class T>
 double impermissible_mass(const ExplanationPenalties& p, const TextBatch& batch, const Mat<T>& alpha, int b) {
-  const int B = batch.size();
   double mass = 0;
-  for (int t = 0; t < batch.lengths[b]; ++t) {
-    const int id = batch.ids[static_cast<size_t>(t) * B + b];
-    if (id >= 0 && id < static_cast<int>(p.impermissible.size()) && p.impermissible[id]) mass += alpha(t, b);
-  }
+  for (int t = 0; t < batch.lengths[b]; ++t)
+    if (impermissible_at(p, batch, t, b)) mass += alpha(t, b);
   return mass;
 }
 
@@ -54,10 +107,8 @@ T explanation_penalties(const ExplanationPenalties& p, const TextBatch& batch, c
       const double mass = std::min(impermissible_mass(p, batch, cache.attention.alpha, b), kMaxImpermissibleMass);
       loss += -p.deception * std::log(1 - mass);
       const T g = T(p.deception / (1 - mass));
-      for (int t = 0; t < batch.lengths[b]; ++t) {
-        const int id = batch.ids[static_cast<size_t>(t) * B + b];
-        if (id >= 0 && id < static_cast<int>(p.impermissible.size()) && p.impermissible[id]) (*d_alpha)(t, b) = g;
-      }
+      for (int t = 0; t < batch.lengths[b]; ++t)
+        if (impermissible_at(p, batch, t, b)) (*d_alpha)(t, b) = g;
     }
   }
   return T(loss);
@@ -80,8 +131,9 @@ std::string check_explanation_penalties(const TextConfig& cfg, const Explanation
     return "the diversity penalty applies to a recurrent encoder's states (bilstm)";
   if (p.deception > 0 && cfg.attention == AttentionKind::Uniform)
     return "the deception penalty needs learned attention (uniform attention cannot move)";
-  if (p.deception > 0 && std::find(p.impermissible.begin(), p.impermissible.end(), 1) == p.impermissible.end())
-    return "the deception penalty needs impermissible tokens that are in the vocabulary";
+  if (p.deception > 0 && !p.by_position &&
+      std::find(p.impermissible.begin(), p.impermissible.end(), 1) == p.impermissible.end())
+    return "the deception penalty needs impermissible tokens that are in the vocabulary (or marked by position)";
   return "";
 }
 

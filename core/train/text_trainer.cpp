@@ -27,8 +27,21 @@ std::vector<std::vector<int>> length_batches(const std::vector<EncodedExample>& 
 
 TextBatch make_batch(const std::vector<EncodedExample>& data, const std::vector<int>& idx) {
   std::vector<std::vector<int>> seqs;
-  for (int i : idx) seqs.push_back(data[i].ids);
-  return TextBatch::from_sequences(seqs);
+  bool any_marked = false;
+  for (int i : idx) {
+    seqs.push_back(data[i].ids);
+    any_marked = any_marked || !data[i].marked.empty();
+  }
+  TextBatch batch = TextBatch::from_sequences(seqs);
+  if (any_marked) {
+    const size_t B = idx.size();
+    batch.marked.assign(batch.ids.size(), 0);
+    for (size_t b = 0; b < B; ++b) {
+      const auto& m = data[idx[b]].marked;
+      for (size_t t = 0; t < m.size() && t < data[idx[b]].ids.size(); ++t) batch.marked[t * B + b] = m[t];
+    }
+  }
+  return batch;
 }
 
 int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b) {

@@ -17,6 +17,7 @@ namespace attnlab {
 struct EncodedExample {
   int label = 0;
   std::vector<int> ids;
+  std::vector<char> marked = {};  // per token: 1 = impermissible by position (TextBatch::marked); empty = none
 };
 
 struct ClassificationMetrics {

@@ -102,6 +102,37 @@ TEST_F(CliValidation, TrainTextRefusesEmptyDevAndNegativeLimit) {
   EXPECT_NE(r.output.find("--limit"), std::string::npos) << r.output;
 }
 
+// Issue 32: impermissible tokens by position, one line per --train example; a file that does not fit is refused
+// with the line and the reason, before any training; a fitting one trains and says how many tokens it marked.
+TEST_F(CliValidation, TrainTextReadsImpermissiblePositionsAndRefusesFilesThatDoNotFit) {
+  write("pos-ok.txt", "0 2\n1\n\n0\n");
+  write("pos-short.txt", "0\n1\n");
+  write("pos-bad.txt", "0\n1\n-3\n0\n");
+  write("pos-outside.txt", "9\n9\n9\n9\n");
+  const std::string base = "train-text --train " + path("ok.tsv") + " --dev " + path("ok.tsv") + " --out " + path("mp") + " --epochs 1 ";
+  CliRun r = run(base + "--impermissible-positions " + path("pos-ok.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("read only with --deception > 0"), std::string::npos) << r.output;
+  r = run(base + "--deception 1 --impermissible-positions " + path("pos-short.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("2 lines of positions for 4 training examples"), std::string::npos) << r.output;
+  r = run(base + "--deception 1 --impermissible-positions " + path("pos-bad.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("line 3: '-3' is not a token position"), std::string::npos) << r.output;
+  r = run(base + "--deception 1 --impermissible-positions " + path("pos-outside.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("no position falls inside a training example"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("train-text:"), std::string::npos) << "training started: " << r.output;
+  r = run(base + "--deception 1 --impermissible-positions " + path("pos-ok.txt"));
+  EXPECT_EQ(r.rc, 0) << r.output;
+  // 0 2 of "a fine film", 1 of "a dull mess", none, 0 of "bad"
+  EXPECT_NE(r.output.find("4 tokens impermissible by position"), std::string::npos) << r.output;
+  std::ifstream in(path("mp") + "/config.json");
+  std::stringstream config;
+  config << in.rdbuf();
+  EXPECT_NE(config.str().find("\"marked_tokens\": 4"), std::string::npos) << config.str();
+}
+
 TEST_F(CliValidation, DeeplyNestedConfigIsAnErrorNotACrash) {
   // A copy of a shipped model whose config.json gets "training": [[[...]]] 100,000 deep.
   for (const std::string kind : {"text", "cnn"}) {

@@ -315,5 +315,128 @@ TEST(ExplanationPenalties, DiversityAndTheOrthogonalCellLowerConicity) {
   EXPECT_GE(ortho.accuracy, 0.85);
 }
 
+
+// Impermissible by position (Pruthi et al.'s block files mark the appended sentence of each example): marks at the
+// positions where the flagged words stand give the word list's loss and gradient exactly; the same word marked in
+// one example and not in another is penalised only where marked; a shifted mark gives another loss (negative control).
+TEST(ExplanationPenalties, PositionsMarkTokensAsTheWordListDoesAndOnlyWhereMarked) {
+  TextConfig cfg;
+  cfg.vocab_size = 8;
+  cfg.embedding_dim = kE;
+  cfg.hidden_dim = kH;
+  Rng rng(21);
+  TextParams<double> p;
+  p.init(cfg, rng);
+  const std::vector<std::vector<int>> seqs = {{2, 3, 4, 5}, {6, 7}, {3, 2, 7}};
+  const TextBatch words = TextBatch::from_sequences(seqs);
+  TextCache<double> c;
+  text_forward_ids(cfg, p, words, c);
+  auto penalty = [&](const ExplanationPenalties& pen, const TextBatch& batch, Mat<double>* d_alpha) {
+    Mat<double> ds;
+    return explanation_penalties(pen, batch, c, d_alpha, &ds);
+  };
+  ExplanationPenalties by_word;
+  by_word.deception = 1.0;
+  by_word.impermissible = {0, 0, 1, 0, 0, 0, 0, 1};  // tokens 2 and 7
+  ExplanationPenalties by_position;
+  by_position.deception = 1.0;
+  by_position.by_position = true;
+  auto marked_batch = [&](const std::vector<std::vector<int>>& positions) {
+    TextBatch b = words;
+    b.marked.assign(b.ids.size(), 0);
+    for (size_t s = 0; s < seqs.size(); ++s) {
+      const std::vector<char> f = marked_flags(positions[s], seqs[s].size(), nullptr);
+      for (size_t t = 0; t < f.size(); ++t) b.marked[t * seqs.size() + s] = f[t];
+    }
+    return b;
+  };
+  Mat<double> da_word, da_pos;
+  const double l_word = penalty(by_word, words, &da_word);
+  const double l_pos = penalty(by_position, marked_batch({{0}, {1}, {1, 2}}), &da_pos);  // where 2 and 7 stand
+  EXPECT_EQ(l_word, l_pos);
+  EXPECT_EQ(da_word, da_pos);
+  // the word 3 marked in the first example only: its attention there is penalised, not in the third
+  Mat<double> da_one;
+  penalty(by_position, marked_batch({{1}, {}, {}}), &da_one);
+  EXPECT_GT(da_one(1, 0), 0);
+  EXPECT_EQ(da_one(0, 2), 0);
+  EXPECT_EQ(da_one.cwiseAbs().sum(), da_one(1, 0));
+  // negative control: marks one position off give another loss
+  Mat<double> da_off;
+  EXPECT_NE(penalty(by_position, marked_batch({{1}, {0}, {0, 1}}), &da_off), l_word);
+  // marks past an example's length are dropped; a check says why a penalty has nothing to hide
+  int kept = 0;
+  EXPECT_EQ(marked_flags({0, 3, 9, 3}, 4, &kept), (std::vector<char>{1, 0, 0, 1}));
+  EXPECT_EQ(kept, 2);
+  ExplanationPenalties none;
+  none.deception = 1.0;
+  EXPECT_NE(check_explanation_penalties(cfg, none), "");
+  none.by_position = true;
+  EXPECT_EQ(check_explanation_penalties(cfg, none), "");
+}
+
+TEST(ExplanationPenalties, PositionListsParseOneLinePerExampleAndSayWhatIsWrong) {
+  std::vector<std::vector<int>> out;
+  std::string error;
+  ASSERT_TRUE(parse_position_lists("0 2\n\n 5\t7 \r\n", 3, &out, &error)) << error;
+  EXPECT_EQ(out, (std::vector<std::vector<int>>{{0, 2}, {}, {5, 7}}));
+  ASSERT_TRUE(parse_position_lists("1\n2", 2, &out, &error)) << error;  // no final newline
+  EXPECT_FALSE(parse_position_lists("1\n2\n", 3, &out, &error));
+  EXPECT_NE(error.find("2 lines of positions for 3 training examples"), std::string::npos) << error;
+  EXPECT_FALSE(parse_position_lists("1\n2\n3\n", 2, &out, &error));
+  EXPECT_NE(error.find("line 3: more lines"), std::string::npos) << error;
+  for (const char* bad : {"-1", "x", "1.5", "99999999999999999999", "20000"}) {
+    EXPECT_FALSE(parse_position_lists(std::string("0\n3 ") + bad + "\n", 2, &out, &error)) << bad;
+    EXPECT_NE(error.find("line 2: '"), std::string::npos) << error;
+    EXPECT_NE(error.find("is not a token position"), std::string::npos) << error;
+  }
+  ASSERT_TRUE(parse_position_lists("19999\n", 1, &out, &error)) << error;
+}
+
+// Training with marks by position where the decisive words stand trains exactly as the word list does (the trainer's
+// batches carry the marks), and hides them from attention.
+TEST(ExplanationPenalties, TrainingWithPositionMarksEqualsTrainingWithTheWordList) {
+  auto marked = [](std::vector<EncodedExample> data) {
+    for (auto& ex : data) {
+      std::vector<int> positions;
+      for (size_t t = 0; t < ex.ids.size(); ++t)
+        if (ex.ids[t] == 2 || ex.ids[t] == 3) positions.push_back(static_cast<int>(t));
+      ex.marked = marked_flags(positions, ex.ids.size(), nullptr);
+    }
+    return data;
+  };
+  TextConfig cfg;
+  cfg.vocab_size = 12;
+  cfg.embedding_dim = 8;
+  cfg.hidden_dim = 8;
+  const auto train = test::counting_task(600, 5), dev = test::counting_task(100, 6);
+  auto run = [&](const std::vector<EncodedExample>& data, const ExplanationPenalties& pen) {
+    TextParams<float> p;
+    Rng rng(1);
+    p.init(cfg, rng);
+    TrainOptions o;
+    o.epochs = 2;
+    o.penalties = pen;
+    train_text_model(cfg, p, data, dev, o);
+    return p;
+  };
+  ExplanationPenalties by_word;
+  by_word.deception = 1.0;
+  by_word.impermissible = {0, 0, 1, 1};
+  ExplanationPenalties by_position;
+  by_position.deception = 1.0;
+  by_position.by_position = true;
+  const TextParams<float> a = run(train, by_word), b = run(marked(train), by_position), plain = run(train, {});
+  auto an = a.named();
+  auto bn = b.named();
+  auto pn = plain.named();
+  bool differs_from_plain = false;
+  for (size_t i = 0; i < an.size(); ++i) {
+    EXPECT_EQ(*an[i].second, *bn[i].second) << an[i].first;
+    differs_from_plain = differs_from_plain || *an[i].second != *pn[i].second;
+  }
+  EXPECT_TRUE(differs_from_plain) << "negative control: the penalty changes the training";
+}
+
 }  // namespace
 }  // namespace attnlab
