@@ -9,6 +9,7 @@
 #include "onnx_text_dir.h"
 #include "sst_rationales.h"
 #include "train/adversary_trainer.h"
+#include "train/explanation_penalties.h"
 
 namespace attnlab::cli {
 
@@ -29,6 +30,8 @@ CLI::App* add_experiment_command(CLI::App& app, ExperimentCommand& cmd) {
   sub->add_option("--layer", cmd.layer, "an ONNX text model: the found attention layer intervened on (default: the last)");
   sub->add_option("--output", cmd.output, "an ONNX text model: the graph output (default: 'logits', or the only one)");
   sub->add_option("--trees", cmd.trees_path, "SST PTB trees of --data for plausibility (default <data dir>/trees/<name>.txt)");
+  sub->add_option("--impermissible-positions", cmd.positions_path,
+                  "impermissible: token positions of each --data example, one line each (as train-text reads them)");
   return sub;
 }
 
@@ -186,14 +189,26 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   if (!e) fail("unknown experiment '" + cmd.name + "'");
   const TextModel model = load_model(cmd.model_dir);
   const std::vector<TextExample> raw = load_tsv(cmd.data_path, model.max_tokens);
+  std::vector<std::vector<int>> positions;
+  if (!cmd.positions_path.empty()) {
+    if (cmd.name != "impermissible") fail("--impermissible-positions is read by the impermissible experiment only");
+    std::string content, error;
+    if (!read_file(cmd.positions_path, &content, &error)) fail(error);
+    if (!parse_position_lists(content, raw.size(), &positions, &error)) fail(cmd.positions_path + ": " + error);
+  }
   std::vector<Instance> data;
-  int skipped_empty = 0;
+  int skipped_empty = 0, marked_tokens = 0;
   for (size_t i = 0; i < raw.size() && (cmd.limit == 0 || static_cast<int>(i) < cmd.limit); ++i) {
     if (raw[i].tokens.empty()) {
       ++skipped_empty;
       continue;
     }
     data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
+    if (!positions.empty()) {
+      int kept = 0;
+      data.back().marked = marked_flags(positions[i], raw[i].tokens.size(), &kept);
+      marked_tokens += kept;
+    }
   }
   nlohmann::json trees_report;
   if (e->needs_human_rationales || !cmd.trees_path.empty()) {
@@ -219,6 +234,8 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   nlohmann::json extra = nlohmann::json::object();
   if (!cmd.with_models.empty()) extra["with_models"] = cmd.with_models;
   if (skipped_empty) extra["skipped_empty_lines"] = skipped_empty;
+  if (!cmd.positions_path.empty())
+    extra["impermissible_positions"] = {{"file", cmd.positions_path}, {"marked_tokens", marked_tokens}};
   if (!trees_report.is_null()) extra["human_rationales"] = trees_report;
   return report_experiment(cmd, options, std::move(result), std::chrono::steady_clock::now() - t0, extra, command_line);
 }

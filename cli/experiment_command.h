@@ -21,6 +21,7 @@ namespace attnlab::cli {
 struct ExperimentCommand {
   std::string name, model_dir, data_path, out_path;
   std::string trees_path;  // SST PTB trees of --data (plausibility); "" = the default path
+  std::string positions_path;  // impermissible token positions of --data's examples (impermissible); "" = none
   int limit = 0;
   uint64_t seed = 1;
   std::vector<std::string> params;  // key=value

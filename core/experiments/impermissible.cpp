@@ -1,6 +1,7 @@
 // Pruthi et al. 2020, "Learning to Deceive with Attention-Based Explanations": does attention show the tokens the
-// model uses? For a set of impermissible words (parameter "words", whitespace-separated, tokenised as the texts):
-// the attention mass on them, and the prediction with them deleted (the rest re-run in order, as ERASER's
+// model uses? For a set of impermissible words (parameter "words", whitespace-separated, tokenised as the texts)
+// and / or the tokens a positions file marks in each instance (Instance::marked: `experiment impermissible
+// --impermissible-positions FILE`, as train-text reads it): the attention mass on them, and the prediction with them deleted (the rest re-run in order, as ERASER's
 // removal). A deceptive model puts almost no attention on them yet its predictions still change when they go:
 // attention hides what the model reads.
 // Row: {attention_mass, impermissible_tokens, num_tokens, predicted, predicted_without, changed, correct,
@@ -55,15 +56,19 @@ json run_impermissible(const TextModel& model, const Instance& inst, const Exper
   ExplanationPenalties own;  // a caller without prepare (run_instance on its own) gets the flags made here
   if (!prepared) own.impermissible = flags_of(model, options, nullptr);
   const ExplanationPenalties& p = prepared ? *static_cast<const ExplanationPenalties*>(prepared) : own;
-  const TextBatch batch = TextBatch::from_sequences({inst.ids});
+  TextBatch batch = TextBatch::from_sequences({inst.ids});
+  if (!inst.marked.empty()) {  // one sequence: the batch's layout is the token's position
+    batch.marked = inst.marked;
+    batch.marked.resize(inst.ids.size(), 0);
+  }
   TextCache<float> cache;
   text_forward_ids(model.config, model.params, batch, cache);
   std::vector<int> kept;
   int count = 0;
-  for (int id : inst.ids) {
-    const bool bad = id >= 0 && id < static_cast<int>(p.impermissible.size()) && p.impermissible[id];
+  for (int t = 0; t < static_cast<int>(inst.ids.size()); ++t) {
+    const bool bad = impermissible_at(p, batch, t, 0);
     count += bad;
-    if (!bad) kept.push_back(id);
+    if (!bad) kept.push_back(inst.ids[t]);
   }
   const int predicted = predict_ids(model, inst.ids);
   const int without = count ? predict_ids(model, kept) : predicted;

@@ -28,6 +28,7 @@ struct Instance {
   std::vector<int> rationale;       // human rationale, one 0/1 per token; empty when unknown (plausibility)
   std::vector<int> special;         // 1 where a tokenizer's template added the token ([CLS], [SEP], BOS); empty: none
   std::vector<int> sentence_lengths;  // a HAN document: tokens per sentence (summing to ids.size()); empty: one text
+  std::vector<char> marked = {};     // 1 where a positions file marks the token impermissible (experiment impermissible)
 };
 
 // What a ranking by attention is compared with (Jain & Wallace §4.1; Serrano & Smith §5).

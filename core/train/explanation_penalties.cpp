@@ -39,7 +39,7 @@ bool parse_position_lists(const std::string& content, size_t expected, std::vect
     if (!line.empty() && line.back() == '\r') line.pop_back();
     const std::string where = "line " + std::to_string(out->size() + 1) + ": ";
     if (out->size() == expected) {
-      *error = where + "more lines than the " + std::to_string(expected) + " training examples";
+      *error = where + "more lines than the " + std::to_string(expected) + " examples of the data";
       return false;
     }
     std::vector<int> positions;
@@ -60,7 +60,7 @@ bool parse_position_lists(const std::string& content, size_t expected, std::vect
   }
   if (out->size() != expected) {
     *error = std::to_string(out->size()) + " lines of positions for " + std::to_string(expected) +
-             " training examples (one line per example, in the file's order; an empty line for none)";
+             " examples of the data (one line per example, in the file's order; an empty line for none)";
     return false;
   }
   return true;

@@ -115,7 +115,7 @@ TEST_F(CliValidation, TrainTextReadsImpermissiblePositionsAndRefusesFilesThatDoN
   EXPECT_NE(r.output.find("read only with --deception > 0"), std::string::npos) << r.output;
   r = run(base + "--deception 1 --impermissible-positions " + path("pos-short.txt"));
   EXPECT_EQ(r.rc, 1) << r.output;
-  EXPECT_NE(r.output.find("2 lines of positions for 4 training examples"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 lines of positions for 4 examples of the data"), std::string::npos) << r.output;
   r = run(base + "--deception 1 --impermissible-positions " + path("pos-bad.txt"));
   EXPECT_EQ(r.rc, 1) << r.output;
   EXPECT_NE(r.output.find("line 3: '-3' is not a token position"), std::string::npos) << r.output;
@@ -131,6 +131,17 @@ TEST_F(CliValidation, TrainTextReadsImpermissiblePositionsAndRefusesFilesThatDoN
   std::stringstream config;
   config << in.rdbuf();
   EXPECT_NE(config.str().find("\"marked_tokens\": 4"), std::string::npos) << config.str();
+  // the experiment that measures it reads the same file for --data; another experiment refuses it
+  const std::string exp = "experiment impermissible --model " + model() + " --data " + path("ok.tsv");
+  r = run(exp + " --impermissible-positions " + path("pos-short.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("2 lines of positions for 4 examples of the data"), std::string::npos) << r.output;
+  r = run("experiment kendall --model " + model() + " --data " + path("ok.tsv") + " --impermissible-positions " + path("pos-ok.txt"));
+  EXPECT_EQ(r.rc, 1) << r.output;
+  EXPECT_NE(r.output.find("read by the impermissible experiment only"), std::string::npos) << r.output;
+  r = run(exp + " --impermissible-positions " + path("pos-ok.txt"));
+  EXPECT_EQ(r.rc, 0) << r.output;
+  EXPECT_NE(r.output.find("\"marked_tokens\":4"), std::string::npos) << r.output;
 }
 
 TEST_F(CliValidation, DeeplyNestedConfigIsAnErrorNotACrash) {

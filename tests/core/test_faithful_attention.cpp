@@ -382,7 +382,7 @@ TEST(ExplanationPenalties, PositionListsParseOneLinePerExampleAndSayWhatIsWrong)
   EXPECT_EQ(out, (std::vector<std::vector<int>>{{0, 2}, {}, {5, 7}}));
   ASSERT_TRUE(parse_position_lists("1\n2", 2, &out, &error)) << error;  // no final newline
   EXPECT_FALSE(parse_position_lists("1\n2\n", 3, &out, &error));
-  EXPECT_NE(error.find("2 lines of positions for 3 training examples"), std::string::npos) << error;
+  EXPECT_NE(error.find("2 lines of positions for 3 examples of the data"), std::string::npos) << error;
   EXPECT_FALSE(parse_position_lists("1\n2\n3\n", 2, &out, &error));
   EXPECT_NE(error.find("line 3: more lines"), std::string::npos) << error;
   for (const char* bad : {"-1", "x", "1.5", "99999999999999999999", "20000"}) {

@@ -337,3 +337,45 @@ TEST(Plausibility, CliFindsTheTreesOrSaysItNeedsThem) {
 
 }  // namespace
 }  // namespace attnlab
+
+namespace attnlab {
+namespace {
+
+// Experiment impermissible with the tokens a positions file marks (Instance::marked) instead of a word list: marks
+// where "the" stands give the word list's rows exactly; marks elsewhere give other masses (negative control).
+TEST(Impermissible, MarkedPositionsCountAsTheWordListDoes) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
+  const std::string tsv = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
+  if (config.empty() || tsv.empty()) GTEST_SKIP() << "no shipped model or ../shared/data/sst2";
+  TextModel model;
+  std::string error;
+  ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
+      << error;
+  std::vector<TextExample> examples;
+  ASSERT_TRUE(parse_labeled_tsv(tsv, &examples, &error)) << error;
+  const Experiment* e = find_experiment("impermissible");
+  ASSERT_NE(e, nullptr);
+  ExperimentOptions by_word, by_position;
+  by_word.params = {{"words", "the"}};
+  int with_the = 0, differs = 0;
+  for (int i = 0; i < 30; ++i) {
+    Instance in{i, examples[i].label, examples[i].tokens, model.vocab.ids(examples[i].tokens)};
+    Instance marked = in, shifted = in;
+    marked.marked.assign(in.tokens.size(), 0);
+    shifted.marked.assign(in.tokens.size(), 0);
+    for (size_t t = 0; t < in.tokens.size(); ++t)
+      if (in.tokens[t] == "the") marked.marked[t] = 1, shifted.marked[(t + 1) % in.tokens.size()] = 1;
+    const json a = run_instance(*e, model, in, by_word, nullptr);
+    const json b = run_instance(*e, model, marked, by_position, nullptr);
+    EXPECT_EQ(a, b) << i;
+    with_the += a["impermissible_tokens"].get<int>() > 0;
+    const json c = run_instance(*e, model, shifted, by_position, nullptr);
+    differs += c["attention_mass"].get<double>() != a["attention_mass"].get<double>();
+  }
+  EXPECT_GE(with_the, 10);
+  EXPECT_GE(differs, with_the - 2);
+}
+
+}  // namespace
+}  // namespace attnlab
