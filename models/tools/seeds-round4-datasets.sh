@@ -9,7 +9,7 @@
 # Usage: bash models/tools/seeds-round4-datasets.sh [DATA_DIR]
 #   DATASETS="20news agnews"  KINDS="tanh ortho diversity"  SEEDS="1 50 257"  JOBS=2  ATTNLAB=build/attnlab
 # Cost here: a training ~1.5 min (20news) / ~0.6 min (AG News); IMDB (8–11 min a training, its kendall over 100
-# reviews a few minutes more) is not in the default list: DATASETS=imdb SEEDS="1 50" was run (2026-12-05).
+# reviews a few minutes more) is not in the default list: DATASETS=imdb was run, all three seeds (2026-12-05).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 data=${1:-../shared/data}
