@@ -188,13 +188,10 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
   const Experiment* e = find_experiment(cmd.name);
   if (!e) fail("unknown experiment '" + cmd.name + "'");
   const TextModel model = load_model(cmd.model_dir);
-  const std::vector<TextExample> raw = load_tsv(cmd.data_path, model.max_tokens);
-  std::vector<std::vector<int>> positions;
+  std::vector<TextExample> raw = load_tsv(cmd.data_path, model.max_tokens);
   if (!cmd.positions_path.empty()) {
     if (cmd.name != "impermissible") fail("--impermissible-positions is read by the impermissible experiment only");
-    std::string content, error;
-    if (!read_file(cmd.positions_path, &content, &error)) fail(error);
-    if (!parse_position_lists(content, raw.size(), &positions, &error)) fail(cmd.positions_path + ": " + error);
+    attach_position_lists(cmd.positions_path, &raw);
   }
   std::vector<Instance> data;
   int skipped_empty = 0, marked_tokens = 0;
@@ -204,9 +201,9 @@ int run_experiment_command(const ExperimentCommand& cmd, const std::string& comm
       continue;
     }
     data.push_back({static_cast<int>(i), raw[i].label, raw[i].tokens, model.vocab.ids(raw[i].tokens)});
-    if (!positions.empty()) {
+    if (!raw[i].marked.empty()) {  // marks of the instances used (within --limit)
       int kept = 0;
-      data.back().marked = marked_flags(positions[i], raw[i].tokens.size(), &kept);
+      data.back().marked = marked_flags(raw[i].marked, raw[i].tokens.size(), &kept);
       marked_tokens += kept;
     }
   }

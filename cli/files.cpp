@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "train/explanation_penalties.h"
+
 namespace attnlab::cli {
 
 // The one reader of every file the CLI opens (data, models, checkpoints, images, trees). A regular file is read
@@ -120,6 +122,21 @@ std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vecto
     out.push_back(std::move(ex));
   }
   return out;
+}
+
+int attach_position_lists(const std::string& path, std::vector<TextExample>* examples) {
+  std::string content, error;
+  std::vector<std::vector<int>> lists;
+  if (!read_file(path, &content, &error)) fail(error);
+  if (!parse_position_lists(content, examples->size(), &lists, &error)) fail(path + ": " + error);
+  int inside = 0;
+  for (size_t i = 0; i < examples->size(); ++i) {
+    int kept = 0;
+    marked_flags(lists[i], (*examples)[i].tokens.size(), &kept);
+    inside += kept;
+    (*examples)[i].marked = std::move(lists[i]);
+  }
+  return inside;
 }
 
 TextModel load_model(const std::string& dir) {

@@ -28,6 +28,10 @@ std::vector<TextExample> load_tsv(const std::string& path, int max_tokens = 0);
 // Token ids of the first `limit` examples (0: all); fails naming `path` on a label >= num_classes.
 std::vector<EncodedExample> encode_examples(const Vocab& vocab, const std::vector<TextExample>& data, int num_classes,
                                             const std::string& path, int limit = 0);
+// Reads a positions file (one line per example of `examples`, train-text --impermissible-positions) into each
+// example's `marked`; fails naming `path` and the line when it does not fit. → how many positions fall inside the
+// texts (all examples).
+int attach_position_lists(const std::string& path, std::vector<TextExample>* examples);
 // A model folder (config.json + model.safetensors); fails naming what is wrong.
 TextModel load_model(const std::string& dir);
 

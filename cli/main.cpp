@@ -182,16 +182,7 @@ int attnlab_main(int argc, char** argv) {
     int marked_tokens = 0;  // impermissible by position, within the (cut) examples
     if (!impermissible_positions_path.empty()) {
       if (deception <= 0) fail("--impermissible-positions is read only with --deception > 0");
-      std::string content, error;
-      std::vector<std::vector<int>> lists;
-      if (!cli::read_file(impermissible_positions_path, &content, &error)) fail(error);
-      if (!parse_position_lists(content, train_raw.size(), &lists, &error)) fail(impermissible_positions_path + ": " + error);
-      for (size_t i = 0; i < train_raw.size(); ++i) {
-        int kept = 0;
-        marked_flags(lists[i], train_raw[i].tokens.size(), &kept);
-        marked_tokens += kept;
-        train_raw[i].marked = std::move(lists[i]);
-      }
+      marked_tokens = cli::attach_position_lists(impermissible_positions_path, &train_raw);
       if (marked_tokens == 0) fail(impermissible_positions_path + ": no position falls inside a training example");
     }
     if (limit > 0 && static_cast<int>(train_raw.size()) > limit) train_raw.resize(limit);

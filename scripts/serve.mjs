@@ -137,8 +137,10 @@ async function bundled(bundler, rel) {
   }
 }
 
+const etags = new WeakMap(); // bundled Buffer → its ETag (hashed once per build, not per request)
 function sendBuffer(req, res, body, file) {
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+  let etag = etags.get(body);
+  if (!etag) etags.set(body, (etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`));
   const headers = { ...(res.securityHeaders ?? SECURITY_HEADERS), 'Content-Type': mimeType(file), 'Cache-Control': 'no-cache', ETag: etag };
   if (req.headers['if-none-match'] === etag) {
     res.writeHead(304, headers);

@@ -229,21 +229,32 @@ TEST(RationaleMetrics, ShuffledMaskScoresLower) {
   EXPECT_LT(iou, 0.7);
 }
 
+// The shipped sst2-tanh model and the SST-2 test sentences: "" when loaded, kNoSst2 when either is not there, else
+// what did not load.
+constexpr const char* kNoSst2 = "no shipped model or ../shared/data/sst2";
+std::string load_shipped_sst2(TextModel* model, std::vector<TextExample>* examples) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
+  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
+  const std::string tsv = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
+  if (config.empty() || tsv.empty()) return kNoSst2;
+  std::string error;
+  if (!load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), model, &error))
+    return error;
+  if (!parse_labeled_tsv(tsv, examples, &error)) return error;
+  return "";
+}
+
 // The experiment on the first N SST-2 test sentences with the shipped model, instances built as the CLI builds
 // them. Checks the bookkeeping, the metric ranges, that attention and LOO beat the random baseline, and (negative control)
 // that the same importances against each sentence's rationale shuffled score lower.
 TEST(Plausibility, EndToEndOnSst2TestSentences) {
-  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
-  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
-  const std::string tsv = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
   const std::string trees = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/trees/test.txt");
-  if (config.empty() || tsv.empty() || trees.empty()) GTEST_SKIP() << "no shipped model or ../shared/data/sst2";
   TextModel model;
-  std::string error;
-  ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
-      << error;
   std::vector<TextExample> examples;
-  ASSERT_TRUE(parse_labeled_tsv(tsv, &examples, &error)) << error;
+  const std::string why = load_shipped_sst2(&model, &examples);
+  if (why == kNoSst2 || trees.empty()) GTEST_SKIP() << kNoSst2;
+  ASSERT_EQ(why, "");
+  std::string error;
   SstTreebank bank;
   ASSERT_TRUE(bank.parse(trees, &error)) << error;
   EXPECT_EQ(bank.size(), 2210u);
@@ -335,25 +346,14 @@ TEST(Plausibility, CliFindsTheTreesOrSaysItNeedsThem) {
   std::system(("rm -rf '" + dir + "'").c_str());
 }
 
-}  // namespace
-}  // namespace attnlab
-
-namespace attnlab {
-namespace {
-
 // Experiment impermissible with the tokens a positions file marks (Instance::marked) instead of a word list: marks
 // where "the" stands give the word list's rows exactly; marks elsewhere give other masses (negative control).
 TEST(Impermissible, MarkedPositionsCountAsTheWordListDoes) {
-  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/text/sst2-tanh/";
-  const std::string config = test::read_text(dir + "config.json"), weights = test::read_text(dir + "model.safetensors");
-  const std::string tsv = test::read_text(std::string(ATTNLAB_DATA_DIR) + "/sst2/test.tsv");
-  if (config.empty() || tsv.empty()) GTEST_SKIP() << "no shipped model or ../shared/data/sst2";
   TextModel model;
-  std::string error;
-  ASSERT_TRUE(load_text_model(config, reinterpret_cast<const uint8_t*>(weights.data()), weights.size(), &model, &error))
-      << error;
   std::vector<TextExample> examples;
-  ASSERT_TRUE(parse_labeled_tsv(tsv, &examples, &error)) << error;
+  const std::string why = load_shipped_sst2(&model, &examples);
+  if (why == kNoSst2) GTEST_SKIP() << kNoSst2;
+  ASSERT_EQ(why, "");
   const Experiment* e = find_experiment("impermissible");
   ASSERT_NE(e, nullptr);
   ExperimentOptions by_word, by_position;
