@@ -128,6 +128,7 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
   // ---- documents (wasm/han_bindings.cpp) ----
   defineClass('HanLab', 'HanLab', {
     info: [], predict: [R], explain: [R, explainDefault('ig_steps')], globalViewStart: [[], 'word'], globalViewStep: [1],
+    explainStart: [R, explainDefault('ig_steps')], explainStep: [R], explainResult: [R],
     hasDataset: [R], loadDataset: [R, R], experimentRange: [R, R, R, R, {}, 1], summarizeRows: experimentArgs,
   });
 

@@ -67,6 +67,30 @@ class HanLab {
     return val::global("JSON").call<val>("parse", val(out));
   }
 
+  // The same explanation in stages (core HanExplainJob), so the page shows progress and can stop between them:
+  // explainStart(text, igSteps) → {job, done: 0, total, stage} (a new start replaces the job before it);
+  // explainStep(job) computes one stage → {finished, done, total, stage}; explainResult(job) → explain()'s object
+  // once finished. A job number that is not the current one gets an Error (another explanation replaced it).
+  val explain_start(const std::string& text, int ig_steps) {
+    explain_job_.reset();
+    if (ig_steps < 0 || ig_steps > 10000)
+      return error_val("igSteps must be an integer in 0..10000, got " + std::to_string(ig_steps));
+    HanExplainOptions o;
+    o.ig_steps = ig_steps;
+    explain_job_ = std::make_unique<HanExplainJob>(model_, text, o);
+    return explain_state(++explain_id_);
+  }
+  val explain_step(int job) {
+    if (!explain_job_ || job != explain_id_) return error_val("this explanation was replaced by another one");
+    explain_job_->step();
+    return explain_state(job);
+  }
+  val explain_result(int job) const {
+    if (!explain_job_ || job != explain_id_) return error_val("this explanation was replaced by another one");
+    if (!explain_job_->finished()) return error_val("this explanation is not finished");
+    return val::global("JSON").call<val>("parse", val(han_explanation_json(explain_job_->result())));
+  }
+
   // The global view at level "word" or "sentence" (core/explain/global_view.h, as `attnlab global-view --model
   // HAN_DIR --data TRAIN.tsv --level L`) in steps: globalViewStart(texts, level) takes the training documents'
   // texts (a JS array of strings: the TSV's text fields, as the CLI reads them; [] = no data) → {total} or an
@@ -93,6 +117,13 @@ class HanLab {
   std::string error_;
   HanModel model_;
   std::unique_ptr<GlobalViewJob> gv_job_;
+  std::unique_ptr<HanExplainJob> explain_job_;
+  int explain_id_ = 0;
+
+  val explain_state(int job) const {
+    return out_json({{"job", job}, {"finished", explain_job_->finished()}, {"done", explain_job_->done()},
+                     {"total", explain_job_->total()}, {"stage", explain_job_->stage()}});
+  }
 
   // ---- the debate experiments on documents ----
  public:
@@ -177,6 +208,9 @@ EMSCRIPTEN_BINDINGS(attnlab_han) {
       .function("info", &HanLab::info)
       .function("predict", &HanLab::predict)
       .function("explain", &HanLab::explain)
+      .function("explainStart", &HanLab::explain_start)
+      .function("explainStep", &HanLab::explain_step)
+      .function("explainResult", &HanLab::explain_result)
       .function("globalViewStart", &HanLab::global_view_start)
       .function("globalViewStep", &HanLab::global_view_step)
       .function("loadDataset", &HanLab::load_dataset)

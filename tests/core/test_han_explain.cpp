@@ -161,6 +161,48 @@ TEST(HanExplain, JsonContractAndBadInput) {
   EXPECT_NE(explain_han(HanModel{}, "x").error, "");
 }
 
+// The page's Documents view runs the explanation in stages (HanExplainJob) so it can show progress and stop between
+// them: one measure per step, in order, and the finished job's JSON is explain_han's byte for byte. A job stopped
+// before its last stage lacks that measure (the negative control: its JSON differs).
+TEST(HanExplain, JobComputesOneMeasurePerStepAndEndsAsExplainHan) {
+  HanModel m = small_model();
+  m.split.max_sentences = 50;
+  m.split.max_sentence_tokens = 20;
+  const std::string text = "The film is good. Not bad.<br />The plot is dull.";
+  HanExplainJob job(m, text, {7});
+  ASSERT_EQ(job.total(), 4);
+  EXPECT_EQ(job.result().input.ids.size(), 3u);  // split and predicted at the start
+  EXPECT_EQ(job.result().probabilities.size(), 2u);
+  std::vector<std::string> stages;
+  std::string partial;
+  while (!job.finished()) {
+    stages.push_back(job.stage());
+    job.step();
+    EXPECT_EQ(job.done(), static_cast<int>(stages.size()));
+    if (job.done() == 1) {
+      EXPECT_EQ(job.result().attention.sentence.size(), 3u);
+      EXPECT_TRUE(job.result().gradient.sentence.empty());
+      EXPECT_TRUE(job.result().leave_one_out.sentence.empty());
+    }
+    if (job.done() == 3) partial = han_explanation_json(job.result());
+  }
+  EXPECT_EQ(stages, (std::vector<std::string>{"attention", "gradient", "leave-one-out", "integrated gradients"}));
+  EXPECT_STREQ(job.stage(), "");
+  const std::string whole = han_explanation_json(explain_han(m, text, {7}));
+  EXPECT_EQ(han_explanation_json(job.result()), whole);
+  EXPECT_NE(partial, whole);
+  // No integrated gradients: three stages; no words or no model: none (finished at once, as explain_han returns).
+  EXPECT_EQ(HanExplainJob(m, text, {0}).total(), 3);
+  const HanExplainJob empty(m, "<br />", {});
+  EXPECT_TRUE(empty.finished());
+  EXPECT_EQ(empty.total(), 0);
+  EXPECT_EQ(han_explanation_json(empty.result()), han_explanation_json(explain_han(m, "<br />")));
+  const HanModel none;
+  const HanExplainJob no_model(none, text, {});
+  EXPECT_TRUE(no_model.finished());
+  EXPECT_NE(no_model.result().error, "");
+}
+
 // issue 27: a HAN explanation was not capped (1,005 tokens took 3.7 GB, 2,000 bad_alloc; the page runs it in a
 // 2 GiB heap). Now at most kMaxHanExplainSentences / kMaxHanExplainTokens whatever the model's splitting limits,
 // the cut said in the notes, and the batched methods run in chunks (leave-one-out still equals the re-run document).

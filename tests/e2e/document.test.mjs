@@ -207,6 +207,43 @@ else describe('documents view in the browser', { timeout: 20 * 60_000 }, () => {
     await again.close();
   });
 
+  test('a long document: the status names the measure being computed; Cancel stops it and keeps the text; Explain again', { timeout: TIMEOUT * 2 }, async () => {
+    const page = await openPage(`#view=documents&doctext=${encodeURIComponent('Fine. Dull.')}`);
+    await waitSettled(page);
+    // 90 sentences of 11 tokens: ~1,000 tokens, the explanation's cap (about 2 s in the page on this machine)
+    const long = Array.from({ length: 90 }, (_, i) => `The acting in scene ${i} is superb and the story moves nicely.`).join(' ');
+    await page.fill('#doc-input', long);
+    await page.waitForSelector('#doc-cancel:not([hidden])', { timeout: TIMEOUT });
+    assert.equal(await page.textContent('#doc-cancel'), 'Cancel');
+    assert.match(await page.textContent('#doc-status'), /^(Computing|Explaining with imdb-han: .+ \([1-4] of 4\))/);
+    await page.click('#doc-cancel');
+    await page.waitForFunction(() => document.querySelector('#view-documents').dataset.status !== 'pending', null, { timeout: TIMEOUT });
+    assert.equal(await page.locator('#view-documents').getAttribute('data-status'), 'cancelled');
+    assert.match(await page.textContent('#doc-status'), /Cancelled\. The document is kept/);
+    assert.equal(await page.inputValue('#doc-input'), long, 'the text is kept');
+    assert.equal(await page.isVisible('#doc-results'), false, 'no result of another text is left on show');
+    assert.equal(await page.textContent('#doc-cancel'), 'Explain again');
+    await page.evaluate(() => {
+      window.__docStatus = [];
+      const st = document.querySelector('#doc-status');
+      new MutationObserver(() => window.__docStatus.push(st.textContent)).observe(st, { childList: true, characterData: true, subtree: true });
+    });
+    await page.click('#doc-cancel');
+    await waitSettled(page);
+    assert.equal(await page.isVisible('#doc-cancel'), false);
+    const expected = cliExplain(long);
+    close(Number(await page.locator('.doc-probability').getAttribute('data-probability')), expected.probability, 'probability');
+    await page.locator('.doc-toggle').click();
+    assert.equal(await page.locator('.doc-sentence').count(), expected.sentences.length);
+    // while it ran, the status named each measure in turn
+    const said = await page.evaluate(() => window.__docStatus);
+    for (const [k, m] of [[1, 'attention'], [2, 'the gradient'], [3, 'leave-one-out'], [4, 'integrated gradients']]) {
+      assert.ok(said.some((t) => t.startsWith(`Explaining with imdb-han: ${m}`) && t.includes(`(${k} of 4)`)), `${m}: ${said.join(' | ')}`);
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('bad input: empty, one sentence, markup, 10,000 sentences — a message or a stated cut, the text kept', { timeout: TIMEOUT * 2 }, async () => {
     const page = await openPage('#view=documents&doctext=');
     await waitSettled(page, 'empty');

@@ -32,12 +32,15 @@ test('explain: a newer call replaces the waiting one; the running one resolves n
   const b = client.explain({ model: 'm', text: 'b' });
   const c = client.explain({ model: 'm', text: 'c' });
   const w = FakeWorker.last;
-  assert.deepEqual(w.posted.map((m) => m.text), ['a'], 'one in the worker, one waiting');
+  const requests = () => w.posted.filter((m) => m.type !== 'cancel');
+  assert.deepEqual(requests().map((m) => m.text), ['a'], 'one in the worker, one waiting');
+  // the superseded running request is told to stop (a job stops at its next step; a plain one runs on), once
+  assert.deepEqual(w.posted.filter((m) => m.type === 'cancel'), [{ type: 'cancel', target: requests()[0].id }]);
   assert.equal(await b, null, 'b was replaced while waiting');
-  w.answer(w.posted[0]);
+  w.answer(requests()[0]);
   assert.equal(await a, null, 'a finished after c was asked: stale');
-  assert.deepEqual(w.posted.map((m) => m.text), ['a', 'c']);
-  w.answer(w.posted[1], { text: 'c' });
+  assert.deepEqual(requests().map((m) => m.text), ['a', 'c']);
+  w.answer(requests()[1], { text: 'c' });
   assert.deepEqual(await c, { text: 'c' });
 });
 
@@ -50,12 +53,14 @@ test('live experiments have their own channel: they never supersede an explain, 
   assert.equal(w.posted[1].seed, 3);
   assert.deepEqual(w.posted[1].params, {});
   const x2 = client.experiment({ model: 'm', name: 'eraser', text: 'x' });
-  w.answer(w.posted[0], { explained: true });
+  const requests = () => w.posted.filter((m) => m.type !== 'cancel');
+  assert.deepEqual(w.posted.filter((m) => m.type === 'cancel').map((m) => m.target), [w.posted[1].id], 'only the experiment lane');
+  w.answer(requests()[0], { explained: true });
   assert.deepEqual(await e, { explained: true });
-  w.answer(w.posted[1]);
+  w.answer(requests()[1]);
   assert.equal(await x1, null, 'superseded by the waiting eraser request');
-  assert.equal(w.posted[2].name, 'eraser');
-  w.answer(w.posted[2], { row: 1 });
+  assert.equal(requests()[2].name, 'eraser');
+  w.answer(requests()[2], { row: 1 });
   assert.deepEqual(await x2, { row: 1 });
 });
 

@@ -178,6 +178,37 @@ test('latest-wins lanes: a newer call replaces the waiting one and makes the run
   assert.deepEqual(await d, { echo: 'd' }, 'another lane is independent');
 });
 
+test('lanes and jobs: a superseded running job is cancelled at its next step; cancelLane stops it; progress reaches the caller', async () => {
+  const c = channel();
+  const seen = [];
+  const trainSteps = () => FakeWorker.log.filter((x) => x.startsWith('train')).length;
+  const start = trainSteps();
+  const a = c.latest('doc', 'steps', { steps: 1000 }, (m) => seen.push(m.done));
+  while (seen.length < 2) await tick();
+  const b = c.latest('doc', 'steps', { steps: 2 });
+  assert.equal(await a, null, 'superseded');
+  assert.deepEqual(await b, { cancelled: false, done: 2 }, 'the newer one ran whole');
+  const ran = trainSteps() - start;
+  assert.ok(ran < 100, `the superseded job stopped early (${ran} steps ran, the newer job's 2 included)`);
+  // cancelLane: the running job answers {cancelled: true}; the waiting one resolves null
+  const progress = [];
+  const run = c.latest('doc', 'steps', { steps: 1000 }, (m) => progress.push(m.done));
+  while (progress.length < 1) await tick();
+  const waiting = c.latest('doc', 'steps', { steps: 1000 });
+  c.cancelLane('doc');
+  assert.equal(await waiting, null);
+  assert.equal(await run, null, 'made stale by the waiting call before the cancel');
+  const alone = c.latest('doc', 'steps', { steps: 1000 }, (m) => { if (m.done === 2) c.cancelLane('doc'); });
+  const r = await alone;
+  assert.equal(r.cancelled, true);
+  assert.ok(r.done >= 2 && r.done < 1000, `stopped after ${r.done}`);
+  // a plain request is not affected by a cancel of a lane (it runs to its end)
+  const p = c.latest('plain', 'echo', { value: 'p' });
+  c.cancelLane('plain');
+  assert.deepEqual(await p, { echo: 'p' });
+  c.cancelLane('no such lane');
+});
+
 test('result buffers are transferred, not copied, when the handler owns them', () => {
   const own = new Float32Array(4);
   const view = new Float32Array(new ArrayBuffer(64), 16, 4); // a view into a larger buffer (e.g. the wasm heap)

@@ -162,3 +162,35 @@ test('HanLab: readable errors and stated cuts', { skip: hasWasm() && fs.existsSy
     lab.delete();
   }
 });
+
+// The Documents view's stepwise calls (explainStart / explainStep / explainResult: core HanExplainJob) give explain()'s
+// object exactly, one measure per step; a job replaced by a newer start is refused with a readable Error.
+test('HanLab.explainStart/Step/Result: one measure per step, then explain()\'s object', { skip: hasWasm() && fs.existsSync(path.join(DIR, 'config.json')) ? false : 'needs web/gen and imdb-han' }, async () => {
+  const Module = await loadCore();
+  const config = fs.readFileSync(path.join(DIR, 'config.json'), 'utf8');
+  const lab = new Module.HanLab(config, new Uint8Array(fs.readFileSync(path.join(DIR, 'model.safetensors'))));
+  try {
+    const text = 'A wonderful film. The acting is superb. I would watch it again.';
+    let s = lab.explainStart(text, 20);
+    assert.deepEqual([s.finished, s.done, s.total, s.stage], [false, 0, 4, 'attention']);
+    const stages = [];
+    while (!s.finished) {
+      stages.push(s.stage);
+      s = lab.explainStep(s.job);
+    }
+    assert.deepEqual(stages, ['attention', 'gradient', 'leave-one-out', 'integrated gradients']);
+    assert.deepEqual(lab.explainResult(s.job), lab.explain(text, 20));
+    // a newer start replaces the job: the old number is refused, the new one runs
+    const a = lab.explainStart(text, 0);
+    const b = lab.explainStart('Dull.', 0);
+    assert.notEqual(a.job, b.job);
+    assert.throws(() => lab.explainStep(a.job), /replaced by another/);
+    assert.throws(() => lab.explainResult(b.job), /not finished/);
+    assert.throws(() => lab.explainStart(text, -1), /igSteps/);
+    const none = lab.explainStart('<br />', 0);
+    assert.deepEqual([none.finished, none.total], [true, 0]);
+    assert.deepEqual(lab.explainResult(none.job).sentences, []);
+  } finally {
+    lab.delete();
+  }
+});

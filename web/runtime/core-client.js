@@ -14,10 +14,12 @@
 //                                    → Promise<maps | null>: a transformer's attention tensors (labs/text.js
 //                                      `attention`); superseded like explain, on its own lane.
 //   client.documentModels()          → Promise<[entry]>: the manifest's `documents` (HAN models)
-//   client.explainDocument({model, text, igSteps})
-//                                    → Promise<result | null>: a HAN model's explanation of a document
-//                                      (labs/documents.js, = `attnlab explain-text` on it); superseded like
-//                                      explain, on its own lane ('document').
+//   client.explainDocument({model, text, igSteps}, onProgress)
+//                                    → Promise<result | {cancelled: true} | null>: a HAN model's explanation of a
+//                                      document (labs/documents.js, = `attnlab explain-text` on it); superseded like
+//                                      explain, on its own lane ('document'), and a superseded run stops at its next
+//                                      stage; onProgress({stage: 'explain', step, done, total}) before each stage.
+//   client.cancelDocument()          stops the running document explanation (it resolves {cancelled: true}).
 //   client.globalView({model, level}, onProgress) → { promise: Promise<view | {cancelled: true}>, cancel() }: the
 //                                      Global view of a model (labs/global-view.js), a long job; onProgress({stage,
 //                                      done, total}) after each of the core's steps
@@ -103,10 +105,12 @@ export class CoreClient {
   // Documents (labs/documents.js): the HAN models of the manifest, and one document's explanation (its own lane).
   documentModels() { return this.request('documentModels'); }
 
-  explainDocument({ model, text, igSteps }) {
+  explainDocument({ model, text, igSteps }, onProgress = null) {
     this.reRegister();
-    return this.channel.latest('document', 'explainDocument', { model, text, igSteps });
+    return this.channel.latest('document', 'explainDocument', { model, text, igSteps }, onProgress);
   }
+
+  cancelDocument() { this.channel.cancelLane('document'); }
 
   globalView({ model, level }, onProgress = () => {}) {
     this.reRegister();

@@ -17,9 +17,13 @@
 //   channel.send(type, body, onProgress, transfer) → { id, promise, cancel() }
 //     promise resolves with the result, rejects with an Error(message) on an error reply.
 //   channel.request(type, body, onProgress) → promise (send(...).promise)
-//   channel.latest(lane, type, body) → Promise<result | null>: at most one request of the lane runs and one
-//     waits; a newer call replaces the waiting one (resolves null) and a running one whose answer arrives
-//     after a newer call was made resolves null too ("superseded": fast typing never builds a backlog).
+//   channel.latest(lane, type, body, onProgress) → Promise<result | null>: at most one request of the lane runs and
+//     one waits; a newer call replaces the waiting one (resolves null) and a running one whose answer arrives
+//     after a newer call was made resolves null too ("superseded": fast typing never builds a backlog). The
+//     superseded running request is also sent a cancel, so a job (host.js) stops at its next step.
+//     onProgress gets that request's progress messages.
+//   channel.cancelLane(lane): the waiting request resolves null and the running one is cancelled (a job answers
+//     {cancelled: true} at its next step; a plain request runs to its end and resolves as usual).
 //   channel.fail(message): terminates the worker and rejects every open request with Error(message); the next
 //     send() starts a fresh worker. A worker that cannot start, crashes, sends an unreadable message or
 //     reports a fatal error fails this way; then channel.onFail?.(message) and every listener added with
@@ -163,23 +167,34 @@ export class WorkerChannel {
     return this.send(type, body, onProgress).promise;
   }
 
-  latest(lane, type, body = {}) {
+  latest(lane, type, body = {}, onProgress = null) {
     return new Promise((resolve, reject) => {
       let l = this.lanes.get(lane);
       if (!l) this.lanes.set(lane, (l = { running: null, waiting: null }));
       l.waiting?.resolve(null);
-      l.waiting = { type, body, resolve, reject };
-      if (l.running) l.running.stale = true;
-      else this.startWaiting(lane, l);
+      l.waiting = { type, body, onProgress, resolve, reject };
+      if (l.running) {
+        if (!l.running.stale) l.running.cancel();
+        l.running.stale = true;
+      } else this.startWaiting(lane, l);
     });
   }
 
-  startWaiting(lane, l) {
-    const { type, body, resolve, reject } = l.waiting;
+  cancelLane(lane) {
+    const l = this.lanes.get(lane);
+    if (!l) return;
+    l.waiting?.resolve(null);
     l.waiting = null;
-    const run = { stale: false };
+    l.running?.cancel();
+  }
+
+  startWaiting(lane, l) {
+    const { type, body, onProgress, resolve, reject } = l.waiting;
+    l.waiting = null;
+    const sent = this.send(type, body, onProgress);
+    const run = { stale: false, cancel: sent.cancel };
     l.running = run;
-    this.send(type, body).promise.then(
+    sent.promise.then(
       (result) => this.laneDone(lane, l, run, () => resolve(run.stale ? null : result)),
       (err) => this.laneDone(lane, l, run, () => (run.stale && l.waiting ? resolve(null) : reject(err))),
     );

@@ -10,7 +10,10 @@
 //   is shown; the model loads on first use). Typing explains ~400 ms after the last key; examples and model
 //   changes at once; the measure switch redraws the shown result without asking the worker.
 //   section.dataset.status: 'loading' | 'pending' | 'ready' | 'empty' (no text, or no words: a hint) | 'error'
-//   (message in #doc-message; the text is kept and the page keeps working).
+//   (message in #doc-message; the text is kept and the page keeps working) | 'cancelled'.
+//   While an explanation runs, #doc-status names the measure being computed (n of 4, and the time left past 5 s)
+//   and, after 300 ms, #doc-cancel stops it between two measures (the text is kept; the button then reads
+//   "Explain again"). A newer text or model stops the running explanation the same way (CoreClient's lane).
 //   Notices (#doc-notice): the core's cuts (sentences / tokens kept of how many, no sentence boundary, over-long
 //   sentences cut), a one-sentence document, markup read as paragraph breaks, a text too long for the link.
 //   A document of more than COLLAPSE_AT sentences shows its first sentences and a "Show all" button.
@@ -26,9 +29,16 @@ import { rowsToCsv } from '../analysis/csv.js';
 import { download } from '../render/export.js';
 import { renderDocPrediction, renderDocument, renderKendall } from '../render/document.js';
 import { viewStatus } from '../render/dom.js';
+import { etaText } from '../analysis/eta.js';
 
 const IG_STEPS = CATALOGUE.text.explain.find((p) => p.name === 'ig_steps').default; // = the CLI's --ig-steps default
 const DEBOUNCE_MS = 400;
+const CANCEL_AFTER_MS = 300;
+// The stage the core computes next (labs/documents.js progress `step`), as the status line names it.
+const STEP_TEXT = {
+  attention: 'attention', gradient: 'the gradient', 'leave-one-out': 'leave-one-out (one pass per word)',
+  'integrated gradients': 'integrated gradients (one pass per path step)',
+};
 
 export const DOC_EXAMPLES = Object.freeze([
   { label: 'positive · “A wonderful film…”', line: 369, text: SCHEMA.doctext.default },
@@ -64,6 +74,8 @@ export function mountDocumentView(section, { client, store }) {
   const noticeEl = $('#doc-notice');
   const hintEl = $('#doc-hint');
   const resultsEl = $('#doc-results');
+  const cancelButton = $('#doc-cancel');
+  let cancelTimer = 0;
 
   let models = null;
   let listError = '';
@@ -179,6 +191,7 @@ export function mountDocumentView(section, { client, store }) {
     clearTimeout(timer);
     if (!active) return;
     const my = ++seq;
+    showCancel(null);
     const text = textarea.value;
     if (!text.trim()) {
       showNothing();
@@ -198,11 +211,21 @@ export function mountDocumentView(section, { client, store }) {
     const model = store.get().docmodel;
     const started = performance.now();
     setStatus('pending', 'Computing… (leave-one-out and integrated gradients run one pass per word)');
+    // Cancel appears once the explanation has run a moment (a short document never flashes it).
+    clearTimeout(cancelTimer);
+    cancelTimer = setTimeout(() => { if (my === seq) showCancel('cancel'); }, CANCEL_AFTER_MS);
+    const onProgress = (p) => {
+      if (my !== seq || p.stage !== 'explain') return;
+      const left = etaText((performance.now() - started) / 1000, p.done, p.total);
+      setStatus('pending', `Explaining with ${model}: ${STEP_TEXT[p.step] ?? p.step} (${p.done + 1} of ${p.total})` +
+        `${left ? ` · ${left}` : ''}…`);
+    };
     let result;
     try {
-      result = await client.explainDocument({ model, text, igSteps: IG_STEPS });
+      result = await client.explainDocument({ model, text, igSteps: IG_STEPS }, onProgress);
     } catch (e) {
       if (my !== seq) return;
+      showCancel(null);
       shown = null;
       resultsEl.hidden = true;
       showMessage(`Could not explain this document with ${model}: ${e.message}`);
@@ -210,8 +233,35 @@ export function mountDocumentView(section, { client, store }) {
       return;
     }
     if (result === null || my !== seq) return;
+    if (result.cancelled) {
+      // The text stays as typed; the results shown before were of another text or model, so they go.
+      shown = null;
+      resultsEl.hidden = true;
+      showCancel('again');
+      setStatus('cancelled', 'Cancelled. The document is kept: edit it, or explain it again.');
+      return;
+    }
+    showCancel(null);
     show(result, performance.now() - started, text);
   }
+
+  // The one button beside the model: "Cancel" while an explanation runs, "Explain again" after a cancel.
+  function showCancel(role) {
+    if (role !== 'cancel') clearTimeout(cancelTimer);
+    cancelButton.hidden = role === null;
+    cancelButton.dataset.role = role ?? '';
+    cancelButton.textContent = role === 'again' ? 'Explain again' : 'Cancel';
+  }
+  cancelButton.addEventListener('click', () => {
+    if (cancelButton.dataset.role === 'again') {
+      showCancel(null);
+      run();
+    } else {
+      showCancel(null);
+      setStatus('pending', 'Cancelling…');
+      client.cancelDocument();
+    }
+  });
 
   function show(result, ms, text) {
     if (result.error) {

@@ -31,11 +31,12 @@ std::vector<double> predict_han(const HanModel& model, const std::string& text) 
   return out;
 }
 
-HanExplanation explain_han(const HanModel& model, const std::string& text, const HanExplainOptions& options) {
-  HanExplanation e;
+HanExplainJob::HanExplainJob(const HanModel& model, const std::string& text, const HanExplainOptions& options)
+    : model_(model), options_(options) {
+  HanExplanation& e = e_;
   if (model.params.embedding.cols() != model.config.vocab_size || model.config.vocab_size < 2) {
     e.error = "no model loaded";
-    return e;
+    return;
   }
   // The model's splitting limits, capped to the explanation's (explain_han.h).
   SentenceSplitOptions split = model.split;
@@ -74,17 +75,30 @@ HanExplanation explain_han(const HanModel& model, const std::string& text, const
     if (e.probabilities[k] > e.probabilities[best]) best = static_cast<int>(k);
   e.predicted_class = best;
   e.probability = model.config.num_classes == 2 ? e.probabilities[1] : e.probabilities[best];
-  if (e.input.ids.empty()) return e;
+  if (!e.input.ids.empty()) total_ = options.ig_steps > 0 ? 4 : 3;
+}
+
+const char* HanExplainJob::stage() const {
+  static const char* const kStages[] = {"attention", "gradient", "leave-one-out", "integrated gradients"};
+  return finished() ? "" : kStages[done_];
+}
+
+void HanExplainJob::step() {
+  if (finished()) return;
+  HanExplanation& e = e_;
   HanExplainInput in;
-  in.cfg = &model.config;
-  in.params = &model.params;
+  in.cfg = &model_.config;
+  in.params = &model_.params;
   in.doc = e.input.ids;
   in.target = e.predicted_class;
-  in.ig_steps = options.ig_steps;
-  e.attention = han_attention_importance(in);
-  e.gradient = han_gradient_importance(in);
-  e.leave_one_out = han_leave_one_out_importance(in);
-  if (options.ig_steps > 0) e.integrated_gradients = han_integrated_gradients_importance(in);
+  in.ig_steps = options_.ig_steps;
+  switch (done_) {
+    case 0: e.attention = han_attention_importance(in); break;
+    case 1: e.gradient = han_gradient_importance(in); break;
+    case 2: e.leave_one_out = han_leave_one_out_importance(in); break;
+    default: e.integrated_gradients = han_integrated_gradients_importance(in); break;
+  }
+  if (++done_ < total_) return;
   auto absv = [](std::vector<double> v) {
     for (double& x : v) x = std::abs(x);
     return v;
@@ -96,13 +110,18 @@ HanExplanation explain_han(const HanModel& model, const std::string& text, const
   e.kendall.push_back({"word", "attention_gradient", kendall_tau(wa, han_flat_words(e.gradient))});
   e.kendall.push_back({"word", "attention_leave_one_out", kendall_tau(wa, han_flat_words(e.leave_one_out))});
   e.kendall.push_back({"word", "gradient_leave_one_out", kendall_tau(han_flat_words(e.gradient), han_flat_words(e.leave_one_out))});
-  if (options.ig_steps > 0) {
+  if (options_.ig_steps > 0) {
     e.kendall.push_back({"sentence", "attention_integrated_gradients",
                          kendall_tau(e.attention.sentence, absv(e.integrated_gradients.sentence))});
     e.kendall.push_back({"word", "attention_integrated_gradients",
                          kendall_tau(wa, absv(han_flat_words(e.integrated_gradients)))});
   }
-  return e;
+}
+
+HanExplanation explain_han(const HanModel& model, const std::string& text, const HanExplainOptions& options) {
+  HanExplainJob job(model, text, options);
+  while (!job.finished()) job.step();
+  return job.result();
 }
 
 namespace {

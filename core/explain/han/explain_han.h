@@ -43,6 +43,28 @@ struct HanExplanation {
 
 HanExplanation explain_han(const HanModel& model, const std::string& text, const HanExplainOptions& options = {});
 
+// explain_han in stages, for a caller that reports progress and may stop between them (the page's Documents view:
+// a 100-sentence document takes ~2 s in wasm). The constructor splits, encodes and predicts (one forward); each
+// step() then computes one importance — attention, gradient, leave-one-out, integrated gradients (not when ig_steps
+// is 0) — and the last one the Kendall pairs. A text without tokens, or no model, has no stages. result() is
+// explain_han's once finished(). Holds a reference to the model, which must outlive the job.
+class HanExplainJob {
+ public:
+  HanExplainJob(const HanModel& model, const std::string& text, const HanExplainOptions& options = {});
+  bool finished() const { return done_ >= total_; }
+  int done() const { return done_; }    // stages computed
+  int total() const { return total_; }  // 0, 3 or 4
+  const char* stage() const;            // the stage step() computes next ("" when finished)
+  void step();
+  const HanExplanation& result() const { return e_; }
+
+ private:
+  const HanModel& model_;
+  HanExplainOptions options_;
+  HanExplanation e_;
+  int done_ = 0, total_ = 0;
+};
+
 // Class probabilities of one text.
 std::vector<double> predict_han(const HanModel& model, const std::string& text);
 

@@ -75,6 +75,7 @@ export function createHost({ labs, post }) {
     }
   }
   const cancelled = new Set();
+  const open = new Set(); // the requests in flight (a cancel for one that has ended is dropped)
   let queue = Promise.resolve();
   let broken = null; // the message of a fatal error: the instance is unusable
 
@@ -106,10 +107,11 @@ export function createHost({ labs, post }) {
 
   function onMessage(msg = {}) {
     if (msg.type === 'cancel') {
-      cancelled.add(msg.target);
+      if (open.has(msg.target)) cancelled.add(msg.target);
       return;
     }
     const { id } = msg;
+    open.add(id);
     const h = handlers.get(msg.type);
     const ctx = {
       id,
@@ -123,7 +125,10 @@ export function createHost({ labs, post }) {
     if (!h) run = step(() => { throw new Error(`Unknown request type "${msg.type}"`); });
     else if (h.job) run = broken ? step(() => {}) : Promise.resolve().then(() => h.fn(msg, ctx));
     else run = step(() => h.fn(msg, ctx));
-    run.then((result) => reply(id, result), (e) => fail(id, e)).finally(() => cancelled.delete(id));
+    run.then((result) => reply(id, result), (e) => fail(id, e)).finally(() => {
+      cancelled.delete(id);
+      open.delete(id);
+    });
   }
 
   return { onMessage, handlers };
