@@ -3,10 +3,12 @@
 //     6 × 6 patch grid; every rate lies in [0, 1] and a 0-px hit is a hit at the standard tolerance; progress is
 //     called once per image, and returning false stops with "cancelled";
 //   - a model whose input is not the shapes' size is refused with a message.
+//   - the shipped ViT (models/image/vit-shapes) gives torch's logits on its probe images.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "experiments/onnx_shapes_localization.h"
@@ -74,4 +76,41 @@ TEST(OnnxShapes, AModelOfAnotherInputSizeIsRefused) {
   nlohmann::json out;
   EXPECT_FALSE(onnx_shapes_localization(clf, r, &out, &err));
   EXPECT_NE(err.find("the model's input is [1,3,48,48]; the shapes need [1,3,64,64]"), std::string::npos) << err;
+}
+
+// The shipped ViT trained on the shapes (models/image/vit-shapes, models/tools/train-vit-shapes.py): the core's
+// executor gives PyTorch's logits on the first four validation images the recipe trained against (meta.json "probe",
+// torch's own forward before the export), to 1e-4. Negative control: another image's logits are not the probe's.
+TEST(OnnxShapes, ShippedVitGivesTorchsLogitsOnItsProbeImages) {
+  const std::string dir = std::string(ATTNLAB_SOURCE_DIR) + "/models/image/vit-shapes/";
+  OnnxClassifier clf;
+  std::string err;
+  ASSERT_TRUE(test::load_classifier_file(dir + "model.onnx", &clf, &err)) << err;
+  std::ifstream f(dir + "meta.json");
+  const nlohmann::json meta = nlohmann::json::parse(f, nullptr, false);
+  ASSERT_TRUE(meta.is_object());
+  const nlohmann::json& probe = meta["probe"]["logits"];
+  ASSERT_EQ(probe.size(), 4u);
+  ShapesConfig cfg;
+  cfg.image_size = meta["image_size"].get<int>();
+  cfg.num_classes = meta["num_classes"].get<int>();
+  cfg.confounder = meta["data"]["confounder"].get<double>();
+  cfg.texture_contrast = meta["data"]["texture_contrast"].get<double>();
+  const ShapesDataset validation(cfg, meta["data"]["seed"].get<uint64_t>(), Split::Validation, meta["data"]["validation"].get<int>());
+  std::vector<std::vector<float>> got;
+  for (int i = 0; i < 5; ++i) {
+    const ShapeExample ex = validation.example(i);
+    ASSERT_TRUE(clf.forward(ex.image.data(), ex.image.size(), &err)) << err;
+    got.push_back(clf.logits());
+  }
+  double worst = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    ASSERT_EQ(got[i].size(), probe[i].size());
+    for (size_t k = 0; k < got[i].size(); ++k)
+      worst = std::max(worst, std::abs(got[i][k] - probe[i][k].get<double>()) / std::max(1.0, std::abs(probe[i][k].get<double>())));
+  }
+  EXPECT_LT(worst, 1e-4);
+  double other = 0;  // image 4's logits against image 0's probe
+  for (size_t k = 0; k < got[4].size(); ++k) other = std::max(other, std::abs(got[4][k] - probe[0][k].get<double>()));
+  EXPECT_GT(other, 1e-2);
 }
