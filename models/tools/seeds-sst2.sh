@@ -5,7 +5,8 @@
 # the headline experiments on the SST-2 test set, one JSON summary per (model, seed, experiment) in
 # models/text/seeds/, and the mean ± std table by models/tools/seeds-summary.mjs (models/text/seeds/summary.json).
 # The transformers too: ATTENTIONS="transformer-dot transformer-uniform" trains the shipped sst2-transformer recipe
-# (models/tools/train-transformer-models.sh: 2 layers × 4 heads, AdamW, TF_EPOCHS=6) with that attention.
+# (models/tools/train-transformer-models.sh: 2 layers × 4 heads, AdamW, TF_EPOCHS=6) with that attention;
+# "transformer1-dot" / "transformer4-dot" the same recipe with 1 / 4 layers (sst2-transformer-1layer / -4layer's).
 # The debate's fourth round (issue 32): ATTENTIONS="ortho diversity deceptive" trains the same BiLSTM recipe with
 # Mohankumar et al.'s Orthogonal LSTM (--encoder ortho_bilstm), their Diversity LSTM (--diversity 0.5) and Pruthi et
 # al.'s deception penalty (--deception 1 on models/text/data/sst2-strong-lexicon.txt), all with tanh attention.
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/sst2}
 ATTENTIONS=${ATTENTIONS:-tanh dot uniform}
 SEEDS=${SEEDS:-50 257 500231 100078 12504}
-EXPERIMENTS=${EXPERIMENTS:-kendall permutation adversarial erase-until-flip eraser plausibility}
+EXPERIMENTS=${EXPERIMENTS-kendall permutation adversarial erase-until-flip eraser plausibility}  # EXPERIMENTS= : train only
 LIMIT=${LIMIT:-0}
 EPOCHS=${EPOCHS:-8}
 TF_EPOCHS=${TF_EPOCHS:-6}
@@ -44,6 +45,8 @@ one() {
   case $att in
     transformer-*)
       recipe=("${TRANSFORMER_RECIPE[@]}" --layers 2 --max-len 64 --attention "${att#transformer-}" --epochs "$TF_EPOCHS") ;;
+    transformer[1-9]-*)  # transformerL-ATT: the same recipe with L layers (the shipped -1layer / -4layer variants)
+      recipe=("${TRANSFORMER_RECIPE[@]}" --layers "${att:11:1}" --max-len 64 --attention "${att#transformer?-}" --epochs "$TF_EPOCHS") ;;
     ortho) recipe=(--attention tanh --encoder ortho_bilstm --epochs "$EPOCHS") ;;
     diversity) recipe=(--attention tanh --diversity 0.5 --epochs "$EPOCHS") ;;
     deceptive) recipe=(--attention tanh --deception 1 --impermissible "$LEXICON" --epochs "$EPOCHS") ;;
@@ -63,8 +66,8 @@ one() {
     [ -f "$f" ] && continue
     local extra=()
     case $e in
-      conicity) case $att in transformer-*) continue ;; esac ;;
-      impermissible) case $att in transformer-*) continue ;; esac
+      conicity) case $att in transformer*) continue ;; esac ;;
+      impermissible) case $att in transformer*) continue ;; esac
         extra=(--param "words=$(tr '\n' ' ' < "$LEXICON")") ;;
     esac
     nice -n 10 "$BIN" experiment "$e" --model "$dir" --data "$data/test.tsv" --limit "$LIMIT" "${extra[@]}" \

@@ -6,7 +6,8 @@
 # models/text/transformer-methods/, then the tables of docs/RESULTS.md by models/tools/methods-table.mjs.
 # Usage: bash models/tools/transformer-methods.sh [DATA_DIR]
 #   MODELS="sst2-transformer sst2-transformer-1layer sst2-transformer-4layer"  SEEDS="50 257"  WORK=build/seeds
-#   PLAUSIBILITY_MODELS="sst2-transformer"  ATTNLAB=build/attnlab
+#   PLAUSIBILITY_MODELS="sst2-transformer"  ATTNLAB=build/attnlab  LAYER_SEEDS="1 4" (the 1- and 4-layer variants'
+#   seeds, trained by ATTENTIONS="transformer1-dot transformer4-dot" EXPERIMENTS= bash models/tools/seeds-sst2.sh)
 # Cost here (2 cores, one run at a time): ERASER ~3 min a 2-layer model on the 1,821 sentences, plausibility ~3 min.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +16,7 @@ MODELS=${MODELS:-sst2-transformer sst2-transformer-1layer sst2-transformer-4laye
 SEEDS=${SEEDS:-50 257}
 WORK=${WORK:-build/seeds}
 PLAUSIBILITY_MODELS=${PLAUSIBILITY_MODELS:-sst2-transformer}
+LAYER_SEEDS=${LAYER_SEEDS:-1 4}
 BIN=${ATTNLAB:-build/attnlab}
 out=models/text/transformer-methods
 mkdir -p "$out"
@@ -35,5 +37,12 @@ for s in $SEEDS; do
   dir="$WORK/sst2-transformer-dot-s$s"
   [ -f "$dir/config.json" ] || { echo "transformer-methods: $dir missing (ATTENTIONS=transformer-dot SEEDS=\"$s\" bash models/tools/seeds-sst2.sh)" >&2; continue; }
   run "sst2-transformer-s$s" "$dir" plausibility
+done
+for s in $SEEDS; do
+  for l in $LAYER_SEEDS; do  # the 1- / 4-layer variants' seeds (ERASER only, as their shipped seed)
+    dir="$WORK/sst2-transformer$l-dot-s$s"
+    [ -f "$dir/config.json" ] || { echo "transformer-methods: $dir missing (ATTENTIONS=transformer$l-dot SEEDS=\"$s\" EXPERIMENTS= bash models/tools/seeds-sst2.sh)" >&2; continue; }
+    run "sst2-transformer-${l}layer-s$s" "$dir"
+  done
 done
 node models/tools/methods-table.mjs
