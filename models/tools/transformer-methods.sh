@@ -21,13 +21,20 @@ BIN=${ATTNLAB:-build/attnlab}
 out=models/text/transformer-methods
 mkdir -p "$out"
 
+# One summary file: written under a temporary name and moved into place when complete, so an interrupted run
+# leaves no partial file that the next run would skip.
+summary() {  # file command...
+  local f=$1
+  shift
+  [ -f "$f" ] && return 0
+  "$@" > "$f.tmp" && mv "$f.tmp" "$f"
+}
 run() {  # name model_dir [plausibility]
   local name=$1 dir=$2
-  [ -f "$out/$name.eraser.json" ] || "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv" > "$out/$name.eraser.json"
-  [ -f "$out/$name.eraser-signed.json" ] ||
-    "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv" --param ranking=signed > "$out/$name.eraser-signed.json"
-  if [ "${3:-}" = plausibility ] && [ ! -f "$out/$name.plausibility.json" ]; then
-    "$BIN" experiment plausibility --model "$dir" --data "$data/test.tsv" > "$out/$name.plausibility.json"
+  summary "$out/$name.eraser.json" "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv"
+  summary "$out/$name.eraser-signed.json" "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv" --param ranking=signed
+  if [ "${3:-}" = plausibility ]; then
+    summary "$out/$name.plausibility.json" "$BIN" experiment plausibility --model "$dir" --data "$data/test.tsv"
   fi
 }
 for m in $MODELS; do
