@@ -59,12 +59,8 @@ class HanLab {
 
   // The explain-text object (docs/DESIGN.md "HAN explain"); igSteps in 0..10000 as the CLI's --ig-steps.
   val explain(const std::string& text, int ig_steps) const {
-    if (ig_steps < 0 || ig_steps > 10000)
-      return error_val("igSteps must be an integer in 0..10000, got " + std::to_string(ig_steps));
-    HanExplainOptions o;
-    o.ig_steps = ig_steps;
-    const std::string out = han_explanation_json(explain_han(model_, text, o));
-    return val::global("JSON").call<val>("parse", val(out));
+    if (ig_steps < 0 || ig_steps > 10000) return ig_steps_error(ig_steps);
+    return explanation_val(explain_han(model_, text, {ig_steps}));
   }
 
   // The same explanation in stages (core HanExplainJob), so the page shows progress and can stop between them:
@@ -73,11 +69,8 @@ class HanLab {
   // once finished. A job number that is not the current one gets an Error (another explanation replaced it).
   val explain_start(const std::string& text, int ig_steps) {
     explain_job_.reset();
-    if (ig_steps < 0 || ig_steps > 10000)
-      return error_val("igSteps must be an integer in 0..10000, got " + std::to_string(ig_steps));
-    HanExplainOptions o;
-    o.ig_steps = ig_steps;
-    explain_job_ = std::make_unique<HanExplainJob>(model_, text, o);
+    if (ig_steps < 0 || ig_steps > 10000) return ig_steps_error(ig_steps);
+    explain_job_ = std::make_unique<HanExplainJob>(model_, text, HanExplainOptions{ig_steps});
     return explain_state(++explain_id_);
   }
   val explain_step(int job) {
@@ -88,7 +81,7 @@ class HanLab {
   val explain_result(int job) const {
     if (!explain_job_ || job != explain_id_) return error_val("this explanation was replaced by another one");
     if (!explain_job_->finished()) return error_val("this explanation is not finished");
-    return val::global("JSON").call<val>("parse", val(han_explanation_json(explain_job_->result())));
+    return explanation_val(explain_job_->result());
   }
 
   // The global view at level "word" or "sentence" (core/explain/global_view.h, as `attnlab global-view --model
@@ -120,6 +113,13 @@ class HanLab {
   std::unique_ptr<HanExplainJob> explain_job_;
   int explain_id_ = 0;
 
+  static val ig_steps_error(int ig_steps) {
+    return error_val("igSteps must be an integer in 0..10000, got " + std::to_string(ig_steps));
+  }
+  // The "HAN explain" object as a JS object (han_explanation_json, the CLI's JSON).
+  static val explanation_val(const HanExplanation& e) {
+    return val::global("JSON").call<val>("parse", val(han_explanation_json(e)));
+  }
   val explain_state(int job) const {
     return out_json({{"job", job}, {"finished", explain_job_->finished()}, {"done", explain_job_->done()},
                      {"total", explain_job_->total()}, {"stage", explain_job_->stage()}});

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "experiments/onnx_shapes_localization.h"
@@ -86,8 +85,7 @@ TEST(OnnxShapes, ShippedVitGivesTorchsLogitsOnItsProbeImages) {
   OnnxClassifier clf;
   std::string err;
   ASSERT_TRUE(test::load_classifier_file(dir + "model.onnx", &clf, &err)) << err;
-  std::ifstream f(dir + "meta.json");
-  const nlohmann::json meta = nlohmann::json::parse(f, nullptr, false);
+  const nlohmann::json meta = nlohmann::json::parse(test::read_text(dir + "meta.json"), nullptr, false);
   ASSERT_TRUE(meta.is_object());
   const nlohmann::json& probe = meta["probe"]["logits"];
   ASSERT_EQ(probe.size(), 4u);
