@@ -24,7 +24,7 @@
 // check (they come from the manifest / the core). Train view: attention (uniform | tanh | dot), trainseed
 // (the training seed, 0 … 2^31 − 1, apart from the debate `seed`), epochs (1 … 30), trainkind, tlayers, advbase, lambda,
 // divlambda, declambda, impwords. Image view: image,
-// method, opacity, colormap, backend, target, risen, erasesteps, erasethr, erasefill (described next to them
+// method, opacity, colormap, backend, target, risen, csteps, erasesteps, erasethr, erasefill (described next to them
 // in SCHEMA); "Your model" there: omethod, oscale. Localization view: lochead, loccbam, locconf, locepochs, locseed, locrecipe. Debate runs: workers
 // (the pool size; 0 = one per core). Head view (transformers): hlayer, hheads. Documents view: docmodel, doctext,
 // docmeasure (attention | gradient | leave_one_out | integrated_gradients). Global view: gvmodel, gvlevel (word |
@@ -38,6 +38,7 @@ export const VIEWS = Object.freeze(['text', 'documents', 'global', 'debate', 'tr
 // The fields whose values, defaults and ranges the core defines come from its catalogue (web/catalogue.js).
 const IMAGE_MAPS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kind !== 'metric').map((m) => m.name));
 const RISE_N = CATALOGUE.image.methods.find((m) => m.name === 'rise').params.find((p) => p.name === 'n');
+const CURVE_STEPS = CATALOGUE.image.methods.find((m) => m.name === 'deletion').params.find((p) => p.name === 'steps');
 // "Your model" (views/own-model-view.js): the executor's methods, then the image plans that make a map.
 const OWN_METHODS = Object.freeze([...CATALOGUE.onnx.methods.map((m) => m.name),
   ...CATALOGUE.onnx.plans.filter((p) => CATALOGUE.image.methods.find((m) => m.name === p)?.kind === 'plan')]);
@@ -79,7 +80,8 @@ export const SCHEMA = Object.freeze({
   lambda: { type: 'enum', values: Object.freeze(['0', '0.001', '0.01', '0.1', '0.5', '1', '2', '5']), default: '1' },
   // Image view (views/image-view.js): the demo photo by gallery name (uploads are never in the URL), the map
   // method, overlay opacity (percent), colormap, ORT backend (auto = WebGPU on a hardware adapter, else wasm), threads (wasm threads; 0 = automatic),
-  // the explained class (model output index; -1 = the top-1), RISE masks, adversarial-erasing steps /
+  // the explained class (model output index; -1 = the top-1), RISE masks, the deletion / insertion curves' steps (the
+  // Images card's and Your model's; RISE's protocol uses 50), adversarial-erasing steps /
   // threshold (percent of the map's range) / fill. RISE and the random baseline reuse `seed`.
   image: { type: 'string', default: 'cat', maxLength: 60 },
   method: { type: 'enum', values: IMAGE_MAPS, default: IMAGE_MAPS[0] },
@@ -89,6 +91,7 @@ export const SCHEMA = Object.freeze({
   threads: { type: 'int', default: 0, min: 0, max: 16 },
   target: { type: 'int', default: -1, min: -1, max: 1000 },
   risen: { type: 'int', default: RISE_N.default, min: RISE_N.min, max: RISE_N.max },
+  csteps: { type: 'int', default: CURVE_STEPS.default, min: 5, max: 200 },
   erasesteps: { type: 'int', default: 3, min: 1, max: 8 },
   erasethr: { type: 'int', default: 50, min: 5, max: 95 },
   erasefill: { type: 'enum', values: Object.freeze([...CATALOGUE.image.erase_fills]), default: CATALOGUE.image.erase_fills[0] },

@@ -170,7 +170,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
   // On the ViT fixture (48² input, 6 × 6 patches: every pass is cheap, and its attention maps are ranked too).
   test('Which method? ranks every map of your model beside the CLI’s random baseline', { skip: NO_CLI }, async () => {
     const ppm = catPpm(REPO, dir);
-    const page = await openCard('&seed=5');
+    const page = await openCard('&seed=5&csteps=10');
     await chooseModel(page, VIT);
     await page.selectOption('#own-method', 'random');
     const ds = await waitMap(page, 'random');

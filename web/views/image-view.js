@@ -7,7 +7,7 @@
 //   mountImageView(section, { store }) → { apply(state), progress(), onPhoto(fn) }  (fn({key, title, source}) is
 //     called with every photo classified, and at once with the current one: "Your model" explains the same photo)
 //     section  the #view-image element of index.html; store the URL-backed state (fields image, method,
-//              opacity, colormap, backend, target, risen, seed, erasesteps, erasethr, erasefill).
+//              opacity, colormap, backend, target, risen, csteps, seed, erasesteps, erasethr, erasefill).
 //   Nothing loads until the view is first shown (apply): then the worker starts, the model is downloaded
 //   (progress bar; Cache API afterwards) and the photo state.image of GALLERY is classified.
 //   apply(state) shows state.image (a gallery name; an unknown name → a notice and the cat), the map of
@@ -66,6 +66,7 @@ export function mountImageView(section, { store }) {
   const maskBox = $('#image-mask');
   const gridEl = $('#image-grid');
   const riseInput = $('#image-rise-n');
+  const stepsInput = $('#image-curve-steps');
   const seedInput = $('#image-seed');
   const curvesButton = $('#image-curves-run');
   const curvesEl = $('#image-curves');
@@ -83,7 +84,7 @@ export function mountImageView(section, { store }) {
   const jobBar = $('#image-job-progress');
   const jobText = $('#image-job-text');
   const cancelButton = $('#image-cancel');
-  const ui = { gallery, fileInput, drop, backendEl, loadRow, loadBar, loadText, messageEl, noticeEl, results, canvas, caption, top5El, methodSelect, methodAbout, opacityInput, opacityText, colormapSelect, exportButton, mapInfo, maskBox, gridEl, riseInput, seedInput, curvesButton, curvesEl, whichButton, whichEl, dropInfo, eraseSteps, eraseThr, eraseFill, eraseButton, stripEl, sanityButton, sanityEl, jobRow, jobBar, jobText, cancelButton };
+  const ui = { gallery, fileInput, drop, backendEl, loadRow, loadBar, loadText, messageEl, noticeEl, results, canvas, caption, top5El, methodSelect, methodAbout, opacityInput, opacityText, colormapSelect, exportButton, mapInfo, maskBox, gridEl, riseInput, stepsInput, seedInput, curvesButton, curvesEl, whichButton, whichEl, dropInfo, eraseSteps, eraseThr, eraseFill, eraseButton, stripEl, sanityButton, sanityEl, jobRow, jobBar, jobText, cancelButton };
   // The view's context: what it holds (below) and the functions of its parts (views/image/*.js add theirs).
   const v = {
     section, store, ui,
@@ -371,6 +372,7 @@ export function mountImageView(section, { store }) {
     opacityText.textContent = `${v.st.opacity} %`;
     colormapSelect.value = v.st.colormap;
     riseInput.value = v.st.risen;
+    stepsInput.value = v.st.csteps;
     seedInput.value = v.st.seed;
     eraseSteps.value = v.st.erasesteps;
     eraseThr.value = v.st.erasethr;

@@ -7,7 +7,7 @@ import { GALLERY, METHODS, thumbOf } from './methods.js';
 
 export function installControls(v) {
   const { section, store } = v;
-  const { gallery, fileInput, drop, canvas, methodSelect, opacityInput, colormapSelect, exportButton, riseInput, seedInput, curvesButton, whichButton, eraseSteps, eraseThr, eraseFill, eraseButton, sanityButton, cancelButton } = v.ui;
+  const { gallery, fileInput, drop, canvas, methodSelect, opacityInput, colormapSelect, exportButton, riseInput, stepsInput, seedInput, curvesButton, whichButton, eraseSteps, eraseThr, eraseFill, eraseButton, sanityButton, cancelButton } = v.ui;
   // ------------------------------------------------------------ gallery and controls
   for (const g of GALLERY) {
     const b = el('button', 'gallery-item', null, { type: 'button', 'data-image': g.name, title: g.title });
@@ -49,6 +49,16 @@ export function installControls(v) {
     store.update({ risen: n });
     v.st = store.get();
     v.renderGrid();
+  });
+  // The curves' steps (Images and Your model share them): changing them drops the curves drawn so far (apply).
+  stepsInput.addEventListener('change', () => {
+    const s = Math.round(Number(stepsInput.value));
+    const n = Number.isFinite(s) ? Math.max(5, Math.min(200, s)) : 50;
+    stepsInput.value = n;
+    store.update({ csteps: n });
+    v.st = store.get();
+    v.drawCurves();
+    v.drawWhichMethod();
   });
   seedInput.addEventListener('change', () => {
     const v = Math.round(Number(seedInput.value));

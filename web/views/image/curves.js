@@ -1,17 +1,17 @@
-// curves.js — the Image view's deletion / insertion curves (RISE protocol, CURVE_STEPS steps) and the
+// curves.js — the Image view's deletion / insertion curves (RISE protocol, st.csteps steps: 50 by default) and the
 // explanation-as-mask drop, for the selected method's map, as one job. Part of views/image-view.js
 // (installCurves(v) adds drawCurves, runCurves, and curvePlans / keepCurves, which "Which method?" shares, to v).
 import { el } from '../../render/dom.js';
 import { maskDropText } from '../../analysis/image-readout.js';
 import { widthOf } from '../../render/plot-lib.js';
 import { renderCurves } from '../../render/image-curves.js';
-import { METHOD, CURVE_STEPS } from './methods.js';
+import { METHOD } from './methods.js';
 
 export function installCurves(v) {
   const { curvesEl, drop } = v.ui;
   // ------------------------------------------------------------ deletion / insertion
   function drawCurves() {
-    const runs = v.curves.filter((c) => c.cls === v.classIndex);
+    const runs = v.curves.filter((c) => c.cls === v.classIndex && c.steps === v.st.csteps);
     renderCurves(curvesEl, runs, { width: widthOf(curvesEl, 640), labelOf: (m) => METHOD[m]?.label ?? m,
       topProb: v.photo?.res.top5[0]?.prob, classes: v.info?.classes });
     const lines = [];
@@ -58,9 +58,10 @@ export function installCurves(v) {
   // progress line (e.g. "2 of 4").
   async function curvePlans(method, r, kinds, handles, part = '') {
     const base = { imageId: v.photo.res.imageId, classIndex: v.classIndex, colormap: v.st.colormap };
-    const out = {};
+    const steps = v.st.csteps;
+    const out = { steps };
     for (const kind of kinds) {
-      const params = kind === 'explanationMask' ? {} : { steps: CURVE_STEPS };
+      const params = kind === 'explanationMask' ? {} : { steps };
       const h = v.client.runPlan(kind, { ...base, params, map: r.key },
         (m) => v.jobProgress(m, `${part}${METHOD[method].label} ${kind === 'explanationMask' ? 'masked photo' : kind}: network passes`));
       handles.push(h);
@@ -70,10 +71,11 @@ export function installCurves(v) {
     }
     return out;
   }
-  // Keeps a finished deletion + insertion pair of (method, class), replacing an earlier one.
+  // Keeps a finished deletion + insertion pair of (method, class), replacing an earlier one (of any steps). A curve
+  // remembers its steps (out.steps, from curvePlans): only those of the current steps are drawn and ranked.
   function keepCurves(method, cls, out) {
     v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
-    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, ...out[kind] });
+    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, steps: out.steps, ...out[kind] });
   }
   Object.assign(v, { drawCurves, runCurves, curvePlans, keepCurves });
 }

@@ -29,7 +29,6 @@ export const METHODS = Object.freeze(CATALOGUE.image.methods.filter((m) => m.kin
 })));
 export const METHOD = Object.fromEntries(METHODS.map((m) => [m.key, m]));
 export const FEATURE = new Set(METHODS.filter((m) => m.fast).map((m) => m.key));
-export const CURVE_STEPS = CATALOGUE.image.methods.find((m) => m.name === 'deletion').params.find((p) => p.name === 'steps').default;
 
 export function mb(b) {
   return bytes(b);

@@ -50,7 +50,7 @@ export function imageReportData(v) {
     maps,
   };
   if (v.curves.length) {
-    out.curves = v.curves.map((c) => ({ method: c.method, kind: c.kind, class: c.cls, auc: round(c.auc), x: plain(c.x), y: plain(c.y) }));
+    out.curves = v.curves.map((c) => ({ method: c.method, kind: c.kind, class: c.cls, steps: c.steps, auc: round(c.auc), x: plain(c.x), y: plain(c.y) }));
   }
   if (v.extra.size) {
     out.explanationMask = [...v.extra].map(([key, r]) => {

@@ -1,7 +1,7 @@
 // which-method.js — the Image view's "Which method?": every map scored on the shown photo and class by RISE's
 // deletion and insertion curves, then ranked (render/image-which-method.js). One job: the fast maps (CAM, Grad-CAM,
 // Grad-CAM++, the random baseline) and every slow map already computed for this class; a pair of curves already run
-// for a map is reused, not run again. Cancel keeps the maps scored so far. Part of views/image-view.js
+// for a map at the current steps (st.csteps) is reused, not run again. Cancel keeps the maps scored so far. Part of views/image-view.js
 // (installWhichMethod(v) adds runWhichMethod and drawWhichMethod to v).
 import { renderWhichMethod } from '../../render/image-which-method.js';
 import { curveMeasures } from '../../analysis/which-method.js';
@@ -23,7 +23,7 @@ export function installWhichMethod(v) {
       return;
     }
     const scored = new Set(v.which.methods);
-    const all = curveMeasures(v.curves, v.classIndex);
+    const all = curveMeasures(v.curves.filter((c) => c.steps === v.st.csteps), v.classIndex);
     const measures = Object.fromEntries(Object.entries(all).filter(([m]) => scored.has(m)));
     const slowLeft = METHODS.filter((m) => !m.fast && !scored.has(m.key)).map((m) => m.label);
     const left = slowLeft.length ? `Not scored: ${slowLeft.join(', ')} (slow maps: compute one in the grid above, then ask again).` : '';
@@ -43,7 +43,7 @@ export function installWhichMethod(v) {
     try {
       for (const [i, method] of methods.entries()) {
         if (v.job?.cancelled || p !== v.photo) break;
-        const have = new Set(v.curves.filter((c) => c.cls === cls && c.method === method).map((c) => c.kind));
+        const have = new Set(v.curves.filter((c) => c.cls === cls && c.method === method && c.steps === v.st.csteps).map((c) => c.kind));
         if (!(have.has('deletion') && have.has('insertion'))) {
           const r = await v.mapFor(method);
           if (!r) continue; // a slow map dropped meanwhile

@@ -5,7 +5,7 @@
 import { el } from '../../render/dom.js';
 import { renderCurves } from '../../render/image-curves.js';
 import { widthOf } from '../../render/plot-lib.js';
-import { METHOD, CURVE_STEPS } from './methods.js';
+import { METHOD } from './methods.js';
 import { etaText } from '../../analysis/eta.js';
 
 export function installJobs(v) {
@@ -87,7 +87,8 @@ export function installJobs(v) {
     v.startJob(`Deletion + insertion (${METHOD[method].label})`, null);
     try {
       const out = {};
-      const runs = [['deletion', { steps: CURVE_STEPS }], ['insertion', { steps: CURVE_STEPS }],
+      const steps = v.store.get().csteps;
+      const runs = [['deletion', { steps }], ['insertion', { steps }],
         ['morf', { order: 'morf' }], ['lerf', { order: 'lerf' }]];
       for (const [name, params] of runs) {
         out[name] = await v.runJob(`${METHOD[method].label} ${name === 'morf' || name === 'lerf' ? `ROAD ${name.toUpperCase()}` : name}`,
@@ -96,7 +97,7 @@ export function installJobs(v) {
       }
       v.endJob();
       if (res !== v.res || Object.values(out).some((o) => o.cancelled)) return;
-      keepCurves(method, cls, r.key, out);
+      keepCurves(method, cls, r.key, out, steps);
       v.road = v.road.filter((c) => !(c.cls === cls && c.method === method));
       v.road.push({ method, cls, morf: out.morf, lerf: out.lerf });
       v.drawCurves();
@@ -107,15 +108,17 @@ export function installJobs(v) {
   }
 
   // Keeps a finished deletion + insertion pair of (method, class) on map `key`, replacing an earlier pair of the method.
-  function keepCurves(method, cls, key, out) {
+  // A curve remembers its steps (the Images card's csteps when it ran): only those of the current steps are drawn and
+  // ranked.
+  function keepCurves(method, cls, key, out, steps) {
     v.curves = v.curves.filter((c) => !(c.cls === cls && c.method === method));
-    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, map: key, ...out[kind] });
+    for (const kind of ['deletion', 'insertion']) v.curves.push({ method, kind, cls, map: key, steps, ...out[kind] });
   }
 
   // The chart of the shown class's curves (and the "Which method?" box, which reads them).
   function drawCurves() {
     v.drawWhichMethod();
-    const runs = v.curves.filter((c) => c.cls === v.classIndex);
+    const runs = v.curves.filter((c) => c.cls === v.classIndex && c.steps === v.store.get().csteps);
     ui.curves.hidden = runs.length === 0;
     if (!runs.length) return;
     renderCurves(ui.curves, runs, { width: widthOf(ui.curves, 640), labelOf: (m) => METHOD[m]?.label ?? m,

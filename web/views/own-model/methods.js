@@ -37,7 +37,6 @@ export function engineSentence({ missing = [], opset = null }) {
   return `${why}, so gradients and CAMs are not available for this model (nor Score-CAM, AblationCAM and the sanity check); ` +
     'RISE, occlusion and the deletion / insertion / ROAD curves run through ONNX Runtime Web.';
 }
-export const CURVE_STEPS = 50;
 // The shipped MobileNetV2's 1,001 ImageNet labels (background first), for user models with 1,000 / 1,001 classes.
 export const IMAGENET_LABELS = new URL('../../../models/image/labels.txt', import.meta.url);
 export const sentence = (t) => (/[.!?]$/.test(t) ? t : `${t}.`);

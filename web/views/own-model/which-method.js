@@ -1,13 +1,13 @@
 // which-method.js — "Your model"'s "Which method?": every map the model runs without perturbation passes (the
 // CAM family at the chosen layer, the input gradients, a transformer's attention maps), every perturbation map already
 // computed for this class, and the random baseline (catalogue.onnx 'random', over the layer's grid) scored on the photo
-// by deletion and insertion (RISE's protocol, CURVE_STEPS steps) and ranked (render/image-which-method.js, as on the
+// by deletion and insertion (RISE's protocol, st.csteps steps) and ranked (render/image-which-method.js, as on the
 // Images tab). Curves already run for the same map are reused. One job: progress with time left, Cancel keeps the maps
 // scored so far; a method that gives no map here (CAM without a GAP + linear head) is named with its reason.
 // Part of views/own-model-view.js (installWhichMethod(v) adds runWhichMethod and drawWhichMethod to v).
 import { renderWhichMethod } from '../../render/image-which-method.js';
 import { curveMeasures } from '../../analysis/which-method.js';
-import { OWN_METHODS, METHOD, CURVE_STEPS, methodAvailable } from './methods.js';
+import { OWN_METHODS, METHOD, methodAvailable } from './methods.js';
 
 export function installWhichMethod(v) {
   const { ui } = v;
@@ -27,7 +27,8 @@ export function installWhichMethod(v) {
       return;
     }
     const keys = new Set(w.maps);
-    const measures = curveMeasures(v.curves.filter((c) => keys.has(c.map)), w.cls);
+    const steps = v.store.get().csteps;
+    const measures = curveMeasures(v.curves.filter((c) => keys.has(c.map) && c.steps === steps), w.cls);
     const noBaseline = v.model?.engine === 'ort'
       ? 'No random baseline: it is drawn over a layer’s grid, and ONNX Runtime Web gives no layers.' : '';
     renderWhichMethod(ui.which, measures, { labelOf: (m) => METHOD[m]?.label ?? m, classLabel: v.labelOf(w.cls),
@@ -43,6 +44,7 @@ export function installWhichMethod(v) {
       v.showNotice('Nothing to rank yet: this model runs only RISE and occlusion here. Compute one of them first, then ask again.');
       return;
     }
+    const steps = v.store.get().csteps;
     v.which = { res, cls, layer: v.layerOf(), maps: [], notes: [] };
     v.startJob('Which method?', null);
     let stopped = '';
@@ -61,12 +63,12 @@ export function installWhichMethod(v) {
           continue;
         }
         if (!r || res !== v.res) continue;
-        const have = new Set(v.curves.filter((c) => c.cls === cls && c.map === r.key).map((c) => c.kind));
+        const have = new Set(v.curves.filter((c) => c.cls === cls && c.map === r.key && c.steps === steps).map((c) => c.kind));
         if (!(have.has('deletion') && have.has('insertion'))) {
           const out = {};
           for (const kind of ['deletion', 'insertion']) {
             out[kind] = await v.runJob(`${i + 1} of ${methods.length}: ${label} ${kind}`, kind,
-              { params: { steps: CURVE_STEPS }, map: r.key });
+              { params: { steps }, map: r.key });
             if (out[kind].cancelled) break;
           }
           if (res !== v.res) break;
@@ -74,7 +76,7 @@ export function installWhichMethod(v) {
             stopped = label;
             break;
           }
-          v.keepCurves(method, cls, r.key, out);
+          v.keepCurves(method, cls, r.key, out, steps);
         }
         v.which.maps.push(r.key);
       }
