@@ -20,8 +20,10 @@
 //        "predicted"};
 //      instances with no tokens or out-of-range ids give {"skipped": reason}.
 // Summary: {"k_percent": [1, 5, 10, 20, 50], "measures": {NAME: {"aopc_comprehensiveness_mean",
-//           "aopc_sufficiency_mean", "comprehensiveness_mean": [5], "sufficiency_mean": [5]}},
-//           "n_used", "n_skipped"}; means over the rows used (null when there are none).
+//           "aopc_sufficiency_mean", "aopc_comprehensiveness_sem", "aopc_sufficiency_sem", "comprehensiveness_mean": [5],
+//           "sufficiency_mean": [5]}}, "n_used", "n_skipped"}; means over the rows used (null when there are none);
+//           _sem: the standard error of that mean over the instances, s / √n with s the sample standard deviation
+//           (n − 1; null below two instances) — the error bar of one model on one data set.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -158,13 +160,25 @@ double row_value(const json& row, const char* name, const char* key, int index) 
   return (*v)[index].get<double>();
 }
 
-double mean_defined(const std::vector<const json*>& rows, const char* name, const char* key, int index) {
+std::vector<double> defined_values(const std::vector<const json*>& rows, const char* name, const char* key, int index) {
   std::vector<double> vals;
   for (const json* r : rows) {
     const double v = row_value(*r, name, key, index);
     if (std::isfinite(v)) vals.push_back(v);
   }
-  return mean_of(vals);
+  return vals;
+}
+
+double mean_defined(const std::vector<const json*>& rows, const char* name, const char* key, int index) {
+  return mean_of(defined_values(rows, name, key, index));
+}
+
+// The standard error of the mean of the defined values: s / sqrt(n), s with n - 1; NaN below two values.
+double sem_defined(const std::vector<const json*>& rows, const char* name, const char* key) {
+  const std::vector<double> v = defined_values(rows, name, key, -1);
+  const double n = static_cast<double>(v.size());
+  if (v.size() < 2) return kNaN;
+  return std_of(v) * std::sqrt(n / (n - 1)) / std::sqrt(n);
 }
 
 json summarize_eraser(const AttentionModel& model, const std::vector<json>& rows, const ExperimentOptions&) {
@@ -184,6 +198,8 @@ json summarize_eraser(const AttentionModel& model, const std::vector<json>& rows
     }
     measures[measure] = {{"aopc_comprehensiveness_mean", number_or_null(mean_defined(used, name, "aopc_comprehensiveness", -1))},
                       {"aopc_sufficiency_mean", number_or_null(mean_defined(used, name, "aopc_sufficiency", -1))},
+                      {"aopc_comprehensiveness_sem", number_or_null(sem_defined(used, name, "aopc_comprehensiveness"))},
+                      {"aopc_sufficiency_sem", number_or_null(sem_defined(used, name, "aopc_sufficiency"))},
                       {"comprehensiveness_mean", comp},
                       {"sufficiency_mean", suff}};
   }

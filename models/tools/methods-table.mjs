@@ -3,7 +3,9 @@
 // experiment summaries in models/text/transformer-methods/ (written by models/tools/transformer-methods.sh):
 //   MODEL.eraser.json (ranking by |value|), MODEL.eraser-signed.json (--param ranking=signed),
 //   MODEL.plausibility.json — one summary object each (the CLI's stdout).
-// A model named BASE-sN is seed N of BASE; seeds of one base are shown as mean ± std (sample std, n − 1).
+// A model named BASE-sN is seed N of BASE; seeds of one base are shown as mean ± std (sample std, n − 1). A base
+// with one model (a pretrained one has no seeds) shows mean ± the standard error over its instances where the
+// summary has one (ERASER's _sem entries), said in the table's heading.
 // Usage: node models/tools/methods-table.mjs [DIR]   Prints markdown.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,11 +37,11 @@ const value = (s, kind, measure, key) => {
   const v = kind === 'plausibility' ? s[kind][measure]?.[key] : s[kind].measures?.[measure]?.[key];
   return typeof v === 'number' ? v : NaN;
 };
-const cell = (xs) => {
+const cell = (xs, sem = NaN) => {
   const v = xs.filter(Number.isFinite);
   if (!v.length) return '–';
   const mean = v.reduce((a, b) => a + b, 0) / v.length;
-  if (v.length === 1) return mean.toFixed(3);
+  if (v.length === 1) return Number.isFinite(sem) ? `${mean.toFixed(3)} ± ${sem.toFixed(3)}` : mean.toFixed(3);
   const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1));
   return `${mean.toFixed(3)} ± ${sd.toFixed(3)}`;
 };
@@ -55,12 +57,16 @@ const seedOf = (model, base) => (model === base ? 1 : Number(model.slice(base.le
 for (const [base, models] of Object.entries(groups)) {
   models.sort((a, b) => seedOf(a, base) - seedOf(b, base));
   const n = (kind) => models.map((m) => summaries[m][kind]?.n_used).filter(Number.isFinite);
+  const semOf = (kind, measure, key) =>
+    models.length === 1 && key.endsWith('_mean') ? value(summaries[models[0]], kind, measure, key.replace(/_mean$/, '_sem')) : NaN;
+  const hasSem = models.length === 1 && ORDER.some((m) => COLS.some(([, kind, key]) => Number.isFinite(semOf(kind, m, key))));
   console.log(`\n#### ${base} (${models.length === 1 ? models[0] : `${models.length} seeds: ${models.map((m) => `s${seedOf(m, base)}`).join(', ')}`}; ` +
-    `ERASER n = ${n('eraser').join('/') || '–'}, plausibility n = ${n('plausibility').join('/') || '–'})\n`);
+    `ERASER n = ${n('eraser').join('/') || '–'}, plausibility n = ${n('plausibility').join('/') || '–'}` +
+    `${hasSem ? '; one model: ± is the standard error over the instances' : ''})\n`);
   console.log(`| method | ${COLS.map((c) => c[0]).join(' | ')} |`);
   console.log(`| --- | ${COLS.map(() => '---:').join(' | ')} |`);
   for (const measure of ORDER) {
-    const cells = COLS.map(([, kind, key]) => cell(models.map((m) => value(summaries[m], kind, measure, key))));
+    const cells = COLS.map(([, kind, key]) => cell(models.map((m) => value(summaries[m], kind, measure, key)), semOf(kind, measure, key)));
     if (cells.every((c) => c === '–')) continue;
     console.log(`| ${LABEL[measure]} | ${cells.join(' | ')} |`);
   }

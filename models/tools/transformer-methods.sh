@@ -8,7 +8,13 @@
 #   MODELS="sst2-transformer sst2-transformer-1layer sst2-transformer-4layer"  SEEDS="50 257"  WORK=build/seeds
 #   PLAUSIBILITY_MODELS="sst2-transformer"  ATTNLAB=build/attnlab  LAYER_SEEDS="1 4" (the 1- and 4-layer variants'
 #   seeds, trained by ATTENTIONS="transformer1-dot transformer4-dot" EXPERIMENTS= bash models/tools/seeds-sst2.sh)
-# Cost here (2 cores, one run at a time): ERASER ~3 min a 2-layer model on the 1,821 sentences, plausibility ~3 min.
+#   ONNX=1: also the models no one here wrote — the BERT-shaped fixture (tests/fixtures/onnx-text/bert-sst2) with its
+#   ONNX_SEEDS="50 257" (made by `/usr/bin/python3 models/tools/make-text-fixtures.py --only bert-sst2 --seed S
+#   --out $WORK/bert-sst2-sS`; not committed) on the 1,821 test sentences, and stories260K on the 97 word prefixes of
+#   its own greedy text (each explained at its last position; the "class" its greedy next token). One pretrained
+#   model has no seeds: its error bar is the standard error over the prefixes (the summaries' _sem entries).
+# Cost here (2 cores, one run at a time): ERASER ~3 min a 2-layer model on the 1,821 sentences, plausibility ~3 min;
+# ~7 min a BERT-shaped model, ~8 min stories260K.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/sst2}
@@ -52,4 +58,17 @@ for s in $SEEDS; do
     run "sst2-transformer-${l}layer-s$s" "$dir"
   done
 done
+if [ "${ONNX:-0}" = 1 ]; then
+  run "bert-sst2-onnx" tests/fixtures/onnx-text/bert-sst2
+  for s in ${ONNX_SEEDS:-50 257}; do
+    dir="$WORK/bert-sst2-s$s/bert-sst2"
+    [ -f "$dir/model.onnx" ] || { echo "transformer-methods: $dir missing (/usr/bin/python3 models/tools/make-text-fixtures.py --only bert-sst2 --seed $s --out $WORK/bert-sst2-s$s)" >&2; continue; }
+    run "bert-sst2-onnx-s$s" "$dir"
+  done
+  prefixes="$WORK/stories260K-prefixes.tsv"
+  node -e "const t=require('fs').readFileSync('$data/../stories260K/greedy200.expected.txt','utf8').trim().split(/\s+/);
+console.log(t.slice(2).map((_,k)=>'0\t'+t.slice(0,k+3).join(' ')).join('\n'))" > "$prefixes"
+  summary "$out/stories260K.eraser.json" "$BIN" experiment eraser --model models/text/stories260K --data "$prefixes"
+  summary "$out/stories260K.eraser-signed.json" "$BIN" experiment eraser --model models/text/stories260K --data "$prefixes" --param ranking=signed
+fi
 node models/tools/methods-table.mjs

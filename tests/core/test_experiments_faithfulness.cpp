@@ -287,8 +287,16 @@ TEST(Eraser, SummaryAveragesRowsAndSkipsEmptyInstances) {
   EXPECT_NEAR(a["aopc_sufficiency_mean"].get<double>(), 0.0, 1e-6);
   EXPECT_NEAR(a["comprehensiveness_mean"][0].get<double>(), kDrop / 2, 1e-5);
   EXPECT_NEAR(a["comprehensiveness_mean"][4].get<double>(), kDrop, 1e-5);
+  // The error bar over the two instances: s / sqrt(2) with s = |kDrop - kDrop / 5| / sqrt(2) (n - 1), i.e. half the
+  // difference — not the population value (that would be half of it again divided by sqrt(2)).
+  EXPECT_NEAR(a["aopc_comprehensiveness_sem"].get<double>(), (kDrop - kDrop / 5) / 2, 1e-5);
+  EXPECT_NEAR(a["aopc_sufficiency_sem"].get<double>(), 0.0, 1e-6);
   for (const char* name : {"attention", "gradient", "leave_one_out", "integrated_gradients", "random"})
     EXPECT_TRUE(s["measures"].contains(name)) << name;
+  // One instance has no error bar: null, not 0.
+  const json one = run_experiment(eraser_experiment(), m, {faithfulness_instance(0, {2, 3, 5, 4, 2, 3, 4, 2, 3, 4})},
+                                  ExperimentOptions{})["summary"];
+  EXPECT_TRUE(one["measures"]["attention"]["aopc_comprehensiveness_sem"].is_null());
 }
 
 TEST(Eraser, RationaleSizesRoundUp) {
