@@ -13,9 +13,12 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.resolve(process.argv[2] ?? path.join(ROOT, 'models/text/transformer-methods'));
-const ORDER = ['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'rollout', 'flow', 'relevance',
+const ORDER = ['attention', 'gradient', 'gradient_x_input', 'leave_one_out', 'integrated_gradients', 'rollout', 'flow', 'relevance',
   'grad_attention', 'attention_norm', 'attnlrp', 'cp_lrp', 'value_zeroing', 'alti', 'random'];
-const LABEL = { attention: 'attention ([CLS], last layer)', gradient: 'gradient (J&W)', leave_one_out: 'leave-one-out',
+// gradient: Jain & Wallace's for a model attnlab trained, ‖∂logit/∂x‖ for an ONNX model (explain-onnx-text's row; a base
+// named *onnx* or stories260K).
+const LABEL = { attention: 'attention ([CLS], last layer)', gradient: 'gradient (J&W)',
+  gradient_x_input: 'gradient × input ±', leave_one_out: 'leave-one-out',
   integrated_gradients: 'integrated gradients ±', rollout: 'rollout', flow: 'attention flow', relevance: 'Chefer relevance',
   grad_attention: 'attention × gradient ±', attention_norm: 'attention norm', attnlrp: 'AttnLRP ±', cp_lrp: 'CP-LRP ±',
   value_zeroing: 'value zeroing', alti: 'ALTI', random: 'random' };
@@ -68,6 +71,7 @@ for (const [base, models] of Object.entries(groups)) {
   for (const measure of ORDER) {
     const cells = COLS.map(([, kind, key]) => cell(models.map((m) => value(summaries[m], kind, measure, key)), semOf(kind, measure, key)));
     if (cells.every((c) => c === '–')) continue;
-    console.log(`| ${LABEL[measure]} | ${cells.join(' | ')} |`);
+    const label = measure === 'gradient' && /onnx|stories260K/.test(base) ? 'gradient ‖∂logit/∂x‖' : LABEL[measure];
+    console.log(`| ${label} | ${cells.join(' | ')} |`);
   }
 }
