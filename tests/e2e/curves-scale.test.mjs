@@ -127,6 +127,7 @@ else describe('deletion / insertion scales', { timeout: 10 * 60_000 }, () => {
     await page.waitForFunction(() => !document.querySelector('#image-which table'), null, { timeout: TIMEOUT });
     assert.equal(await page.locator('#image-curves .chart[data-n]').count(), 0, 'the 10-step curves are not drawn at 20 steps');
     assert.match(await page.evaluate(() => location.hash), /csteps=20/);
+    assert.deepEqual(page.errors, []);
     await page.close();
   });
 

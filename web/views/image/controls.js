@@ -50,7 +50,8 @@ export function installControls(v) {
     v.st = store.get();
     v.renderGrid();
   });
-  // The curves' steps (Images and Your model share them): changing them drops the curves drawn so far (apply).
+  // The curves' steps (Images and Your model share them): the curves of other steps stay kept but are no longer drawn
+  // or ranked (image/curves.js keepCurves).
   stepsInput.addEventListener('change', () => {
     const s = Math.round(Number(stepsInput.value));
     const n = Number.isFinite(s) ? Math.max(5, Math.min(200, s)) : 50;
