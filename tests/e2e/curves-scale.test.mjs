@@ -127,6 +127,17 @@ else describe('deletion / insertion scales', { timeout: 10 * 60_000 }, () => {
     await page.waitForFunction(() => !document.querySelector('#image-which table'), null, { timeout: TIMEOUT });
     assert.equal(await page.locator('#image-curves .chart[data-n]').count(), 0, 'the 10-step curves are not drawn at 20 steps');
     assert.match(await page.evaluate(() => location.hash), /csteps=20/);
+    // The card's other number fields take a value the same way, without an error (they once threw: their handler's
+    // local `v` hid the view's).
+    await page.fill('#image-rise-n', '500');
+    await page.dispatchEvent('#image-rise-n', 'change');
+    await page.fill('#image-seed', '7');
+    await page.dispatchEvent('#image-seed', 'change');
+    await page.fill('#image-erase-steps', '12'); // above its range: clamped to 8
+    await page.dispatchEvent('#image-erase-steps', 'change');
+    const hash = await page.evaluate(() => location.hash);
+    for (const want of [/risen=500/, /seed=7/, /erasesteps=8/]) assert.match(hash, want);
+    assert.equal(await page.inputValue('#image-erase-steps'), '8');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

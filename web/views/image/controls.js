@@ -1,9 +1,10 @@
-// controls.js — the Image view's controls: the gallery buttons, method / opacity / colormap / RISE / seed /
-// erasing inputs (each change goes to the URL state), export, Cancel, the job buttons, and uploads (file
+// controls.js — the Image view's controls: the gallery buttons, method / opacity / colormap / RISE / curve
+// steps / seed / erasing inputs (each change goes to the URL state), export, Cancel, the job buttons, and uploads (file
 // picker, drag and drop, paste). Part of views/image-view.js (installControls(v)).
 import { el } from '../../render/dom.js';
 import { downloadCanvasPng } from '../../render/image-canvas.js';
 import { GALLERY, METHODS, thumbOf } from './methods.js';
+import { SCHEMA } from '../../state.js';
 
 export function installControls(v) {
   const { section, store } = v;
@@ -42,43 +43,31 @@ export function installControls(v) {
     v.st = store.get();
     await v.recolor();
   });
-  riseInput.addEventListener('change', () => {
-    const v = Math.round(Number(riseInput.value));
-    const n = Number.isFinite(v) ? Math.max(50, Math.min(8000, v)) : 1000;
-    riseInput.value = n;
-    store.update({ risen: n });
-    v.st = store.get();
-    v.renderGrid();
-  });
-  // The curves' steps (Images and Your model share them): the curves of other steps stay kept but are no longer drawn
-  // or ranked (image/curves.js keepCurves).
-  stepsInput.addEventListener('change', () => {
-    const s = Math.round(Number(stepsInput.value));
-    const n = Number.isFinite(s) ? Math.max(5, Math.min(200, s)) : 50;
-    stepsInput.value = n;
-    store.update({ csteps: n });
-    v.st = store.get();
-    v.drawCurves();
-    v.drawWhichMethod();
-  });
-  seedInput.addEventListener('change', () => {
-    const v = Math.round(Number(seedInput.value));
-    const n = Number.isSafeInteger(v) && v >= 0 ? v : 1;
-    seedInput.value = n;
-    store.update({ seed: n });
-    v.st = store.get();
-    v.renderMain();
-    v.renderGrid();
-  });
-  for (const [input, key, min, max] of [[eraseSteps, 'erasesteps', 1, 8], [eraseThr, 'erasethr', 5, 95]]) {
+  // A number field of the URL state: rounded and clamped to its SCHEMA range (an entry that is not a number gives
+  // fallback()), written back to the field and the store, then after() with the view's state refreshed.
+  function intField(input, key, after = () => {}, fallback = () => SCHEMA[key].default) {
     input.addEventListener('change', () => {
-      const v = Math.round(Number(input.value));
-      const n = Number.isFinite(v) ? Math.max(min, Math.min(max, v)) : store.get()[key];
+      const x = Math.round(Number(input.value));
+      const n = Number.isFinite(x) ? Math.max(SCHEMA[key].min, Math.min(SCHEMA[key].max, x)) : fallback();
       input.value = n;
       store.update({ [key]: n });
       v.st = store.get();
+      after();
     });
   }
+  intField(riseInput, 'risen', () => v.renderGrid());
+  // The curves' steps (Images and Your model share them): the curves of other steps stay kept but are no longer drawn
+  // or ranked (image/curves.js keepCurves).
+  intField(stepsInput, 'csteps', () => {
+    v.drawCurves();
+    v.drawWhichMethod();
+  });
+  intField(seedInput, 'seed', () => {
+    v.renderMain();
+    v.renderGrid();
+  });
+  intField(eraseSteps, 'erasesteps', undefined, () => store.get().erasesteps);
+  intField(eraseThr, 'erasethr', undefined, () => store.get().erasethr);
   eraseFill.addEventListener('change', () => {
     store.update({ erasefill: eraseFill.value });
     v.st = store.get();
