@@ -173,12 +173,12 @@ double mean_defined(const std::vector<const json*>& rows, const char* name, cons
   return mean_of(defined_values(rows, name, key, index));
 }
 
-// The standard error of the mean of the defined values: s / sqrt(n), s with n - 1; NaN below two values.
+// The standard error of the mean of the defined values: s / sqrt(n) with s the n - 1 standard deviation, which is
+// the population one (std_of) / sqrt(n - 1); NaN below two values.
 double sem_defined(const std::vector<const json*>& rows, const char* name, const char* key) {
   const std::vector<double> v = defined_values(rows, name, key, -1);
-  const double n = static_cast<double>(v.size());
   if (v.size() < 2) return kNaN;
-  return std_of(v) * std::sqrt(n / (n - 1)) / std::sqrt(n);
+  return std_of(v) / std::sqrt(static_cast<double>(v.size() - 1));
 }
 
 json summarize_eraser(const AttentionModel& model, const std::vector<json>& rows, const ExperimentOptions&) {

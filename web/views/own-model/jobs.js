@@ -1,6 +1,6 @@
 // jobs.js — the one long job at a time (progress, Cancel): the perturbation maps, deletion / insertion and ROAD, and
 // their chart. Part of views/own-model-view.js (installJobs(v) adds startJob, jobProgress, endJob, cancelJob,
-// runJob, computePlan, runCurves, keepCurves, drawCurves to v). A curve remembers its map (`map`: the worker's key), so
+// runJob, computePlan, runCurves, keepCurves, drawCurves, curveSteps to v). A curve remembers its map (`map`: the worker's key), so
 // "Which method?" (which-method.js) reuses it only for the same map.
 import { el } from '../../render/dom.js';
 import { renderCurves } from '../../render/image-curves.js';
@@ -87,7 +87,7 @@ export function installJobs(v) {
     v.startJob(`Deletion + insertion (${METHOD[method].label})`, null);
     try {
       const out = {};
-      const steps = v.store.get().csteps;
+      const steps = v.curveSteps();
       const runs = [['deletion', { steps }], ['insertion', { steps }],
         ['morf', { order: 'morf' }], ['lerf', { order: 'lerf' }]];
       for (const [name, params] of runs) {
@@ -107,6 +107,10 @@ export function installJobs(v) {
     }
   }
 
+  // The curves' steps now: the Images card's field (state csteps), read from the store because this view's v.st is
+  // refreshed only when the URL is applied.
+  const curveSteps = () => v.store.get().csteps;
+
   // Keeps a finished deletion + insertion pair of (method, class) on map `key`, replacing an earlier pair of the method.
   // A curve remembers its steps (the Images card's csteps when it ran): only those of the current steps are drawn and
   // ranked.
@@ -118,7 +122,7 @@ export function installJobs(v) {
   // The chart of the shown class's curves (and the "Which method?" box, which reads them).
   function drawCurves() {
     v.drawWhichMethod();
-    const runs = v.curves.filter((c) => c.cls === v.classIndex && c.steps === v.store.get().csteps);
+    const runs = v.curves.filter((c) => c.cls === v.classIndex && c.steps === v.curveSteps());
     ui.curves.hidden = runs.length === 0;
     if (!runs.length) return;
     renderCurves(ui.curves, runs, { width: widthOf(ui.curves, 640), labelOf: (m) => METHOD[m]?.label ?? m,
@@ -134,5 +138,5 @@ export function installJobs(v) {
     }
   }
 
-  Object.assign(v, { startJob, jobProgress, endJob, cancelJob, runJob, computePlan, runCurves, keepCurves, drawCurves });
+  Object.assign(v, { startJob, jobProgress, endJob, cancelJob, runJob, computePlan, runCurves, keepCurves, drawCurves, curveSteps });
 }

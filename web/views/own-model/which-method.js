@@ -27,7 +27,7 @@ export function installWhichMethod(v) {
       return;
     }
     const keys = new Set(w.maps);
-    const steps = v.store.get().csteps;
+    const steps = v.curveSteps();
     const measures = curveMeasures(v.curves.filter((c) => keys.has(c.map) && c.steps === steps), w.cls);
     const noBaseline = v.model?.engine === 'ort'
       ? 'No random baseline: it is drawn over a layer’s grid, and ONNX Runtime Web gives no layers.' : '';
@@ -44,7 +44,7 @@ export function installWhichMethod(v) {
       v.showNotice('Nothing to rank yet: this model runs only RISE and occlusion here. Compute one of them first, then ask again.');
       return;
     }
-    const steps = v.store.get().csteps;
+    const steps = v.curveSteps();
     v.which = { res, cls, layer: v.layerOf(), maps: [], notes: [] };
     v.startJob('Which method?', null);
     let stopped = '';
