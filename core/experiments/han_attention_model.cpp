@@ -8,6 +8,19 @@
 namespace attnlab {
 namespace {
 
+// d(Σ_c d_probs_c p_c) / d logits for one instance (binary: one sigmoid logit; else softmax).
+Vec<double> d_logits_of(const HanConfig& cfg, const std::vector<double>& probs, const std::vector<double>& d_probs) {
+  Vec<double> d(cfg.outputs());
+  if (cfg.outputs() == 1) {
+    d(0) = (d_probs[1] - d_probs[0]) * probs[1] * (1 - probs[1]);
+  } else {
+    double dot = 0;
+    for (size_t c = 0; c < probs.size(); ++c) dot += d_probs[c] * probs[c];
+    for (size_t k = 0; k < probs.size(); ++k) d(static_cast<Eigen::Index>(k)) = probs[k] * (d_probs[k] - dot);
+  }
+  return d;
+}
+
 class HanAttentionInstance : public AttentionInstance {
  public:
   HanAttentionInstance(const HanModel& model, const HanDocument& doc, bool word)
@@ -16,6 +29,7 @@ class HanAttentionInstance : public AttentionInstance {
     predicted_ = f_.predicted;
     int first = 0;
     for (size_t i = 0; i < doc_.size(); ++i) {
+      unit_token_first_.push_back(first);
       if (word_) {
         for (size_t t = 0; t < f_.alpha[i].size(); ++t) {
           attention_.push_back(f_.alpha[i][t]);
@@ -30,10 +44,30 @@ class HanAttentionInstance : public AttentionInstance {
       }
       first += static_cast<int>(doc_[i].size());
     }
-    if (!word_) effective_ = attention_;
+    if (!word_) {
+      effective_ = attention_;
+      return;
+    }
+    // The word level: the word encoder states, frozen (the word attention does not reach them), and the sentence level
+    // in double, which every output re-runs on the new sentence vectors.
+    HanParams<float> sp;
+    sp.sentence_encoder = model.params.sentence_encoder;
+    sp.sentence_attention = model.params.sentence_attention;
+    sp.classifier = model.params.classifier;
+    sentence_params_ = sp.cast<double>();
+    HanCache<double> c;
+    han_forward(model.config, model.params.cast<double>(), {doc_}, c);
+    for (int g = 0; g < c.S; ++g) {
+      const HanWordChunk<double>& ch = c.chunks[c.sentence_chunk[g]];
+      const int b = c.sentence_col[g], B = static_cast<int>(ch.sentences.size()), n = ch.lengths[b];
+      Mat<double> st(ch.encoder.out.rows(), n);
+      for (int t = 0; t < n; ++t) st.col(t) = ch.encoder.out.col(static_cast<Eigen::Index>(t) * B + b);
+      word_states_.push_back(std::move(st));
+    }
   }
 
   std::vector<double> effective_attention() const override { return effective_; }
+  std::vector<double> group_weights() const override { return word_ ? f_.beta : std::vector<double>{1.0}; }
 
   std::vector<std::vector<double>> outputs(const std::vector<std::vector<double>>& variants) const override {
     if (!word_) {
@@ -41,43 +75,42 @@ class HanAttentionInstance : public AttentionInstance {
       for (const auto& w : variants) out.push_back(han_output_with_sentence_attention(model_, f_, w));
       return out;
     }
-    std::vector<std::vector<std::vector<double>>> split;
-    for (const auto& w : variants) split.push_back(per_sentence(w));
-    return han_outputs_with_word_attention(model_, doc_, split);
+    HanCache<double> c;
+    return sentence_level(variants, c);
   }
 
   std::vector<double> d_output(const std::vector<double>& w, int cls) const override {
-    const HanParams<double> p = model_.params.cast<double>();
+    std::vector<double> coeff(probs_.size(), 0.0), g(w.size(), 0.0);
+    coeff[static_cast<size_t>(cls)] = 1.0;
+    add_d_output_combination(w, coeff, 1.0, g);
+    return g;
+  }
+
+  // One backward for Σ_c coeff_c p_c: the classifier alone at the sentence level (closed form), the sentence level
+  // alone at the word level.
+  void add_d_output_combination(const std::vector<double>& w, const std::vector<double>& coeff, double scale,
+                                std::vector<double>& g) const override {
+    std::vector<double> d_probs(coeff.size());
+    for (size_t c = 0; c < coeff.size(); ++c) d_probs[c] = scale * coeff[c];
+    if (!word_) {
+      const std::vector<double> probs = han_output_with_sentence_attention(model_, f_, w);
+      const Vec<double> dv =
+          model_.params.classifier.w.cast<double>().transpose() * d_logits_of(model_.config, probs, d_probs);
+      for (size_t i = 0; i < w.size() && i < g.size(); ++i) g[i] += f_.h.col(static_cast<Eigen::Index>(i)).dot(dv);
+      return;
+    }
     HanCache<double> c;
-    HanOverrides<double> ov;
-    std::vector<std::vector<double>> word_alpha;
-    Mat<double> sentence_alpha;
-    if (word_) {
-      word_alpha = per_sentence(w);
-      ov.word_alpha = &word_alpha;
-    } else {
-      sentence_alpha = Mat<double>::Zero(static_cast<Eigen::Index>(w.size()), 1);
-      for (size_t i = 0; i < w.size(); ++i) sentence_alpha(static_cast<Eigen::Index>(i), 0) = w[i];
-      ov.sentence_alpha = &sentence_alpha;
-    }
-    han_forward(model_.config, p, {doc_}, c, ov);
-    const Mat<double> pr = han_class_probabilities(model_.config, c.logits);
+    const std::vector<double> probs = sentence_level({w}, c)[0];
     Mat<double> d_logits(model_.config.outputs(), 1);
-    if (model_.config.outputs() == 1) {
-      const double p1 = pr(1, 0);
-      d_logits(0, 0) = (cls == 1 ? 1.0 : -1.0) * p1 * (1 - p1);
-    } else {
-      for (Eigen::Index k = 0; k < d_logits.rows(); ++k) d_logits(k, 0) = pr(cls, 0) * ((k == cls ? 1.0 : 0.0) - pr(k, 0));
+    d_logits.col(0) = d_logits_of(model_.config, probs, d_probs);
+    HanBackwardOptions bo;
+    bo.sentence_level_only = true;
+    HanGradients<double> grads;
+    han_backward<double>(model_.config, sentence_params_, c, d_logits, bo, nullptr, &grads);
+    for (size_t u = 0; u < g.size() && u < group_.size(); ++u) {
+      const int i = group_[u], t = static_cast<int>(u) - first_unit(i);
+      g[u] += word_states_[static_cast<size_t>(i)].col(t).dot(grads.d_sentence_vectors.col(i));
     }
-    HanGradients<double> g;
-    han_backward<double>(model_.config, p, c, d_logits, {}, nullptr, &g);
-    std::vector<double> out;
-    if (word_) {
-      for (const auto& s : g.d_word_alpha) out.insert(out.end(), s.begin(), s.end());
-    } else {
-      for (size_t i = 0; i < w.size(); ++i) out.push_back(g.d_sentence_alpha(static_cast<Eigen::Index>(i), 0));
-    }
-    return out;
   }
 
   std::vector<double> importance(Importance kind, int cls) const override {
@@ -94,17 +127,39 @@ class HanAttentionInstance : public AttentionInstance {
   }
 
  private:
-  std::vector<std::vector<double>> per_sentence(const std::vector<double>& w) const {
-    std::vector<std::vector<double>> out(doc_.size());
-    for (size_t u = 0; u < w.size() && u < group_.size(); ++u) out[static_cast<size_t>(group_[u])].push_back(w[u]);
+  // The word level: the sentence vectors Σ_t w_t h_it of each variant, then the sentence level on them in one batch
+  // (the cache kept for a backward); class probabilities per variant.
+  std::vector<std::vector<double>> sentence_level(const std::vector<std::vector<double>>& variants,
+                                                  HanCache<double>& c) const {
+    const int S = static_cast<int>(word_states_.size()), K = static_cast<int>(variants.size());
+    const Eigen::Index width = S ? word_states_[0].rows() : 2 * model_.config.word_hidden;
+    Mat<double> sv = Mat<double>::Zero(width, static_cast<Eigen::Index>(S) * K);
+    for (int k = 0; k < K; ++k)
+      for (size_t u = 0; u < group_.size(); ++u) {
+        const int i = group_[u], t = static_cast<int>(u) - first_unit(i);
+        sv.col(static_cast<Eigen::Index>(k) * S + i) += variants[k][u] * word_states_[static_cast<size_t>(i)].col(t);
+      }
+    han_sentence_forward(model_.config, sentence_params_, sv, std::vector<int>(K, S), c);
+    const Mat<double> pr = han_class_probabilities(model_.config, c.logits);
+    std::vector<std::vector<double>> out;
+    for (int k = 0; k < K; ++k) {
+      std::vector<double> p;
+      for (Eigen::Index r = 0; r < pr.rows(); ++r) p.push_back(pr(r, k));
+      out.push_back(std::move(p));
+    }
     return out;
   }
+  // The index of sentence i's first word (in the document, and so among the word level's units).
+  int first_unit(int i) const { return unit_token_first_[static_cast<size_t>(i)]; }
 
   const HanModel& model_;
   HanDocument doc_;
   bool word_;
   HanFrozen f_;
   std::vector<double> effective_;
+  std::vector<Mat<double>> word_states_;  // word level: per sentence [2Hw x n_i]
+  HanParams<double> sentence_params_;     // word level: the sentence encoder, attention and classifier
+  std::vector<int> unit_token_first_;     // per sentence
 };
 
 }  // namespace

@@ -2,8 +2,12 @@
 //   "sentence"  units = the sentences, one group; the weights are beta; the sentence encoder states are frozen, so
 //               an output is one classifier evaluation of Σ_i beta_i h_i (double; han_frozen's han_freeze).
 //   "word"      units = the words, one group per sentence; the weights are alpha_it (each sentence's sums to 1);
-//               an output re-runs the sentence level on the new sentence vectors (float, batched: outputs() of many
-//               variants is one forward); effective_attention() = beta_i · alpha_it, the word's share of the document.
+//               the word encoder states are frozen (the word attention does not reach them) and an output re-runs
+//               the sentence level on the new sentence vectors Σ_t alpha_it h_it (double, batched: outputs() of many
+//               variants is one forward); effective_attention() = beta_i · alpha_it, the word's share of the
+//               document; group_weights() = beta (the adversary's divergence, experiments/adversarial.h).
+// Gradients with respect to the weights take one backward through what an output runs (the classifier at the sentence
+// level, the sentence level at the word level), for any combination of classes (add_d_output_combination).
 // The instance is a document: Instance::ids with Instance::sentence_lengths. The importances are core/explain/han's
 // gradient (attention detached) and leave-one-out at the level.
 #pragma once

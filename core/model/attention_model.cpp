@@ -28,6 +28,11 @@ std::vector<double> erase_units(const std::vector<double>& weights, const std::v
   return out;
 }
 
+std::vector<double> AttentionInstance::group_weights() const {
+  const int G = num_groups();
+  return std::vector<double>(static_cast<size_t>(G), G ? 1.0 / G : 0.0);
+}
+
 void AttentionInstance::add_d_output_combination(const std::vector<double>& weights, const std::vector<double>& coeff,
                                                  double scale, std::vector<double>& g) const {
   for (size_t c = 0; c < coeff.size(); ++c) {

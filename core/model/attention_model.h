@@ -54,6 +54,10 @@ class AttentionInstance {
   // The weight each unit carries in the whole instance — what "the highest attention" ranks: attention() for one
   // group; a HAN word's beta_i · alpha_it.
   virtual std::vector<double> effective_attention() const { return attention_; }
+  // Each group's share in a divergence between two attentions over the instance, J = Σ_g w_g JSD(a_g, b_g) (the
+  // adversary's, experiments/adversarial.h): 1 for one group; a HAN document's words: beta_i, so J stays in [0, ln 2].
+  // The default: 1 / num_groups() each.
+  virtual std::vector<double> group_weights() const;
 
   // Class probabilities with the weights replaced by each variant (length size(), used as given: not renormalised).
   virtual std::vector<std::vector<double>> outputs(const std::vector<std::vector<double>>& variants) const = 0;

@@ -1,17 +1,20 @@
-// The adversarial attention search on HAN (core/experiments/han_adversarial.h): the objective's gradient
-// against central finite differences in double at both levels; closed forms (a one-sentence document has
-// only beta = [1], so the sentence-level JSD is 0; one-word sentences likewise at the word level; a
-// two-sentence document whose output is sigmoid(a (beta_0 - beta_1)) has the largest JSD within eps in
-// closed form, which an unconstrained search exceeds); on the shipped imdb-han the adversary finds JSD > 0
-// with its output within eps at both levels.
+// The adversarial attention search (core/experiments/adversarial.h) on HAN through HanAttentionModel: the
+// objective's gradient against central finite differences in double at both levels (the word level's groups weighted
+// by beta); the word level's frozen outputs equal the whole model's forward with the word attention imposed; closed
+// forms (a one-sentence document has only beta = [1], so the sentence-level JSD is 0; one-word sentences likewise at
+// the word level; a two-state instance whose output is sigmoid(a (w_0 - w_1)) has the largest JSD within eps in
+// closed form, which an unconstrained search exceeds); on the shipped imdb-han the adversary finds JSD > 0 with its
+// output within eps at both levels.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "experiments/adversarial.h"
 #include "experiments/frozen_encoder.h"
-#include "experiments/han_adversarial.h"
+#include "experiments/han_attention_model.h"
+#include "experiments/han_experiment.h"
 
 namespace attnlab {
 namespace {
@@ -32,43 +35,59 @@ HanModel adv_small_han() {
 
 const HanDocument kAdvDoc = {{2, 3, 4, 5, 8}, {7, 6}, {9, 4, 11, 8}, {10}};
 
-std::vector<std::vector<std::vector<double>>> random_theta(const HanAdversary& adv, int K, Rng& rng) {
-  std::vector<std::vector<std::vector<double>>> th(K);
-  for (auto& t : th)
-    for (const auto& a : adv.attention) {
-      std::vector<double> g(a.size());
-      for (double& x : g) x = 2.0 * rng.normal();
-      t.push_back(g);
-    }
-  return th;
+std::unique_ptr<AttentionInstance> han_adv_frozen_at(const HanModel& m, const HanDocument& doc, const char* level) {
+  return HanAttentionModel(m, std::string(level) == "word").freeze(han_instance_of(0, -1, doc), nullptr);
 }
 
 TEST(HanAdversarial, ObjectiveGradientMatchesFiniteDifferences) {
   const HanModel m = adv_small_han();
   for (const char* level : {"sentence", "word"}) {
-    const HanAdversary adv = han_adversary(m, kAdvDoc, level);
+    const std::unique_ptr<AttentionInstance> fi = han_adv_frozen_at(m, kAdvDoc, level);
+    if (std::string(level) == "word") {
+      EXPECT_EQ(fi->num_groups(), 4) << level;
+      EXPECT_EQ(fi->group_weights(), han_adv_frozen_at(m, kAdvDoc, "sentence")->attention());  // beta
+    }
     Rng rng(3);
-    auto theta = random_theta(adv, 3, rng);
+    std::vector<std::vector<double>> theta(3, std::vector<double>(static_cast<size_t>(fi->size())));
+    for (auto& t : theta)
+      for (double& x : t) x = 2.0 * rng.normal();
     AdversarialOptions o;
     o.epsilon = 1e-4;  // most candidates pay the penalty, so its gradient is checked too
-    std::vector<std::vector<std::vector<double>>> grad;
-    han_adversarial_objective(m, adv, theta, o, &grad);
+    std::vector<std::vector<double>> grad;
+    adversarial_objective(*fi, theta, o, &grad);
     int checked = 0;
     for (size_t k = 0; k < theta.size(); ++k)
-      for (size_t g = 0; g < theta[k].size(); ++g)
-        for (size_t t = 0; t < theta[k][g].size(); ++t) {
-          const double h = 1e-6, x = theta[k][g][t];
-          theta[k][g][t] = x + h;
-          const double lp = han_adversarial_objective(m, adv, theta, o, nullptr);
-          theta[k][g][t] = x - h;
-          const double lm = han_adversarial_objective(m, adv, theta, o, nullptr);
-          theta[k][g][t] = x;
-          const double num = (lp - lm) / (2 * h);
-          EXPECT_NEAR(grad[k][g][t], num, 1e-5 * (1 + std::abs(num))) << level << " " << k << " " << g << " " << t;
-          ++checked;
-        }
+      for (size_t t = 0; t < theta[k].size(); ++t) {
+        const double h = 1e-6, x = theta[k][t];
+        theta[k][t] = x + h;
+        const double lp = adversarial_objective(*fi, theta, o, nullptr);
+        theta[k][t] = x - h;
+        const double lm = adversarial_objective(*fi, theta, o, nullptr);
+        theta[k][t] = x;
+        const double num = (lp - lm) / (2 * h);
+        EXPECT_NEAR(grad[k][t], num, 1e-5 * (1 + std::abs(num))) << level << " " << k << " " << t;
+        ++checked;
+      }
     EXPECT_GT(checked, 10);
   }
+}
+
+// The word level runs the sentence level alone on frozen word states (double): the same outputs as the whole model
+// with the word attention imposed (han_outputs_with_word_attention, float) — and a different attention gives others.
+TEST(HanAdversarial, WordLevelOutputsEqualTheWholeModelsForward) {
+  const HanModel m = adv_small_han();
+  const std::unique_ptr<AttentionInstance> fi = han_adv_frozen_at(m, kAdvDoc, "word");
+  std::vector<double> w = fi->attention();
+  w[0] = 0.9, w[1] = 0.02, w[2] = 0.02, w[3] = 0.02, w[4] = 0.04;  // the first sentence's five words
+  const std::vector<std::vector<double>> frozen = fi->outputs({fi->attention(), w});
+  const std::vector<std::vector<double>> whole = han_outputs_with_word_attention(
+      m, kAdvDoc, {{{fi->attention().begin(), fi->attention().begin() + 5}, {fi->attention()[5], fi->attention()[6]},
+                    {fi->attention().begin() + 7, fi->attention().begin() + 11}, {1.0}},
+                   {{w.begin(), w.begin() + 5}, {w[5], w[6]}, {w.begin() + 7, w.begin() + 11}, {1.0}}});
+  for (size_t k = 0; k < 2; ++k)
+    for (size_t c = 0; c < 2; ++c) EXPECT_NEAR(frozen[k][c], whole[k][c], 1e-5) << k << " " << c;
+  EXPECT_NEAR(frozen[0][1], fi->probs()[1], 1e-12);
+  EXPECT_GT(std::abs(frozen[1][1] - frozen[0][1]), 1e-3);  // negative control: the change is seen
 }
 
 TEST(HanAdversarial, OneSentenceOrOneWordGivesZero) {
@@ -76,38 +95,53 @@ TEST(HanAdversarial, OneSentenceOrOneWordGivesZero) {
   Rng rng(1);
   AdversarialOptions o;
   o.steps = 50;
-  const HanAdversarialResult s = han_adversarial_search(m, han_adversary(m, {{2, 3, 4, 5}}, "sentence"), o, rng);
+  const AdversarialResult s = adversarial_search(*han_adv_frozen_at(m, {{2, 3, 4, 5}}, "sentence"), o, rng);
   EXPECT_TRUE(s.found);
   EXPECT_EQ(s.max_jsd, 0.0);
-  EXPECT_EQ(s.attention, std::vector<std::vector<double>>({{1.0}}));
-  const HanAdversarialResult w = han_adversarial_search(m, han_adversary(m, {{2}, {5}, {8}}, "word"), o, rng);
+  EXPECT_EQ(s.attention, std::vector<double>({1.0}));
+  const AdversarialResult w = adversarial_search(*han_adv_frozen_at(m, {{2}, {5}, {8}}, "word"), o, rng);
   EXPECT_TRUE(w.found);
   EXPECT_EQ(w.max_jsd, 0.0);
 }
 
-// Two sentence states e_0, e_1 and one logit a (beta_0 - beta_1): from beta = (1/2, 1/2), p_1 = 1/2, the output
-// stays within eps exactly when |2 beta_0 - 1| <= logit(1/2 + eps) / a, so the largest JSD within eps is
-// JSD((1 + x) / 2, (1 - x) / 2 ; 1/2, 1/2) with x = logit(1/2 + eps) / a.
+// Two units with states e_0, e_1 and one logit a (w_0 - w_1), one softmax group.
+class AdvTwoStates : public AttentionInstance {
+ public:
+  explicit AdvTwoStates(double a) : a_(a) {
+    attention_ = {0.5, 0.5};
+    probs_ = {0.5, 0.5};
+    group_ = {0, 0};
+    unit_token_ = {0, 1};
+  }
+  std::vector<std::vector<double>> outputs(const std::vector<std::vector<double>>& variants) const override {
+    std::vector<std::vector<double>> out;
+    for (const auto& w : variants) {
+      const double p1 = 1 / (1 + std::exp(-a_ * (w[0] - w[1])));
+      out.push_back({1 - p1, p1});
+    }
+    return out;
+  }
+  std::vector<double> d_output(const std::vector<double>& w, int cls) const override {
+    const double p1 = output(w)[1], d = (cls == 1 ? 1 : -1) * p1 * (1 - p1) * a_;
+    return {d, -d};
+  }
+  std::vector<double> importance(Importance, int) const override { return {0.5, 0.5}; }
+
+ private:
+  double a_;
+};
+
+// From w = (1/2, 1/2), p_1 = 1/2, the output stays within eps exactly when |2 w_0 - 1| <= logit(1/2 + eps) / a, so the
+// largest JSD within eps is JSD((1 + x) / 2, (1 - x) / 2 ; 1/2, 1/2) with x = logit(1/2 + eps) / a.
 TEST(HanAdversarial, TwoSentencesClosedFormAndTheConstraintBinds) {
-  HanModel m;
-  m.config.sentence_hidden = 1;
   const double a = 1.0;
-  m.params.classifier.w = Mat<float>(1, 2);
-  m.params.classifier.w << float(a), float(-a);
-  m.params.classifier.b = Mat<float>::Zero(1, 1);
-  HanAdversary adv;
-  adv.level = "sentence";
-  adv.frozen.h = Mat<double>::Identity(2, 2);
-  adv.frozen.beta = {0.5, 0.5};
-  adv.probs = adv.frozen.probs = {0.5, 0.5};
-  adv.attention = {{0.5, 0.5}};
-  adv.weights = {1.0};
+  const AdvTwoStates fi(a);
   AdversarialOptions o;
   o.epsilon = 0.05;
   const double x = std::log((0.5 + o.epsilon) / (0.5 - o.epsilon)) / a;
   const double bound = jensen_shannon({(1 + x) / 2, (1 - x) / 2}, {0.5, 0.5});
   Rng rng(7);
-  const HanAdversarialResult r = han_adversarial_search(m, adv, o, rng);
+  const AdversarialResult r = adversarial_search(fi, o, rng);
   ASSERT_TRUE(r.found);
   EXPECT_LE(r.tvd, o.epsilon);
   EXPECT_LE(r.max_jsd, bound + 1e-12);
@@ -119,7 +153,7 @@ TEST(HanAdversarial, TwoSentencesClosedFormAndTheConstraintBinds) {
   free.penalty = 0;
   free.epsilon = 1.0;
   Rng rng2(7);
-  EXPECT_GT(han_adversarial_search(m, adv, free, rng2).max_jsd, 10 * bound);
+  EXPECT_GT(adversarial_search(fi, free, rng2).max_jsd, 10 * bound);
 }
 
 std::string adv_slurp(const std::string& path) {
