@@ -7,7 +7,7 @@
 //   new Module.OnnxTextLab(model Uint8Array, tokenizer Uint8Array, config = '' (config.json text), options = {})
 //       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages)}.
 //       Throws with a message for: a file over the reader's 256 MB (checked before it is copied), bytes that are not
-//       ONNX, external data, an opset outside 1–18, a graph that is not a text model (an image input…), several
+//       ONNX, external data, an opset outside 1–21, a graph that is not a text model (an image input…), several
 //       outputs and none named logits, a tokenizer that is not JSON / of an unknown type, a config.json that is not a
 //       JSON object, a tokenizer whose vocabulary the model cannot read (a forward on its last id fails), a model that
 //       does not run on a short text.

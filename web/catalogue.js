@@ -1005,6 +1005,10 @@ export const CATALOGUE = Object.freeze({
     "params": []
    }
   ],
+  "opsets": [
+   1,
+   21
+  ],
   "plans": [
    "scorecam",
    "rise",

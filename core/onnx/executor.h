@@ -33,7 +33,7 @@
 namespace attnlab::onnx {
 
 constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 18;
+constexpr int kMaxOpset = 21;
 
 // Operators of the model (default domain) that the executor does not implement, with their node counts,
 // as "Name (count)" in order of first appearance; other domains are listed as "domain.Name (count)".

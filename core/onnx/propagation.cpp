@@ -117,7 +117,7 @@ std::string counted(const std::map<std::string, int>& m) {
 template <class T>
 PropagationPlan plan_propagation(const Executor<T>& ex, RelevanceRule rule, const std::string& output) {
   const Graph<T> g(ex);
-  enum Kind { Halved, Gate, Scale, HeldAttention, LayerNorm, TanhRule, NoRule };
+  enum Kind { Halved, Gate, Scale, HeldAttention, LayerNorm, TanhRule, GeluRule, NoRule };
   struct Decision {
     const Node* node;
     Kind kind;
@@ -154,6 +154,8 @@ PropagationPlan plan_propagation(const Executor<T>& ex, RelevanceRule rule, cons
       decisions.push_back({np, LayerNorm, "", 1, ""});
     } else if (op == "Tanh") {
       decisions.push_back({np, TanhRule, "", 1, ""});
+    } else if (op == "Gelu") {
+      decisions.push_back({np, GeluRule, "", 1, ""});
     } else if (kNonlinear.count(op) && op != "Relu") {  // (Relu's gradient × input is its identity rule already)
       decisions.push_back({np, NoRule, "", 1, op});
     }
@@ -196,6 +198,7 @@ PropagationPlan plan_propagation(const Executor<T>& ex, RelevanceRule rule, cons
   add(Scale, "normalising scales held (decomposed LayerNorm / RMSNorm)");
   add(Gate, "gated activations by the identity rule (GELU, SiLU)");
   add(TanhRule, "Tanh by the identity rule");
+  add(GeluRule, "Gelu by the identity rule");
   add(Halved, "products of two activations halved (uniform rule)");
   add(HeldAttention, "attention distributions held constant");
   if (g.budget < 0) plan.notes.push_back("the search for gates stopped early (a very large graph): the products left were halved");

@@ -9,7 +9,8 @@
 //                  scalar steps — decomposed LayerNorm / RMSNorm), the gate of a gated activation (x · g(x) with
 //                  g a nonlinear elementwise function of x: decomposed GELU, SiLU — the identity rule), and for
 //                  CP-LRP every Softmax output (the attention held constant; its products with V are then linear)
-//   op_rules       LayerNormalization with its scale held, Tanh by the identity rule (onnx/op.h rule_backward)
+//   op_rules       LayerNormalization with its scale held, Tanh and Gelu (opset 20's fused GELU) by the identity
+//                  rule (onnx/op.h rule_backward)
 //   notes          what was found, in words ("4 LayerNormalization held, 8 products halved, …"), and the nonlinear
 //                  operators that have no rule here (their gradient is used; say so beside the rows)
 // Executor::set_propagation(&plan) before backward, set_propagation(nullptr) after.

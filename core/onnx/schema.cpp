@@ -1,4 +1,4 @@
-// Node schema checks (see schema.h). Arity from the ONNX operator specs (opsets 1–18).
+// Node schema checks (see schema.h). Arity from the ONNX operator specs (opsets 1–21).
 #include "onnx/schema.h"
 
 #include <cmath>
@@ -20,7 +20,7 @@ const std::map<std::string, Arity>& arities() {
       {"Erf", {1, 1, 1, 1}},       {"Sqrt", {1, 1, 1, 1}},      {"Exp", {1, 1, 1, 1}},
       {"Neg", {1, 1, 1, 1}},       {"Abs", {1, 1, 1, 1}},       {"Identity", {1, 1, 1, 1}},
       {"Sin", {1, 1, 1, 1}},       {"Cos", {1, 1, 1, 1}},       {"Log", {1, 1, 1, 1}},
-      {"Reciprocal", {1, 1, 1, 1}}, {"Softplus", {1, 1, 1, 1}},
+      {"Reciprocal", {1, 1, 1, 1}}, {"Softplus", {1, 1, 1, 1}}, {"Gelu", {1, 1, 1, 1}},
       {"Dropout", {1, 3, 1, 2}},   {"Clip", {1, 3, 1, 1}},
       {"Add", {2, 2, 1, 1}},       {"Sub", {2, 2, 1, 1}},       {"Mul", {2, 2, 1, 1}},
       {"Div", {2, 2, 1, 1}},       {"Pow", {2, 2, 1, 1}},       {"Equal", {2, 2, 1, 1}},
@@ -55,13 +55,14 @@ const std::map<std::string, int>& attribute_types() {
       {"storage_order", A::kInt}, {"start", A::kInt},   {"end", A::kInt},        {"noop_with_empty_axes", A::kInt},
       {"value_int", A::kInt},  {"training_mode", A::kInt}, {"is_test", A::kInt},  {"spatial", A::kInt},
       {"stash_type", A::kInt}, {"exclusive", A::kInt}, {"reverse", A::kInt}, {"upper", A::kInt},
+      {"saturate", A::kInt},   {"block_size", A::kInt},
       {"perm", A::kInts},      {"pads", A::kInts},      {"strides", A::kInts},   {"dilations", A::kInts},
       {"kernel_shape", A::kInts}, {"split", A::kInts},  {"shape", A::kInts},     {"starts", A::kInts},
       {"ends", A::kInts},      {"value_ints", A::kInts}, {"axes", A::kInts},
       {"alpha", A::kFloat},    {"beta", A::kFloat},     {"epsilon", A::kFloat},  {"min", A::kFloat},
       {"max", A::kFloat},      {"value_float", A::kFloat}, {"momentum", A::kFloat}, {"ratio", A::kFloat},
       {"value_floats", A::kFloats},
-      {"mode", A::kString},    {"auto_pad", A::kString},
+      {"mode", A::kString},    {"auto_pad", A::kString}, {"approximate", A::kString},
       {"value", A::kTensor},
   };
   return t;

@@ -149,6 +149,11 @@ TEST(OnnxGradcheck, Unary) {
   s.positive = true;
   check(s);
   for (const char* op : {"Sin", "Cos", "Softplus"}) check(unary(op));
+  for (const char* approximate : {"none", "tanh"}) {  // opset 20
+    Case g = unary("Gelu", {as("approximate", approximate)}, 2.0);
+    g.opset = 20;
+    check(g);
+  }
   for (const char* op : {"Log", "Reciprocal"}) {
     Case c = unary(op);
     c.positive = true;

@@ -165,17 +165,17 @@ TEST(OnnxPropagation, CpLrpConservesTheNextTokenLogitOfTheBiasFreeStories260K) {
 //   fixed); y = Σ SiLU(x) = Σ x · σ(x) → the gate held: x_i · r_i = x_i σ(x_i) (the identity rule); a Sigmoid on the
 //   path with no rule is named in the notes and its gradient is used.
 onnx::Model pattern_model(const std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>& nodes,
-                          const std::vector<std::pair<std::string, std::vector<float>>>& constants) {
+                          const std::vector<std::pair<std::string, std::vector<float>>>& constants, int opset = 13) {
   onnx::Model m;
   m.ir_version = 8;
-  m.opsets[""] = 13;
+  m.opsets[""] = opset;
   for (const auto& [op, in, out] : nodes) {
     onnx::Node n;
     n.name = out;
     n.op_type = op;
     n.inputs = in;
     n.outputs = {out};
-    n.opset = 13;
+    n.opset = opset;
     if (op == "ReduceMean" || op == "ReduceSum") {
       onnx::Attribute a;
       a.name = "keepdims";
@@ -263,6 +263,30 @@ TEST(OnnxPropagation, RmsNormScaleHeldSiluGatedAndAnUnruledOperatorNamed) {
   for (size_t k = 0; k < x.size(); ++k) {
     const double sg = 1 / (1 + std::exp(-double(x[k])));
     EXPECT_NEAR(per[k], x[k] * sg * (1 - sg), 1e-6);  // gradient × input
+  }
+}
+
+// Opset 20's fused Gelu takes the identity rule, as its decomposed form x · Φ(x) with the gate held: each x_i · r_i =
+// GELU(x_i); without the rules its gradient × input x_i · GELU'(x_i) is another value (the negative control).
+TEST(OnnxPropagation, FusedGeluTakesTheIdentityRuleAsItsDecomposedForm) {
+  const std::vector<float> x = {0.5f, -1.25f, 2.0f, 0.75f};
+  const onnx::Model fused = pattern_model({{"Gelu", {"x"}, "g"}, {"ReduceSum", {"g"}, "y"}}, {}, 20);
+  const onnx::Model decomposed = pattern_model(
+      {{"Mul", {"x", "inv_sqrt2"}, "xs"}, {"Erf", {"xs"}, "e"}, {"Add", {"e", "one"}, "e1"}, {"Mul", {"e1", "half"}, "phi"},
+       {"Mul", {"x", "phi"}, "g"}, {"ReduceSum", {"g"}, "y"}},
+      {{"inv_sqrt2", {0.70710678f}}, {"one", {1.0f}}, {"half", {0.5f}}});
+  std::vector<std::string> notes, notes_decomposed;
+  std::vector<double> per, per_decomposed;
+  pattern_relevance(fused, x, &notes, &per);
+  pattern_relevance(decomposed, x, &notes_decomposed, &per_decomposed);
+  EXPECT_NE(joined(notes).find("1 Gelu by the identity rule"), std::string::npos) << joined(notes);
+  EXPECT_NE(joined(notes_decomposed).find("1 gated activations by the identity rule"), std::string::npos);
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double v = x[k], gelu = 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+    EXPECT_NEAR(per[k], gelu, 1e-6) << k;
+    EXPECT_NEAR(per_decomposed[k], gelu, 1e-6) << k;
+    const double d_gelu = 0.5 * (1 + std::erf(v / std::sqrt(2.0))) + v * std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
+    EXPECT_GT(std::abs(v * d_gelu - gelu), 1e-3) << k;  // the plain gradient × input differs
   }
 }
 

@@ -22,7 +22,7 @@
 //     Runtime Web: the sentence names the missing operator, only RISE and occlusion are offered, the photo's logits
 //     equal ORT in Node on the core's model input (Module.modelInput) to 1e-5, another scaling gives other logits (the
 //     negative control) and the page's logits follow it; RISE (64 masks) draws a map, deletion / insertion / ROAD
-//     their curves; a model with opset 21 (opset21_net) runs through ORT too; the squeezenet loaded next gets Grad-CAM
+//     their curves; a model with opset 22 (opset22_net) runs through ORT too; the squeezenet loaded next gets Grad-CAM
 //     again (the URL's method was kept). Bad input: int64 token ids (ONNX's test_tril), a 2-D float input
 //     (test_softmax_example) — "… expects …, not an image"; an operator neither runs (customop_net) — both refusals.
 // Screenshots: tests/e2e/out/own-model.png, own-model-ort.png. Skips when web/gen lacks OnnxLab; the CLI comparison
@@ -389,15 +389,15 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     assert.match(await page.textContent('#own-which'), /No random baseline: it is drawn over a layer’s grid/);
     await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-model-ort.png') });
 
-    // opset 21 (the core runs 1–18): through ORT as well
-    await page.setInputFiles('#own-file', ORT_FX('opset21_net'));
-    await page.waitForFunction(() => /opset 21/.test(document.getElementById('own-engine')?.textContent ?? '')
+    // opset 22 (the core runs 1–21): through ORT as well
+    await page.setInputFiles('#own-file', ORT_FX('opset22_net'));
+    await page.waitForFunction(() => /opset 22/.test(document.getElementById('own-engine')?.textContent ?? '')
       || !document.getElementById('own-message').hidden, null, { timeout: TIMEOUT });
     assert.equal(await page.textContent('#own-message'), '');
-    assert.match(await page.textContent('#own-engine'), /^The core runs opsets 1–18, this model uses opset 21, so gradients and CAMs are not available/);
+    assert.match(await page.textContent('#own-engine'), /^The core runs opsets 1–21, this model uses opset 22, so gradients and CAMs are not available/);
     await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
-    const o21 = await ortReference(ORT_FX('opset21_net'), 'unit', 64);
-    assert.ok(relErr(await pageLogits(page), o21) < 1e-5, 'opset 21 logits = ORT in Node');
+    const o22 = await ortReference(ORT_FX('opset22_net'), 'unit', 64);
+    assert.ok(relErr(await pageLogits(page), o22) < 1e-5, 'opset 22 logits = ORT in Node');
 
     // a model the core runs, next: every method is back (but the attention methods: a CNN has no attention) and the
     // URL's Grad-CAM is drawn

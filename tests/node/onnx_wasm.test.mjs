@@ -177,10 +177,10 @@ test('models only ONNX Runtime Web runs: onnxInfo says what the core lacks; inpu
   assert.deepEqual(inorm.unsupported, ['InstanceNormalization (1)']);
   assert.deepEqual(coreGaps(inorm), { missing: ['InstanceNormalization (1)'], opset: null });
   assert.deepEqual(imageInput(inorm), { ok: true, name: 'image', C: 3, H: 64, W: 64, batchFree: true });
-  const o21 = M.onnxInfo(fixture('opset21_net'));
-  assert.equal(o21.runnable, false);
-  assert.match(o21.error, /opset 21 of the default domain is outside the supported range 1 to 18/);
-  assert.deepEqual(coreGaps(o21), { missing: [], opset: 21 });
+  const o22 = M.onnxInfo(fixture('opset22_net'));
+  assert.equal(o22.runnable, false);
+  assert.match(o22.error, /opset 22 of the default domain is outside the supported range 1 to 21/);
+  assert.deepEqual(coreGaps(o22), { missing: [], opset: 22 });
   assert.deepEqual(coreGaps(M.onnxInfo(fixture('customop_net'))).missing, ['com.example.Scale (1)']);
   // a model the core runs has no gaps (the control)
   const probe = M.onnxInfo(fixture('flatten_probe'));

@@ -1,4 +1,4 @@
-// Conv (opset 1–18), 1-D and 2-D: X [N, C, (H,) W], W [M, C/group, (kh,) kw], optional B [M] →
+// Conv (opset 1–21), 1-D and 2-D: X [N, C, (H,) W], W [M, C/group, (kh,) kw], optional B [M] →
 // Y [N, M, (Ho,) Wo]; group (incl. depthwise, any multiplier), strides, pads, dilations, auto_pad.
 // Forward: per image and group, im2col [C/g·kh·kw, Ho·Wo] then one GEMM W_g · col (Eigen); a 1×1 stride-1
 // unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward.

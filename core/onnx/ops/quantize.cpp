@@ -1,4 +1,5 @@
-// DequantizeLinear (opset 10–18): y = (x − zero_point) · scale for integer x (INT8, UINT8, INT32); scale
+// DequantizeLinear (opset 10–21; opset 19's FLOAT8 and 21's INT4 / UINT4 inputs are refused by the reader, 21's
+// blocked quantization (block_size ≠ 0) here): y = (x − zero_point) · scale for integer x (INT8, UINT8, INT32); scale
 // (and zero_point, default 0) either scalars or 1-D along `axis` (default 1, opset ≥ 13). Float output,
 // no gradient (its input is an integer tensor; in models it dequantizes weights and is folded at load).
 #include "onnx/ops/common.h"
@@ -11,6 +12,7 @@ std::string dequantize_fwd(const Node& n, const std::vector<const Tensor<T>*>& i
   if (auto e = check_inputs(n, in, 2, false); !e.empty()) return e;
   const Tensor<T>&x = *in[0], &scale = *in[1];
   const Tensor<T>* zp = in.size() > 2 ? in[2] : nullptr;
+  if (n.attr_int("block_size", 0) != 0) return "blocked quantization (block_size, opset 21) is not supported";
   if (x.is_float()) return "the input must be an integer tensor";
   if (!scale.is_float()) return "the scale must be a float tensor";
   if (zp && (zp->is_float() || zp->numel() != scale.numel())) return "zero_point must be an integer tensor shaped like the scale";

@@ -6,9 +6,10 @@
 namespace attnlab::onnx {
 namespace {
 
-// Tanh by the identity rule: relevance passes unchanged, x · d_x = tanh(x) · d_y.
+// Tanh and a fused Gelu by the identity rule: relevance passes unchanged, x · d_x = f(x) · d_y (for GELU the same as
+// the decomposed x · Φ(x) with its gate held: d_x = Φ(x) · d_y).
 template <class T>
-std::string tanh_identity_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
+std::string identity_rule_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
                               const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need,
                               std::vector<Tensor<T>>& din) {
   if (!need[0]) return "";
@@ -28,7 +29,7 @@ std::string tanh_identity_bwd(const Node& n, const std::vector<const Tensor<T>*>
 template <class T>
 BackwardFn<T> rule_backward(const std::string& op_type) {
   if (op_type == "LayerNormalization") return &ln_bwd_hold_scale<T>;
-  if (op_type == "Tanh") return &tanh_identity_bwd<T>;
+  if (op_type == "Tanh" || op_type == "Gelu") return &identity_rule_bwd<T>;
   return nullptr;
 }
 

@@ -9,6 +9,9 @@
 //   Sqrt            √x                             f' = 1 / (2y)
 //   Exp, Neg, Abs   (Abs' = sign x, 0 at 0)
 //   Sin, Cos, Log, Reciprocal (1/x, f' = −y²), Softplus (ln(1 + eˣ), f' = sigmoid x)
+//   Gelu (opset 20) approximate "none": x·Φ(x) = x/2 · (1 + erf(x/√2)), f' = Φ(x) + x·φ(x);
+//                   "tanh": x/2 · (1 + tanh u), u = √(2/π)(x + 0.044715 x³),
+//                   f' = (1 + tanh u)/2 + x/2 · (1 − tanh² u) · √(2/π)(1 + 3 · 0.044715 x²); another value is refused
 //   Identity, Dropout (inference only: y = x; the optional mask output is all true; training_mode = true
 //                   is refused)  f' = 1; Identity also passes integer tensors.
 //   Clip            min(max(x, lo), hi), lo/hi from attributes (opset < 11) or optional inputs 1, 2;
@@ -24,6 +27,13 @@ namespace {
 struct P {
   double a = 0, b = 0;
 };
+
+template <class T>
+T gelu_tanh_df(T x) {
+  const T k = T(0.7978845608028654), c = T(0.044715);
+  const T t = std::tanh(k * (x + c * x * x * x));
+  return T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * k * (T(1) + T(3) * c * x * x);
+}
 
 #define UNARY_OP(NAME, PARAMS, F, DF)                                    \
   struct NAME {                                                          \
@@ -52,6 +62,12 @@ UNARY_OP(Log, , std::log(x), T(1) / x)
 UNARY_OP(Reciprocal, , T(1) / x, -y * y)
 UNARY_OP(Softplus, , x > T(20) ? x : std::log1p(std::exp(x)),
          x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
+// p.a = 1: the tanh approximation.
+UNARY_OP(Gelu, p.a = n.attr_string("approximate", "none") == "tanh",
+         p.a ? T(0.5) * x * (T(1) + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)))
+             : T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476))),
+         p.a ? gelu_tanh_df(x) : T(0.5) * (T(1) + std::erf(x * T(0.7071067811865476))) +
+                                     x * T(0.3989422804014327) * std::exp(T(-0.5) * x * x))
 #undef UNARY_OP
 
 // Whole-tensor forms on four lanes (nn/simd.h: the rational / polynomial approximations Eigen's packet math uses,
@@ -175,6 +191,14 @@ OpEntry<T> entry() {
   return {&unary_fwd<Op, T>, &unary_bwd<Op, T>, 1};
 }
 
+template <class T>
+std::string gelu_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  const std::string approximate = n.attr_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh")
+    return "approximate '" + approximate + "' is not one of the spec's (\"none\", \"tanh\")";
+  return unary_fwd<Gelu, T>(n, in, out);
+}
+
 }  // namespace
 
 template <class T>
@@ -195,6 +219,7 @@ void register_unary_ops(OpRegistry<T>& r) {
   r["Log"] = entry<Log, T>();
   r["Reciprocal"] = entry<Reciprocal, T>();
   r["Softplus"] = entry<Softplus, T>();
+  r["Gelu"] = {&gelu_fwd<T>, &unary_bwd<Gelu, T>, 20};
   r["Identity"] = {&identity_fwd<T>, &identity_bwd<T>, 1};
   r["Dropout"] = {&identity_fwd<T>, &identity_bwd<T>, 6};
   r["Clip"] = {&clip_fwd<T>, &clip_bwd<T>, 6};

@@ -9,9 +9,9 @@ Run:  /usr/bin/python3 models/tools/onnx-fixtures/make_ort_only_fixtures.py [--o
       InstanceNormalization → Relu → Conv 8→16 (3×3, stride 2) → Relu → GlobalAveragePool → Flatten → Gemm → 10
       logits; input 'image' [N, 3, 64, 64] (symbolic batch), output 'logits'. The core lacks
       InstanceNormalization (docs/ONNX.md "Not implemented"), ONNX Runtime Web runs it.
-  opset21_net/model.onnx  the same network without InstanceNormalization (every operator one the core runs), its
-      default-domain opset raised to 21 (IR version 10): the core runs opsets 1–18 and refuses it; ONNX Runtime
-      Web accepts it (Conv, Relu, GlobalAveragePool, Flatten and Gemm mean the same at opset 21).
+  opset22_net/model.onnx  the same network without InstanceNormalization (every operator one the core runs), its
+      default-domain opset raised to 22 (IR version 10): the core runs opsets 1–21 and refuses it; ONNX Runtime
+      Web accepts it (Conv, Relu, GlobalAveragePool, Flatten and Gemm mean the same at opset 22).
   customop_net/model.onnx  the opset-13 network with one node of a made-up domain (com.example.Scale after the
       first Relu): neither the core nor ONNX Runtime Web can run it (the "ORT refuses it too" message).
   flatten_probe/model.onnx  input 'x' [1, 3, 16, 16] → Flatten → output [1, 768]: its "logits" are its input, so
@@ -83,11 +83,11 @@ def main():
 
     export(make_net(True, 11), os.path.join(out, "instancenorm_net/model.onnx"))
 
-    plain = os.path.join(out, "opset21_net/model.onnx")
+    plain = os.path.join(out, "opset22_net/model.onnx")
     m = export(make_net(False, 12), plain)
     for o in m.opset_import:
         if o.domain in ("", "ai.onnx"):
-            o.version = 21
+            o.version = 22
     m.ir_version = 10
     onnx.save(m, plain)  # not checked: onnx 1.12's checker knows opsets up to 17
 
@@ -105,7 +105,7 @@ def main():
 
     probe(3, os.path.join(out, "flatten_probe/model.onnx"))
     probe(1, os.path.join(out, "flatten_probe_grey/model.onnx"))
-    for d in ("instancenorm_net", "opset21_net", "customop_net", "flatten_probe", "flatten_probe_grey"):
+    for d in ("instancenorm_net", "opset22_net", "customop_net", "flatten_probe", "flatten_probe_grey"):
         p = os.path.join(out, d, "model.onnx")
         print(p, os.path.getsize(p), "bytes")
 

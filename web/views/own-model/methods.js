@@ -33,7 +33,8 @@ export function unavailableWhy(name, engine) {
 export function engineSentence({ missing = [], opset = null }) {
   const ops = missing; // 'Op (n)': the operator and its node count (summary.unsupported)
   const list = ops.length > 1 ? `${ops.slice(0, -1).join(', ')} and ${ops.at(-1)}` : ops[0];
-  const why = ops.length ? `The core cannot run ${list}` : `The core runs opsets 1–18, this model uses opset ${opset}`;
+  const [lo, hi] = CATALOGUE.onnx.opsets;
+  const why = ops.length ? `The core cannot run ${list}` : `The core runs opsets ${lo}–${hi}, this model uses opset ${opset}`;
   return `${why}, so gradients and CAMs are not available for this model (nor Score-CAM, AblationCAM and the sanity check); ` +
     'RISE, occlusion and the deletion / insertion / ROAD curves run through ONNX Runtime Web.';
 }
