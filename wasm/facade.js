@@ -163,6 +163,8 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);
   fn('modelInput', [R, R, R, R, 3]);
+  fn('exposeAttention', [R]);
+  fn('vitMapFromAttention', [R, R]);
   defineClass('OnnxLab', 'OnnxLab', {
     info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], sanity: [R, 'auto', -1, 1, {}],
     layerActivation: [R], logitsOf: [R, R],

@@ -19,6 +19,11 @@
 //   Module.modelInput(images Float32Array [n·3·224·224] 0–255, n, scaling, size, channels = 3)
 //       → Float32Array [n·channels·size·size]: what setPhoto / logitsOf feed the model (core/image/model_input.h),
 //       for a model the core cannot run and ONNX Runtime Web runs instead (labs/own-model.js, engine 'ort').
+//   Module.exposeAttention(bytes) → {bytes Uint8Array, outputs [names]}: the model with the attention distributions
+//       the core finds made graph outputs (core/onnx/graph_outputs.h), for ONNX Runtime Web to return them.
+//   Module.vitMapFromAttention(method 'attention'|'rollout', [{name, dims, data Float32Array}] in layer order)
+//       → {map Float32Array, map_shape [h, w], tokens, class_tokens, layers, heads, note?} (core/explain/onnx/
+//       vit_maps.h: the same map the core computes from its own forward pass).
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +32,10 @@
 #include <nlohmann/json.hpp>
 
 #include "boundary.h"
+#include "explain/onnx/attention_layers.h"
 #include "explain/onnx/method_catalogue.h"
+#include "explain/onnx/vit_maps.h"
+#include "onnx/graph_outputs.h"
 #include "explain/onnx/onnx_explain.h"
 #include "image/model_input.h"
 #include "image/preprocess.h"
@@ -55,6 +63,63 @@ val onnx_info_js(const val& bytes, int input_size) {
   std::string err;
   if (!onnx_info(b.data(), b.size(), input_size, &out, &err)) return error_val(err);
   return out_json(out);
+}
+
+val expose_attention_js(const val& bytes) {
+  Err e;
+  std::vector<uint8_t> b, out;
+  std::vector<std::string> names;
+  std::string err;
+  if (!model_bytes(bytes, &b, e)) return error_val(e.message);
+  if (!onnx::expose_attention(b.data(), b.size(), &out, &names, &err)) return error_val(err);
+  val v = val::object();
+  v.set("bytes", out_array(out));
+  v.set("outputs", out_json(names));
+  return v;
+}
+
+val vit_map_from_attention_js(const val& method, const val& tensors) {
+  Err e;
+  std::string m;
+  string_arg(method, "method", &m, e);
+  std::vector<AttentionValues> values;
+  if (e.ok() && !tensors.isArray()) e.fail("tensors must be an array of {name, dims, data}");
+  const size_t n = e.ok() ? tensors["length"].as<size_t>() : 0;
+  if (n > 4096) e.fail("more than 4096 attention layers");
+  for (size_t i = 0; e.ok() && i < n; ++i) {
+    const val t = tensors[i];
+    AttentionValues a;
+    if (!t["name"].isString() || !t["dims"].isArray()) {
+      e.fail("tensor " + num(i) + " must have a name and dims");
+      break;
+    }
+    a.name = t["name"].as<std::string>();
+    const size_t rank = t["dims"]["length"].as<size_t>();
+    size_t count = 1;
+    for (size_t k = 0; k < rank && k < 8; ++k) {
+      const double d = t["dims"][k].as<double>();
+      if (!(d >= 0 && d <= 65536 && d == std::floor(d))) e.fail("tensor '" + a.name + "' has a bad dimension");
+      a.shape.push_back(static_cast<int64_t>(d));
+      count *= static_cast<size_t>(d);  // ≤ 2^26 · 2^16 before the check below: no overflow
+      if (count > (size_t{1} << 26)) {
+        e.fail("tensor '" + a.name + "' is larger than 2^26 values");
+        break;
+      }
+    }
+    if (rank > 8) e.fail("tensor '" + a.name + "' has rank " + num(rank));
+    f32(t["data"], "data", &a.data, e, count, "the dims' product = " + num(count));
+    values.push_back(std::move(a));
+  }
+  std::vector<std::vector<Mat<double>>> A;
+  std::string err;
+  InputMapResult r;
+  if (e.ok() && !(attention_layers_of(values, &A, &err) && vit_map_from_layers(m, std::move(A), &r, &err))) e.fail(err);
+  if (!e.ok()) return error_val(e.message);
+  json out = r.extra;
+  out["map_shape"] = {r.h, r.w};
+  val v = out_json(out);
+  v.set("map", out_array(r.map));
+  return v;
 }
 
 val model_input_js(const val& images, int n, const val& scaling, int size, int channels) {
@@ -202,6 +267,8 @@ class OnnxLab {
 EMSCRIPTEN_BINDINGS(attnlab_onnx) {
   emscripten::function("_raw_onnxInfo", &onnx_info_js);
   emscripten::function("_raw_modelInput", &model_input_js);
+  emscripten::function("_raw_exposeAttention", &expose_attention_js);
+  emscripten::function("_raw_vitMapFromAttention", &vit_map_from_attention_js);
   emscripten::class_<OnnxLab>("_raw_OnnxLab")
       .constructor<const val&, int>()
       .function("error", &OnnxLab::error)

@@ -837,6 +837,7 @@ export const CATALOGUE = Object.freeze({
   "methods": [
    {
     "description": "Grad-CAM (Selvaraju et al. 2017): the layer's channels weighted by their mean gradient.",
+    "forward_only": false,
     "kind": "layer",
     "label": "Grad-CAM",
     "name": "gradcam",
@@ -844,6 +845,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Grad-CAM++ (Chattopadhay et al. 2018): higher-order weights of the positive gradients.",
+    "forward_only": false,
     "kind": "layer",
     "label": "Grad-CAM++",
     "name": "gradcampp",
@@ -851,6 +853,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "HiResCAM (Draelos & Carin 2020): gradient times activation per position, summed over channels.",
+    "forward_only": false,
     "kind": "layer",
     "label": "HiResCAM",
     "name": "hirescam",
@@ -858,6 +861,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "XGrad-CAM (Fu et al. 2020): channel weights normalised by the activation.",
+    "forward_only": false,
     "kind": "layer",
     "label": "XGrad-CAM",
     "name": "xgradcam",
@@ -865,6 +869,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "LayerCAM (Jiang et al. 2021): positive gradient times activation per position.",
+    "forward_only": false,
     "kind": "layer",
     "label": "LayerCAM",
     "name": "layercam",
@@ -872,6 +877,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "AblationCAM (Desai & Ramaswamy 2020): each channel is zeroed in turn and the rest of the network re-run; its weight is the relative drop of the class score. One partial pass per channel.",
+    "forward_only": false,
     "kind": "layer",
     "label": "AblationCAM",
     "name": "ablationcam",
@@ -879,6 +885,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "EigenCAM (Muhammad & Yeasin 2020): the first principal component of the activations; no gradient, no class.",
+    "forward_only": false,
     "kind": "layer",
     "label": "EigenCAM",
     "name": "eigencam",
@@ -886,6 +893,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "CAM (Zhou et al. 2016): the layer's channels weighted by the linear classifier's weights of the class; only for a model whose head after the layer is global average pooling + one linear layer (Grad-CAM generalises it).",
+    "forward_only": false,
     "kind": "layer",
     "label": "CAM",
     "name": "cam",
@@ -893,6 +901,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Random baseline: values uniform in [0, 1) from the seed over the layer's grid, blind to the model and the photo. A method that explains the model should beat it on the deletion and insertion curves.",
+    "forward_only": false,
     "kind": "layer",
     "label": "Random (baseline)",
     "name": "random",
@@ -909,6 +918,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Input gradient (Simonyan et al. 2014): max over channels of |∂ score / ∂ pixel|.",
+    "forward_only": false,
     "kind": "input",
     "label": "Gradient",
     "name": "gradient",
@@ -916,6 +926,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Gradient × input (Shrikumar et al. 2016): each pixel's value times the score's gradient there, summed over the colour channels (signed).",
+    "forward_only": false,
     "kind": "input",
     "label": "Gradient × input",
     "name": "gradient-x-input",
@@ -923,6 +934,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "SmoothGrad (Smilkov et al. 2017): the gradient averaged over noisy copies of the photo.",
+    "forward_only": false,
     "kind": "input",
     "label": "SmoothGrad",
     "name": "smoothgrad",
@@ -955,6 +967,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Integrated gradients (Sundararajan et al. 2017) from an all-zero input; completeness: the attributions sum to score(x) − score(0).",
+    "forward_only": false,
     "kind": "input",
     "label": "Integrated gradients",
     "name": "integrated-gradients",
@@ -971,6 +984,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "A vision transformer's own attention: what the class token attends to in the last layer, heads averaged, over the patch grid. Only for models with attention.",
+    "forward_only": true,
     "kind": "attention",
     "label": "Attention (last layer)",
     "name": "attention",
@@ -978,6 +992,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Attention rollout (Abnar & Zuidema 2020): every layer's head-averaged attention, mixed half and half with the residual connection, multiplied through; the class token's row over the patch grid.",
+    "forward_only": true,
     "kind": "attention",
     "label": "Attention rollout",
     "name": "rollout",
@@ -985,6 +1000,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "Chefer relevance (Chefer, Gur & Wolf 2021): each layer's attention weighted by its gradient (positive part, heads averaged), accumulated from the bottom; the class token's row over the patch grid.",
+    "forward_only": false,
     "kind": "attention",
     "label": "Chefer relevance",
     "name": "chefer",
@@ -992,6 +1008,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "AttnLRP (Achtibat et al. 2024), its rules found in the graph: LayerNorm scales held, GELU passed through, half to each factor of Q·Kᵀ and A·V; the class's logit split over the pixels (x × the propagated quantity), summed per patch. Signed: the map's low end is against the class; the line under it says what the pixels carry of the logit.",
+    "forward_only": false,
     "kind": "attention",
     "label": "AttnLRP",
     "name": "attnlrp",
@@ -999,6 +1016,7 @@ export const CATALOGUE = Object.freeze({
    },
    {
     "description": "CP-LRP (Ali et al. 2022): as AttnLRP but every attention distribution held fixed, so relevance flows through the values only; summed per patch, signed.",
+    "forward_only": false,
     "kind": "attention",
     "label": "CP-LRP",
     "name": "cp-lrp",

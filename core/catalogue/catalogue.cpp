@@ -6,6 +6,7 @@
 #include "explain/image/image_method.h"
 #include "explain/image/method_catalogue.h"
 #include "explain/onnx/method_catalogue.h"
+#include "explain/onnx/vit_maps.h"  // vit_method_is_forward_only
 #include "onnx/executor.h"  // kMinOpset, kMaxOpset
 #include "train/cnn_options.h"
 #include "train/text_options.h"
@@ -93,7 +94,7 @@ nlohmann::json onnx_part() {
   nlohmann::json methods = nlohmann::json::array();
   for (const OnnxMethodInfo& m : onnx_method_catalogue())
     methods.push_back({{"name", m.name}, {"label", m.label}, {"kind", m.kind}, {"description", m.description},
-                       {"params", params_json(m.params)}});
+                       {"params", params_json(m.params)}, {"forward_only", vit_method_is_forward_only(m.name)}});
   return {{"methods", methods}, {"scalings", onnx_scaling_names()}, {"opsets", {onnx::kMinOpset, onnx::kMaxOpset}},
           {"plans", {"scorecam", "rise", "occlusion", "deletion", "insertion"}}};
 }

@@ -83,7 +83,9 @@ template <class T>
 bool attention_shape(const Executor<T>& ex, const FoundAttention& a, AttentionShape* out) {
   const Tensor<T>* p = ex.value(a.probabilities);
   if (!p || !p->is_float()) return false;
-  const Shape& s = p->shape;
+  return attention_shape_of(p->shape, out);
+}
+bool attention_shape_of(const Shape& s, AttentionShape* out) {
   if (s.size() == 4 && s[0] == 1) *out = {s[1], s[2], s[3]};
   else if (s.size() == 3) *out = {s[0], s[1], s[2]};
   else if (s.size() == 2) *out = {1, s[0], s[1]};

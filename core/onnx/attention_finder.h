@@ -31,5 +31,7 @@ struct AttentionShape {
 };
 template <class T>
 bool attention_shape(const Executor<T>& ex, const FoundAttention& a, AttentionShape* out);
+// The same reading of a distribution's shape, however the values were computed (ONNX Runtime's outputs too).
+bool attention_shape_of(const Shape& s, AttentionShape* out);
 
 }  // namespace attnlab::onnx

@@ -11,8 +11,11 @@
 //   - Grad-CAM at `auto` reads the last block's input tokens as [24, 6, 6] and equals the CLI; the layer picker says
 //     so and lists the token layers;
 //   - a CNN (the squeezenet fixture) loaded next offers no attention method: the three options are disabled, their
-//     title says why, and a link asking for rollout shows RISE's Compute button instead (the URL keeps the choice).
-// Screenshot: tests/e2e/out/own-vit.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
+//     title says why, and a link asking for rollout shows RISE's Compute button instead (the URL keeps the choice);
+//   - then the same ViT with an operator the core lacks (a Shrink of λ 0 on its input) runs on ONNX Runtime Web: its
+//     attention and rollout maps (the attention returned as extra outputs) equal the CLI's on the original; only those
+//     two, RISE and occlusion are enabled.
+// Screenshots: tests/e2e/out/own-vit.png, own-vit-ort.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -129,6 +132,33 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
     await page.waitForSelector('#own-compute', { timeout: TIMEOUT });
     assert.equal(await page.inputValue('#own-method'), 'rise');
     assert.match(page.url(), /omethod=chefer/);
+
+    // The same ViT with an operator the core lacks (a Shrink of λ 0 — the identity — on its input): ONNX Runtime Web
+    // runs it, the attention the core finds comes back as extra outputs, and the attention and rollout maps equal the
+    // CLI's on the original model; the gradient methods are disabled.
+    const shrunk = path.join(dir, 'vit-shrink.onnx');
+    const onnxPkg = (await import('onnx-proto')).default;
+    const m = onnxPkg.onnx.ModelProto.decode(fs.readFileSync(VIT));
+    for (const n of m.graph.node) n.input = n.input.map((v) => (v === 'image' ? 'image_shrunk' : v));
+    m.graph.node.unshift(onnxPkg.onnx.NodeProto.create({ opType: 'Shrink', input: ['image'], output: ['image_shrunk'], name: 'shrink',
+      attribute: [{ name: 'lambd', type: onnxPkg.onnx.AttributeProto.AttributeType.FLOAT, f: 0 }] }));
+    fs.writeFileSync(shrunk, onnxPkg.onnx.ModelProto.encode(m).finish());
+    await page.setInputFiles('#own-file', shrunk);
+    await page.waitForFunction(() => /Shrink/.test(document.getElementById('own-engine')?.textContent ?? ''), null, { timeout: TIMEOUT });
+    assert.match(await page.textContent('#own-engine'), /^The core cannot run Shrink \(1\), so gradients and CAMs are not available .*; so do the attention and rollout maps of its 2 attention layers/);
+    const enabled = await page.evaluate(() => [...document.getElementById('own-method').options].filter((o) => !o.disabled).map((o) => o.value));
+    assert.deepEqual(enabled, ['attention', 'rollout', 'rise', 'occlusion']);
+    for (const method of ['rollout', 'attention']) {
+      await page.selectOption('#own-method', method);
+      ds = await waitMap(page, method);
+      assert.equal(ds.layer, 'attention');
+      assert.equal(ds.mapShape, '6×6');
+      got = await shownMap(page);
+      const want = method === 'rollout' ? rollout : cli(ppm, 'attention');
+      assert.ok(relErr(got, want.map) < 1e-5, `${method} through ORT off the CLI's by ${relErr(got, want.map)}`);
+      assert.ok(relErr(got, (method === 'rollout' ? cli(ppm, 'attention') : rollout).map) > 1e-2, `${method}: negative control`);
+    }
+    await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-vit-ort.png') });
     assert.deepEqual(page.errors, []);
     await page.close();
   });

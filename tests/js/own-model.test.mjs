@@ -75,7 +75,8 @@ test('imageInput: a photo\'s input or why not; coreGaps: what the core lacks', (
   assert.match(imageInput(one('FLOAT', [1, 3, 32, 48])).why, /square input; this model wants 32×48/);
   assert.match(imageInput({ inputs: [] }).why, /exactly one graph input, this model has 0/);
   assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 13 }, unsupported: ['LRN (2)'] }), { missing: ['LRN (2)'], opset: null });
-  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 21 }, unsupported: [] }), { missing: [], opset: 21 });
+  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 21 }, unsupported: ['Shrink (1)'] }), { missing: ['Shrink (1)'], opset: null });
+  assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 22 }, unsupported: [] }), { missing: [], opset: 22 });
   assert.deepEqual(coreGaps({ opsets: { 'ai.onnx': 18 }, unsupported: [] }), { missing: [], opset: null });
   assert.deepEqual(coreGaps({ opsets: { 'com.example': 1 }, unsupported: [] }), { missing: [], opset: 0 });
 });
@@ -86,10 +87,14 @@ test('the attention methods: offered for a model with attention, refused with th
   const onCnn = OWN_METHODS.filter((m) => methodAvailable(m.name, 'core', 0)).map((m) => m.name);
   assert.deepEqual(onCnn, OWN_METHODS.map((m) => m.name).filter((n) => !attention.includes(n)));
   assert.equal(attention.every((n) => methodAvailable(n, 'core', 12)), true);
-  assert.equal(attention.some((n) => methodAvailable(n, 'ort', 12)), false); // ORT gives no attention maps here
+  // ORT returns the attention the core found as extra outputs: the forward-only maps; none without attention
+  assert.deepEqual(attention.filter((n) => methodAvailable(n, 'ort', 12)), ['attention', 'rollout']);
+  assert.deepEqual(attention.filter((n) => methodAvailable(n, 'ort', 0)), []);
   assert.match(unavailableWhy('rollout', 'core'), /^Attention rollout needs a transformer’s attention, and no attention was found in this model/);
   const facts = summaryFacts({ operators: {}, inputs: [], outputs: [], attention: Array(12).fill({}) }, { name: 'vit.onnx', bytes: 1 });
-  assert.match(facts.find((f) => f.label === 'Attention').value, /^12 layers \(a transformer/);
+  assert.match(facts.find((f) => f.label === 'Attention').value, /^12 layers \(a transformer: attention, rollout, Chefer/);
+  const ortFacts = summaryFacts({ operators: {}, inputs: [], outputs: [], attention: Array(2).fill({}) }, { name: 'vit.onnx', bytes: 1, engine: 'ort' });
+  assert.match(ortFacts.find((f) => f.label === 'Attention').value, /^2 layers \(a transformer: attention and rollout \(run by ONNX Runtime Web\)/);
   assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention: [] }, { name: 'cnn.onnx', bytes: 1 })
     .some((f) => f.label === 'Attention'), false);
 });
@@ -97,6 +102,8 @@ test('the attention methods: offered for a model with attention, refused with th
 test('an ORT-run model: only RISE and occlusion, and the sentence that says why', () => {
   const offered = OWN_METHODS.filter((m) => methodAvailable(m.name, 'ort')).map((m) => m.name);
   assert.deepEqual(offered, ['rise', 'occlusion']);
+  assert.match(engineSentence({ missing: ['Shrink (1)'], summary: { attention: [{}, {}] } }),
+    /run through ONNX Runtime Web; so do the attention and rollout maps of its 2 attention layers \(the core finds them/);
   assert.equal(OWN_METHODS.every((m) => methodAvailable(m.name, 'core', 2)), true);
   assert.match(unavailableWhy('gradcam'), /Grad-CAM needs a layer’s activations and gradients/);
   assert.match(unavailableWhy('smoothgrad'), /needs the model’s gradients/);

@@ -11,9 +11,10 @@
 //     (its first line "background") on a 1000-class model drops that line. note says what was done ('' if exact).
 //   defaultLabels(classes) → ["class 0", …]
 //   symbolicSize(summary) → true when the input's H or W is not a fixed number (the page then asks for a size)
-//   summaryFacts(summary, { name, bytes }) → [{ label, value }] for display (file, producer, opset, input, output,
+//   summaryFacts(summary, { name, bytes, engine = 'core' }) → [{ label, value }] for display (file, producer, opset, input, output,
 //     classes, parameters, nodes, operators by count)
-//   CORE_OPSETS {min, max}: the default-domain opsets the core's executor runs (core/onnx/executor.h)
+//   CORE_OPSETS {min, max}: the default-domain opsets the core's executor runs (core/onnx/executor.h, through the
+//   catalogue)
 //   imageInput(summary, inputSize = 0) → { ok: true, name, C, H, W, batchFree } | { ok: false, why }: whether the
 //     graph's input is a photo's: the checks of OnnxClassifier::load and model_input.h, read from the onnx-info
 //     summary (for a model the core cannot load, whose summary has no input_shape). A symbolic C is 3, a symbolic
@@ -22,6 +23,7 @@
 //   coreGaps(summary) → { missing: ['Op (n)', …], opset: N | null (outside CORE_OPSETS) }: what keeps the core's
 //     executor from running an image classifier that ONNX Runtime Web may still run (labs/own-model.js, engine 'ort')
 import { bytes } from './format.js';
+import { CATALOGUE } from '../catalogue.js';
 
 export const MAX_MODEL_BYTES = 200 * 1024 * 1024;
 
@@ -66,7 +68,7 @@ export function symbolicSize(summary) {
 
 const shapeText = (s) => `[${(s ?? []).join(', ')}]`;
 
-export function summaryFacts(summary, { name, bytes }) {
+export function summaryFacts(summary, { name, bytes, engine = 'core' }) {
   const ops = Object.entries(summary.operators ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const facts = [
     { label: 'File', value: `${name} (${mib(bytes)})` },
@@ -91,12 +93,13 @@ export function summaryFacts(summary, { name, bytes }) {
   }
   const attention = summary.attention?.length ?? 0;
   if (attention > 0) {
-    facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: attention, rollout, Chefer relevance, AttnLRP and CP-LRP map it over its patches)` });
+    const methods = engine === 'ort' ? 'attention and rollout (run by ONNX Runtime Web)' : 'attention, rollout, Chefer relevance, AttnLRP and CP-LRP';
+    facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: ${methods} map it over its patches)` });
   }
   return facts;
 }
 
-export const CORE_OPSETS = Object.freeze({ min: 1, max: 18 });
+export const CORE_OPSETS = Object.freeze({ min: CATALOGUE.onnx.opsets[0], max: CATALOGUE.onnx.opsets[1] });
 
 const IMAGE_INPUT = 'an image classifier takes one FLOAT input [1, C, H, W] with C = 1 or 3';
 

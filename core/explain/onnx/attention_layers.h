@@ -19,4 +19,14 @@ bool read_attention_layers(const onnx::Executor<float>& ex, const std::vector<on
                            bool with_gradients, std::vector<std::vector<Mat<double>>>* A,
                            std::vector<std::vector<Mat<double>>>* dA, std::string* error);
 
+// One distribution computed elsewhere (ONNX Runtime Web's outputs of a model the core cannot run): its name, shape
+// and values, read as read_attention_layers reads the executor's.
+struct AttentionValues {
+  std::string name;
+  onnx::Shape shape;
+  std::vector<float> data;
+};
+bool attention_layers_of(const std::vector<AttentionValues>& values, std::vector<std::vector<Mat<double>>>* A,
+                         std::string* error);
+
 }  // namespace attnlab

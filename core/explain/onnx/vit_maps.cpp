@@ -68,6 +68,9 @@ bool vit_relevance_map(OnnxClassifier& clf, const std::vector<float>& x, int cla
   return true;
 }
 
+bool map_from_layers(const VitMethod& vm, std::vector<std::vector<Mat<double>>> A,
+                     std::vector<std::vector<Mat<double>>> dA, InputMapResult* out, std::string* error);
+
 const VitMethod* find_vit_method(const std::string& name) {
   for (const auto& m : kVitMethods)
     if (name == m.name) return &m;
@@ -113,6 +116,36 @@ bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_in
   if (vm->needs_gradient && !clf.backward_class(class_index, error)) return false;
   std::vector<std::vector<Mat<double>>> A, dA;
   if (!read_attention_layers(clf.executor(), found, vm->needs_gradient, &A, &dA, error)) return false;
+  return map_from_layers(*vm, std::move(A), std::move(dA), out, error);
+}
+
+bool vit_method_is_forward_only(const std::string& name) {
+  const VitMethod* vm = find_vit_method(name);
+  return vm && vm->from_maps && !vm->needs_gradient;
+}
+
+bool vit_map_from_layers(const std::string& method, std::vector<std::vector<Mat<double>>> A, InputMapResult* out,
+                         std::string* error) {
+  if (!vit_method_is_forward_only(method)) {
+    *error = "'" + method + "' needs more than the attention of one forward pass";
+    return false;
+  }
+  if (A.empty()) {
+    *error = "no attention was found in this model";
+    return false;
+  }
+  return map_from_layers(*find_vit_method(method), std::move(A), {}, out, error);
+}
+
+namespace {
+
+bool map_from_layers(const VitMethod& vm, std::vector<std::vector<Mat<double>>> A,
+                     std::vector<std::vector<Mat<double>>> dA, InputMapResult* out, std::string* error) {
+  for (const auto& layer : A)
+    if (layer.empty()) {
+      *error = "an attention layer has no heads";
+      return false;
+    }
   SelfAttentionMaps maps;
   maps.layers = static_cast<int>(A.size());
   maps.heads = static_cast<int>(A[0].size());
@@ -129,7 +162,7 @@ bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_in
   maps.A = std::move(A);
   maps.dA = std::move(dA);
   const PatchGrid grid = patch_grid(maps.n);
-  const std::vector<double> row = vm->from_maps(maps);  // positions 1 … n − 1
+  const std::vector<double> row = vm.from_maps(maps);  // positions 1 … n − 1
   out->map.clear();
   for (size_t i = static_cast<size_t>(grid.class_tokens - 1); i < row.size(); ++i) out->map.push_back(static_cast<float>(row[i]));
   out->h = grid.grid_h;
@@ -138,5 +171,7 @@ bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_in
   if (!grid.note.empty()) out->extra["note"] = grid.note;
   return true;
 }
+
+}  // namespace
 
 }  // namespace attnlab

@@ -23,6 +23,7 @@
 #include "explain/onnx/input_method.h"
 #include "explain/onnx/onnx_classifier.h"
 #include "explain/onnx/patch_grid.h"  // the rule above
+#include "nn/tensor.h"  // Mat
 
 namespace attnlab {
 
@@ -34,5 +35,13 @@ bool is_vit_method(const std::string& name);
 // [grid_h·grid_w], out->h / w the grid; out->extra {tokens, class_tokens, layers, heads, note?}.
 bool onnx_vit_map(OnnxClassifier& clf, const std::vector<float>& x, int class_index, const std::string& method,
                   InputMapResult* out, std::string* error);
+
+// A method that reads one forward pass's attention and nothing else ("attention", "rollout"): what ONNX Runtime's
+// outputs can give for a vision transformer the core cannot run (web/runtime/labs/own-model.js).
+bool vit_method_is_forward_only(const std::string& name);
+// Such a method's map from the distributions [layer][head] (n × n, as read_attention_layers / attention_layers_of
+// give them), with out->extra as onnx_vit_map's.
+bool vit_map_from_layers(const std::string& method, std::vector<std::vector<Mat<double>>> A, InputMapResult* out,
+                         std::string* error);
 
 }  // namespace attnlab

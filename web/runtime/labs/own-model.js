@@ -3,8 +3,11 @@
 // takes only that worker down; the shipped MobileNetV2 keeps its worker). Nothing leaves the machine. No DOM.
 // A model the core cannot run only because it lacks an operator (or the model's opset is outside the core's, catalogue.onnx.opsets: 1–21) but that is
 // still a one-input image classifier is run forward by ONNX Runtime Web instead (wasm EP, ort.wasm.min.mjs, loaded
-// in this worker): engine 'ort'. Then only the forward-only plans work (RISE, occlusion, deletion, insertion, ROAD);
-// the photo's model input comes from the core (Module.modelInput: the same scaling and resize as OnnxLab).
+// in this worker): engine 'ort'. Then only the forward-only plans work (RISE, occlusion, deletion, insertion, ROAD),
+// and a vision transformer's forward-only attention maps (attention, rollout): the attention the core finds in the
+// graph is made graph outputs (Module.exposeAttention) so ORT returns it, and the core maps it
+// (Module.vitMapFromAttention); the photo's model input comes from the core (Module.modelInput: the same scaling and
+// resize as OnnxLab).
 //
 // Requests (protocol: worker-channel.js):
 //   own.load {bytes: Uint8Array, inputSize} → {summary (Module.onnxInfo: inputs, outputs, operators, parameters,
@@ -26,7 +29,9 @@
 //     (the map at its own resolution), mapShape [h, w], layer, classIndex, peak {x, y} (224² px), completeness?,
 //     attention? {tokens, classTokens, layers, heads, note} (layer 'attention': an image transformer's map),
 //     conservation? {logit, pixels, unexplained} and rules (AttnLRP / CP-LRP: core/explain/onnx/vit_maps.h), ms}.
-//     Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves. Engine 'ort': an Error.
+//     Methods: catalogue.onnx.methods. The 224² map is kept under key for the curves. Engine 'ort': the methods with
+//     forward_only (from the attention ORT returns; summary.attention lists what the core found, [] when ORT could
+//     not run the model with it as outputs); any other method an Error.
 //   own.recolor {photoId, keys, colormap} → {maps: {key: rgba}} (the kept 224² maps in another colour map)
 //   own.sanity {photoId, method, layer, classIndex, seed, options, colormap} → {method, layer, classIndex, spearman
 //     (of the two maps at their own resolution; null when undefined), shuffled (weight tensors), randomizedClass,
@@ -44,8 +49,11 @@ import { argmax, decodeBlob, describePixels, planarToRgba, topK, S } from '../im
 import { chooseBackend, loadOrt } from '../ort-backend.js';
 import { errText } from '../host/host.js';
 import { coreGaps, imageInput } from '../../analysis/own-model.js';
+import { CATALOGUE } from '../../catalogue.js';
 
 const ORT_BASE = new URL('../../../vendor/ort/', import.meta.url);
+// The attention methods that read one forward pass's attention alone (ORT can give it: catalogue forward_only).
+const FORWARD_ONLY = new Set(CATALOGUE.onnx.methods.filter((m) => m.forward_only).map((m) => m.name));
 // lab: the core's OnnxLab (engine 'core'); ort: {session, input, output, C, H, W, batch, scaling} (engine 'ort').
 const own = { engine: null, lab: null, ort: null, info: null, photo: null, maps: new Map() };
 let ortModule = null;
@@ -98,22 +106,32 @@ async function load(msg) {
   if (!input.ok) return refused(input.why);
   const gaps = coreGaps(summary);
   if (!gaps.missing.length && gaps.opset === null) return refused(summary.error);
-  let ort;
+  let ort = null;
+  if (summary.attention?.length) { // a vision transformer: its attention as extra outputs, else the plain model
+    try {
+      const exposed = M.exposeAttention(msg.bytes);
+      ort = await ortSession(exposed.bytes, summary, input, exposed.outputs);
+    } catch {
+      ort = null;
+    }
+  }
   try {
-    ort = await ortSession(msg.bytes, summary, input);
+    ort ??= await ortSession(msg.bytes, summary, input, []);
   } catch (e) {
     return refused(`${summary.error}; ONNX Runtime Web could not run it either: ${errText(e)}`);
   }
   dropHeld();
   const info = { input_shape: [1, input.C, input.H, input.W], classes: ort.classes, spatial_layers: [], auto_layer: '' };
   Object.assign(own, { engine: 'ort', ort, info });
-  return { summary: { ...summary, ...info }, runnable: true, engine: 'ort', missing: gaps.missing, opset: gaps.opset, error: summary.error };
+  const attention = ort.attention.length ? summary.attention : [];
+  return { summary: { ...summary, ...info, attention }, runnable: true, engine: 'ort', missing: gaps.missing, opset: gaps.opset, error: summary.error };
 }
 
 // ONNX Runtime Web on the wasm EP (the page's threads when cross-origin isolated), one session per model, checked
 // with an all-zero input: one float output of [1, classes] or [classes] values; with a symbolic batch, a run of two
-// inputs must give [2, classes] for the plans to batch.
-async function ortSession(bytes, summary, input) {
+// inputs must give [2, classes] for the plans to batch. attention: the graph outputs that are attention
+// distributions (Module.exposeAttention), never the class scores.
+async function ortSession(bytes, summary, input, attention) {
   if (!ortModule) {
     const choice = await chooseBackend({ override: 'wasm', crossOriginIsolated: Boolean(self.crossOriginIsolated),
       hardwareConcurrency: self.navigator?.hardwareConcurrency ?? 1 });
@@ -121,11 +139,11 @@ async function ortSession(bytes, summary, input) {
   }
   const session = await ortModule.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
   try {
-    const outs = session.outputNames;
+    const outs = session.outputNames.filter((name) => !attention.includes(name));
     let output = outs[outs.length - 1]; // as OnnxClassifier: an output named like logits, else the last
     for (const o of outs) if (o.includes('logit') || o === 'output') output = o;
     const o = { session, ort: ortModule, input: session.inputNames[0], output, C: input.C, H: input.H, W: input.W,
-      batch: input.batchFree ? 8 : 1, scaling: 'imagenet', classes: 0 };
+      batch: input.batchFree ? 8 : 1, scaling: 'imagenet', classes: 0, attention };
     const per = input.C * input.H * input.W;
     const y = await ortRun({ ...o, batch: 1 }, new Float32Array(per), 1);
     if (!y.length) throw new Error(`output '${output}' is empty`);
@@ -215,9 +233,31 @@ function pageMap(M, key, map224, colormap, extra) {
   return { key, rgba, peak: { x: peak % S, y: Math.floor(peak / S) }, ...extra };
 }
 
+// A forward-only attention map of a model ORT runs: one run that fetches the attention outputs, mapped by the core.
+async function ortAttentionMap(M, p, msg, c) {
+  const o = own.ort;
+  const t0 = performance.now();
+  const x = M.modelInput(p.planar, 1, o.scaling, o.H, o.C);
+  const out = await o.session.run({ [o.input]: new o.ort.Tensor('float32', x, [1, o.C, o.H, o.W]) }, [o.output, ...o.attention]);
+  const tensors = o.attention.map((name) => ({ name, dims: out[name].dims, data: Float32Array.from(out[name].data) }));
+  for (const v of Object.values(out)) v.dispose?.();
+  const r = M.vitMapFromAttention(String(msg.method), tensors);
+  const [h, w] = r.map_shape;
+  const map224 = M.upsampleMap(r.map, h, w, S, S);
+  const key = `${msg.method}|attention|${c}|{}`;
+  if (p !== own.photo) throw new Error('That photo is no longer loaded; pick it again.');
+  return pageMap(M, key, map224, msg.colormap, {
+    raw: r.map, mapShape: [h, w], layer: 'attention', classIndex: c, ms: performance.now() - t0,
+    attention: { tokens: r.tokens, classTokens: r.class_tokens, layers: r.layers, heads: r.heads, note: r.note ?? '' },
+  });
+}
+
 async function map(msg) {
   const M = await core();
   const p = needPhoto(msg.photoId);
+  if (own.engine === 'ort' && own.ort.attention.length && FORWARD_ONLY.has(String(msg.method))) {
+    return ortAttentionMap(M, p, msg, checkClass(msg.classIndex));
+  }
   coreOnly(`“${msg.method}”`);
   const c = checkClass(msg.classIndex);
   const t0 = performance.now();

@@ -101,7 +101,8 @@ export function installModelFile(v) {
 
   function renderSummary(summary, name, bytes) {
     const dl = el('dl', 'own-facts');
-    for (const f of summaryFacts(summary, { name, bytes })) dl.append(el('dt', null, f.label), el('dd', null, f.value));
+    const engine = v.model?.summary === summary ? v.model.engine : 'core';
+    for (const f of summaryFacts(summary, { name, bytes, engine })) dl.append(el('dt', null, f.label), el('dd', null, f.value));
     ui.summary.replaceChildren(dl);
     if (v.model?.summary === summary && v.model.engine === 'ort') {
       ui.summary.append(el('p', 'own-engine message notice', engineSentence(v.model), { id: 'own-engine' }));
