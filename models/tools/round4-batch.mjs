@@ -7,9 +7,14 @@
 // models/text/seeds/round4-batch.json and prints the tables of docs/RESULTS.md "The debate, round four".
 // Usage: node models/tools/round4-batch.mjs [--data ../shared/data/sst2/test.tsv] [--limit N] [--threads N] [--table-only]
 //   --table-only: print the tables from the committed JSON, run nothing.
+//   --seeds: print the tables as mean ± std (n − 1) over seed 1 (the committed JSON: the shipped models) and the
+//     replicas' summaries models/text/seeds/sst2-{tanh,ortho,diversity,deceptive}-s{50,257}.{experiment}.json
+//     (ATTENTIONS="ortho diversity deceptive" SEEDS="50 257" EXPERIMENTS="adversarial erase-max eraser plausibility"
+//     bash models/tools/seeds-sst2.sh); a cell names how many seeds it has when fewer than three. Runs nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { meanStd } from './seed-stats.mjs';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const args = process.argv.slice(2);
@@ -28,8 +33,9 @@ const MODELS = [
 ];
 const EXPERIMENTS = ['adversarial', 'erase-max', 'eraser', 'plausibility'];
 
+const SEEDS = args.includes('--seeds');
 let results;
-if (args.includes('--table-only')) {
+if (args.includes('--table-only') || SEEDS) {
   results = JSON.parse(fs.readFileSync(OUT, 'utf8'));
 } else {
   results = { data: path.relative(REPO, DATA), limit: LIMIT || null, seed: 1, models: {} };
@@ -50,8 +56,33 @@ if (args.includes('--table-only')) {
   fs.writeFileSync(OUT, `${JSON.stringify(results, null, 1)}\n`);
 }
 
+// One summary per seed of a model: seed 1 from the committed batch, the replicas from models/text/seeds/.
+const REPLICAS = [50, 257];
+const perSeed = (model) => {
+  const seeds = [results.models[model]];
+  for (const seed of REPLICAS) {
+    const one = {};
+    for (const e of EXPERIMENTS) {
+      const f = path.join(REPO, `models/text/seeds/${model}-s${seed}.${e}.json`);
+      if (fs.existsSync(f)) one[e] = JSON.parse(fs.readFileSync(f, 'utf8'));
+    }
+    seeds.push(one);
+  }
+  return seeds;
+};
+// A cell's number: one value (the batch) or mean ± std over the seeds that have it.
+const stat = (fmt) => (get) => (m) => {
+  if (!SEEDS) return fmt(get(m));
+  const xs = perSeed(m.__model).map((x) => { try { return get(x); } catch { return undefined; } })
+    .filter((v) => typeof v === 'number' && Number.isFinite(v));
+  if (!xs.length) return '–';
+  const { n, mean, std } = meanStd(xs);
+  return n >= 2 ? `${fmt(mean)} ± ${fmt(std).replace(' %', '')}${n < 3 ? ` (${n} seeds)` : ''}` : `${fmt(mean)} (seed 1)`;
+};
 const f3 = (v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '–');
 const pct = (v) => (typeof v === 'number' && Number.isFinite(v) ? `${(100 * v).toFixed(1)} %` : '–');
+const F3 = stat(f3), PCT = stat(pct);
+for (const [model] of MODELS) results.models[model].__model = model;
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (title, head, cellsOf) => {
   console.log(`\n**${title}**\n`);
@@ -62,13 +93,13 @@ const table = (title, head, cellsOf) => {
 
 table('Adversarial attention (Wiegreffe & Pinter) and erase-max (Serrano & Smith)',
   ['adversarial: mean max JSD', 'max JSD > 0.4', 'erase-max: JSD, max vs random', 'decision flips: max / random'],
-  (m) => [f3(m.adversarial.mean_max_jsd), pct(m.adversarial['fraction_jsd_above_0.4']),
-    `${f3(m['erase-max'].jsd_max_mean)} / ${f3(m['erase-max'].jsd_random_mean)}`,
-    `${pct(m['erase-max'].flip_rate_max)} / ${pct(m['erase-max'].flip_rate_random)}`]);
+  (m) => [F3((x) => x.adversarial.mean_max_jsd)(m), PCT((x) => x.adversarial['fraction_jsd_above_0.4'])(m),
+    `${F3((x) => x['erase-max'].jsd_max_mean)(m)} / ${F3((x) => x['erase-max'].jsd_random_mean)(m)}`,
+    `${PCT((x) => x['erase-max'].flip_rate_max)(m)} / ${PCT((x) => x['erase-max'].flip_rate_random)(m)}`]);
 const MEASURES = ['attention', 'gradient', 'leave_one_out', 'integrated_gradients', 'random'];
 table('ERASER AOPC, comprehensiveness / sufficiency (higher / lower is more faithful)', MEASURES,
-  (m) => MEASURES.map((k) => `${f3(m.eraser.measures[k]?.aopc_comprehensiveness_mean)} / ${f3(m.eraser.measures[k]?.aopc_sufficiency_mean)}`));
+  (m) => MEASURES.map((k) => `${F3((x) => x.eraser.measures[k].aopc_comprehensiveness_mean)(m)} / ${F3((x) => x.eraser.measures[k].aopc_sufficiency_mean)(m)}`));
 table('Plausibility against SST\'s phrase rationales: token F1 / AUPRC', MEASURES,
-  (m) => MEASURES.map((k) => `${f3(m.plausibility[k]?.token_f1)} / ${f3(m.plausibility[k]?.auprc)}`));
-console.log(`\n(${results.data}${results.limit ? `, first ${results.limit}` : ''}; seed ${results.seed}; plausibility on the ` +
-  `${results.models['sst2-tanh'].plausibility.n_used} sentences with a human rationale)`);
+  (m) => MEASURES.map((k) => `${F3((x) => x.plausibility[k].token_f1)(m)} / ${F3((x) => x.plausibility[k].auprc)(m)}`));
+console.log(`\n(${results.data}${results.limit ? `, first ${results.limit}` : ''}; ${SEEDS ? `seeds 1, ${REPLICAS.join(', ')}: mean ± std` : `seed ${results.seed}`}; ` +
+  `plausibility on the ${results.models['sst2-tanh'].plausibility.n_used} sentences with a human rationale)`);

@@ -2,7 +2,8 @@
 // or a message; a model that loads is then run — forward on small inputs (each declared input with symbolic dims
 // as 2 and every dim at most 8; floats 0.5, integers 0, bools 1), backward from its first float output, plain and
 // under each relevance rule's propagation plan (AttnLRP, CP-LRP: onnx/propagation.h) — and its
-// onnx-info summary serialised: never a crash, a hang, undefined behaviour or an allocation past the budget
+// onnx-info summary serialised, and the bytes rewritten with its attention made graph outputs (onnx/graph_outputs.h,
+// which must read back): never a crash, a hang, undefined behaviour or an allocation past the budget
 // (a small ExecLimits here so each input runs in milliseconds). Built by CMake with -DATTNLAB_FUZZ=ON
 // (build-fuzz/), run by tests/fuzz/run.sh from tests/fuzz/corpus/onnx/ (small models of the ONNX project's
 // conformance cases, Debian libonnx-testdata, and the crafted cases of tests/fixtures/onnx-hostile/) with
@@ -12,9 +13,11 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "explain/onnx/onnx_classifier.h"
 #include "onnx/executor.h"
+#include "onnx/graph_outputs.h"
 #include "onnx/propagation.h"
 #include "onnx/reader.h"
 
@@ -28,6 +31,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string err;
   if (read_model(data, size, &m, &err, limits)) {
     (void)attnlab::OnnxClassifier::summarize(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::vector<uint8_t> exposed;
+    std::vector<std::string> names;
+    Model back;
+    if (expose_attention(data, size, &exposed, &names, &err) && !names.empty() &&
+        !read_model(exposed.data(), exposed.size(), &back, &err, limits))
+      __builtin_trap();  // a model with its attention as outputs must read back
     ExecLimits budget;
     budget.max_tensor_elements = 1 << 20;
     budget.max_live_bytes = 64 << 20;

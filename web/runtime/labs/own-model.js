@@ -1,9 +1,10 @@
 // own-model.js — "Your model" (issue 11): a user's ONNX image classifier, run forward AND backward by the core's
 // own executor (Module.OnnxLab, wasm/onnx_bindings.cpp), in a worker of its own (a model that exhausts memory
 // takes only that worker down; the shipped MobileNetV2 keeps its worker). Nothing leaves the machine. No DOM.
-// A model the core cannot run only because it lacks an operator (or the model's opset is outside the core's, catalogue.onnx.opsets: 1–21) but that is
-// still a one-input image classifier is run forward by ONNX Runtime Web instead (wasm EP, ort.wasm.min.mjs, loaded
-// in this worker): engine 'ort'. Then only the forward-only plans work (RISE, occlusion, deletion, insertion, ROAD),
+// A model the core cannot run only because it lacks an operator (or the model's opset is outside the core's range,
+// catalogue.onnx.opsets: 1–21) but that is still a one-input image classifier is run forward by ONNX Runtime Web
+// instead (wasm EP, ort.wasm.min.mjs, loaded in this worker): engine 'ort'. Then only the forward-only plans work
+// (RISE, occlusion, deletion, insertion, ROAD),
 // and a vision transformer's forward-only attention maps (attention, rollout): the attention the core finds in the
 // graph is made graph outputs (Module.exposeAttention) so ORT returns it, and the core maps it
 // (Module.vitMapFromAttention); the photo's model input comes from the core (Module.modelInput: the same scaling and
