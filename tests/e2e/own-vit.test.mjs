@@ -14,7 +14,7 @@
 //     title says why, and a link asking for rollout shows RISE's Compute button instead (the URL keeps the choice);
 //   - then the same ViT with an operator the core lacks (a Shrink of λ 0 on its input) runs on ONNX Runtime Web: its
 //     attention and rollout maps (the attention returned as extra outputs) equal the CLI's on the original; only those
-//     two, RISE and occlusion are enabled.
+//     two, RISE and occlusion are enabled, and "Which method?" ranks the two attention maps.
 // Screenshots: tests/e2e/out/own-vit.png, own-vit-ort.png. Skips when web/gen lacks OnnxLab or build/attnlab is missing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,7 +61,7 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
 
   test('rollout and Chefer relevance over the patch grid equal the CLI; the sanity check; a CNN offers neither', async () => {
     const ppm = catPpm(REPO, dir);
-    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&omethod=rollout`);
+    const page = await openRecordingPage(ctx, `${server.url}/web/#view=image&image=cat&backend=wasm&omethod=rollout&csteps=10&risen=64`);
     await page.waitForFunction(() => document.getElementById('view-image').dataset.photo === 'cat', null, { timeout: TIMEOUT });
     await page.click('#own-model > summary');
     await page.setInputFiles('#own-file', VIT);
@@ -158,6 +158,12 @@ else describe('a vision transformer in Your model', { timeout: 10 * 60_000 }, ()
       assert.ok(relErr(got, want.map) < 1e-5, `${method} through ORT off the CLI's by ${relErr(got, want.map)}`);
       assert.ok(relErr(got, (method === 'rollout' ? cli(ppm, 'attention') : rollout).map) > 1e-2, `${method}: negative control`);
     }
+    // "Which method?" on it ranks the two attention maps (their curves on ORT's forward passes)
+    await page.click('#own-which-run');
+    await page.waitForSelector('#own-which .which-line', { timeout: TIMEOUT });
+    const ranked = await page.$$eval('#own-which tr[data-method]', (rows) => rows.map((r) => r.dataset.method).sort());
+    assert.deepEqual(ranked, ['attention', 'rollout']);
+    assert.match(await page.textContent('#own-which'), /No random baseline: it is drawn over a layer’s grid/);
     await page.locator('#own-model').screenshot({ path: path.join(OUT, 'own-vit-ort.png') });
     assert.deepEqual(page.errors, []);
     await page.close();
