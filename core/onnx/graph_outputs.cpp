@@ -1,4 +1,4 @@
-// add_graph_outputs (graph_outputs.h).
+// add_graph_outputs, expose_attention (graph_outputs.h).
 #include "onnx/graph_outputs.h"
 
 #include "onnx/attention_finder.h"
@@ -21,7 +21,9 @@ void put_bytes(std::vector<uint8_t>& o, int field, const uint8_t* data, size_t n
   put_varint(o, n);
   o.insert(o.end(), data, data + n);
 }
-void put_message(std::vector<uint8_t>& o, int field, const std::vector<uint8_t>& m) { put_bytes(o, field, m.data(), m.size()); }
+void put_message(std::vector<uint8_t>& o, int field, const std::vector<uint8_t>& m) {
+  put_bytes(o, field, m.data(), m.size());
+}
 
 // ValueInfoProto {name (1), type (2): TypeProto {tensor_type (1): {elem_type (1): FLOAT}}}.
 std::vector<uint8_t> float_value_info(const std::string& name) {
