@@ -16,21 +16,6 @@ std::vector<double> softmax_of(const std::vector<double>& theta) {
   return a;
 }
 
-// d JSD(a, b) / d a_i = 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0: it is multiplied by a_i in
-// the softmax backward anyway).
-void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g) {
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i] > 0) g[i] += scale * 0.5 * std::log(a[i] / (0.5 * (a[i] + b[i])));
-}
-
-// theta gradient from an alpha gradient through softmax: a_i (g_i - sum_l a_l g_l).
-std::vector<double> softmax_backward(const std::vector<double>& a, const std::vector<double>& g) {
-  double dot = 0;
-  for (size_t i = 0; i < a.size(); ++i) dot += a[i] * g[i];
-  std::vector<double> out(a.size());
-  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] * (g[i] - dot);
-  return out;
-}
 
 AttentionGroups::AttentionGroups(const AttentionInstance& fi) : weights(fi.group_weights()) {
   members.resize(static_cast<size_t>(fi.num_groups()));
@@ -60,12 +45,15 @@ std::vector<double> AttentionGroups::softmax(const std::vector<double>& theta) c
   return a;
 }
 
+// Within each group (gathered, so the sums run as over a contiguous vector): a_i (g_i − Σ_l a_l g_l).
 std::vector<double> AttentionGroups::softmax_backward(const std::vector<double>& a,
                                                       const std::vector<double>& g) const {
   std::vector<double> out(a.size(), 0.0);
   for (size_t k = 0; k < members.size(); ++k) {
-    const std::vector<double> d = attnlab::softmax_backward(gather(a, k), gather(g, k));
-    for (size_t i = 0; i < d.size(); ++i) out[static_cast<size_t>(members[k][i])] = d[i];
+    const std::vector<double> ak = gather(a, k), gk = gather(g, k);
+    double dot = 0;
+    for (size_t i = 0; i < ak.size(); ++i) dot += ak[i] * gk[i];
+    for (size_t i = 0; i < ak.size(); ++i) out[static_cast<size_t>(members[k][i])] = ak[i] * (gk[i] - dot);
   }
   return out;
 }
@@ -77,6 +65,8 @@ double AttentionGroups::divergence(const std::vector<double>& a, const std::vect
   return j;
 }
 
+// d JSD(a, b) / d a_i = 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0: it is multiplied by a_i in the
+// softmax backward anyway).
 void AttentionGroups::add_d_divergence(const std::vector<double>& a, const std::vector<double>& b, double scale,
                                        std::vector<double>& grad) const {
   for (size_t g = 0; g < members.size(); ++g)
@@ -94,9 +84,12 @@ std::vector<double> AttentionGroups::group_divergences(const std::vector<double>
   return out;
 }
 
-double adversarial_objective(const AttentionInstance& fi, const std::vector<std::vector<double>>& theta,
-                             const AdversarialOptions& o, std::vector<std::vector<double>>* grad) {
-  const AttentionGroups groups(fi);
+namespace {
+
+// The objective for an instance whose groups are already read (the search calls it every step).
+double objective(const AttentionInstance& fi, const AttentionGroups& groups,
+                 const std::vector<std::vector<double>>& theta, const AdversarialOptions& o,
+                 std::vector<std::vector<double>>* grad) {
   const int K = static_cast<int>(theta.size());
   const int T = fi.size();
   const std::vector<double>& base_alpha = fi.attention();
@@ -136,6 +129,13 @@ double adversarial_objective(const AttentionInstance& fi, const std::vector<std:
   return loss;
 }
 
+}  // namespace
+
+double adversarial_objective(const AttentionInstance& fi, const std::vector<std::vector<double>>& theta,
+                             const AdversarialOptions& o, std::vector<std::vector<double>>* grad) {
+  return objective(fi, AttentionGroups(fi), theta, o, grad);
+}
+
 AdversarialResult adversarial_search(const AttentionInstance& fi, const AdversarialOptions& o, Rng& rng) {
   const AttentionGroups groups(fi);
   const int K = o.candidates, T = fi.size();
@@ -146,7 +146,7 @@ AdversarialResult adversarial_search(const AttentionInstance& fi, const Adversar
       for (int u : members) th[static_cast<size_t>(u)] = std::log(1.0 / members.size()) + o.init_std * rng.normal();
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   for (int step = 1; step <= o.steps; ++step) {
-    adversarial_objective(fi, theta, o, &grad);
+    objective(fi, groups, theta, o, &grad);
     const double bc1 = 1 - std::pow(b1, step), bc2 = 1 - std::pow(b2, step);
     for (int k = 0; k < K; ++k)
       for (int t = 0; t < T; ++t) {

@@ -56,11 +56,6 @@ struct AttentionGroups {
   std::vector<double> group_divergences(const std::vector<double>& a, const std::vector<double>& b) const;
 };
 
-// g_i += scale * d JSD(a, b) / d a_i = scale * 0.5 log(a_i / m_i), m = (a + b) / 2 (0 where a_i = 0).
-void add_d_jsd(const std::vector<double>& a, const std::vector<double>& b, double scale, std::vector<double>& g);
-// theta gradient from an alpha gradient through softmax: a_i (g_i - sum_l a_l g_l).
-std::vector<double> softmax_backward(const std::vector<double>& a, const std::vector<double>& g);
-
 // The objective L for candidates theta[k] (each of length size()) and its gradient (same shape).
 double adversarial_objective(const AttentionInstance& fi, const std::vector<std::vector<double>>& theta,
                              const AdversarialOptions& o, std::vector<std::vector<double>>* grad);

@@ -48,22 +48,13 @@ class HanAttentionInstance : public AttentionInstance {
       effective_ = attention_;
       return;
     }
-    // The word level: the word encoder states, frozen (the word attention does not reach them), and the sentence level
-    // in double, which every output re-runs on the new sentence vectors.
+    // The word level: the sentence level in double, which every output re-runs on new sentence vectors of the
+    // frozen word states (han_freeze's).
     HanParams<float> sp;
     sp.sentence_encoder = model.params.sentence_encoder;
     sp.sentence_attention = model.params.sentence_attention;
     sp.classifier = model.params.classifier;
     sentence_params_ = sp.cast<double>();
-    HanCache<double> c;
-    han_forward(model.config, model.params.cast<double>(), {doc_}, c);
-    for (int g = 0; g < c.S; ++g) {
-      const HanWordChunk<double>& ch = c.chunks[c.sentence_chunk[g]];
-      const int b = c.sentence_col[g], B = static_cast<int>(ch.sentences.size()), n = ch.lengths[b];
-      Mat<double> st(ch.encoder.out.rows(), n);
-      for (int t = 0; t < n; ++t) st.col(t) = ch.encoder.out.col(static_cast<Eigen::Index>(t) * B + b);
-      word_states_.push_back(std::move(st));
-    }
   }
 
   std::vector<double> effective_attention() const override { return effective_; }
@@ -109,7 +100,7 @@ class HanAttentionInstance : public AttentionInstance {
     han_backward<double>(model_.config, sentence_params_, c, d_logits, bo, nullptr, &grads);
     for (size_t u = 0; u < g.size() && u < group_.size(); ++u) {
       const int i = group_[u], t = static_cast<int>(u) - first_unit(i);
-      g[u] += word_states_[static_cast<size_t>(i)].col(t).dot(grads.d_sentence_vectors.col(i));
+      g[u] += f_.word_states[static_cast<size_t>(i)].col(t).dot(grads.d_sentence_vectors.col(i));
     }
   }
 
@@ -131,13 +122,13 @@ class HanAttentionInstance : public AttentionInstance {
   // (the cache kept for a backward); class probabilities per variant.
   std::vector<std::vector<double>> sentence_level(const std::vector<std::vector<double>>& variants,
                                                   HanCache<double>& c) const {
-    const int S = static_cast<int>(word_states_.size()), K = static_cast<int>(variants.size());
-    const Eigen::Index width = S ? word_states_[0].rows() : 2 * model_.config.word_hidden;
+    const int S = static_cast<int>(f_.word_states.size()), K = static_cast<int>(variants.size());
+    const Eigen::Index width = S ? f_.word_states[0].rows() : 2 * model_.config.word_hidden;
     Mat<double> sv = Mat<double>::Zero(width, static_cast<Eigen::Index>(S) * K);
     for (int k = 0; k < K; ++k)
       for (size_t u = 0; u < group_.size(); ++u) {
         const int i = group_[u], t = static_cast<int>(u) - first_unit(i);
-        sv.col(static_cast<Eigen::Index>(k) * S + i) += variants[k][u] * word_states_[static_cast<size_t>(i)].col(t);
+        sv.col(static_cast<Eigen::Index>(k) * S + i) += variants[k][u] * f_.word_states[static_cast<size_t>(i)].col(t);
       }
     han_sentence_forward(model_.config, sentence_params_, sv, std::vector<int>(K, S), c);
     const Mat<double> pr = han_class_probabilities(model_.config, c.logits);
@@ -157,7 +148,6 @@ class HanAttentionInstance : public AttentionInstance {
   bool word_;
   HanFrozen f_;
   std::vector<double> effective_;
-  std::vector<Mat<double>> word_states_;  // word level: per sentence [2Hw x n_i]
   HanParams<double> sentence_params_;     // word level: the sentence encoder, attention and classifier
   std::vector<int> unit_token_first_;     // per sentence
 };

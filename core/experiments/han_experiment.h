@@ -64,6 +64,8 @@ struct HanFrozen {
   std::vector<std::vector<double>> alpha; // word attention per sentence
   std::vector<double> d_beta;             // d p_pred / d beta_i
   std::vector<std::vector<double>> d_alpha;  // d p_pred / d alpha_it (sentence level live)
+  std::vector<Mat<double>> word_states;     // per sentence [2Hw x n_i]: the word encoder's states (the word
+                                            // attention does not reach them)
   int num_words() const;
 };
 HanFrozen han_freeze(const HanModel& model, const HanDocument& doc);

@@ -103,6 +103,11 @@ HanFrozen han_freeze(const HanModel& model, const HanDocument& doc) {
     f.beta.push_back(c.sentence_attention.alpha(i, 0));
     const auto a = han_word_alpha(c, i);
     f.alpha.emplace_back(a.begin(), a.end());
+    const HanWordChunk<double>& ch = c.chunks[c.sentence_chunk[i]];
+    const int b = c.sentence_col[i], B = static_cast<int>(ch.sentences.size()), n = ch.lengths[b];
+    Mat<double> st(ch.encoder.out.rows(), n);
+    for (int t = 0; t < n; ++t) st.col(t) = ch.encoder.out.col(static_cast<Eigen::Index>(t) * B + b);
+    f.word_states.push_back(std::move(st));
   }
   // d p_pred / d logits, then the attention gradients (attention as inputs: its own values imposed).
   Mat<double> d_logits(model.config.outputs(), 1);

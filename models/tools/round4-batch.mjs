@@ -70,25 +70,28 @@ const perSeed = (model) => {
   }
   return seeds;
 };
-// A cell's number: one value (the batch) or mean ± std over the seeds that have it.
-const stat = (fmt) => (get) => (m) => {
-  if (!SEEDS) return fmt(get(m));
-  const xs = perSeed(m.__model).map((x) => { try { return get(x); } catch { return undefined; } })
+// A cell's number from a model's summaries (seed 1's alone, or one per seed): the value, or mean ± std over the
+// seeds that have it.
+const stat = (fmt) => (get) => (summaries) => {
+  const xs = summaries.map((x) => { try { return get(x); } catch { return undefined; } })
     .filter((v) => typeof v === 'number' && Number.isFinite(v));
   if (!xs.length) return '–';
+  if (!SEEDS) return fmt(xs[0]);
   const { n, mean, std } = meanStd(xs);
   return n >= 2 ? `${fmt(mean)} ± ${fmt(std).replace(' %', '')}${n < 3 ? ` (${n} seeds)` : ''}` : `${fmt(mean)} (seed 1)`;
 };
 const f3 = (v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '–');
 const pct = (v) => (typeof v === 'number' && Number.isFinite(v) ? `${(100 * v).toFixed(1)} %` : '–');
 const F3 = stat(f3), PCT = stat(pct);
-for (const [model] of MODELS) results.models[model].__model = model;
 const row = (cells) => `| ${cells.join(' | ')} |`;
 const table = (title, head, cellsOf) => {
   console.log(`\n**${title}**\n`);
   console.log(row(['model', ...head]));
   console.log(row(['---', ...head.map(() => '---')]));
-  for (const [model, label] of MODELS) console.log(row([`${label} (\`${model}\`)`, ...cellsOf(results.models[model])]));
+  for (const [model, label] of MODELS) {
+    const summaries = SEEDS ? perSeed(model) : [results.models[model]]; // the files read once a model
+    console.log(row([`${label} (\`${model}\`)`, ...cellsOf(summaries)]));
+  }
 };
 
 table('Adversarial attention (Wiegreffe & Pinter) and erase-max (Serrano & Smith)',

@@ -68,8 +68,40 @@ bool vit_relevance_map(OnnxClassifier& clf, const std::vector<float>& x, int cla
   return true;
 }
 
+// A self-attention method's map from the distributions [layer][head] (and their gradients for Chefer), over the
+// patch grid.
 bool map_from_layers(const VitMethod& vm, std::vector<std::vector<Mat<double>>> A,
-                     std::vector<std::vector<Mat<double>>> dA, InputMapResult* out, std::string* error);
+                     std::vector<std::vector<Mat<double>>> dA, InputMapResult* out, std::string* error) {
+  for (const auto& layer : A)
+    if (layer.empty()) {
+      *error = "an attention layer has no heads";
+      return false;
+    }
+  SelfAttentionMaps maps;
+  maps.layers = static_cast<int>(A.size());
+  maps.heads = static_cast<int>(A[0].size());
+  maps.n = static_cast<int>(A[0][0].rows());
+  for (size_t l = 0; l < A.size(); ++l)
+    if (static_cast<int>(A[l].size()) != maps.heads || A[l][0].rows() != maps.n) {
+      *error = "the attention layers differ in heads or tokens";
+      return false;
+    }
+  if (maps.n < 2) {
+    *error = "the attention has " + std::to_string(maps.n) + " token: nothing to map";
+    return false;
+  }
+  maps.A = std::move(A);
+  maps.dA = std::move(dA);
+  const PatchGrid grid = patch_grid(maps.n);
+  const std::vector<double> row = vm.from_maps(maps);  // positions 1 … n − 1
+  out->map.clear();
+  for (size_t i = static_cast<size_t>(grid.class_tokens - 1); i < row.size(); ++i) out->map.push_back(static_cast<float>(row[i]));
+  out->h = grid.grid_h;
+  out->w = grid.grid_w;
+  out->extra = {{"tokens", maps.n}, {"class_tokens", grid.class_tokens}, {"layers", maps.layers}, {"heads", maps.heads}};
+  if (!grid.note.empty()) out->extra["note"] = grid.note;
+  return true;
+}
 
 const VitMethod* find_vit_method(const std::string& name) {
   for (const auto& m : kVitMethods)
@@ -136,42 +168,5 @@ bool vit_map_from_layers(const std::string& method, std::vector<std::vector<Mat<
   }
   return map_from_layers(*find_vit_method(method), std::move(A), {}, out, error);
 }
-
-namespace {
-
-bool map_from_layers(const VitMethod& vm, std::vector<std::vector<Mat<double>>> A,
-                     std::vector<std::vector<Mat<double>>> dA, InputMapResult* out, std::string* error) {
-  for (const auto& layer : A)
-    if (layer.empty()) {
-      *error = "an attention layer has no heads";
-      return false;
-    }
-  SelfAttentionMaps maps;
-  maps.layers = static_cast<int>(A.size());
-  maps.heads = static_cast<int>(A[0].size());
-  maps.n = static_cast<int>(A[0][0].rows());
-  for (size_t l = 0; l < A.size(); ++l)
-    if (static_cast<int>(A[l].size()) != maps.heads || A[l][0].rows() != maps.n) {
-      *error = "the attention layers differ in heads or tokens";
-      return false;
-    }
-  if (maps.n < 2) {
-    *error = "the attention has " + std::to_string(maps.n) + " token: nothing to map";
-    return false;
-  }
-  maps.A = std::move(A);
-  maps.dA = std::move(dA);
-  const PatchGrid grid = patch_grid(maps.n);
-  const std::vector<double> row = vm.from_maps(maps);  // positions 1 … n − 1
-  out->map.clear();
-  for (size_t i = static_cast<size_t>(grid.class_tokens - 1); i < row.size(); ++i) out->map.push_back(static_cast<float>(row[i]));
-  out->h = grid.grid_h;
-  out->w = grid.grid_w;
-  out->extra = {{"tokens", maps.n}, {"class_tokens", grid.class_tokens}, {"layers", maps.layers}, {"heads", maps.heads}};
-  if (!grid.note.empty()) out->extra["note"] = grid.note;
-  return true;
-}
-
-}  // namespace
 
 }  // namespace attnlab

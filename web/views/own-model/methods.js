@@ -1,6 +1,7 @@
 // methods.js — what "Your model" offers (from the core's catalogue: catalogue.onnx and the image plans) and the
 // words it uses for the input scalings. Part of views/own-model-view.js.
 import { CATALOGUE } from '../../catalogue.js';
+import { CORE_OPSETS } from '../../analysis/own-model.js';
 
 const IMAGE_METHOD = Object.fromEntries(CATALOGUE.image.methods.map((m) => [m.name, m]));
 // Maps on a user model: the executor's methods, then the image lab's perturbation plans that make a map.
@@ -35,8 +36,7 @@ export function unavailableWhy(name, engine) {
 export function engineSentence({ missing = [], opset = null, summary = null }) {
   const ops = missing; // 'Op (n)': the operator and its node count (summary.unsupported)
   const list = ops.length > 1 ? `${ops.slice(0, -1).join(', ')} and ${ops.at(-1)}` : ops[0];
-  const [lo, hi] = CATALOGUE.onnx.opsets;
-  const why = ops.length ? `The core cannot run ${list}` : `The core runs opsets ${lo}–${hi}, this model uses opset ${opset}`;
+  const why = ops.length ? `The core cannot run ${list}` : `The core runs opsets ${CORE_OPSETS.min}–${CORE_OPSETS.max}, this model uses opset ${opset}`;
   const layers = summary?.attention?.length ?? 0; // what ONNX Runtime returns as outputs (labs/own-model.js)
   const attention = layers ? `; so do the attention and rollout maps of its ${layers} attention layer${layers > 1 ? 's' : ''} (the core finds them, ONNX Runtime Web returns them)` : '';
   return `${why}, so gradients and CAMs are not available for this model (nor Score-CAM, AblationCAM and the sanity check); ` +
