@@ -241,7 +241,7 @@ export const CATALOGUE = Object.freeze({
  },
  "experiments": [
   {
-   "description": "Kendall tau between attention and gradient / leave-one-out importance, per instance (Jain & Wallace 4.1)",
+   "description": "Kendall tau between attention (and each further reading of the model) and gradient / leave-one-out importance, per instance (Jain & Wallace 4.1)",
    "name": "kendall",
    "needs": {
     "human_rationales": false,
@@ -249,7 +249,24 @@ export const CATALOGUE = Object.freeze({
     "min_tokens": 1,
     "other_models": false
    },
-   "params": [],
+   "params": [
+    {
+     "default": 1,
+     "description": "also the model's further readings (integrated gradients; a transformer's rollout, flow, relevance, AttnLRP, CP-LRP, value zeroing, ALTI, ...) in attention's place (1) or attention alone (0)",
+     "max": 1,
+     "min": 0,
+     "name": "readings",
+     "type": "int"
+    },
+    {
+     "default": 50,
+     "description": "integrated-gradients steps",
+     "max": 10000,
+     "min": 1,
+     "name": "ig_steps",
+     "type": "int"
+    }
+   ],
    "per_instance": true
   },
   {
@@ -339,7 +356,24 @@ export const CATALOGUE = Object.freeze({
     "min_tokens": 2,
     "other_models": false
    },
-   "params": [],
+   "params": [
+    {
+     "default": 1,
+     "description": "also the model's further readings (integrated gradients; a transformer's rollout, flow, relevance, AttnLRP, CP-LRP, value zeroing, ALTI, ...) in attention's place (1) or attention alone (0)",
+     "max": 1,
+     "min": 0,
+     "name": "readings",
+     "type": "int"
+    },
+    {
+     "default": 50,
+     "description": "integrated-gradients steps",
+     "max": 10000,
+     "min": 1,
+     "name": "ig_steps",
+     "type": "int"
+    }
+   ],
    "per_instance": true
   },
   {

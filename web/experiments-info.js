@@ -41,7 +41,7 @@ export const LABELS = Object.freeze({
   rollout: 'rollout',
   flow: 'attention flow',
   relevance: 'Chefer relevance',
-  grad_attention: 'attention × gradient',
+  grad_attention: 'attention × gradient (per head)',
   gradient_x_input: 'gradient × input',
   attention_norm: 'attention norm',
   attnlrp: 'AttnLRP',
@@ -85,15 +85,25 @@ export const EXPERIMENT_INFO = Object.freeze({
     title: 'Attention vs gradient and leave-one-out (Kendall τ)',
     paper: JW,
     live: 'Rank agreement between attention and the gradient / leave-one-out importance of the tokens.',
-    dataset: 'For each sentence, Kendall τ between the attention weights and (a) gradient importance, (b) leave-one-out importance.',
-    figure: 'Histograms of τ per sentence, by class. τ = 1: the same ranking; near 0: unrelated.',
+    dataset: 'For each sentence, Kendall τ between the attention weights and (a) gradient importance, (b) leave-one-out importance; the same for each later reading of the model in attention’s place (integrated gradients; a transformer’s rollout, flow, Chefer relevance, AttnLRP, CP-LRP, value zeroing, ALTI, …), by its size |value|.',
+    figure: 'Histograms of τ per sentence, by class. τ = 1: the same ranking; near 0: unrelated. Below them, each later reading’s mean τ beside attention’s: do the explanations that came after the debate agree better with the gradient and leave-one-out?',
     headline: (s) => {
       const note = (k, short = false) => tauNote(pick(s, ['n_used']), pick(s, ['n_undefined', k]), { short });
+      const readings = Object.keys(s?.readings ?? {});
+      const closest = (key) => readings.reduce((b, r) => {
+        const v = pick(s, ['readings', r, key]);
+        return Number.isFinite(v) && (b === null || v > pick(s, ['readings', b, key])) ? r : b;
+      }, null);
+      const later = readings.length ? [['tau_gradient_mean', 'gradient'], ['tau_loo_mean', 'leave-one-out']].map(([key, what]) => {
+        const r = closest(key);
+        return { label: `later reading closest to ${what}: ${r ? label(r) : 'n/a'} (mean τ)`, value: r ? pick(s, ['readings', r, key]) : NaN, kind: 'num' };
+      }) : [];
       return [
         { label: 'τ attention–gradient (mean ± std)', value: [pick(s, ['tau_gradient_mean']), pick(s, ['tau_gradient_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.40', note: note('gradient'), seedKey: 'τ(attention, gradient)' },
         { label: 'τ attention–leave-one-out (mean ± std)', value: [pick(s, ['tau_loo_mean']), pick(s, ['tau_loo_std'])], kind: 'mean±std', ref: 'J&W SST, tanh: 0.34', note: note('loo'), seedKey: 'τ(attention, leave-one-out)' },
         { label: 'significant τ (p < 0.05), gradient', value: pick(s, ['fraction_significant', 'gradient']), kind: 'pct', note: note('gradient', true) },
         { label: 'significant τ (p < 0.05), leave-one-out', value: pick(s, ['fraction_significant', 'loo']), kind: 'pct', note: note('loo', true) },
+        ...later,
       ];
     },
   },
@@ -128,7 +138,7 @@ export const EXPERIMENT_INFO = Object.freeze({
     paper: SS,
     live: 'Remove attention weights one by one in the order each method ranks them, until the predicted class changes. A faithful ranking flips the decision after few removals.',
     dataset: 'For each sentence and ranking, the fraction of attention weights removed (in ranking order) before the decision flips (1 when it never flips).',
-    figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most.',
+    figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most. Below S&S’s five, the model’s later readings rank the same weights (most positive first). The erasure acts on one attention layer’s weights alone (a transformer’s last-layer [CLS] row), so a reading of the whole model can flip later than attention here without being less faithful.',
     // The rankings the run has (a HAN run's summary lists them in `order`: no leave-one-out); one it lacks is
     // named in a note, not shown as a bare n/a.
     headline: (s) => {
@@ -139,6 +149,10 @@ export const EXPERIMENT_INFO = Object.freeze({
         items[items.length - 1].note = `No ${missing.map(label).join(' or ')} ranking here: this experiment on a hierarchical (HAN) model ranks by ` +
           `${has.map(label).join(', ')} only (removing each unit and re-running the model once per unit is not part of it).`;
       }
+      // The model's later readings (a summary entry with its own count "n"): the one that flips soonest.
+      const readings = Object.keys(s ?? {}).filter((k) => !RANKINGS.includes(k) && Number.isFinite(pick(s, [k, 'n'])) && Number.isFinite(pick(s, [k, 'fraction_mean'])));
+      const fastest = readings.reduce((b, r) => (b === null || pick(s, [r, 'fraction_mean']) < pick(s, [b, 'fraction_mean']) ? r : b), null);
+      if (fastest) items.push({ label: `fastest later reading: ${label(fastest)} (mean fraction removed)`, value: pick(s, [fastest, 'fraction_mean']), kind: 'pct' });
       return items;
     },
   },

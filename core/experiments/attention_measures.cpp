@@ -2,6 +2,7 @@
 #include "experiments/attention_measures.h"
 
 #include <algorithm>
+#include <set>
 
 #include "experiments/frozen_encoder.h"  // jensen_shannon, argmax
 
@@ -49,6 +50,31 @@ std::vector<double> attention_x_gradient(const AttentionInstance& fi, const std:
   std::vector<double> out(gradient.size());
   for (size_t u = 0; u < gradient.size(); ++u) out[u] = fi.attention()[u] * gradient[u];
   return out;
+}
+
+bool unit_readings(const AttentionModel& model, const Instance& instance, const AttentionInstance& fi, int ig_steps,
+                   Rng& rng, UnitReadings* out, std::string* error) {
+  *out = UnitReadings();
+  if (model.token_measure_names().empty()) return true;
+  TokenMeasures ms;
+  if (!model.token_measures(instance, ig_steps, fi.predicted(), rng, &ms, error)) return false;
+  static const std::set<std::string> own = {"attention", "gradient", "leave_one_out", "random"};
+  for (size_t m = 0; m < ms.names.size(); ++m) {
+    if (own.count(ms.names[m])) continue;
+    const std::vector<double>& score = ms.scores[m];
+    std::vector<double> per_unit;
+    per_unit.reserve(fi.unit_tokens().size());
+    for (const int t : fi.unit_tokens()) {
+      if (t < 0 || static_cast<size_t>(t) >= score.size()) {
+        *error = ms.names[m] + ": no value for token " + std::to_string(t);
+        return false;
+      }
+      per_unit.push_back(score[static_cast<size_t>(t)]);
+    }
+    out->names.push_back(ms.names[m]);
+    out->scores.push_back(std::move(per_unit));
+  }
+  return true;
 }
 
 }  // namespace attnlab

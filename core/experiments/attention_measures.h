@@ -9,8 +9,13 @@
 //                            kEraseBlock prefixes (one batched forward each where the model batches): {removed,
 //                            fraction, flipped[, curve: p of the predicted class after each removal]} (S&S §5).
 //   attention_x_gradient     w_u · ∂p_pred/∂w_u at the model's weights.
+//   unit_readings            the model's further readings of the instance (AttentionModel::token_measures: integrated
+//                            gradients; a transformer's rollout, flow, Chefer relevance, attention × gradient, attention
+//                            norm, AttnLRP, CP-LRP, value zeroing, ALTI) on the instance's units, for the experiments that
+//                            set them beside attention (kendall, erase-until-flip).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,5 +38,18 @@ ErasedOne erase_one(const AttentionInstance& fi, int unit);
 nlohmann::json erase_until_flip(const AttentionInstance& fi, const std::vector<int>& order, bool with_curve);
 
 std::vector<double> attention_x_gradient(const AttentionInstance& fi, const std::vector<double>& gradient);
+
+// Every token measure of the model but the ones those experiments compute themselves (attention, gradient,
+// leave_one_out, random), in the model's order, each read at the token of every unit (unit_tokens) — a model without
+// token measures (a HAN) gives none and true; each explains fi's decision (which may differ from the whole model's: a
+// transformer's instance imposes the head-averaged row). False with *error when the model has them but cannot give
+// them for this instance. ig_steps: integrated gradients' path segments; rng: the model's random measure draws from it
+// (not returned).
+struct UnitReadings {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> scores;  // [reading][unit]
+};
+bool unit_readings(const AttentionModel& model, const Instance& instance, const AttentionInstance& fi, int ig_steps,
+                   Rng& rng, UnitReadings* out, std::string* error);
 
 }  // namespace attnlab

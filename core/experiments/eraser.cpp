@@ -63,7 +63,7 @@ json run_eraser(const AttentionModel& model, const Instance& inst, const Experim
     row["skipped"] = why;
     return row;
   }
-  if (!model.token_measures(inst, std::max(1, options.get_int("ig_steps", 50)), rng, &ms, &error)) {
+  if (!model.token_measures(inst, std::max(1, options.get_int("ig_steps", 50)), -1, rng, &ms, &error)) {
     row["skipped"] = error;
     return row;
   }

@@ -3,16 +3,26 @@
 //   (a) J&W gradient importance (attention detached, |grad . embedding|), and
 //   (b) leave-one-out importance |p(x) - p(x without t)|,
 // both explaining the model's predicted class.
-// Row: {tau_gradient, p_gradient, tau_loo, p_loo, predicted, num_tokens}.
+// The debate's next round asks the same of the readings that came after it: with param readings=1 (the default), each
+// further token measure of the model (attention_measures.h unit_readings: integrated gradients; a transformer's
+// rollout, flow, Chefer relevance, attention × gradient, attention norm, AttnLRP, CP-LRP, value zeroing, ALTI; a
+// user's ONNX transformer's rows) is set beside the same gradient and leave-one-out importances in the reading's
+// place of attention, by its magnitude |value| (both importances are magnitudes; ig_steps: integrated gradients'
+// path segments). A model kind without token measures (a HAN) has no readings.
+// Row: {tau_gradient, p_gradient, tau_loo, p_loo, predicted, num_tokens[, readings: {NAME: {tau_gradient, p_gradient,
+// tau_loo, p_loo}}][, readings_note: why an instance has none]}.
 // Summary: mean/std of each tau, the fraction significant (p < 0.05, among the defined taus), and the same
-// per class ("0", "1", ...: the gold label when known, else the predicted class), each with "n". A tau is
+// per class ("0", "1", ...: the gold label when known, else the predicted class), each with "n"; with readings, the
+// same statistics of each reading under "readings": {NAME: {...}} (overall and per class). A tau is
 // undefined (NaN, written as null) when a vector is constant (e.g. a uniform-attention model) or the instance
 // has one token; undefined taus are left out of the statistics and counted in "n_undefined"
 // ({"gradient", "loo"}). Instances with no tokens or out-of-range ids get {"skipped": reason}.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "experiments/all.h"
 #include "experiments/attention_measures.h"
@@ -22,24 +32,48 @@ namespace {
 
 using nlohmann::json;
 
-json run_kendall(const AttentionModel& model, const Instance& inst, const ExperimentOptions&, Rng&, const void*) {
+json tau_fields(const KendallResult& g, const KendallResult& l) {
+  return {{"tau_gradient", g.tau}, {"p_gradient", g.p}, {"tau_loo", l.tau}, {"p_loo", l.p}};
+}
+
+json run_kendall(const AttentionModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+                 const void*) {
   json row = json::object();
   const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 1, row);
   if (!fi) return row;
-  const auto [g, l] = kendall_vs_importances(*fi);
-  row["tau_gradient"] = g.tau;
-  row["p_gradient"] = g.p;
-  row["tau_loo"] = l.tau;
-  row["p_loo"] = l.p;
+  const std::vector<double> gradient = fi->importance(Importance::Gradient, fi->predicted());
+  const std::vector<double> loo = fi->importance(Importance::LeaveOneOut, fi->predicted());
+  const std::vector<double> attention = fi->effective_attention();
+  row.update(tau_fields(kendall_tau(attention, gradient), kendall_tau(attention, loo)));
   row["predicted"] = fi->predicted();
   row["num_tokens"] = fi->size();
+  if (options.get_int("readings", 1) == 0) return row;
+  UnitReadings readings;
+  std::string error;
+  if (!unit_readings(model, inst, *fi, options.get_int("ig_steps", 50), rng, &readings, &error)) {
+    row["readings_note"] = error;
+    return row;
+  }
+  if (readings.names.empty()) return row;
+  json by_name = json::object();
+  for (size_t m = 0; m < readings.names.size(); ++m) {
+    std::vector<double> magnitude = readings.scores[m];
+    for (double& v : magnitude) v = std::fabs(v);
+    by_name[readings.names[m]] = tau_fields(kendall_tau(magnitude, gradient), kendall_tau(magnitude, loo));
+  }
+  row["readings"] = by_name;
   return row;
 }
 
-json tau_statistics(const std::vector<const json*>& rows) {
+// The statistics of one set of taus: part(row) is the object holding tau_gradient, p_gradient, tau_loo, p_loo (the row
+// itself for attention; null when the row has none, counted as undefined).
+template <class Part>
+json tau_statistics_of(const std::vector<const json*>& rows, Part part) {
   std::vector<double> tg, tl;
   int sig_g = 0, sig_l = 0;
-  for (const json* r : rows) {
+  for (const json* row : rows) {
+    const json* r = part(*row);
+    if (!r) continue;
     const double a = row_number(*r, "tau_gradient"), b = row_number(*r, "tau_loo");
     if (std::isfinite(a)) {
       tg.push_back(a);
@@ -59,6 +93,28 @@ json tau_statistics(const std::vector<const json*>& rows) {
                                  {"loo", tl.empty() ? kNaN : double(sig_l) / tl.size()}};
   out["n_undefined"] = {{"gradient", rows.size() - tg.size()}, {"loo", rows.size() - tl.size()}};
   out["n"] = rows.size();
+  return out;
+}
+
+json tau_statistics(const std::vector<const json*>& rows) {
+  json out = tau_statistics_of(rows, [](const json& r) { return &r; });
+  std::vector<std::string> names;  // the readings, in the order the rows list them
+  for (const json* r : rows) {
+    const auto it = r->find("readings");
+    if (it == r->end() || !it->is_object()) continue;
+    for (const auto& kv : it->items())
+      if (std::find(names.begin(), names.end(), kv.key()) == names.end()) names.push_back(kv.key());
+  }
+  if (names.empty()) return out;
+  json readings = json::object();
+  for (const std::string& name : names)
+    readings[name] = tau_statistics_of(rows, [&](const json& r) -> const json* {
+      const auto it = r.find("readings");
+      if (it == r.end() || !it->is_object()) return nullptr;
+      const auto m = it->find(name);
+      return m != it->end() && m->is_object() ? &*m : nullptr;
+    });
+  out["readings"] = readings;
   return out;
 }
 
@@ -90,7 +146,8 @@ Experiment kendall_experiment() {
   Experiment e;
   e.name = "kendall";
   e.description =
-      "Kendall tau between attention and gradient / leave-one-out importance, per instance (Jain & Wallace 4.1)";
+      "Kendall tau between attention (and each further reading of the model) and gradient / leave-one-out importance, "
+      "per instance (Jain & Wallace 4.1)";
   e.run = run_kendall;
   e.summarize = summarize_kendall;
   return e;

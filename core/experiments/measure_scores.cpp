@@ -21,14 +21,15 @@ std::vector<std::string> importance_measures(const TextModel& model) {
   return out;
 }
 
-MeasureScores measure_scores(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng) {
+MeasureScores measure_scores(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+                             int target) {
   const TextConfig& cfg = model.config;
   const int T = static_cast<int>(inst.ids.size());
   TextCache<float> full;
   text_forward_ids(cfg, model.params, TextBatch::from_sequences({inst.ids}), full);
   const Mat<float> probs = class_probabilities(cfg, full.logits);
   MeasureScores out;
-  out.predicted = argmax(std::vector<double>(probs.data(), probs.data() + probs.size()));
+  out.predicted = target >= 0 ? target : argmax(std::vector<double>(probs.data(), probs.data() + probs.size()));
   out.p_predicted = class_probability(cfg, full.logits, 0, out.predicted);
 
   ExplainInput in;

@@ -17,12 +17,14 @@ namespace attnlab {
 std::vector<std::string> importance_measures(const TextModel& model);
 
 struct MeasureScores {
-  int predicted = -1;                       // c
+  int predicted = -1;                       // c: the class explained (the predicted one unless a target is given)
   double p_predicted = 0;                   // p_c(x) on the full input
   std::vector<std::vector<double>> scores;  // [measure][position], in importance_measures(model) order
 };
 
-// inst must be usable (instance_skip_reason(model, inst) == nullptr).
-MeasureScores measure_scores(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng);
+// inst must be usable (instance_skip_reason(model, inst) == nullptr). target: the class explained (−1: the predicted
+// one; else within the model's classes).
+MeasureScores measure_scores(const TextModel& model, const Instance& inst, const ExperimentOptions& options, Rng& rng,
+                             int target = -1);
 
 }  // namespace attnlab

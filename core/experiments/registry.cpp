@@ -23,6 +23,14 @@ Experiment with(Experiment e, std::vector<ParamSpec> params, int min_tokens, boo
   return e;
 }
 
+// The readings that kendall and erase-until-flip set beside attention (experiments/attention_measures.h unit_readings).
+std::vector<ParamSpec> readings_params() {
+  return {int_param("readings", 1, 0, 1,
+                    "also the model's further readings (integrated gradients; a transformer's rollout, flow, relevance, "
+                    "AttnLRP, CP-LRP, value zeroing, ALTI, ...) in attention's place (1) or attention alone (0)"),
+          int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps")};
+}
+
 std::vector<ParamSpec> adversary_search_params() {
   return {int_param("candidates", 5, 1, 50, "adversarial attention distributions searched together (K)"),
           int_param("steps", 500, 1, 100000, "Adam steps of the search"),
@@ -34,11 +42,11 @@ std::vector<ParamSpec> adversary_search_params() {
 
 const std::vector<Experiment>& experiment_registry() {
   static const std::vector<Experiment> all = {
-      with(kendall_experiment(), {}, 1),
+      with(kendall_experiment(), readings_params(), 1),
       with(permutation_experiment(), {int_param("permutations", 100, 1, 10000, "random permutations of the attention")}, 2),
       with(adversarial_experiment(), adversary_search_params(), 2),
       with(erase_max_experiment(), {}, 2),
-      with(erase_until_flip_experiment(), {}, 2),
+      with(erase_until_flip_experiment(), readings_params(), 2),
       with(eraser_experiment(),
            {int_param("ig_steps", 50, 1, 10000, "integrated-gradients steps"),
             {"ranking", "string", "magnitude", 0, -1, {"magnitude", "signed"},

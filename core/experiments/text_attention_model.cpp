@@ -60,15 +60,15 @@ std::unique_ptr<AttentionInstance> TextAttentionModel::freeze(const Instance& in
 
 std::vector<std::string> TextAttentionModel::token_measure_names() const { return importance_measures(model_); }
 
-bool TextAttentionModel::token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
-                                        std::string* error) const {
+bool TextAttentionModel::token_measures(const Instance& instance, int ig_steps, int target, Rng& rng,
+                                        TokenMeasures* out, std::string* error) const {
   if (const char* why = skip_reason(instance, 1)) {
     *error = why;
     return false;
   }
   ExperimentOptions options;
   options.params["ig_steps"] = ig_steps;
-  MeasureScores ms = measure_scores(model_, instance, options, rng);
+  MeasureScores ms = measure_scores(model_, instance, options, rng, target);
   *out = TokenMeasures();
   out->predicted = ms.predicted;
   out->p_predicted = ms.p_predicted;

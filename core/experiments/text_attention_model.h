@@ -18,7 +18,7 @@ class TextAttentionModel : public AttentionModel {
   const TextModel* text_model() const override { return &model_; }
   // ERASER's view: experiments/measure_scores.h's measures; the edited sequences in one batch (empty: the decoder bias).
   std::vector<std::string> token_measure_names() const override;
-  bool token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
+  bool token_measures(const Instance& instance, int ig_steps, int target, Rng& rng, TokenMeasures* out,
                       std::string* error) const override;
   bool sequence_probabilities(const std::vector<std::vector<int>>& seqs, int c, std::vector<double>* out,
                               std::string* error) const override;

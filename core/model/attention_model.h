@@ -81,7 +81,7 @@ class AttentionInstance {
 // The token-importance measures a perturbation benchmark ranks by (ERASER, experiments/eraser.cpp), for one instance:
 // each explains the class c the model predicts on the full input.
 struct TokenMeasures {
-  int predicted = -1;                        // c
+  int predicted = -1;                        // c: the class explained (the predicted one unless a target was asked for)
   double p_predicted = 0;                    // p_c(x) on the full input
   std::vector<std::string> names;            // in the model's token_measure_names() order
   std::vector<std::vector<double>> scores;   // [measure][position]
@@ -107,10 +107,12 @@ class AttentionModel {
   // models whose passes only read the parameters; false (the default) for a model driven through one executor.
   virtual bool concurrent() const { return false; }
   // The perturbation benchmark's view (ERASER): the measures' names (empty: the kind has none), one instance's
-  // measures (ig_steps: integrated gradients' path segments; rng: the random baseline's shuffle), and p_c of edited
-  // token sequences (an empty one: the model's output without tokens; NaN where it cannot run).
+  // measures (ig_steps: integrated gradients' path segments; target: the class they explain, −1 the predicted one;
+  // rng: the random baseline's shuffle), and p_c of edited token sequences (an empty one: the model's output without
+  // tokens; NaN where it cannot run).
   virtual std::vector<std::string> token_measure_names() const { return {}; }
-  virtual bool token_measures(const Instance&, int /*ig_steps*/, Rng&, TokenMeasures*, std::string* error) const {
+  virtual bool token_measures(const Instance&, int /*ig_steps*/, int /*target*/, Rng&, TokenMeasures*,
+                              std::string* error) const {
     *error = "this kind of model has no token measures";
     return false;
   }

@@ -137,8 +137,8 @@ TEST(Catalogue, ExperimentParamChecks) {
   // a key the experiment does not read (a typo) is refused, naming the ones it takes
   EXPECT_EQ(check_experiment_params(*p, {{"permutatons", 50}}),
             "unknown parameter 'permutatons' for permutation (it takes: permutations)");
-  EXPECT_EQ(check_experiment_params(*find_experiment("kendall"), {{"steps", 5}}),
-            "unknown parameter 'steps' for kendall (it takes none)");
+  EXPECT_EQ(check_experiment_params(*find_experiment("erase-max"), {{"steps", 5}}),
+            "unknown parameter 'steps' for erase-max (it takes none)");
   EXPECT_EQ(check_experiment_params(*p, json::array()), "parameters must be a JSON object");
 }
 

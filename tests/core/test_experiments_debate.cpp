@@ -475,7 +475,9 @@ TEST(EraseUntilFlip, SummaryFlippedByAllAndOrder) {
   const TextModel m = one_token_model();
   std::vector<Instance> data = {make_instance(0, {3, 4, 2, 5, 6}), make_instance(1, {2, 3}),
                                 make_instance(2, {5}), make_instance(3, {6, 5, 4, 3, 2})};
-  const json out = run_experiment(erase_until_flip_experiment(), m, data, ExperimentOptions{});
+  ExperimentOptions ss;  // S&S's five rankings alone (the readings: test_experiments_readings.cpp)
+  ss.params = {{"readings", 0}};
+  const json out = run_experiment(erase_until_flip_experiment(), m, data, ss);
   const json s = out["summary"];
   EXPECT_EQ(s["n_used"], 3);
   EXPECT_EQ(s["n_skipped"], 1);

@@ -14,6 +14,7 @@
 #include "explain/explain_text.h"
 #include "explain/self_attention_maps.h"
 #include "gradcheck.h"
+#include "tiny_text_model.h"
 #include "model/text_checkpoint.h"
 #include "nn/gelu.h"
 
@@ -135,27 +136,7 @@ TEST(AttentionFlow, LongTextsAreLeftOutWithANote) {
   EXPECT_NE(note.find("up to 229 positions"), std::string::npos) << note;
 }
 
-TextModel tiny_transformer_model(int layers, int heads, uint64_t seed) {
-  TextModel m;
-  m.vocab = Vocab({"<pad>", "<unk>", "good", "bad", "film", "a", "very"});
-  m.config.encoder = EncoderKind::Transformer;
-  m.config.attention = AttentionKind::Dot;
-  m.config.vocab_size = m.vocab.size();
-  m.config.embedding_dim = 8;
-  m.config.hidden_dim = 8;
-  m.config.layers = layers;
-  m.config.heads = heads;
-  m.config.ffn_dim = 12;
-  m.config.max_len = 6;
-  m.max_tokens = 6;
-  m.class_names = {"negative", "positive"};
-  Rng rng(seed);
-  m.params.init(m.config, rng);
-  for (auto& [name, mat] : m.params.named())  // sharper attention than the initialisation gives
-    if (name.find("attention.q.weight") != std::string::npos || name.find("attention.k.weight") != std::string::npos)
-      *mat *= 3.f;
-  return m;
-}
+using test::tiny_transformer_model;
 
 ExplainInput input_of(const TextModel& m, std::vector<int> ids, int target = 1) {
   ExplainInput in;

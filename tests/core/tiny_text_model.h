@@ -37,4 +37,28 @@ inline TextModel tiny_text_model(const TinyTextModelSpec& s) {
   return m;
 }
 
+// A tiny transformer text model (vocabulary <pad>, <unk>, good, bad, film, a, very; width 8, max_len 6) with random
+// weights, its query and key weights ×3 for sharper attention than the initialisation gives. Binary.
+inline TextModel tiny_transformer_model(int layers, int heads, uint64_t seed) {
+  TextModel m;
+  m.vocab = Vocab({"<pad>", "<unk>", "good", "bad", "film", "a", "very"});
+  m.config.encoder = EncoderKind::Transformer;
+  m.config.attention = AttentionKind::Dot;
+  m.config.vocab_size = m.vocab.size();
+  m.config.embedding_dim = 8;
+  m.config.hidden_dim = 8;
+  m.config.layers = layers;
+  m.config.heads = heads;
+  m.config.ffn_dim = 12;
+  m.config.max_len = 6;
+  m.max_tokens = 6;
+  m.class_names = {"negative", "positive"};
+  Rng rng(seed);
+  m.params.init(m.config, rng);
+  for (auto& [name, mat] : m.params.named())  // sharper attention than the initialisation gives
+    if (name.find("attention.q.weight") != std::string::npos || name.find("attention.k.weight") != std::string::npos)
+      *mat *= 3.f;
+  return m;
+}
+
 }  // namespace attnlab::test

@@ -3,7 +3,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  usedRows, classOf, kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans,
+  usedRows, classOf, kendallRecords, kendallReadingMeans, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans,
   randomizationMeans, flowMeans, headAblation,
 } from '../../web/analysis/figure-data.js';
 import { EXPERIMENT_INFO, LIVE_EXPERIMENTS, infoFor, pick, RANKINGS, tauNote } from '../../web/experiments-info.js';
@@ -28,6 +28,38 @@ test('kendall records keep only finite taus (null = undefined tau)', () => {
     { measure: 'gradient', tau: -0.2, cls: 1 },
     { measure: 'leave_one_out', tau: 0.1, cls: 1 },
   ]);
+});
+
+test('kendall reading means: attention first, then each reading, means of the defined taus with their counts', () => {
+  const rows = [
+    { tau_gradient: 0.4, tau_loo: 0.2, readings: { attnlrp: { tau_gradient: 0.6, tau_loo: null }, alti: { tau_gradient: 0.1, tau_loo: 0.3 } } },
+    { tau_gradient: 0.2, tau_loo: null, readings: { attnlrp: { tau_gradient: 0.2, tau_loo: 0.5 } } },
+    { skipped: 'single token', readings: { attnlrp: { tau_gradient: 1 } } },
+  ];
+  assert.deepEqual(kendallReadingMeans(rows), [
+    { reading: 'attention', against: 'gradient', tau: (0.4 + 0.2) / 2, n: 2 },
+    { reading: 'attention', against: 'leave_one_out', tau: 0.2, n: 1 },
+    { reading: 'attnlrp', against: 'gradient', tau: (0.6 + 0.2) / 2, n: 2 },
+    { reading: 'attnlrp', against: 'leave_one_out', tau: 0.5, n: 1 },
+    { reading: 'alti', against: 'gradient', tau: 0.1, n: 1 },
+    { reading: 'alti', against: 'leave_one_out', tau: 0.3, n: 1 },
+  ]);
+  assert.deepEqual(kendallReadingMeans([{ tau_gradient: 0.4, tau_loo: 0.2 }]), [], 'no readings: no chart');
+});
+
+test('kendall and erase-until-flip headlines name the later reading closest to the importances / flipping soonest', () => {
+  const k = EXPERIMENT_INFO.kendall.headline({ tau_gradient_mean: 0.3, tau_loo_mean: 0.2, n_used: 4,
+    readings: { attnlrp: { tau_gradient_mean: 0.5, tau_loo_mean: 0.1 }, alti: { tau_gradient_mean: 0.2, tau_loo_mean: 0.4 } } });
+  assert.equal(k[4].label, 'later reading closest to gradient: AttnLRP (mean τ)');  // after J&W's four
+  assert.equal(k[4].value, 0.5);
+  assert.equal(k[5].label, 'later reading closest to leave-one-out: ALTI (mean τ)');
+  assert.equal(EXPERIMENT_INFO.kendall.headline({ tau_gradient_mean: 0.3 }).length, 4, 'no readings: J&W’s four');
+  const s = { order: [...RANKINGS, 'rollout', 'cp_lrp'], rollout: { fraction_mean: 0.5, n: 3 }, cp_lrp: { fraction_mean: 0.3, n: 3 } };
+  for (const r of RANKINGS) s[r] = { fraction_mean: 0.4 };
+  const e = EXPERIMENT_INFO['erase-until-flip'].headline(s);
+  assert.equal(e.length, RANKINGS.length + 1);
+  assert.equal(e.at(-1).label, 'fastest later reading: CP-LRP (mean fraction removed)');
+  assert.equal(e.at(-1).value, 0.3);
 });
 
 test('value and point records', () => {

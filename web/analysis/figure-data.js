@@ -7,6 +7,10 @@
 //   classOf(row)                   → the gold `label` when it is a non-negative integer, else `predicted`,
 //                                    else null (live text has no label)
 //   kendallRecords(rows)           → [{ measure: 'gradient' | 'leave_one_out', tau, cls }]
+//   kendallReadingMeans(rows)      → [{ reading, against: 'gradient' | 'leave_one_out', tau, n }]: the mean defined τ
+//                                    of attention (the row's own τ) and of each later reading (row.readings[NAME],
+//                                    core/experiments/kendall.cpp), attention first, then the readings as the rows
+//                                    list them; [] when no row has readings
 //   valueRecords(rows, key)        → [{ value: row[key], cls }]
 //   pointRecords(rows, xKey, yKey) → [{ x, y, cls }]
 //   rankingKeys(rows, preferred)   → the keys whose values are {fraction, …} objects, `preferred` order first
@@ -43,6 +47,25 @@ export function kendallRecords(rows) {
     const cls = classOf(r);
     if (isNum(r.tau_gradient)) out.push({ measure: 'gradient', tau: r.tau_gradient, cls });
     if (isNum(r.tau_loo)) out.push({ measure: 'leave_one_out', tau: r.tau_loo, cls });
+  }
+  return out;
+}
+
+export function kendallReadingMeans(rows) {
+  const used = usedRows(rows);
+  const names = [];
+  for (const r of used) {
+    if (!r.readings || typeof r.readings !== 'object') continue;
+    for (const k of Object.keys(r.readings)) if (!names.includes(k)) names.push(k);
+  }
+  if (!names.length) return [];
+  const out = [];
+  for (const reading of ['attention', ...names]) {
+    const part = (r) => (reading === 'attention' ? r : r.readings?.[reading]);
+    for (const [against, key] of [['gradient', 'tau_gradient'], ['leave_one_out', 'tau_loo']]) {
+      const taus = used.map((r) => part(r)?.[key]).filter(isNum);
+      if (taus.length) out.push({ reading, against, tau: mean(taus), n: taus.length });
+    }
   }
   return out;
 }

@@ -8,11 +8,13 @@
 //       conicity          histogram of the hidden states' conicity per sentence, stacked by class, on [0, 1]
 //       impermissible     histogram of the attention mass on the impermissible words (sentences that have one), stacked
 //                         by whether deleting them changes the prediction
-//       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class
+//       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class; with the
+//                         later readings (rows' `readings`), a dot chart of each reading's mean τ against both
 //       adversarial       histogram of the max JSD per sentence, stacked by class, on [0, ln 2]
 //       permutation       scatter: median |Δŷ| vs max attention, per class
 //       erase-max         scatter: JSD after erasing the top weight vs a random one (log–log, diagonal)
-//       erase-until-flip  box plots of the fraction of weights removed before the flip, per ranking
+//       erase-until-flip  box plots of the fraction of weights removed before the flip, per ranking (S&S's five, then
+//                         the later readings the rows have)
 //       eraser            bars: mean AOPC comprehensiveness and sufficiency per measure
 //       plausibility      bars: mean token F1 and AUPRC per measure; with eraserRows (an ERASER run of the same
 //                         model in this tab) a scatter of plausibility (token F1) vs faithfulness (comprehensiveness)
@@ -28,7 +30,7 @@ import { el } from './dom.js';
 import { getPlot, baseOptions, classColor, measureColor } from './plot-lib.js';
 import { histogram } from '../analysis/histogram.js';
 import {
-  kendallRecords, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, plausibilityMeans,
+  kendallRecords, kendallReadingMeans, valueRecords, pointRecords, rankingKeys, flipRecords, flipRates, eraserMeans, plausibilityMeans,
   randomizationMeans, flowMeans, headAblation, FLOW_TARGETS, usedRows,
 } from '../analysis/figure-data.js';
 import { JSD_MAX, RANKINGS, ERASER_MEASURES, label } from '../experiments-info.js';
@@ -120,7 +122,7 @@ const FIGURES = {
   kendall(Plot, rows, { names, width }) {
     const recs = kendallRecords(rows);
     const half = Math.max(300, Math.floor((width - 16) / 2));
-    return ['gradient', 'leave_one_out'].map((m) => {
+    const charts = ['gradient', 'leave_one_out'].map((m) => {
       const mine = recs.filter((r) => r.measure === m).map((r) => ({ value: r.tau, cls: r.cls }));
       const fig = classHistogram(Plot, mine, {
         domain: [-1, 1], names, width: half, xLabel: `Kendall τ (attention vs ${label(m)}) →`,
@@ -128,6 +130,27 @@ const FIGURES = {
       });
       return chart(`kendall-${m}`, mine.length, fig);
     });
+    const means = kendallReadingMeans(rows);
+    if (!means.length) return charts;
+    const readings = [...new Set(means.map((d) => label(d.reading)))];
+    const pts = means.map((d) => ({ ...d, name: label(d.reading), vs: `vs ${label(d.against)}` }));
+    const fig = Plot.plot({
+      ...baseOptions(width),
+      height: 70 + 26 * readings.length,
+      marginLeft: 230,
+      title: 'Each later reading in attention’s place: mean τ',
+      x: { label: 'mean Kendall τ against the gradient / leave-one-out importance →', domain: [-1, 1], grid: true },
+      y: { label: null, domain: readings },
+      color: { legend: true, domain: ['vs gradient', 'vs leave-one-out'], range: ['#5b3fa0', '#1b9e77'] },
+      marks: [
+        Plot.ruleX([0], { stroke: '#888', strokeDasharray: '3,3' }),
+        Plot.dot(pts, { x: 'tau', y: 'name', fill: 'vs', r: 5,
+          title: (d) => `${d.name} ${d.vs}: mean τ ${d.tau.toFixed(3)} over ${d.n} sentences` }),
+      ],
+    });
+    charts.push(chart('kendall-readings', pts.length, fig,
+      'Attention (first) beside the explanations that came after the debate, each ranking the tokens by its size |value|.'));
+    return charts;
   },
 
   adversarial(Plot, rows, { names, width }) {
@@ -184,8 +207,8 @@ const FIGURES = {
     const rates = flipRates(rows, keys);
     const fig = Plot.plot({
       ...baseOptions(width),
-      height: 60 + 44 * Math.max(1, keys.length),
-      marginLeft: 150,
+      height: 60 + (keys.length > 6 ? 30 : 44) * Math.max(1, keys.length),
+      marginLeft: 230,
       x: { label: 'fraction of attention weights removed before the decision flips →', domain: [0, 1], grid: true, tickFormat: '.0%' },
       y: { label: null, domain: keys.map(label) },
       color: { ...measureColor(keys, label), legend: false }, // the y axis names the rankings

@@ -275,10 +275,11 @@ std::vector<std::string> OnnxAttentionModel::token_measure_names() const {
   return names;
 }
 
-bool OnnxAttentionModel::token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
-                                        std::string* error) const {
+bool OnnxAttentionModel::token_measures(const Instance& instance, int ig_steps, int target, Rng& rng,
+                                        TokenMeasures* out, std::string* error) const {
   OnnxTextExplainRequest req;
   req.ids = instance.ids;
+  req.target = target;
   req.ig_steps = ig_steps;
   req.ig_baseline.token = ig_token_;
   req.ig_baseline.special = instance.special;

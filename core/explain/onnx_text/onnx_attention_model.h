@@ -40,7 +40,7 @@ class OnnxAttentionModel : public AttentionModel {
   // token; the fixed positions are the template's special tokens and a causal LM's explained last token. An edited
   // sequence runs through the graph (an empty one: NaN). A row the model cannot give for an instance skips it.
   std::vector<std::string> token_measure_names() const override;
-  bool token_measures(const Instance& instance, int ig_steps, Rng& rng, TokenMeasures* out,
+  bool token_measures(const Instance& instance, int ig_steps, int target, Rng& rng, TokenMeasures* out,
                       std::string* error) const override;
   bool sequence_probabilities(const std::vector<std::vector<int>>& seqs, int c, std::vector<double>* out,
                               std::string* error) const override;
