@@ -8,12 +8,14 @@
 // rollout, flow, Chefer relevance, attention × gradient, attention norm, AttnLRP, CP-LRP, value zeroing, ALTI; a
 // user's ONNX transformer's rows) is set beside the same gradient and leave-one-out importances in the reading's
 // place of attention, by its magnitude |value| (both importances are magnitudes; ig_steps: integrated gradients'
-// path segments). A model kind without token measures (a HAN) has no readings.
+// path segments), and against attention itself (Mohankumar et al.'s agreement of attention with integrated
+// gradients is tau_attention of that reading). A model kind without token measures (a HAN) has no readings.
 // Row: {tau_gradient, p_gradient, tau_loo, p_loo, predicted, num_tokens[, readings: {NAME: {tau_gradient, p_gradient,
-// tau_loo, p_loo}}][, readings_note: why an instance has none]}.
+// tau_loo, p_loo, tau_attention, p_attention}}][, readings_note: why an instance has none]}.
 // Summary: mean/std of each tau, the fraction significant (p < 0.05, among the defined taus), and the same
 // per class ("0", "1", ...: the gold label when known, else the predicted class), each with "n"; with readings, the
-// same statistics of each reading under "readings": {NAME: {...}} (overall and per class). A tau is
+// same statistics of each reading under "readings": {NAME: {...}} (overall and per class; with tau_attention_mean,
+// _std, and "attention" in fraction_significant and n_undefined). A tau is
 // undefined (NaN, written as null) when a vector is constant (e.g. a uniform-attention model) or the instance
 // has one token; undefined taus are left out of the statistics and counted in "n_undefined"
 // ({"gradient", "loo"}). Instances with no tokens or out-of-range ids get {"skipped": reason}.
@@ -59,45 +61,45 @@ json run_kendall(const AttentionModel& model, const Instance& inst, const Experi
   for (size_t m = 0; m < readings.names.size(); ++m) {
     std::vector<double> magnitude = readings.scores[m];
     for (double& v : magnitude) v = std::fabs(v);
-    by_name[readings.names[m]] = tau_fields(kendall_tau(magnitude, gradient), kendall_tau(magnitude, loo));
+    json fields = tau_fields(kendall_tau(magnitude, gradient), kendall_tau(magnitude, loo));
+    const KendallResult a = kendall_tau(attention, magnitude);
+    fields["tau_attention"] = a.tau;
+    fields["p_attention"] = a.p;
+    by_name[readings.names[m]] = fields;
   }
   row["readings"] = by_name;
   return row;
 }
 
-// The statistics of one set of taus: part(row) is the object holding tau_gradient, p_gradient, tau_loo, p_loo (the row
+// The statistics of one set of taus: part(row) is the object holding tau_K and p_K for each K of `against` (the row
 // itself for attention; null when the row has none, counted as undefined).
 template <class Part>
-json tau_statistics_of(const std::vector<const json*>& rows, Part part) {
-  std::vector<double> tg, tl;
-  int sig_g = 0, sig_l = 0;
-  for (const json* row : rows) {
-    const json* r = part(*row);
-    if (!r) continue;
-    const double a = row_number(*r, "tau_gradient"), b = row_number(*r, "tau_loo");
-    if (std::isfinite(a)) {
-      tg.push_back(a);
-      if (row_number(*r, "p_gradient") < 0.05) ++sig_g;
+json tau_statistics_of(const std::vector<const json*>& rows, Part part, const std::vector<std::string>& against) {
+  json out, significant = json::object(), undefined = json::object();
+  for (const std::string& k : against) {
+    const std::string tau = "tau_" + k, p = "p_" + k;
+    std::vector<double> taus;
+    int sig = 0;
+    for (const json* row : rows) {
+      const json* r = part(*row);
+      const double t = r ? row_number(*r, tau.c_str()) : kNaN;
+      if (!std::isfinite(t)) continue;
+      taus.push_back(t);
+      if (row_number(*r, p.c_str()) < 0.05) ++sig;
     }
-    if (std::isfinite(b)) {
-      tl.push_back(b);
-      if (row_number(*r, "p_loo") < 0.05) ++sig_l;
-    }
+    out[tau + "_mean"] = mean_of(taus);
+    out[tau + "_std"] = std_of(taus);
+    significant[k] = taus.empty() ? kNaN : double(sig) / taus.size();
+    undefined[k] = rows.size() - taus.size();
   }
-  json out;
-  out["tau_gradient_mean"] = mean_of(tg);
-  out["tau_gradient_std"] = std_of(tg);
-  out["tau_loo_mean"] = mean_of(tl);
-  out["tau_loo_std"] = std_of(tl);
-  out["fraction_significant"] = {{"gradient", tg.empty() ? kNaN : double(sig_g) / tg.size()},
-                                 {"loo", tl.empty() ? kNaN : double(sig_l) / tl.size()}};
-  out["n_undefined"] = {{"gradient", rows.size() - tg.size()}, {"loo", rows.size() - tl.size()}};
+  out["fraction_significant"] = significant;
+  out["n_undefined"] = undefined;
   out["n"] = rows.size();
   return out;
 }
 
 json tau_statistics(const std::vector<const json*>& rows) {
-  json out = tau_statistics_of(rows, [](const json& r) { return &r; });
+  json out = tau_statistics_of(rows, [](const json& r) { return &r; }, {"gradient", "loo"});
   std::vector<std::string> names;  // the readings, in the order the rows list them
   for (const json* r : rows) {
     const auto it = r->find("readings");
@@ -113,7 +115,7 @@ json tau_statistics(const std::vector<const json*>& rows) {
       if (it == r.end() || !it->is_object()) return nullptr;
       const auto m = it->find(name);
       return m != it->end() && m->is_object() ? &*m : nullptr;
-    });
+    }, {"gradient", "loo", "attention"});
   out["readings"] = readings;
   return out;
 }

@@ -5,8 +5,8 @@
 // seeds of one base are shown as mean ± std over the seeds (sample std, n − 1); a base with one model shows its mean
 // alone (for kendall, ± the std over the sentences, said in the heading).
 // Rows: attention (the row's own τ / S&S's ranking), then S&S's other rankings (erase-until-flip), then each later
-// reading. Columns — kendall: mean τ against the gradient and against leave-one-out, and the share of sentences where
-// that τ is significant (p < 0.05); erase-until-flip: the mean fraction of the attention weights removed before the
+// reading. Columns — kendall: mean τ against the gradient, against leave-one-out and against attention, and the share
+// of sentences where the first two are significant (p < 0.05); erase-until-flip: the mean fraction of the attention weights removed before the
 // decision flips (all sentences; 1 when it never flips), the same over the sentences every one of S&S's five rankings
 // flips (S&S's comparison), and the flip rate.
 // Usage: node models/tools/readings-table.mjs [DIR]   Prints markdown.
@@ -53,15 +53,16 @@ for (const [base, models] of Object.entries(groups)) {
   if (ks.length) {
     const one = ks.length === 1;
     console.log(`\n#### Kendall τ, ${base} (${seeds}; n = ${ks.map((s) => s.n_used).join('/')} sentences${one ? '; one model: ± is the std over the sentences' : ''})\n`);
-    console.log('| in attention’s place | τ vs gradient | τ vs leave-one-out | significant, gradient | significant, leave-one-out |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
+    console.log('| in attention’s place | τ vs gradient | τ vs leave-one-out | τ vs attention | significant, gradient | significant, leave-one-out |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
     const names = ['attention', ...READINGS.filter((r) => ks.some((s) => s.readings?.[r]))];
     for (const r of names) {
       const part = (s) => (r === 'attention' ? s : s.readings?.[r]);
       const col = (key) => ks.map((s) => num(part(s)?.[key]));
       const sd = (key) => (one ? num(part(ks[0])?.[key.replace('_mean', '_std')]) : NaN);
       const sig = (k) => ks.map((s) => num(part(s)?.fraction_significant?.[k]));
-      console.log(`| ${LABEL[r] ?? r} | ${cell(col('tau_gradient_mean'), sd('tau_gradient_mean'))} | ${cell(col('tau_loo_mean'), sd('tau_loo_mean'))} | ` +
+      const vsAttention = r === 'attention' ? '–' : cell(col('tau_attention_mean'), sd('tau_attention_mean'));
+      console.log(`| ${LABEL[r] ?? r} | ${cell(col('tau_gradient_mean'), sd('tau_gradient_mean'))} | ${cell(col('tau_loo_mean'), sd('tau_loo_mean'))} | ${vsAttention} | ` +
         `${cell(sig('gradient'), NaN, 3, true)} | ${cell(sig('loo'), NaN, 3, true)} |`);
     }
   }

@@ -70,6 +70,9 @@ TEST(DebateReadings, KendallReadingOfABiLstmIsTauOfIntegratedGradientsComputedDi
   EXPECT_DOUBLE_EQ(ig["p_gradient"].get<double>(), g.p);
   EXPECT_DOUBLE_EQ(ig["tau_loo"].get<double>(), l.tau);
   EXPECT_DOUBLE_EQ(ig["p_loo"].get<double>(), l.p);
+  const KendallResult a = kendall_tau(attention_importance(in), magnitudes(integrated_gradients_importance(in)));
+  EXPECT_DOUBLE_EQ(ig["tau_attention"].get<double>(), a.tau);  // Mohankumar et al.'s agreement of attention with IG
+  EXPECT_DOUBLE_EQ(ig["p_attention"].get<double>(), a.p);
   // Negative control: the signed values rank otherwise (IG has negative entries here).
   EXPECT_NE(kendall_tau(integrated_gradients_importance(in), grad).tau, g.tau);
   // readings=0: J&W's numbers alone, the same ones.
@@ -158,6 +161,9 @@ TEST(DebateReadings, SummariesCountEachReadingAndKeepTheFlippedByAllSet) {
   ASSERT_FALSE(taus.empty());
   EXPECT_NEAR(s["tau_loo_mean"].get<double>(), mean_of(taus), 1e-12);
   EXPECT_EQ(s["n"], 5);
+  EXPECT_TRUE(s.contains("tau_attention_mean"));
+  EXPECT_EQ(s["n_undefined"]["attention"], 1);  // the single token
+  EXPECT_FALSE(k["summary"].contains("tau_attention_mean"));  // attention's own statistics: J&W's two
   EXPECT_TRUE(k["summary"]["per_class"]["0"].contains("readings") || k["summary"]["per_class"]["1"].contains("readings"));
 }
 

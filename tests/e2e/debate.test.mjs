@@ -393,10 +393,10 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
       assert.equal(await waitDebate(page, ['done', 'error', 'cancelled']), 'done', `${name}: ${await page.locator('#debate-message').textContent()}`);
       assert.equal(await page.locator('#debate-result').getAttribute('data-skipped'), '0', name);
       const drawn = await page.$$eval('#debate-figure .chart', (cs) => cs.map((c) => [c.dataset.chart, Number(c.dataset.n)]));
-      // kendall: the two histograms, then each later reading's mean τ beside attention's (2 × (1 + 10) dots)
+      // kendall: the two histograms, then each later reading's mean τ beside attention's (2 + 3 × 10 dots)
       const charts = name === 'kendall' ? 3 : 2;
       assert.ok(drawn.length === charts && drawn.every(([, n]) => n > 0), `${name}: ${charts} charts drawn (${JSON.stringify(drawn)})`);
-      if (name === 'kendall') assert.deepEqual(drawn[2], ['kendall-readings', 22]);
+      if (name === 'kendall') assert.deepEqual(drawn[2], ['kendall-readings', 32]);
       const headline = await page.$$eval('.headline-value', (vs) => vs.map((v) => v.textContent));
       assert.ok(headline.length >= 3 && headline.every((t) => !/n\/a/.test(t)), `${name}: headline numbers ${headline}`);
       const shown = await page.$$eval('#debate-all-numbers tr', (trs) => trs.map((tr) => [tr.dataset.key, tr.querySelector('td').dataset.value]));

@@ -32,7 +32,7 @@ test('kendall records keep only finite taus (null = undefined tau)', () => {
 
 test('kendall reading means: attention first, then each reading, means of the defined taus with their counts', () => {
   const rows = [
-    { tau_gradient: 0.4, tau_loo: 0.2, readings: { attnlrp: { tau_gradient: 0.6, tau_loo: null }, alti: { tau_gradient: 0.1, tau_loo: 0.3 } } },
+    { tau_gradient: 0.4, tau_loo: 0.2, readings: { attnlrp: { tau_gradient: 0.6, tau_loo: null, tau_attention: 0.7 }, alti: { tau_gradient: 0.1, tau_loo: 0.3 } } },
     { tau_gradient: 0.2, tau_loo: null, readings: { attnlrp: { tau_gradient: 0.2, tau_loo: 0.5 } } },
     { skipped: 'single token', readings: { attnlrp: { tau_gradient: 1 } } },
   ];
@@ -41,6 +41,7 @@ test('kendall reading means: attention first, then each reading, means of the de
     { reading: 'attention', against: 'leave_one_out', tau: 0.2, n: 1 },
     { reading: 'attnlrp', against: 'gradient', tau: (0.6 + 0.2) / 2, n: 2 },
     { reading: 'attnlrp', against: 'leave_one_out', tau: 0.5, n: 1 },
+    { reading: 'attnlrp', against: 'attention', tau: 0.7, n: 1 },
     { reading: 'alti', against: 'gradient', tau: 0.1, n: 1 },
     { reading: 'alti', against: 'leave_one_out', tau: 0.3, n: 1 },
   ]);

@@ -7,10 +7,11 @@
 //   classOf(row)                   → the gold `label` when it is a non-negative integer, else `predicted`,
 //                                    else null (live text has no label)
 //   kendallRecords(rows)           → [{ measure: 'gradient' | 'leave_one_out', tau, cls }]
-//   kendallReadingMeans(rows)      → [{ reading, against: 'gradient' | 'leave_one_out', tau, n }]: the mean defined τ
-//                                    of attention (the row's own τ) and of each later reading (row.readings[NAME],
-//                                    core/experiments/kendall.cpp), attention first, then the readings as the rows
-//                                    list them; [] when no row has readings
+//   kendallReadingMeans(rows)      → [{ reading, against: 'gradient' | 'leave_one_out' | 'attention', tau, n }]: the
+//                                    mean defined τ of attention (the row's own τ) and of each later reading
+//                                    (row.readings[NAME], core/experiments/kendall.cpp; a reading also against
+//                                    attention), attention first, then the readings as the rows list them; [] when
+//                                    no row has readings
 //   valueRecords(rows, key)        → [{ value: row[key], cls }]
 //   pointRecords(rows, xKey, yKey) → [{ x, y, cls }]
 //   rankingKeys(rows, preferred)   → the keys whose values are {fraction, …} objects, `preferred` order first
@@ -62,7 +63,8 @@ export function kendallReadingMeans(rows) {
   const out = [];
   for (const reading of ['attention', ...names]) {
     const part = (r) => (reading === 'attention' ? r : r.readings?.[reading]);
-    for (const [against, key] of [['gradient', 'tau_gradient'], ['leave_one_out', 'tau_loo']]) {
+    const againstKeys = [['gradient', 'tau_gradient'], ['leave_one_out', 'tau_loo'], ...(reading === 'attention' ? [] : [['attention', 'tau_attention']])];
+    for (const [against, key] of againstKeys) {
       const taus = used.map((r) => part(r)?.[key]).filter(isNum);
       if (taus.length) out.push({ reading, against, tau: mean(taus), n: taus.length });
     }

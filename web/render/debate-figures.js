@@ -9,7 +9,8 @@
 //       impermissible     histogram of the attention mass on the impermissible words (sentences that have one), stacked
 //                         by whether deleting them changes the prediction
 //       kendall           τ histograms (attention–gradient, attention–leave-one-out), stacked by class; with the
-//                         later readings (rows' `readings`), a dot chart of each reading's mean τ against both
+//                         later readings (rows' `readings`), a dot chart of each reading's mean τ against both (and
+//                         against attention)
 //       adversarial       histogram of the max JSD per sentence, stacked by class, on [0, ln 2]
 //       permutation       scatter: median |Δŷ| vs max attention, per class
 //       erase-max         scatter: JSD after erasing the top weight vs a random one (log–log, diagonal)
@@ -141,7 +142,7 @@ const FIGURES = {
       title: 'Each later reading in attention’s place: mean τ',
       x: { label: 'mean Kendall τ against the gradient / leave-one-out importance →', domain: [-1, 1], grid: true },
       y: { label: null, domain: readings },
-      color: { legend: true, domain: ['vs gradient', 'vs leave-one-out'], range: ['#5b3fa0', '#1b9e77'] },
+      color: { legend: true, domain: ['vs gradient', 'vs leave-one-out', 'vs attention'], range: ['#5b3fa0', '#1b9e77', '#999999'] },
       marks: [
         Plot.ruleX([0], { stroke: '#888', strokeDasharray: '3,3' }),
         Plot.dot(pts, { x: 'tau', y: 'name', fill: 'vs', r: 5,
@@ -149,7 +150,7 @@ const FIGURES = {
       ],
     });
     charts.push(chart('kendall-readings', pts.length, fig,
-      'Attention (first) beside the explanations that came after the debate, each ranking the tokens by its size |value|.'));
+      'Attention (first) beside the explanations that came after the debate, each ranking the tokens by its size |value|; grey: how each agrees with attention itself.'));
     return charts;
   },
 

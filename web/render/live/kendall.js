@@ -7,8 +7,9 @@
 //   Draws two .stat boxes (data-stat="tau-gradient" | "tau-loo"; .stat-value carries data-value = the exact τ) with a
 //   bar from −1 to 1 and the two-sided p-value; τ null / missing (undefined: a constant ranking) shows as 'n/a' with
 //   why. With readings (the model's later explanations in attention's place: core/experiments/kendall.cpp), a table
-//   below: one row per reading (tr[data-reading=NAME]; attention first, for comparison) with its τ against the gradient
-//   and against leave-one-out (td[data-against=gradient|loo] with data-value = the exact τ; * where p < 0.05);
+//   below: one row per reading (tr[data-reading=NAME]; attention first, for comparison) with its τ against the gradient,
+//   against leave-one-out and against attention (td[data-against=gradient|loo|attention] with data-value = the exact
+//   τ; * where p < 0.05; attention's own row has none against itself);
 //   readings_note (why this text has none) as a line instead. Text only through textContent.
 import { el, fmt } from '../dom.js';
 import { label } from '../../experiments-info.js';
@@ -55,14 +56,16 @@ function readingsPart(row) {
   const num = (o, k) => (typeof o?.[k] === 'number' ? o[k] : NaN);
   const table = el('table', 'data-table compact');
   const head = el('tr');
-  head.append(el('th', null, 'in attention’s place'), el('th', 'num', 'τ vs gradient'), el('th', 'num', 'τ vs leave-one-out'));
+  head.append(el('th', null, 'in attention’s place'), el('th', 'num', 'τ vs gradient'), el('th', 'num', 'τ vs leave-one-out'),
+    el('th', 'num', 'τ vs attention'));
   const thead = el('thead');
   thead.append(head);
   const tbody = el('tbody');
   for (const [name, r] of [['attention', row], ...readings]) {
     const tr = el('tr', name === 'attention' ? 'reference' : null, null, { 'data-reading': name });
     tr.append(el('th', null, label(name)), tauCell('gradient', num(r, 'tau_gradient'), num(r, 'p_gradient')),
-      tauCell('loo', num(r, 'tau_loo'), num(r, 'p_loo')));
+      tauCell('loo', num(r, 'tau_loo'), num(r, 'p_loo')),
+      name === 'attention' ? el('td', 'num', '–') : tauCell('attention', num(r, 'tau_attention'), num(r, 'p_attention')));
     tbody.append(tr);
   }
   table.append(thead, tbody);
