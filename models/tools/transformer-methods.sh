@@ -27,14 +27,7 @@ BIN=${ATTNLAB:-build/attnlab}
 out=models/text/transformer-methods
 mkdir -p "$out"
 
-# One summary file: written under a temporary name and moved into place when complete, so an interrupted run
-# leaves no partial file that the next run would skip.
-summary() {  # file command...
-  local f=$1
-  shift
-  [ -f "$f" ] && return 0
-  "$@" > "$f.tmp" && mv "$f.tmp" "$f"
-}
+source models/tools/summary-file.sh  # summary FILE COMMAND...
 run() {  # name model_dir [plausibility]
   local name=$1 dir=$2
   summary "$out/$name.eraser.json" "$BIN" experiment eraser --model "$dir" --data "$data/test.tsv"
