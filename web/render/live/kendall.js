@@ -56,8 +56,8 @@ function readingsPart(row) {
   const num = (o, k) => (typeof o?.[k] === 'number' ? o[k] : NaN);
   const table = el('table', 'data-table compact');
   const head = el('tr');
-  head.append(el('th', null, 'in attention’s place'), el('th', 'num', 'τ vs gradient'), el('th', 'num', 'τ vs leave-one-out'),
-    el('th', 'num', 'τ vs attention'));
+  head.append(el('th', null, 'reading'), el('th', 'num', 'grad.', { title: 'τ against the gradient importance' }),
+    el('th', 'num', 'LOO', { title: 'τ against the leave-one-out importance' }), el('th', 'num', 'attn.', { title: 'τ against attention' }));
   const thead = el('thead');
   thead.append(head);
   const tbody = el('tbody');
@@ -72,7 +72,8 @@ function readingsPart(row) {
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   const box = el('div', 'kendall-readings');
-  box.append(wrap, el('p', 'panel-foot', 'Jain & Wallace’s test applied to the explanations that came after the debate: each ranks the ' +
+  box.append(el('p', 'kendall-readings-caption', 'Kendall τ of each reading in attention’s place against the gradient (grad.), leave-one-out (LOO) and attention (attn.):'),
+    wrap, el('p', 'panel-foot', 'Jain & Wallace’s test applied to the explanations that came after the debate: each ranks the ' +
     'tokens by its size |value| in attention’s place, against the same gradient and leave-one-out importances (* p < 0.05). ' +
     'Agreement is not faithfulness itself: the Debate tab’s ERASER run measures that.'));
   return box;
