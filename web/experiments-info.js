@@ -149,8 +149,8 @@ export const EXPERIMENT_INFO = Object.freeze({
         items[items.length - 1].note = `No ${missing.map(label).join(' or ')} ranking here: this experiment on a hierarchical (HAN) model ranks by ` +
           `${has.map(label).join(', ')} only (removing each unit and re-running the model once per unit is not part of it).`;
       }
-      // The model's later readings (a summary entry with its own count "n"): the one that flips soonest.
-      const readings = Object.keys(s ?? {}).filter((k) => !RANKINGS.includes(k) && Number.isFinite(pick(s, [k, 'n'])) && Number.isFinite(pick(s, [k, 'fraction_mean'])));
+      // The model's later readings (the rankings of `order` past S&S's five): the one that flips soonest.
+      const readings = (Array.isArray(s?.order) ? s.order : []).filter((k) => !RANKINGS.includes(k) && Number.isFinite(pick(s, [k, 'fraction_mean'])));
       const fastest = readings.reduce((b, r) => (b === null || pick(s, [r, 'fraction_mean']) < pick(s, [b, 'fraction_mean']) ? r : b), null);
       if (fastest) items.push({ label: `fastest later reading: ${label(fastest)} (mean fraction removed)`, value: pick(s, [fastest, 'fraction_mean']), kind: 'pct' });
       return items;

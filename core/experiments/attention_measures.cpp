@@ -8,10 +8,14 @@
 
 namespace attnlab {
 
-std::pair<KendallResult, KendallResult> kendall_vs_importances(const AttentionInstance& fi) {
-  const std::vector<double> attention = fi.effective_attention();
-  return {kendall_tau(attention, fi.importance(Importance::Gradient, fi.predicted())),
-          kendall_tau(attention, fi.importance(Importance::LeaveOneOut, fi.predicted()))};
+AttentionTaus kendall_vs_importances(const AttentionInstance& fi) {
+  AttentionTaus t;
+  t.attention = fi.effective_attention();
+  t.gradient = fi.importance(Importance::Gradient, fi.predicted());
+  t.loo = fi.importance(Importance::LeaveOneOut, fi.predicted());
+  t.vs_gradient = kendall_tau(t.attention, t.gradient);
+  t.vs_loo = kendall_tau(t.attention, t.loo);
+  return t;
 }
 
 ErasedOne erase_one(const AttentionInstance& fi, int unit) {

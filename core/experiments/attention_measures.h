@@ -2,7 +2,7 @@
 // kind — the flat experiments (kendall.cpp, erase_max.cpp, erase_until_flip.cpp) and the HAN ones (han_*.cpp) format
 // these into their rows.
 //   kendall_vs_importances   Kendall τ-b of the effective attention against the gradient and the leave-one-out
-//                            importances of the predicted class (Jain & Wallace §4.1).
+//                            importances of the predicted class (Jain & Wallace §4.1), with the three vectors.
 //   erase_one                the output with one unit's weight zeroed (its group renormalised): JSD to the baseline
 //                            and whether the decision flips (Serrano & Smith §4).
 //   erase_until_flip         units zeroed cumulatively in `order` until the decision flips, evaluated in blocks of
@@ -16,7 +16,6 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "metrics/kendall.h"
@@ -26,7 +25,11 @@ namespace attnlab {
 
 constexpr int kEraseBlock = 32;
 
-std::pair<KendallResult, KendallResult> kendall_vs_importances(const AttentionInstance& fi);
+struct AttentionTaus {
+  std::vector<double> attention, gradient, loo;  // effective attention, Importance::Gradient, Importance::LeaveOneOut
+  KendallResult vs_gradient, vs_loo;
+};
+AttentionTaus kendall_vs_importances(const AttentionInstance& fi);
 
 struct ErasedOne {
   std::vector<double> probs;

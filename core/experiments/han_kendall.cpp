@@ -30,8 +30,8 @@ json run(const HanModel& model, const HanInstance& inst, const ExperimentOptions
   int predicted = 0, words = 0;
   for (const bool word : {false, true}) {
     const std::unique_ptr<AttentionInstance> fi = HanAttentionModel(model, word).freeze(in, nullptr);
-    const auto [g, l] = kendall_vs_importances(*fi);
-    row[word ? "word" : "sentence"] = {{"gradient", tau_json(g)}, {"leave_one_out", tau_json(l)}};
+    const AttentionTaus t = kendall_vs_importances(*fi);
+    row[word ? "word" : "sentence"] = {{"gradient", tau_json(t.vs_gradient)}, {"leave_one_out", tau_json(t.vs_loo)}};
     predicted = fi->predicted();
     if (word) words = fi->size();
   }

@@ -43,10 +43,8 @@ json run_kendall(const AttentionModel& model, const Instance& inst, const Experi
   json row = json::object();
   const std::unique_ptr<AttentionInstance> fi = freeze_or_skip(model, inst, 1, row);
   if (!fi) return row;
-  const std::vector<double> gradient = fi->importance(Importance::Gradient, fi->predicted());
-  const std::vector<double> loo = fi->importance(Importance::LeaveOneOut, fi->predicted());
-  const std::vector<double> attention = fi->effective_attention();
-  row.update(tau_fields(kendall_tau(attention, gradient), kendall_tau(attention, loo)));
+  const AttentionTaus own = kendall_vs_importances(*fi);
+  row.update(tau_fields(own.vs_gradient, own.vs_loo));
   row["predicted"] = fi->predicted();
   row["num_tokens"] = fi->size();
   if (options.get_int("readings", 1) == 0) return row;
@@ -61,8 +59,8 @@ json run_kendall(const AttentionModel& model, const Instance& inst, const Experi
   for (size_t m = 0; m < readings.names.size(); ++m) {
     std::vector<double> magnitude = readings.scores[m];
     for (double& v : magnitude) v = std::fabs(v);
-    json fields = tau_fields(kendall_tau(magnitude, gradient), kendall_tau(magnitude, loo));
-    const KendallResult a = kendall_tau(attention, magnitude);
+    json fields = tau_fields(kendall_tau(magnitude, own.gradient), kendall_tau(magnitude, own.loo));
+    const KendallResult a = kendall_tau(own.attention, magnitude);
     fields["tau_attention"] = a.tau;
     fields["p_attention"] = a.p;
     by_name[readings.names[m]] = fields;

@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { meanStd, seedGroups, seedOf } from './seed-stats.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.resolve(process.argv[2] ?? path.join(ROOT, 'models/text/transformer-methods'));
@@ -29,11 +30,7 @@ for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
   if (!m) continue;
   (summaries[m[1]] ??= {})[m[2]] = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
 }
-const groups = {};  // base → [model]
-for (const model of Object.keys(summaries)) {
-  const base = model.replace(/-s\d+$/, '');
-  (groups[base] ??= []).push(model);
-}
+const groups = seedGroups(Object.keys(summaries));  // base → [model], in seed order
 
 const value = (s, kind, measure, key) => {
   if (!s?.[kind]) return NaN;
@@ -43,10 +40,9 @@ const value = (s, kind, measure, key) => {
 const cell = (xs, sem = NaN) => {
   const v = xs.filter(Number.isFinite);
   if (!v.length) return '–';
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  const { mean, std } = meanStd(v);
   if (v.length === 1) return Number.isFinite(sem) ? `${mean.toFixed(3)} ± ${sem.toFixed(3)}` : mean.toFixed(3);
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1));
-  return `${mean.toFixed(3)} ± ${sd.toFixed(3)}`;
+  return `${mean.toFixed(3)} ± ${std.toFixed(3)}`;
 };
 const COLS = [
   ['AOPC comp. ↑ (signed)', 'eraser-signed', 'aopc_comprehensiveness_mean'],
@@ -56,9 +52,7 @@ const COLS = [
   ['token F1 ↑', 'plausibility', 'token_f1'],
   ['AUPRC ↑', 'plausibility', 'auprc'],
 ];
-const seedOf = (model, base) => (model === base ? 1 : Number(model.slice(base.length + 2)));
 for (const [base, models] of Object.entries(groups)) {
-  models.sort((a, b) => seedOf(a, base) - seedOf(b, base));
   const n = (kind) => models.map((m) => summaries[m][kind]?.n_used).filter(Number.isFinite);
   const semOf = (kind, measure, key) =>
     models.length === 1 && key.endsWith('_mean') ? value(summaries[models[0]], kind, measure, key.replace(/_mean$/, '_sem')) : NaN;

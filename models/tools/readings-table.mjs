@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { meanStd, seedGroups, seedOf } from './seed-stats.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.resolve(process.argv[2] ?? path.join(ROOT, 'models/text/readings-debate'));
@@ -30,9 +31,7 @@ for (const f of fs.readdirSync(dir).filter((x) => x.endsWith('.json')).sort()) {
   const m = f.match(/^(.*)\.(kendall|erase-until-flip)\.json$/);
   if (m) (summaries[m[1]] ??= {})[m[2]] = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
 }
-const groups = {};  // base → [model]
-for (const model of Object.keys(summaries)) (groups[model.replace(/-s\d+$/, '')] ??= []).push(model);
-const seedOf = (model, base) => (model === base ? 1 : Number(model.slice(base.length + 2)));
+const groups = seedGroups(Object.keys(summaries));  // base → [model], in seed order
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NaN);
 // mean ± std over the seeds; one model: its value (± spread when given)
@@ -40,14 +39,12 @@ function cell(xs, spread = NaN, digits = 3, pct = false) {
   const v = xs.filter(Number.isFinite);
   if (!v.length) return '–';
   const f = (x) => (pct ? `${(100 * x).toFixed(1)} %` : x.toFixed(digits));
-  const mean = v.reduce((a, b) => a + b, 0) / v.length;
+  const { mean, std } = meanStd(v);
   if (v.length === 1) return Number.isFinite(spread) ? `${f(mean)} ± ${f(spread)}` : f(mean);
-  const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / (v.length - 1));
-  return `${f(mean)} ± ${f(sd)}`;
+  return `${f(mean)} ± ${f(std)}`;
 }
 
 for (const [base, models] of Object.entries(groups)) {
-  models.sort((a, b) => seedOf(a, base) - seedOf(b, base));
   const seeds = models.length === 1 ? models[0] : `${models.length} seeds: ${models.map((m) => `s${seedOf(m, base)}`).join(', ')}`;
   const ks = models.map((m) => summaries[m].kendall).filter(Boolean);
   if (ks.length) {

@@ -7,6 +7,8 @@
 //   paired(a, b) → verdict of a[seed] − b[seed] over the seeds both objects ({seed: value}) have.
 //   oneSample(a) → verdict of the values of a ({seed: value}) against zero.
 //   comparisonRow(c) → a Markdown table row of one {what, ...verdict}: difference, mean ± std, agreeing, yes/no.
+//   seedGroups(models) → {base: [model]}: a model named BASE-sN is seed N of BASE (BASE itself is seed 1), each base's
+//     models in seed order; seedOf(model, base) → N.
 export function meanStd(xs) {
   const n = xs.length, mean = xs.reduce((x, y) => x + y, 0) / n;
   const std = n > 1 ? Math.sqrt(xs.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1)) : null;
@@ -29,3 +31,12 @@ export const oneSample = (a) => verdict(Object.values(a ?? {}));
 
 export const comparisonRow = (c) =>
   `| ${c.what} | ${c.mean.toFixed(3)} ± ${c.std.toFixed(3)} | ${c.agree} of ${c.n} | ${c.beyond ? 'yes' : 'no'} |`;
+
+export const seedOf = (model, base) => (model === base ? 1 : Number(model.slice(base.length + 2)));
+
+export function seedGroups(models) {
+  const groups = {};
+  for (const model of models) (groups[model.replace(/-s\d+$/, '')] ??= []).push(model);
+  for (const [base, ms] of Object.entries(groups)) ms.sort((a, b) => seedOf(a, base) - seedOf(b, base));
+  return groups;
+}
