@@ -169,6 +169,7 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
     info: [], setPhoto: [R, 'imagenet'], explain: [R, 'auto', -1, {}], sanity: [R, 'auto', -1, 1, {}],
     layerActivation: [R], logitsOf: [R, R],
   }, [R, 0]);
+  defineClass('OnnxRunner', 'OnnxRunner', { run: [R, R] }, [R]);
 
   // ---- your text transformer (wasm/onnx_text_bindings.cpp) ----
   defineClass('OnnxTextLab', 'OnnxTextLab', {

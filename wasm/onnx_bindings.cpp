@@ -16,6 +16,10 @@
 //   lab.layerActivation(layer) → {k, h, w, data Float32Array [k·h·w]} of the kept photo (Score-CAM's features)
 //   lab.logitsOf(images Float32Array [n·3·224·224] 0–255, n) → logits Float32Array [n·classes] (plans), with
 //       the scaling of the last setPhoto.
+//   new Module.OnnxRunner(bytes) → an image classifier loaded for forward passes only (nothing run yet);
+//   runner.run(input Float32Array [C·H·W] in the model's own units, names [value names]) → {name: {dims, data
+//       Float32Array}}: one inference pass that keeps only the graph outputs and those names (the Images tab's first
+//       photo while ONNX Runtime Web starts: labs/image-model.js).
 //   Module.modelInput(images Float32Array [n·3·224·224] 0–255, n, scaling, size, channels = 3)
 //       → Float32Array [n·channels·size·size]: what setPhoto / logitsOf feed the model (core/image/model_input.h),
 //       for a model the core cannot run and ONNX Runtime Web runs instead (labs/own-model.js, engine 'ort').
@@ -262,9 +266,61 @@ class OnnxLab {
   InputScaling scaling_ = InputScaling::Imagenet;
 };
 
+// A classifier run forward only (the Images tab's first photo while ONNX Runtime starts): loaded without a pass,
+// each run keeps only the graph outputs and the values asked for (Executor::forward's inference pass).
+class OnnxRunner {
+ public:
+  explicit OnnxRunner(const val& bytes) {
+    Err e;
+    std::vector<uint8_t> b;
+    std::string err;
+    if (model_bytes(bytes, &b, e) && !clf_.load(b.data(), b.size(), &err)) e.fail(err);
+    error_ = e.message;
+  }
+  std::string error() const { return error_; }
+
+  val run(const val& input, const val& names) {
+    Err e;
+    std::vector<float> x;
+    std::vector<std::string> want;
+    const auto s = clf_.input_shape();
+    const size_t n = static_cast<size_t>(s[1] * s[2] * s[3]);
+    f32(input, "input", &x, e, n, "C·H·W = " + num(n));
+    if (e.ok() && !names.isArray()) e.fail("names must be an array of value names");
+    for (size_t k = 0; e.ok() && k < names["length"].as<size_t>(); ++k) {
+      std::string name;
+      if (string_arg(names[k], "each name", &name, e)) want.push_back(name);
+    }
+    std::string err;
+    if (e.ok() && !clf_.forward(x.data(), x.size(), &err, &want)) e.fail(err);
+    val out = val::object();
+    for (size_t k = 0; e.ok() && k < want.size(); ++k) {
+      const onnx::Tensor<float>* t = clf_.executor().value(want[k]);
+      if (!t || !t->is_float()) {
+        e.fail("the model has no float value named '" + want[k] + "'");
+        break;
+      }
+      val v = val::object();
+      v.set("dims", out_json(t->shape));
+      v.set("data", out_array(t->f));
+      out.set(want[k], v);
+    }
+    if (!e.ok()) return error_val(e.message);
+    return out;
+  }
+
+ private:
+  OnnxClassifier clf_;
+  std::string error_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab_onnx) {
+  emscripten::class_<OnnxRunner>("_raw_OnnxRunner")
+      .constructor<const val&>()
+      .function("error", &OnnxRunner::error)
+      .function("run", &OnnxRunner::run);
   emscripten::function("_raw_onnxInfo", &onnx_info_js);
   emscripten::function("_raw_modelInput", &model_input_js);
   emscripten::function("_raw_exposeAttention", &expose_attention_js);

@@ -125,13 +125,12 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   for (const auto& t : model.initializers) {
     const int id = ids_[t.name];
     int64_t numel = 0;
-    const size_t stored = t.dtype == kDouble ? t.d.size() : is_float_type(t.dtype) ? t.f.size() : t.i.size();
+    const size_t stored = t.stored();
     if (!shape_fits(t.dims, int64_t(1) << 28, &numel) || static_cast<int64_t>(stored) != numel) {
       *error = "initializer '" + t.name + "' has shape " + shape_str(t.dims) + " and " + std::to_string(stored) + " values";
       return false;
     }
-    if (!store_value(id, tensor_from_data<T>(t), "initializer '" + t.name + "'", error)) return false;
-    defined_[id] = constant_[id] = 1;
+    constant_[id] = 1;  // its value is stored below, when first needed
   }
   // Undefined inputs, then a topological order (Kahn); what is left over lies on a cycle.
   std::vector<char> available(nv, 0);
@@ -179,23 +178,59 @@ bool Executor<T>::load(const Model& model, std::string* error) {
       return false;
     }
   model_ = &model;
-  // Constant folding, within max_fold_work for all folded nodes together.
-  fold_work_left_ = limits_.max_fold_work;
+  // Which nodes fold (every input constant), and how often folded nodes read each value.
+  std::vector<char> folds(model.nodes.size(), 0), kept(nv, 0), released(nv, 0);
+  std::vector<int> fold_reads(nv, 0);
   for (const Node* n : all_nodes_) {
     bool all_const = true;
     for (const auto& in : n->inputs)
       if (!in.empty() && !constant_[ids_[in]]) all_const = false;
-    if (!all_const) {
+    folds[n - model.nodes.data()] = all_const;
+    for (const auto& in : n->inputs)
+      if (!in.empty()) (all_const ? ++fold_reads[ids_[in]] : kept[ids_[in]] = 1);
+    if (all_const)
+      for (const auto& o : n->outputs)
+        if (!o.empty()) constant_[ids_[o]] = 1;
+  }
+  for (const auto& o : model.outputs) kept[ids_[o.name]] = 1;
+  std::vector<const TensorData*> initializer(nv, nullptr);
+  for (const auto& t : model.initializers) initializer[ids_[t.name]] = &t;
+  auto store_initializer = [&](int id) {
+    if (defined_[id] || !initializer[id]) return true;
+    defined_[id] = 1;
+    return store_value(id, tensor_from_data<T>(*initializer[id]), "initializer '" + initializer[id]->name + "'", error);
+  };
+  // Constant folding, within max_fold_work for all folded nodes together. An initializer becomes a value when a
+  // node first reads it; a constant that only folded nodes read is let go after the last of them (an int8 model's
+  // weights are held as 8-byte integers only until their DequantizeLinear ran, one tensor at a time). Those values
+  // read as absent (value() is null) but stay constant.
+  fold_work_left_ = limits_.max_fold_work;
+  for (const Node* n : all_nodes_) {
+    if (!folds[n - model.nodes.data()]) {
       run_.push_back(n);
       continue;
     }
-    if (!run_node(*n, error, true)) {
+    bool ok = true;
+    for (const auto& in : n->inputs) ok = ok && (in.empty() || store_initializer(ids_[in]));
+    if (!ok || !run_node(*n, error, true)) {
       model_ = nullptr;
       return false;
     }
-    for (const auto& o : n->outputs)
-      if (!o.empty()) constant_[ids_[o]] = 1;
+    for (const auto& in : n->inputs) {
+      if (in.empty()) continue;
+      const int id = ids_[in];
+      if (--fold_reads[id] == 0 && !kept[id]) {
+        store_value(id, Tensor<T>(), "", error);  // frees: cannot exceed the budget
+        defined_[id] = 0;
+        released[id] = 1;
+      }
+    }
   }
+  for (size_t id = 0; id < nv; ++id)  // what runtime nodes read, the graph outputs, and initializers nobody reads
+    if (initializer[id] && !released[id] && !store_initializer(static_cast<int>(id))) {
+      model_ = nullptr;
+      return false;
+    }
   return true;
 }
 
@@ -287,8 +322,10 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
 }
 
 template <class T>
-bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error) {
+bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
+                          const std::vector<std::string>* keep) {
   error->clear();
+  kept_all_ = false;  // until this pass has run
   if (!model_) {
     *error = "no model loaded";
     return false;
@@ -334,8 +371,38 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
     defined_[id] = 1;
     requires_grad_[id] = t.is_float();
   }
-  for (const Node* n : run_)
-    if (!run_node(*n, error, false)) return false;
+  kept_all_ = keep == nullptr;
+  if (kept_all_) {
+    for (const Node* n : run_)
+      if (!run_node(*n, error, false)) return false;
+    return true;
+  }
+  // Inference only: a value goes once the last node that reads it ran, unless it is a graph output or kept, so
+  // the pass touches a few activations' worth of memory instead of every one (a first pass in fresh memory was
+  // mostly page faults).
+  for (size_t id = 0; id < values_.size(); ++id) {  // the last pass's values and gradients go first
+    if (!constant_[id] && !defined_[id]) store_value(static_cast<int>(id), Tensor<T>(), "", error);
+    store_grad(static_cast<int>(id), Tensor<T>(), "", error);
+  }
+  std::vector<size_t> last(values_.size(), 0);
+  std::vector<char> stays(values_.size(), 0);
+  for (size_t k = 0; k < run_.size(); ++k)
+    for (const auto& in : run_[k]->inputs)
+      if (!in.empty()) last[ids_[in]] = k;
+  for (const auto& o : model_->outputs) stays[ids_[o.name]] = 1;
+  for (const auto& name : *keep)
+    if (const int id = id_of(name); id >= 0) stays[id] = 1;
+  for (size_t k = 0; k < run_.size(); ++k) {
+    if (!run_node(*run_[k], error, false)) return false;
+    for (const auto& in : run_[k]->inputs) {
+      if (in.empty()) continue;
+      const int id = ids_[in];
+      if (last[id] == k && !stays[id] && !constant_[id] && defined_[id]) {
+        store_value(id, Tensor<T>(), "", error);  // frees: cannot exceed the budget
+        defined_[id] = 0;
+      }
+    }
+  }
   return true;
 }
 
@@ -343,6 +410,10 @@ template <class T>
 bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error,
                                const std::string& stop_after) {
   error->clear();
+  if (!kept_all_) {
+    *error = "forward_from needs a forward pass that kept every value";
+    return false;
+  }
   const int id = id_of(name);
   if (id < 0 || !defined_[id] || constant_[id]) {
     *error = "'" + name + "' is not a runtime value of the last forward pass";
@@ -377,6 +448,10 @@ bool Executor<T>::forward_from(const std::string& name, const Tensor<T>& replace
 template <class T>
 bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std::string* error, const std::string& stop_at) {
   error->clear();
+  if (!kept_all_) {
+    *error = "backward needs a forward pass that kept every value";
+    return false;
+  }
   const int oid = id_of(output);
   if (oid < 0 || !defined_[oid]) {
     *error = "backward: '" + output + "' has no value (run forward first)";

@@ -17,7 +17,8 @@
 // the budget of ExecLimits (op.h) with a message naming the node: bytes alive, work of folding and of a
 // forward pass. Nodes whose inputs are all constant
 // (initializers, Constant, DequantizeLinear of weights, shape arithmetic on constants) are evaluated once at
-// load and their outputs kept as constants. Shape-only chains that start from a runtime tensor (Shape →
+// load and their outputs kept as constants; a constant that only folded nodes read (an int8 weight before its
+// DequantizeLinear) is let go once they ran: value() is null for it, is_constant() true. Shape-only chains that start from a runtime tensor (Shape →
 // Gather → Concat → Reshape) run in forward on int64 tensors; they cost microseconds.
 // Gradients flow through float values only: a value requires a gradient when it depends on a graph input
 // through operators that have a backward; integer outputs (Shape, Equal, …) stop the gradient.
@@ -65,7 +66,11 @@ class Executor {
   bool loaded() const { return model_ != nullptr; }
   const Model& model() const { return *model_; }
 
-  bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error);
+  // keep: null keeps every value (what backward and forward_from need). Otherwise an inference pass: only the graph
+  // outputs and the values named in *keep are kept (value() is null for the others), and backward / forward_from
+  // refuse until a full forward ran.
+  bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
+               const std::vector<std::string>* keep = nullptr);
   // After a forward: value `name` (a runtime value: a graph input or a node output) replaced by `replacement`
   // (same shape), then every runtime node after the one that produced it runs again (AblationCAM: one channel
   // zeroed at a layer, the rest of the network re-run). Gradients are cleared. stop_after (a value name): stop once the
@@ -73,6 +78,7 @@ class Executor {
   // layer's output per replacement; a later full forward_from puts every value right again).
   bool forward_from(const std::string& name, const Tensor<T>& replacement, std::string* error,
                     const std::string& stop_after = "");
+  // null for a name that is not a value, not computed yet, or a constant let go after folding (see above).
   const Tensor<T>* value(const std::string& name) const;
   bool has_value(const std::string& name) const { return value(name) != nullptr; }
 
@@ -113,6 +119,7 @@ class Executor {
   const PropagationPlan* plan_ = nullptr;
   std::vector<std::string> gradient_roots_, detached_;
   int64_t live_bytes_ = 0;
+  bool kept_all_ = false;  // the last forward pass kept every value
   int64_t fold_work_left_ = 0, forward_work_left_ = 0;
   std::vector<int64_t> value_bytes_, grad_bytes_;
 

@@ -25,6 +25,15 @@ int64_t TensorData::numel() const {
   for (int64_t d : dims) n *= d;
   return n;
 }
+size_t TensorData::stored() const {
+  if (dtype == kDouble) return d.size();
+  if (is_float_type(dtype)) return f.size();
+  return bytes.empty() ? i.size() : bytes.size();
+}
+int64_t TensorData::int_at(size_t k) const {
+  if (bytes.empty()) return i[k];
+  return dtype == kInt8 ? static_cast<int8_t>(bytes[k]) : bytes[k];
+}
 
 const Attribute* Node::attr(const std::string& n) const {
   for (const auto& a : attributes)

@@ -26,8 +26,11 @@ struct TensorData {
   std::vector<int64_t> dims;
   std::vector<float> f;     // FLOAT, FLOAT16, BFLOAT16 (converted)
   std::vector<double> d;    // DOUBLE
-  std::vector<int64_t> i;   // integer and bool types
+  std::vector<int64_t> i;   // integer and bool types (INT8 / UINT8 from raw_data: in `bytes` instead)
+  std::vector<uint8_t> bytes;  // INT8 / UINT8 as stored in raw_data, one byte a value (a quantized model's weights)
   int64_t numel() const;
+  size_t stored() const;           // how many values are held, whatever the storage
+  int64_t int_at(size_t k) const;  // integer value k, from `i` or `bytes`
 };
 
 struct Attribute {

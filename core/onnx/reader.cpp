@@ -187,32 +187,38 @@ bool parse_tensor(ByteRange bytes, TensorData* t, Ctx& c, bool allow_empty) {
     if (count != static_cast<uint64_t>(n))
       return c.fail(what + ": holds " + std::to_string(count) + " values, dims need " + std::to_string(n));
   }
-  // Decode.
+  // Decode. Raw data is converted in one pass into storage made for it (no zero-fill first: an int8 model's
+  // weights become 8-byte integers, and writing them twice was most of the time a model took to read).
   const size_t un = static_cast<size_t>(n);
+  if (has_raw) {
+    const uint8_t* p = raw.data;
+    auto fill = [&](auto& out, auto convert) {
+      out.reserve(un);
+      for (size_t k = 0; k < un; ++k) out.push_back(convert(k));
+    };
+    auto word = [p](size_t at, auto zero) {
+      decltype(zero) v;
+      std::memcpy(&v, p + at, sizeof v);
+      return v;
+    };
+    switch (dt) {
+      case kFloat: t->f.resize(un); if (un) std::memcpy(t->f.data(), p, 4 * un); break;
+      case kFloat16: fill(t->f, [&](size_t k) { return half_to_float(word(2 * k, uint16_t())); }); break;
+      case kBFloat16: fill(t->f, [&](size_t k) { return bf16_to_float(word(2 * k, uint16_t())); }); break;
+      case kDouble: t->d.resize(un); if (un) std::memcpy(t->d.data(), p, 8 * un); break;
+      case kUInt8: case kInt8: t->bytes.assign(p, p + un); break;  // kept as bytes (TensorData::int_at)
+      case kBool: fill(t->i, [&](size_t k) { return int64_t(p[k] != 0); }); break;
+      case kUInt16: fill(t->i, [&](size_t k) { return int64_t(word(2 * k, uint16_t())); }); break;
+      case kInt16: fill(t->i, [&](size_t k) { return int64_t(word(2 * k, int16_t())); }); break;
+      case kInt32: fill(t->i, [&](size_t k) { return int64_t(word(4 * k, int32_t())); }); break;
+      case kUInt32: fill(t->i, [&](size_t k) { return int64_t(word(4 * k, uint32_t())); }); break;
+      default: t->i.resize(un); if (un) std::memcpy(t->i.data(), p, 8 * un); break;  // INT64, UINT64
+    }
+    return true;
+  }
   if (is_f) t->f.resize(un);
   else if (is_d) t->d.resize(un);
   else t->i.resize(un);
-  if (has_raw) {
-    const uint8_t* p = raw.data;
-    for (size_t k = 0; k < un; ++k) {
-      switch (dt) {
-        case kFloat: std::memcpy(&t->f[k], p + 4 * k, 4); break;
-        case kFloat16: { uint16_t h; std::memcpy(&h, p + 2 * k, 2); t->f[k] = half_to_float(h); break; }
-        case kBFloat16: { uint16_t h; std::memcpy(&h, p + 2 * k, 2); t->f[k] = bf16_to_float(h); break; }
-        case kDouble: std::memcpy(&t->d[k], p + 8 * k, 8); break;
-        case kUInt8: case kBool: t->i[k] = p[k]; break;
-        case kInt8: t->i[k] = static_cast<int8_t>(p[k]); break;
-        case kUInt16: { uint16_t v; std::memcpy(&v, p + 2 * k, 2); t->i[k] = v; break; }
-        case kInt16: { int16_t v; std::memcpy(&v, p + 2 * k, 2); t->i[k] = v; break; }
-        case kInt32: { int32_t v; std::memcpy(&v, p + 4 * k, 4); t->i[k] = v; break; }
-        case kUInt32: { uint32_t v; std::memcpy(&v, p + 4 * k, 4); t->i[k] = v; break; }
-        default: { int64_t v; std::memcpy(&v, p + 8 * k, 8); t->i[k] = v; break; }  // INT64, UINT64
-      }
-    }
-    if (dt == kBool)
-      for (auto& v : t->i) v = v != 0;
-    return true;
-  }
   size_t at = 0;
   for (const Field& f : data_fields) {
     WireReader fr = f.at;

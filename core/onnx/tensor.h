@@ -63,6 +63,9 @@ Tensor<T> tensor_from_data(const TensorData& d) {
   t.dtype = d.dtype;
   if (d.dtype == kDouble) t.f.assign(d.d.begin(), d.d.end());
   else if (is_float_type(d.dtype)) t.f.assign(d.f.begin(), d.f.end());
+  else if (!d.bytes.empty() && d.dtype == kInt8) t.i.assign(reinterpret_cast<const int8_t*>(d.bytes.data()),
+                                                          reinterpret_cast<const int8_t*>(d.bytes.data()) + d.bytes.size());
+  else if (!d.bytes.empty()) t.i.assign(d.bytes.begin(), d.bytes.end());
   else t.i = d.i;
   if (is_float_type(d.dtype)) t.dtype = kFloat;  // all float types compute as T
   return t;

@@ -76,7 +76,7 @@ double tolerance_ratio(const onnx::Tensor<T>& got, const onnx::TensorData& want,
   double worst = 0;
   const size_t n = static_cast<size_t>(want.numel());
   for (size_t k = 0; k < n; ++k) {
-    const double w = want_float ? (want.dtype == onnx::kDouble ? want.d[k] : want.f[k]) : static_cast<double>(want.i[k]);
+    const double w = want_float ? (want.dtype == onnx::kDouble ? want.d[k] : want.f[k]) : static_cast<double>(want.int_at(k));
     const double g = got.at(k);
     if (std::isnan(w) && std::isnan(g)) continue;
     if (std::isinf(w) && g == w) continue;

@@ -3,6 +3,7 @@
 // Contract:
 //   const client = new ImageClient({ channel?, workerUrl?, WorkerImpl? })   (its own host worker by default)
 //   client.load({ override, threads }, onProgress)      → Promise<{backend, ep, reason, numThreads, batch, model, classes}>
+//                                             (ep null while ORT's session is being made: client.session() → {ep})
 //   client.classify({ blob } | { rgba, width, height }, { mask: {blob, positiveLabel} }?)
 //                                             → Promise<classify result> (labs/image.js)
 //   client.map({ imageId, method, classIndex, seed, colormap })        → Promise<{key, rgba, peak, pointing?}>
@@ -33,6 +34,11 @@ export class ImageClient {
     const r = await this.channel.request('image.load', { override, threads }, onProgress);
     this.loaded = true;
     return r;
+  }
+
+  // → Promise<{ep}> once ONNX Runtime's session is made (load may answer before: ep null, the core classifies meanwhile).
+  session() {
+    return this.channel.request('image.session', {});
   }
 
   classify(source, { mask = null } = {}) {

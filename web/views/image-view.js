@@ -1,7 +1,8 @@
 // image-view.js — the Image lab: a MobileNetV2 (ImageNet) classifies a photo in the browser, and seven
 // explanation maps say which pixels mattered; faithfulness is measured (deletion / insertion, pointing game,
-// sanity check, adversarial erasing). The CNN runs in ONNX Runtime Web, everything else in the WebAssembly
-// core, both in one worker (runtime/image-worker.js through runtime/image-client.js).
+// sanity check, adversarial erasing). The CNN runs in ONNX Runtime Web (a photo classified while ORT's session is
+// still being made: in the core's own ONNX executor), everything else in the WebAssembly core, both in one worker
+// (runtime/image-worker.js through runtime/image-client.js).
 //
 // Contract:
 //   mountImageView(section, { store }) → { apply(state), progress(), onPhoto(fn) }  (fn({key, title, source}) is
@@ -191,9 +192,21 @@ export function mountImageView(section, { store }) {
       if (c !== v.client) return r;
       v.info = r;
       section.dataset.backend = r.backend;
-      section.dataset.ep = r.ep;
       section.dataset.modelCache = modelCache;
-      backendEl.textContent = `Backend: ${r.reason} (ORT execution provider: ${r.ep}; ${r.batch} images per run).`;
+      const showBackend = (ep) => {
+        v.info.ep = ep;
+        section.dataset.ep = ep;
+        backendEl.textContent = `Backend: ${r.reason} (ORT execution provider: ${ep}; ${r.batch} images per run).`;
+      };
+      if (r.ep) showBackend(r.ep);
+      else {
+        // The core's executor classifies the first photo while ONNX Runtime's session is made.
+        section.dataset.ep = '';
+        backendEl.textContent = `Backend: ${r.reason} — ONNX Runtime is starting; the WebAssembly core runs the network meanwhile.`;
+        c.session().then((s) => { if (c === v.client) showBackend(s.ep); }, (e) => {
+          if (c === v.client) backendEl.textContent = `Backend: ONNX Runtime could not start (${e.message}); the maps that need many network passes are unavailable.`;
+        });
+      }
       loadRow.hidden = true;
       return r;
     }, (e) => {

@@ -126,7 +126,7 @@ void OnnxClassifier::set_input_size(int size) {
 
 std::vector<int64_t> OnnxClassifier::input_shape() const { return {1, c_, h_, w_}; }
 
-bool OnnxClassifier::forward(const float* input, size_t count, std::string* error) {
+bool OnnxClassifier::forward(const float* input, size_t count, std::string* error, const std::vector<std::string>* keep) {
   if (!loaded_) {
     *error = "no model loaded";
     return false;
@@ -139,7 +139,7 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
   }
   Tensor<float> x = Tensor<float>::floats(input_shape());
   std::copy(input, input + count, x.f.begin());
-  if (!ex_.forward({{input_name_, std::move(x)}}, error)) return false;
+  if (!ex_.forward({{input_name_, std::move(x)}}, error, keep)) return false;
   const Tensor<float>* y = ex_.value(logits_name_);
   if (!y || !y->is_float() || y->numel() < 1 || (y->rank() >= 1 && y->shape[0] != 1 && y->rank() > 1)) {
     *error = "output '" + logits_name_ + "' is not a [1, classes] float tensor";
@@ -207,6 +207,7 @@ bool OnnxClassifier::randomized_after(const std::string& layer, uint64_t seed, O
       for (size_t k = v.size(); k > 1; --k) std::swap(v[k - 1], v[rng.next_u64() % k]);
     };
     if (!t.f.empty()) shuffle(t.f);
+    else if (!t.bytes.empty()) shuffle(t.bytes);
     else shuffle(t.i);
     ++count;
   }

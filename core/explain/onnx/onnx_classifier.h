@@ -68,7 +68,9 @@ class OnnxClassifier {
   const std::string& input_name() const { return input_name_; }
   const std::string& logits_name() const { return logits_name_; }
 
-  bool forward(const float* input, size_t count, std::string* error);
+  // keep (Executor::forward): null keeps every value, for backward and the maps; otherwise an inference pass that
+  // keeps only the graph outputs and the names in *keep (read them with executor().value()).
+  bool forward(const float* input, size_t count, std::string* error, const std::vector<std::string>* keep = nullptr);
   const std::vector<float>& logits() const { return logits_; }
   int num_classes() const { return static_cast<int>(logits_.size()); }
   // stop_at: a layer whose gradient is all that is needed (the backward stops there; Executor::backward).

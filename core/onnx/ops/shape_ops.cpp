@@ -201,7 +201,7 @@ std::string constant_of_shape_fwd(const Node& n, const std::vector<const Tensor<
     out[0] = Tensor<T>::floats(s, v);
   } else {
     out[0] = Tensor<T>::ints(s, a->tensor[0].dtype);
-    std::fill(out[0].i.begin(), out[0].i.end(), a->tensor[0].i[0]);
+    std::fill(out[0].i.begin(), out[0].i.end(), a->tensor[0].int_at(0));
   }
   return "";
 }

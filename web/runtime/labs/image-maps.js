@@ -18,11 +18,12 @@
 //     image.sanity {imageId, method, classIndex, seed, colormap} → {method, original, randomized, spearman,
 //     n, randomTop1} (the classifier re-drawn: ImageLab.randomized(seed), Adebayo et al. 2018).
 //   image.equivalence {imageId, classIndex} → {classIndex, source, ...camEquivalence (analysis/cam-equivalence.js)}:
-//     the class score is ONNX Runtime's logit (the ONNX graph's own pooling + Gemm), the map the core's raw CAM
-//     at feature resolution (h·w) from ORT's features and the head file's weights, plus the head file's bias;
+//     the class score is the network's logit (the ONNX graph's own pooling + Gemm, run by ONNX Runtime — or by the
+//     core's executor for a photo classified before ORT's session was made: source), the map the core's raw CAM
+//     at feature resolution (h·w) from the same run's features and the head file's weights, plus the head file's bias;
 //     and Grad-CAM's factor to ReLU(CAM). Two implementations meet here: a mismatch would show.
 import { argmax } from '../image/decode.js';
-import { ready, need, checkClass } from './image-model.js';
+import { ready, need, checkClass, openSessionGate } from './image-model.js';
 import { camEquivalence } from '../../analysis/cam-equivalence.js';
 
 export const FEATURE_METHODS = Object.freeze(['cam', 'gradcam', 'gradcampp', 'random']);
@@ -76,6 +77,7 @@ async function map(msg) {
   const cur = need(msg.imageId);
   const c = checkClass(L, msg.classIndex);
   const { key, r } = renderFeature(L, cur, msg.method, c, msg.seed ?? 1, msg.colormap ?? 'viridis');
+  setTimeout(openSessionGate, 0); // the first map is made: ORT's session may take the thread now (image-model.js)
   return pageResult(key, r);
 }
 
@@ -126,7 +128,7 @@ async function equivalence(msg) {
     return m;
   };
   const e = camEquivalence({ cam: raw('cam'), gradcam: raw('gradcam'), bias: L.bias[c], logit: cur.logits[c], hw: cur.fh * cur.fw });
-  return { classIndex: c, source: 'onnxruntime', h: cur.fh, w: cur.fw, ...e };
+  return { classIndex: c, source: cur.engine ?? 'onnxruntime', h: cur.fh, w: cur.fw, ...e };
 }
 
 export const mapHandlers = { 'image.map': map, 'image.recolor': recolor, 'image.sanity': sanity, 'image.equivalence': equivalence };

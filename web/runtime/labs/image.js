@@ -3,14 +3,17 @@
 //
 // Requests (protocol: worker-channel.js):
 //   image.load {override, threads} → {backend, ep, reason, numThreads, batch, model, classes, labels}
-//     progress {stage, loaded, total, cached} while loading (image-model.js)
+//     progress {stage, loaded, total, cached} while loading (image-model.js); ep null while ORT's session is still
+//     being made (the core's executor classifies meanwhile): image.session waits for it
+//   image.session {} → {ep}: once ORT's session is made (its error, if it could not be)
 //   image.classify {blob | rgba,width,height, mask?: {blob, positiveLabel}}
 //     → {imageId, top5:[{index,label,prob}], display: RGBA 224×224 (what the model sees), width, height (the
-//        decoded photo), notes:[…], hasMask, maskDisplay?, headCheck (max |core head logits − ORT logits|), ep, ms}
+//        decoded photo), notes:[…], hasMask, maskDisplay?, headCheck (max |core head logits − the network's logits|),
+//        engine ('onnxruntime', or 'core' for a photo classified before ORT's session was made), ep, ms}
 //     The photo becomes the worker's current photo: its 224² input and features stay here (ImageLab.setPhoto,
 //     and its mask: setMask) and later requests name it by imageId (a newer photo replaces it).
 import { decodeBlob, describePixels, planarToRgba, S } from '../image/decode.js';
-import { load, ready, forward, top, photo, newImageId } from './image-model.js';
+import { load, ready, session, forward, top, photo, newImageId } from './image-model.js';
 import { mapHandlers, POINTING_TOLERANCE } from './image-maps.js';
 import { planHandlers } from './image-plans.js';
 
@@ -29,6 +32,12 @@ async function loadHandler(msg, ctx) {
   };
 }
 
+// A job, not a plain request: it only waits (for ORT's session), and a plain request would hold the queue meanwhile.
+async function sessionJob() {
+  const L = await session(await ready());
+  return { ep: L.ep };
+}
+
 async function classify(msg) {
   const L = await ready();
   const t0 = performance.now();
@@ -37,7 +46,7 @@ async function classify(msg) {
   else img = { rgba: new Uint8Array(msg.rgba.buffer ?? msg.rgba), width: msg.width, height: msg.height, notes: [] };
   describePixels(img.rgba, img.width, img.height, img.notes);
   const input = L.core.preprocessImage(img.rgba, img.width, img.height);
-  const { features, logits, fh, fw } = await forward(L, input, 1);
+  const { features, logits, fh, fw, engine } = await forward(L, input, 1);
   globalThis.performance?.mark?.('image: first forward'); // the cold-start timeline (tests/bench/cold-start.mjs --trace)
   const probs = L.lab.softmax(logits, 1);
   const headLogits = L.lab.logits(features, 1, fh, fw);
@@ -65,7 +74,7 @@ async function classify(msg) {
     }
   }
   const imageId = newImageId();
-  photo.current = { imageId, input, features, fh, fw, logits, probs, mask224, positiveLabel, kept: new Map() };
+  photo.current = { imageId, input, features, fh, fw, logits, probs, mask224, positiveLabel, engine, kept: new Map() };
   // the ImageLab keeps the photo: every map of it is made there and crosses once (image-maps.js)
   L.lab.setPhoto(input, features, fh, fw);
   L.lab.setMask(mask224, positiveLabel, POINTING_TOLERANCE);
@@ -79,6 +88,7 @@ async function classify(msg) {
     hasMask: Boolean(mask224),
     maskDisplay,
     headCheck,
+    engine,
     ep: L.ep,
     ms: performance.now() - t0,
   };
@@ -86,5 +96,5 @@ async function classify(msg) {
 
 export const imageLab = {
   name: 'image',
-  handlers: { 'image.load': loadHandler, 'image.classify': classify, ...mapHandlers, ...planHandlers },
+  handlers: { 'image.load': loadHandler, 'image.session': { job: sessionJob }, 'image.classify': classify, ...mapHandlers, ...planHandlers },
 };

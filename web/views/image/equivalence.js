@@ -24,6 +24,7 @@ export function installEquivalence(v) {
     if (mine !== seq || p !== v.photo || c !== v.classIndex) return;
     const f = formatEquivalence(r);
     box.dataset.cls = String(c);
+    box.dataset.source = r.source;
     box.dataset.logit = f.logit;
     box.dataset.camPlusBias = f.camPlusBias;
     box.dataset.scale = r.gradcam ? String(r.gradcam.scale) : '';
@@ -31,7 +32,7 @@ export function installEquivalence(v) {
     const parts = [
       el('strong', null, `CAM = the pooled score, for “${v.labelOf(c)}”: `),
       el('span', 'equiv-line', f.line),
-      el('span', 'chart-caption', ` (the logit from ONNX Runtime’s MobileNetV2 graph; the CAM from the core, on the ` +
+      el('span', 'chart-caption', ` (the logit from ${r.source === 'core' ? 'the core’s ONNX executor running the MobileNetV2 graph (this photo was classified while ONNX Runtime was starting)' : 'ONNX Runtime’s MobileNetV2 graph'}; the CAM from the core’s head, on the ` +
         `${r.h} × ${r.w} feature map before pooling, not normalised, with the head file’s bias).`),
     ];
     if (f.scaleLine) parts.push(el('br'), el('span', 'equiv-scale', f.scaleLine), el('span', 'chart-caption', ' — the same map up to a positive factor, so the same picture after min–max.'));

@@ -56,7 +56,7 @@ export function installPhotoInput(v) {
     if (lead) notes.unshift(lead);
     v.showNotice(notes.join('\n'));
     for (const b of gallery.querySelectorAll('.gallery-item')) b.setAttribute('aria-pressed', String(b.dataset.image === key));
-    v.photo.caption = `${title}: ${res.width}×${res.height} px → the 224×224 centre crop the model sees (shorter side to 256). ${Math.round(res.ms)} ms.`;
+    v.photo.caption = `${title}: ${res.width}×${res.height} px → the 224×224 centre crop the model sees (shorter side to 256). ${Math.round(res.ms)} ms${res.engine === 'core' ? ' (run by the WebAssembly core while ONNX Runtime starts)' : ''}.`;
     caption.textContent = v.photo.caption;
     results.hidden = false;
     v.setStatus('ready');
