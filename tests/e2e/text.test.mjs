@@ -180,6 +180,30 @@ else describe('text view in the browser', { timeout: 15 * 60_000 }, () => {
     await page.close();
   });
 
+  // Round four on another data set (issue 32): agnews-ortho explains with its conicity (= the CLI's); the "Try:"
+  // sentences follow the picked model's data set (news for AG News, movie lines for SST-2) and a chip explains itself.
+  test('the Try sentences follow the model\'s data set; agnews-ortho\'s conicity = the CLI\'s', { timeout: TIMEOUT }, async () => {
+    const text = 'Stocks fell as the bank raised interest rates.';
+    const expected = cliExplain('agnews-ortho', text);
+    const page = await openPage(`#model=agnews-ortho&text=${encodeURIComponent(text)}`);
+    await waitSettled(page);
+    const c = Number(await page.getAttribute('#token-rows .conicity-line', 'data-conicity'));
+    assert.ok(Math.abs(c - expected.conicity) <= 1e-4, `page ${c} vs CLI ${expected.conicity}`);
+    const chips = () => page.$$eval('#view-text .examples button.example', (bs) => bs.map((b) => b.textContent));
+    const news = await chips();
+    assert.equal(news.length, 4);
+    assert.match(news[0], /^Oil prices rose/);
+    await page.click('#view-text .examples button.example >> nth=0');
+    await page.waitForFunction((t) => document.getElementById('text-input').value === t, news[0]);
+    await waitSettled(page);
+    assert.equal(await page.locator('#token-rows .measure-row[data-measure="attention"] .tok').count() > 0, true);
+    await page.selectOption('#model-select', 'sst2-tanh');
+    await page.waitForFunction(() => /^A masterpiece/.test(document.querySelector('#view-text .examples button.example')?.textContent ?? ''));
+    assert.equal((await chips()).length, 4, 'the chips are replaced, not added');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+
   test('empty text shows the hint, not an error', { timeout: TIMEOUT }, async () => {
     const page = await openPage(`#text=${encodeURIComponent('a fine film')}`);
     await waitSettled(page);

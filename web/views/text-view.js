@@ -38,12 +38,29 @@ export const MAX_TOKENS = EXPLAIN.max_tokens;
 export const IG_STEPS = EXPLAIN.ig_steps;
 const DEBOUNCE_MS = 250;
 
-const EXAMPLES = [
+// The "Try:" sentences, in the picked model's domain (by its manifest `dataset`; movie reviews otherwise).
+const REVIEWS = [
   'A masterpiece: moving, funny and beautifully shot.',
   "It's not bad at all.",
   'The plot is predictable and the jokes fall flat.',
   'I expected to hate it, but I loved every minute.',
 ];
+export const EXAMPLES = {
+  sst2: REVIEWS,
+  imdb: REVIEWS,
+  '20news': [
+    'The goalie stopped every shot in overtime and the Rangers won.',
+    'He hit a home run in the ninth inning to win the game.',
+    'Who will win the Stanley Cup this season?',
+    'The pitcher struck out ten batters before the coach pulled him.',
+  ],
+  agnews: [
+    'Oil prices rose as the central bank cut interest rates.',
+    'Rebels attacked the capital as election results were announced.',
+    "The company's quarterly profit beat analysts' forecasts.",
+    'The United Nations called for a ceasefire in the region.',
+  ],
+};
 
 const STAGE_TEXT = {
   core: 'Starting the WebAssembly core…',
@@ -92,17 +109,25 @@ export function mountTextView(section, { client, store }) {
 
   // --- examples -----------------------------------------------------------------------------------
   const examplesEl = $('.examples');
-  for (const ex of EXAMPLES) {
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.className = 'example';
-    b.textContent = ex;
-    b.addEventListener('click', () => {
-      textarea.value = ex;
-      onTextChanged(true);
-    });
-    examplesEl.append(b);
+  let examplesOf = null;
+  function renderExamples(model) {
+    const list = EXAMPLES[model?.dataset] ?? REVIEWS;
+    if (list === examplesOf) return;
+    examplesOf = list;
+    examplesEl.querySelectorAll('button.example').forEach((b) => b.remove());
+    for (const ex of list) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'example';
+      b.textContent = ex;
+      b.addEventListener('click', () => {
+        textarea.value = ex;
+        onTextChanged(true);
+      });
+      examplesEl.append(b);
+    }
   }
+  renderExamples(null);
 
   // --- model picker -------------------------------------------------------------------------------
   function testMetrics(m) {
@@ -174,6 +199,7 @@ export function mountTextView(section, { client, store }) {
     select.value = name;
     renderNotice();
     modelInfo.textContent = describe(models.find((m) => m.name === name));
+    renderExamples(models.find((m) => m.name === name));
   }
 
   select.addEventListener('change', () => {
@@ -181,6 +207,7 @@ export function mountTextView(section, { client, store }) {
     modelNotice = '';
     renderNotice();
     modelInfo.textContent = describe(models.find((m) => m.name === select.value) ?? {});
+    renderExamples(models.find((m) => m.name === select.value));
     showMessage('');
     run();
   });
