@@ -231,6 +231,10 @@ bool Executor<T>::load(const Model& model, std::string* error) {
       model_ = nullptr;
       return false;
     }
+  last_read_.assign(nv, 0);  // for the inference pass: the runtime node that reads each value last
+  for (size_t k = 0; k < run_.size(); ++k)
+    for (const auto& in : run_[k]->inputs)
+      if (!in.empty()) last_read_[ids_[in]] = k;
   return true;
 }
 
@@ -384,11 +388,7 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
     if (!constant_[id] && !defined_[id]) store_value(static_cast<int>(id), Tensor<T>(), "", error);
     store_grad(static_cast<int>(id), Tensor<T>(), "", error);
   }
-  std::vector<size_t> last(values_.size(), 0);
   std::vector<char> stays(values_.size(), 0);
-  for (size_t k = 0; k < run_.size(); ++k)
-    for (const auto& in : run_[k]->inputs)
-      if (!in.empty()) last[ids_[in]] = k;
   for (const auto& o : model_->outputs) stays[ids_[o.name]] = 1;
   for (const auto& name : *keep)
     if (const int id = id_of(name); id >= 0) stays[id] = 1;
@@ -397,7 +397,7 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
     for (const auto& in : run_[k]->inputs) {
       if (in.empty()) continue;
       const int id = ids_[in];
-      if (last[id] == k && !stays[id] && !constant_[id] && defined_[id]) {
+      if (last_read_[id] == k && !stays[id] && !constant_[id] && defined_[id]) {
         store_value(id, Tensor<T>(), "", error);  // frees: cannot exceed the budget
         defined_[id] = 0;
       }

@@ -130,6 +130,7 @@ class Executor {
   std::vector<Tensor<T>> grads_;
   std::vector<char> has_grad_;
   std::vector<const Node*> run_;
+  std::vector<size_t> last_read_;  // per value: the index in run_ of the last runtime node that reads it
   std::vector<const Node*> all_nodes_;  // topological order
 };
 

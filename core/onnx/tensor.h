@@ -63,10 +63,11 @@ Tensor<T> tensor_from_data(const TensorData& d) {
   t.dtype = d.dtype;
   if (d.dtype == kDouble) t.f.assign(d.d.begin(), d.d.end());
   else if (is_float_type(d.dtype)) t.f.assign(d.f.begin(), d.f.end());
-  else if (!d.bytes.empty() && d.dtype == kInt8) t.i.assign(reinterpret_cast<const int8_t*>(d.bytes.data()),
-                                                          reinterpret_cast<const int8_t*>(d.bytes.data()) + d.bytes.size());
-  else if (!d.bytes.empty()) t.i.assign(d.bytes.begin(), d.bytes.end());
-  else t.i = d.i;
+  else if (d.bytes.empty()) t.i = d.i;
+  else {  // 8-bit values kept as bytes: TensorData::int_at knows their sign
+    t.i.reserve(d.bytes.size());
+    for (size_t k = 0; k < d.bytes.size(); ++k) t.i.push_back(d.int_at(k));
+  }
   if (is_float_type(d.dtype)) t.dtype = kFloat;  // all float types compute as T
   return t;
 }

@@ -1,6 +1,7 @@
 // libFuzzer target for the ONNX reader and executor (core/onnx/reader.h, executor.h): any bytes must give a Model
 // or a message; a model that loads is then run — forward on small inputs (each declared input with symbolic dims
-// as 2 and every dim at most 8; floats 0.5, integers 0, bools 1), backward from its first float output, plain and
+// as 2 and every dim at most 8; floats 0.5, integers 0, bools 1; then the inference pass, which must give the same
+// outputs bit for bit and leave backward refusing), backward from its first float output, plain and
 // under each relevance rule's propagation plan (AttnLRP, CP-LRP: onnx/propagation.h) — and its
 // onnx-info summary serialised, and the bytes rewritten with its attention made graph outputs (onnx/graph_outputs.h,
 // which must read back): never a crash, a hang, undefined behaviour or an allocation past the budget
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -61,6 +63,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         inputs[vi.name] = std::move(t);
       }
       if (ex.forward(inputs, &err)) {
+        // The inference pass (values let go after their last reader) must give the same outputs, bit for bit, and
+        // leave backward refusing until a full pass ran again.
+        std::map<std::string, std::vector<float>> full;
+        for (const ValueInfo& o : m.outputs)
+          if (const Tensor<float>* y = ex.value(o.name); y && y->is_float()) full[o.name] = y->f;
+        const std::vector<std::string> none;
+        if (!ex.forward(inputs, &err, &none)) __builtin_trap();
+        for (const auto& [name, f] : full) {
+          const Tensor<float>* y = ex.value(name);
+          if (!y || y->f.size() != f.size() || (!f.empty() && std::memcmp(y->f.data(), f.data(), f.size() * sizeof(float))))
+            __builtin_trap();
+        }
+        if (!full.empty() && ex.backward(full.begin()->first, Tensor<float>::floats(ex.value(full.begin()->first)->shape, 1.f), &err))
+          __builtin_trap();
+        if (!ex.forward(inputs, &err)) __builtin_trap();
         for (const ValueInfo& o : m.outputs) {
           const Tensor<float>* y = ex.value(o.name);
           if (!y || !y->is_float()) continue;

@@ -45,7 +45,7 @@ const REVIEWS = [
   'The plot is predictable and the jokes fall flat.',
   'I expected to hate it, but I loved every minute.',
 ];
-export const EXAMPLES = {
+const EXAMPLES = {
   sst2: REVIEWS,
   imdb: REVIEWS,
   '20news': [
