@@ -13,7 +13,9 @@
 #include "explain/han/explain_han.h"
 #include "files.h"
 #include "text/dataset.h"
+#include "train/data_parallel.h"
 #include "train/han_trainer.h"
+#include "validators.h"
 
 namespace attnlab::cli {
 
@@ -88,6 +90,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
     double dev_fraction = 0.1, lr = 1e-3, weight_decay = 1e-5;
     int epochs = 8, batch_size = 32, embedding_dim = 100, word_hidden = 50, sentence_hidden = 50, min_count = 2;
     int max_vocab = 15000, limit = 0, num_classes = 2, max_sentences = 100, max_sentence_tokens = 100, max_tokens = 0;
+    int parts = 0;
     uint64_t seed = 1;
     bool run_together = true, lower_case = false;
   };
@@ -103,6 +106,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
   sub->add_option("--seed", o->seed);
   sub->add_option("--epochs", o->epochs)->check(CLI::Range(1, 1000));
   sub->add_option("--batch-size", o->batch_size)->check(CLI::Range(1, 4096));
+  cli::add_parts_option(sub, &o->parts);
   sub->add_option("--lr", o->lr);
   sub->add_option("--weight-decay", o->weight_decay);
   sub->add_option("--embedding-dim", o->embedding_dim)->check(CLI::Range(1, 4096));
@@ -167,6 +171,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
     TrainOptions options;
     options.epochs = o->epochs;
     options.batch_size = o->batch_size;
+    options.parts = o->parts;
     options.seed = o->seed;
     options.adam.lr = o->lr;
     options.adam.weight_decay = o->weight_decay;
@@ -207,6 +212,7 @@ std::function<int()> add_han_commands(CLI::App& app, const std::string& command_
                                : o->dev},
         {"train_examples", train_set.size()}, {"train_sentences", sentences}, {"train_tokens", tokens},
         {"min_count", o->min_count}, {"max_vocab", o->max_vocab}, {"epochs", o->epochs}, {"batch_size", o->batch_size},
+        {"parts", static_cast<int>(train_parts(static_cast<size_t>(o->batch_size), o->parts))},
         {"optimizer", "adam amsgrad"}, {"lr", o->lr}, {"weight_decay", o->weight_decay},
         {"loss", "class-balanced cross-entropy (sum over batch)"}, {"selection", "best dev accuracy"},
         {"best_epoch", result.best_epoch}, {"seed", o->seed}, {"storage", o->storage}, {"seconds", seconds},

@@ -19,6 +19,7 @@
 #include "model/transformer_config.h"
 #include "parallel/parallel_for.h"
 #include "text/dataset.h"
+#include "train/data_parallel.h"
 #include "train/text_trainer.h"
 #include "validators.h"
 
@@ -95,6 +96,8 @@ int attnlab_main(int argc, char** argv) {
   train->add_option("--seed", seed);
   train->add_option("--epochs", epochs)->check(CLI::Range(1, 1000));
   train->add_option("--batch-size", batch_size)->check(CLI::Range(1, 4096));
+  int train_parts_opt = 0;
+  cli::add_parts_option(train, &train_parts_opt);
   train->add_option("--lr", lr)->check(cli::FiniteRange(1e-12, 10.0));
   train->add_option("--weight-decay", weight_decay)->check(cli::FiniteRange(0.0, 10.0));
   train->add_option("--embedding-dim", embedding_dim)->check(CLI::Range(1, 4096));
@@ -219,6 +222,7 @@ int attnlab_main(int argc, char** argv) {
     TrainOptions options;
     options.epochs = epochs;
     options.batch_size = batch_size;
+    options.parts = train_parts_opt;
     options.seed = seed;
     options.adam.lr = lr;
     options.adam.weight_decay = weight_decay;
@@ -281,6 +285,7 @@ int attnlab_main(int argc, char** argv) {
                          {"max_vocab", max_vocab}, {"vocab_from", vocab_path.empty() ? train_path : vocab_path},
                          {"train_examples", train_set.size()}, {"min_count", min_count}, {"epochs", epochs},
                          {"batch_size", batch_size},
+                         {"parts", static_cast<int>(train_parts(static_cast<size_t>(batch_size), train_parts_opt))},
                          {"optimizer", optimizer == "adamw" ? "adamw, linear warm-up " + std::to_string(warmup) +
                                                                   " of the steps, then linear decay to 0"
                                                             : "adam amsgrad"},

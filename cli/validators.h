@@ -25,4 +25,13 @@ inline CLI::Validator FiniteRange(double lo, double hi) {
       "FINITE in " + range);
 }
 
+// The trainers' --parts (core/train/data_parallel.h), one wording for train-text and train-han.
+inline CLI::Option* add_parts_option(CLI::App* sub, int* parts) {
+  return sub->add_option("--parts", *parts,
+                         "data-parallel parts of each batch, run on the core's threads (0 = a batch of 32 in 4 parts of "
+                         "8; 1 = the whole batch in one pass, as models trained before 2026-12-06); the weights do not "
+                         "depend on --threads")
+      ->check(CLI::Range(0, 4096));
+}
+
 }  // namespace attnlab::cli

@@ -23,6 +23,7 @@
 #include "text/dataset.h"
 #include "text/sst_rationales.h"
 #include "text/tokenizer.h"
+#include "train/data_parallel.h"
 #include "train/adversary_trainer.h"
 #include "train/text_options.h"
 #include "train/text_trainer.h"
@@ -376,7 +377,9 @@ class TextTraining {
     const auto& r = run_->result();
     extra["training"] = {{"where", "in the browser (attnlab TextTrainer)"}, {"epochs", options_.epochs},
                          {"epochs_run", r.dev_per_epoch.size()}, {"best_epoch", r.best_epoch}, {"seed", options_.seed},
-                         {"batch_size", options_.batch_size}, {"lr", options_.adam.lr},
+                         {"batch_size", options_.batch_size},
+                         {"parts", static_cast<int>(train_parts(static_cast<size_t>(options_.batch_size), options_.parts))},
+                         {"lr", options_.adam.lr},
                          {"optimizer", options_.use_adamw ? "adamw, linear warm-up " + std::to_string(options_.warmup_fraction) +
                                                                 " of the steps, then linear decay to 0"
                                                           : "adam amsgrad"},

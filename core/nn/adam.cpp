@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "nn/param_blocks.h"
+
 namespace attnlab {
 
 template <class T>
@@ -20,22 +22,22 @@ void Adam<T>::step(const std::vector<Mat<T>*>& params, const std::vector<Mat<T>*
   const T bc1 = T(1) - T(std::pow(o_.beta1, double(t_)));
   const T bc2_sqrt = T(std::sqrt(1.0 - std::pow(o_.beta2, double(t_))));
   const T step = T(o_.lr) / bc1;
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto theta = params[i]->array();
-    auto g = grads[i]->array();
-    auto m = m_[i].array();
-    auto v = v_[i].array();
+  for_each_param_block(params, [&](size_t i, Eigen::Index b, Eigen::Index n) {
+    auto theta = param_segment(*params[i], b, n);
+    auto g = param_segment(*grads[i], b, n);
+    auto m = param_segment(m_[i], b, n);
+    auto v = param_segment(v_[i], b, n);
     if (wd != T(0)) g += wd * theta;
     m = b1 * m + (T(1) - b1) * g;
     v = b2 * v + (T(1) - b2) * g.square();
     if (o_.amsgrad) {
-      auto vmax = vmax_[i].array();
+      auto vmax = param_segment(vmax_[i], b, n);
       vmax = vmax.max(v);
       theta -= step * m / (vmax.sqrt() / bc2_sqrt + eps);
     } else {
       theta -= step * m / (v.sqrt() / bc2_sqrt + eps);
     }
-  }
+  });
 }
 
 template class Adam<float>;

@@ -1,6 +1,8 @@
 // AdamW with warm-up and linear decay (contract in adamw.h).
 #include "nn/adamw.h"
 
+#include "nn/param_blocks.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -37,16 +39,16 @@ void AdamW<T>::step(const std::vector<Mat<T>*>& params, const std::vector<Mat<T>
   const T bc2_sqrt = T(std::sqrt(1.0 - std::pow(o_.beta2, double(t_))));
   const T step = T(lr) / bc1;
   const T shrink = T(1.0 - lr * o_.weight_decay);
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto theta = params[i]->array();
-    auto g = grads[i]->array();
-    auto m = m_[i].array();
-    auto v = v_[i].array();
+  for_each_param_block(params, [&](size_t i, Eigen::Index b, Eigen::Index n) {
+    auto theta = param_segment(*params[i], b, n);
+    auto g = param_segment(*grads[i], b, n);
+    auto m = param_segment(m_[i], b, n);
+    auto v = param_segment(v_[i], b, n);
     if (decay_[i]) theta *= shrink;
     m = b1 * m + (T(1) - b1) * g;
     v = b2 * v + (T(1) - b2) * g.square();
     theta -= step * m / (v.sqrt() / bc2_sqrt + eps);
-  }
+  });
 }
 
 template class AdamW<float>;

@@ -1,5 +1,10 @@
 #include "nn/conv2d.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "parallel/parallel_for.h"
+
 namespace attnlab {
 
 FeatureShape conv2d_output_shape(const Conv2dSpec& s, const FeatureShape& in) {
@@ -56,6 +61,12 @@ void col2im(const T* col, const FeatureShape& in, const Conv2dSpec& s, const Fea
       }
 }
 
+// The batch's images in parts of kConvPartImages (the split follows the batch alone), each part on its own thread
+// (parallel/parallel_for.h). An image's output and input gradient are computed alone, as in one loop; the weight
+// and bias gradients of a part are summed over its images in order, then the parts' sums are added in part order,
+// so every result is the same on any number of threads.
+constexpr int kConvPartImages = 4;
+
 template <class T>
 void conv2d_forward(const Conv2dSpec& s, const Conv2dParams<T>& p, const FeatureShape& in, const Mat<T>& x,
                     Mat<T>& y) {
@@ -63,13 +74,17 @@ void conv2d_forward(const Conv2dSpec& s, const Conv2dParams<T>& p, const Feature
   const int n = static_cast<int>(x.cols());
   const int ckk = s.in_c * s.k * s.k;
   y.resize(out.size(), n);
-  Mat<T> col(out.hw(), ckk);
-  for (int b = 0; b < n; ++b) {
-    im2col(x.col(b).data(), in, s, out, col.data());
-    Eigen::Map<Mat<T>> yt(y.col(b).data(), out.hw(), out.c);  // [Ho*Wo x Cout] = planar CHW
-    yt.noalias() = col * p.w;
-    if (p.b.size()) yt.rowwise() += p.b.col(0).transpose();
-  }
+  const size_t parts = static_cast<size_t>((n + kConvPartImages - 1) / kConvPartImages);
+  parallel_for(parts, [&](size_t part) {
+    Mat<T> col(out.hw(), ckk);
+    const int b1 = std::min(n, static_cast<int>(part + 1) * kConvPartImages);
+    for (int b = static_cast<int>(part) * kConvPartImages; b < b1; ++b) {
+      im2col(x.col(b).data(), in, s, out, col.data());
+      Eigen::Map<Mat<T>> yt(y.col(b).data(), out.hw(), out.c);  // [Ho*Wo x Cout] = planar CHW
+      yt.noalias() = col * p.w;
+      if (p.b.size()) yt.rowwise() += p.b.col(0).transpose();
+    }
+  });
 }
 
 template <class T>
@@ -78,20 +93,29 @@ void conv2d_backward(const Conv2dSpec& s, const Conv2dParams<T>& p, const Featur
   const FeatureShape out = conv2d_output_shape(s, in);
   const int n = static_cast<int>(x.cols());
   const int ckk = s.in_c * s.k * s.k;
-  Mat<T> col(out.hw(), ckk), dcol;
   if (dx) dx->setZero(in.size(), n);
-  for (int b = 0; b < n; ++b) {
-    Eigen::Map<const Mat<T>> dyt(dy.col(b).data(), out.hw(), out.c);
-    if (grads) {
-      im2col(x.col(b).data(), in, s, out, col.data());
-      grads->w.noalias() += col.transpose() * dyt;
-      if (grads->b.size()) grads->b += dyt.colwise().sum().transpose();
+  const size_t parts = static_cast<size_t>((n + kConvPartImages - 1) / kConvPartImages);
+  std::vector<Mat<T>> dw(grads ? parts : 0), db(grads && grads->b.size() ? parts : 0);
+  parallel_for(parts, [&](size_t part) {
+    Mat<T> col(out.hw(), ckk), dcol;
+    if (grads) dw[part].setZero(grads->w.rows(), grads->w.cols());
+    if (!db.empty()) db[part].setZero(grads->b.rows(), grads->b.cols());
+    const int b1 = std::min(n, static_cast<int>(part + 1) * kConvPartImages);
+    for (int b = static_cast<int>(part) * kConvPartImages; b < b1; ++b) {
+      Eigen::Map<const Mat<T>> dyt(dy.col(b).data(), out.hw(), out.c);
+      if (grads) {
+        im2col(x.col(b).data(), in, s, out, col.data());
+        dw[part].noalias() += col.transpose() * dyt;
+        if (!db.empty()) db[part] += dyt.colwise().sum().transpose();
+      }
+      if (dx) {
+        dcol.noalias() = dyt * p.w.transpose();  // [Ho*Wo x Cin*k*k]
+        col2im(dcol.data(), in, s, out, dx->col(b).data());
+      }
     }
-    if (dx) {
-      dcol.noalias() = dyt * p.w.transpose();  // [Ho*Wo x Cin*k*k]
-      col2im(dcol.data(), in, s, out, dx->col(b).data());
-    }
-  }
+  });
+  for (size_t part = 0; part < dw.size(); ++part) grads->w += dw[part];
+  for (size_t part = 0; part < db.size(); ++part) grads->b += db[part];
 }
 
 #define ATTNLAB_INSTANTIATE(T)                                                                                 \

@@ -1,4 +1,5 @@
-// 2-D convolution (cross-correlation, as PyTorch's Conv2d) by im2col + one Eigen GEMM per image.
+// 2-D convolution (cross-correlation, as PyTorch's Conv2d) by im2col + one Eigen GEMM per image; the images run in parts
+// of 4 on the core's threads, the weight gradient summed per part then in part order (no thread-count dependence).
 // Feature maps are NCHW floats held in a column-major Mat [C*H*W x N]: column n is image n, planar CHW,
 // so the buffer is exactly NCHW in memory. Shapes:
 //   x [Cin*H*W x N] -> y [Cout*Ho*Wo x N], Ho = (H + 2 pad - k) / stride + 1 (same for W).

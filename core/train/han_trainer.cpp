@@ -4,6 +4,8 @@
 #include <numeric>
 
 #include "nn/loss.h"
+#include "parallel/parallel_for.h"
+#include "train/data_parallel.h"
 
 namespace attnlab {
 
@@ -96,19 +98,40 @@ TrainProgress HanTrainingRun::step(int max_batches) {
     return pr;
   }
   if (next_batch_ == 0 && seen_ == 0) batches_ = size_batches(train_, o_.batch_size, &rng_);
-  std::vector<int> labels;
-  std::vector<HanDocument> docs;
   for (int k = 0; k < max_batches && next_batch_ < batches_.size(); ++k, ++next_batch_) {
-    labels.clear();
-    docs.clear();
-    for (int i : batches_[next_batch_]) {
-      labels.push_back(train_[i].label);
-      docs.push_back(train_[i].doc);
+    const std::vector<int>& idx = batches_[next_batch_];
+    const size_t parts = train_parts(idx.size(), o_.parts);
+    // One part's loss and gradients (its documents idx[i0, i1)).
+    auto part = [&](size_t i0, size_t i1, HanParams<float>& grads) {
+      std::vector<int> labels;
+      std::vector<HanDocument> docs;
+      for (size_t j = i0; j < i1; ++j) {
+        labels.push_back(train_[idx[j]].label);
+        docs.push_back(train_[idx[j]].doc);
+      }
+      return han_loss_and_gradients(cfg_, params_, docs, labels, pos_weight_, class_weights_, grads);
+    };
+    if (parts == 1) {
+      grads_.set_zero();
+      loss_sum_ += part(0, idx.size(), grads_);
+    } else {
+      // train/data_parallel.h: the parts side by side, their gradients (the embedding's too: a HAN's vocabulary is
+      // small beside its documents' work) summed in part order.
+      if (part_grads_.size() < parts) part_grads_.resize(parts);
+      std::vector<float> losses(parts, 0.f);
+      parallel_for(parts, [&](size_t p) {
+        HanParams<float>& g = part_grads_[p];
+        if (g.embedding.size() == 0) g.resize(cfg_);
+        g.set_zero();
+        losses[p] = part(split_begin(idx.size(), parts, p), split_begin(idx.size(), parts, p + 1), g);
+      });
+      std::vector<std::vector<Mat<float>*>> lists;
+      for (size_t p = 0; p < parts; ++p) lists.push_back(part_grads_[p].list());
+      sum_part_gradients(grads_.list(), lists);
+      for (float l : losses) loss_sum_ += l;
     }
-    grads_.set_zero();
-    loss_sum_ += han_loss_and_gradients(cfg_, params_, docs, labels, pos_weight_, class_weights_, grads_);
     adam_.step(params_.list(), grads_.list());
-    seen_ += static_cast<long>(labels.size());
+    seen_ += static_cast<long>(idx.size());
   }
   pr.epoch = epoch_;
   pr.batch = static_cast<int>(next_batch_);

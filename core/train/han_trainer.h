@@ -35,6 +35,7 @@ class HanTrainingRun {
   std::vector<HanExample> train_, dev_;
   std::vector<int> dev_gold_;
   HanParams<float> params_, best_, grads_;
+  std::vector<HanParams<float>> part_grads_;  // one per data-parallel part (train/data_parallel.h)
   Adam<float> adam_;
   Rng rng_;
   float pos_weight_ = 1.f;

@@ -5,6 +5,8 @@
 
 #include "nn/embedding.h"
 #include "nn/loss.h"
+#include "parallel/parallel_for.h"
+#include "train/data_parallel.h"
 
 namespace attnlab {
 
@@ -53,24 +55,35 @@ int argmax_class(const TextConfig& cfg, const Mat<float>& logits, Eigen::Index b
 
 }  // namespace
 
-float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
-                              const std::vector<int>& labels, float pos_weight,
-                              const std::vector<float>& class_weights, TextParams<float>& grads,
-                              const Mat<float>* alpha_override, TransformerRun run,
-                              const ExplanationPenalties* penalties) {
+float text_loss_and_input_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
+                                    const std::vector<int>& labels, float pos_weight,
+                                    const std::vector<float>& class_weights, TextParams<float>& grads, Mat<float>* d_x,
+                                    const Mat<float>* alpha_override, TransformerRun run,
+                                    const ExplanationPenalties* penalties) {
   TextCache<float> cache;
   cache.run = run;
   text_forward_ids(cfg, params, batch, cache, alpha_override);
-  Mat<float> d_logits, d_x;
+  Mat<float> d_logits;
   float loss = cfg.outputs() == 1 ? weighted_bce_with_logits<float>(cache.logits, labels, pos_weight, d_logits)
                                   : weighted_cross_entropy<float>(cache.logits, labels, class_weights, d_logits);
   if (penalties && penalties->any() && cfg.encoder != EncoderKind::Transformer) {
     Mat<float> d_alpha, d_states;
     loss += explanation_penalties(*penalties, batch, cache, &d_alpha, &d_states);
-    text_backward<float>(cfg, params, cache, d_logits, {}, &grads, &d_x, nullptr, &d_alpha, &d_states);
+    text_backward<float>(cfg, params, cache, d_logits, {}, &grads, d_x, nullptr, &d_alpha, &d_states);
   } else {
-    text_backward(cfg, params, cache, d_logits, {}, &grads, &d_x);
+    text_backward(cfg, params, cache, d_logits, {}, &grads, d_x);
   }
+  return loss;
+}
+
+float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
+                              const std::vector<int>& labels, float pos_weight,
+                              const std::vector<float>& class_weights, TextParams<float>& grads,
+                              const Mat<float>* alpha_override, TransformerRun run,
+                              const ExplanationPenalties* penalties) {
+  Mat<float> d_x;
+  const float loss = text_loss_and_input_gradients(cfg, params, batch, labels, pos_weight, class_weights, grads, &d_x,
+                                                   alpha_override, run, penalties);
   embedding_backward(batch.ids, d_x, grads.embedding);
   return loss;
 }
@@ -134,6 +147,63 @@ std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>&
   return pred;
 }
 
+float text_batch_gradients(const TextConfig& cfg, const TextParams<float>& params,
+                           const std::vector<EncodedExample>& data, const std::vector<int>& idx, const BatchLoss& bl,
+                           TextParams<float>& grads, std::vector<TextParams<float>>& scratch) {
+  static const std::vector<float> kNoWeights;
+  const std::vector<float>& class_weights = bl.class_weights ? *bl.class_weights : kNoWeights;
+  const size_t parts = std::max<size_t>(1, std::min(bl.parts, idx.size()));
+  // One part's loss and gradients (its examples idx[i0, i1)); the embedding's into the table only when whole.
+  auto part = [&](size_t i0, size_t i1, TextParams<float>& g, Mat<float>* d_x, TextBatch* batch_out,
+                  uint64_t seed) {
+    const std::vector<int> sub(idx.begin() + static_cast<long>(i0), idx.begin() + static_cast<long>(i1));
+    TextBatch batch = make_batch(data, sub);
+    std::vector<int> labels;
+    for (int i : sub) labels.push_back(data[i].label);
+    TransformerRun run;
+    run.dropout = bl.dropout;
+    run.seed = seed;
+    Mat<float> alpha;
+    if (bl.impose) alpha = (*bl.impose)(batch);
+    const Mat<float>* imposed = bl.impose ? &alpha : nullptr;
+    const float loss = d_x ? text_loss_and_input_gradients(cfg, params, batch, labels, bl.pos_weight, class_weights, g,
+                                                           d_x, imposed, run, bl.penalties)
+                           : text_loss_and_gradients(cfg, params, batch, labels, bl.pos_weight, class_weights, g,
+                                                     imposed, run, bl.penalties);
+    if (batch_out) *batch_out = std::move(batch);
+    return loss;
+  };
+  if (parts == 1) {
+    grads.set_zero();
+    return part(0, idx.size(), grads, nullptr, nullptr, bl.seed);
+  }
+  // train/data_parallel.h: the parts side by side, their gradients summed in part order; the embedding's columns
+  // added token by token (a dense table per part would cost more than the work it shares).
+  if (scratch.size() < parts) scratch.resize(parts);
+  std::vector<Mat<float>> d_x(parts);
+  std::vector<TextBatch> batches(parts);
+  std::vector<float> losses(parts, 0.f);
+  parallel_for(parts, [&](size_t p) {
+    TextParams<float>& g = scratch[p];
+    if (g.decoder.w.size() == 0) {
+      g.resize(cfg);
+      g.embedding = Mat<float>();
+    }
+    g.set_zero();
+    losses[p] = part(split_begin(idx.size(), parts, p), split_begin(idx.size(), parts, p + 1), g, &d_x[p], &batches[p],
+                     bl.seed * kTrainParts + p);
+  });
+  std::vector<std::vector<Mat<float>*>> lists;
+  for (size_t p = 0; p < parts; ++p) lists.push_back(scratch[p].list());
+  sum_part_gradients(grads.list(), lists);
+  float loss = 0;
+  for (size_t p = 0; p < parts; ++p) {
+    embedding_backward(batches[p].ids, d_x[p], grads.embedding);
+    loss += losses[p];
+  }
+  return loss;
+}
+
 TextTrainingRun::TextTrainingRun(const TextConfig& cfg, TextParams<float> initial, std::vector<EncodedExample> train,
                                  std::vector<EncodedExample> dev, const TrainOptions& o)
     : cfg_(cfg),
@@ -174,26 +244,20 @@ TrainProgress TextTrainingRun::step(int max_batches) {
     return pr;
   }
   if (next_batch_ == 0 && seen_ == 0) batches_ = length_batches(train_, o_.batch_size, &rng_);
-  std::vector<int> labels;
   for (int k = 0; k < max_batches && next_batch_ < batches_.size(); ++k, ++next_batch_) {
-    const TextBatch batch = make_batch(train_, batches_[next_batch_]);
-    labels.clear();
-    for (int i : batches_[next_batch_]) labels.push_back(train_[i].label);
-    grads_.set_zero();
-    TransformerRun run;
-    run.dropout = o_.dropout;
-    run.seed = o_.seed * 1000003ULL + static_cast<uint64_t>(++step_count_);
-    if (o_.impose_attention) {
-      const Mat<float> alpha = o_.impose_attention(batch);
-      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, &alpha,
-                                           run, &o_.penalties);
-    } else {
-      loss_sum_ += text_loss_and_gradients(cfg_, params_, batch, labels, pos_weight_, class_weights_, grads_, nullptr,
-                                           run, &o_.penalties);
-    }
+    const std::vector<int>& idx = batches_[next_batch_];
+    BatchLoss bl;
+    bl.parts = train_parts(idx.size(), o_.parts);
+    bl.pos_weight = pos_weight_;
+    bl.class_weights = &class_weights_;
+    bl.impose = o_.impose_attention ? &o_.impose_attention : nullptr;
+    bl.dropout = o_.dropout;
+    bl.seed = o_.seed * 1000003ULL + static_cast<uint64_t>(++step_count_);
+    bl.penalties = &o_.penalties;
+    loss_sum_ += text_batch_gradients(cfg_, params_, train_, idx, bl, grads_, part_grads_);
     if (adamw_) adamw_->step(params_.list(), grads_.list());
     else adam_.step(params_.list(), grads_.list());
-    seen_ += static_cast<long>(labels.size());
+    seen_ += static_cast<long>(idx.size());
   }
   pr.epoch = epoch_;
   pr.batch = static_cast<int>(next_batch_);

@@ -46,6 +46,9 @@ struct TrainOptions {
   double warmup_fraction = 0.1;
   double dropout = 0.0;  // transformer only: dropout rate in training (seeded from seed and the step)
   ExplanationPenalties penalties;  // diversity / deception losses (train/explanation_penalties.h)
+  // Data-parallel parts of each batch (train/data_parallel.h): 0 = the batch's rule (a batch of 32 in 4 parts of 8,
+  // on the core's threads; the weights do not depend on the thread count), 1 = the whole batch in one pass.
+  int parts = 0;
 };
 
 struct TrainProgress {
@@ -94,6 +97,7 @@ class TextTrainingRun {
   TrainResult result_;
   double best_acc_ = -1, best_f1_ = -1;
   int epoch_ = 1;
+  std::vector<TextParams<float>> part_grads_;  // one per data-parallel part (embedding empty)
   std::vector<std::vector<int>> batches_;  // this epoch's, made at its first step
   size_t next_batch_ = 0;
   double loss_sum_ = 0;
@@ -114,6 +118,33 @@ float text_loss_and_gradients(const TextConfig& cfg, const TextParams<float>& pa
                               const std::vector<float>& class_weights, TextParams<float>& grads,
                               const Mat<float>* alpha_override = nullptr, TransformerRun run = {},
                               const ExplanationPenalties* penalties = nullptr);
+// The same without the embedding: the gradient w.r.t. the embedded inputs goes to *d_x ([E x T*B], batch.ids'
+// order) for the caller to add into the table (embedding_backward); grads.embedding is not touched (may be empty).
+float text_loss_and_input_gradients(const TextConfig& cfg, const TextParams<float>& params, const TextBatch& batch,
+                                    const std::vector<int>& labels, float pos_weight,
+                                    const std::vector<float>& class_weights, TextParams<float>& grads, Mat<float>* d_x,
+                                    const Mat<float>* alpha_override = nullptr, TransformerRun run = {},
+                                    const ExplanationPenalties* penalties = nullptr);
+
+// How one training batch's loss is made (TextTrainingRun's step): `parts` data-parallel parts (train/data_parallel.h;
+// 1 = one pass over the batch), the class weights, the imposed attention, the transformer's dropout and its seed
+// (part p of several uses seed * kTrainParts + p), the explanation penalties.
+struct BatchLoss {
+  size_t parts = 1;
+  float pos_weight = 1.f;
+  const std::vector<float>* class_weights = nullptr;  // nullptr: all 1
+  const AttentionImposer* impose = nullptr;
+  double dropout = 0;
+  uint64_t seed = 0;
+  const ExplanationPenalties* penalties = nullptr;
+};
+
+// The summed loss of the examples idx of data; grads is set (not accumulated) to its parameter gradients. The parts
+// run on the core's threads (scratch: their gradients, kept between calls) and are summed in part order, so grads do
+// not depend on the thread count; they equal the one-pass gradient up to float rounding.
+float text_batch_gradients(const TextConfig& cfg, const TextParams<float>& params,
+                           const std::vector<EncodedExample>& data, const std::vector<int>& idx, const BatchLoss& loss,
+                           TextParams<float>& grads, std::vector<TextParams<float>>& scratch);
 
 // Predicted class per example (batched forward).
 std::vector<int> predict_classes(const TextConfig& cfg, const TextParams<float>& params,

@@ -32,7 +32,7 @@ one() {
     deceptive-0.1) extra=(--deception 0.1 --impermissible-positions "$work/train.positions") ;;
   esac
   if [ ! -f "$work/$tag/config.json" ]; then
-    nice -n 10 "$BIN" train-text --train "$work/train.tsv" --dev "$work/dev.tsv" --test "$work/test.tsv" --out "$work/$tag" \
+    nice -n 10 "$BIN" train-text --parts 1 --train "$work/train.tsv" --dev "$work/dev.tsv" --test "$work/test.tsv" --out "$work/$tag" \
       --attention tanh --seed "$seed" --epochs "$EPOCHS" --min-count 2 "${extra[@]}" > "$work/$tag.train.log" 2>&1
   fi
   grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"

@@ -44,7 +44,7 @@ one() {  # NAME ATTENTION SEED EPOCHS
     ln -sfn "$PWD/models/text/$name" "$dir"
     [ -f "$out/$tag.train.json" ] || grep '^{' "models/text/$name.train.log" | tail -n 1 > "$out/$tag.train.json"
   elif [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
-    nice -n 10 "$BIN" train-han --train "$data/train.tsv" --test "$data/test.tsv" --dev-fraction 0.1 --out "$dir" \
+    nice -n 10 "$BIN" train-han --parts 1 --train "$data/train.tsv" --test "$data/test.tsv" --dev-fraction 0.1 --out "$dir" \
       --word-attention "$att" --sentence-attention "$att" --seed "$seed" --epochs "$epochs" --min-count 2 --max-vocab 15000 \
       --embedding-dim 100 --word-hidden 50 --sentence-hidden 50 --max-sentences 100 --max-sentence-tokens 100 \
       --split-run-together "$run_together" --storage f16 > "$work/$tag.train.log" 2>&1

@@ -36,7 +36,7 @@ one() {  # DATASET KIND SEED
   [ "$missing" = 0 ] && return 0
   case $kind in ortho) recipe=(--encoder ortho_bilstm) ;; diversity) recipe=(--diversity 0.5) ;; esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
-    nice -n 10 "$BIN" train-text --train "$data/$sub/train.tsv" --test "$data/$sub/test.tsv" --dev-fraction 0.1 \
+    nice -n 10 "$BIN" train-text --parts 1 --train "$data/$sub/train.tsv" --test "$data/$sub/test.tsv" --dev-fraction 0.1 \
       --max-tokens 400 --out "$dir" --attention tanh "${recipe[@]}" --seed "$seed" --epochs 8 --min-count 2 \
       --max-vocab 15000 --storage f32 > "$work/$tag.train.log" 2>&1
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"

@@ -52,7 +52,7 @@ one() {
     deceptive) recipe=(--attention tanh --deception 1 --impermissible "$LEXICON" --epochs "$EPOCHS") ;;
   esac
   if [ ! -f "$dir/config.json" ] || [ ! -f "$out/$tag.train.json" ]; then
-    nice -n 10 "$BIN" train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+    nice -n 10 "$BIN" train-text --parts 1 --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
       --out "$dir" "${recipe[@]}" --seed "$seed" --min-count 2 --storage "$STORAGE" --limit "$TRAIN_LIMIT" \
       > "$work/$tag.train.log" 2>&1
     grep '^{' "$work/$tag.train.log" | tail -n 1 > "$out/$tag.train.json"

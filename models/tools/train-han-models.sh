@@ -18,7 +18,7 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data}
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
 train_one() {  # NAME DATA_SUBDIR WORD_ATTENTION SENTENCE_ATTENTION EPOCHS [SPLIT_RUN_TOGETHER]
-  nice -n 10 build/attnlab train-han --train "$data/$2/train.tsv" --test "$data/$2/test.tsv" --dev-fraction 0.1 \
+  nice -n 10 build/attnlab train-han --parts 1 --train "$data/$2/train.tsv" --test "$data/$2/test.tsv" --dev-fraction 0.1 \
     --out "models/text/$1" --word-attention "$3" --sentence-attention "$4" --seed 1 --epochs "$5" --min-count 2 \
     --max-vocab 15000 --embedding-dim 100 --word-hidden 50 --sentence-hidden 50 --max-sentences 100 \
     --max-sentence-tokens 100 --split-run-together "${6:-false}" --storage f16 > "models/text/$1.train.log" 2>&1

@@ -18,7 +18,7 @@ KINDS=${KINDS:-tanh dot uniform ortho diversity}
 train_one() {  # NAME DATA_SUBDIR KIND
   local recipe=(--attention "$3")
   case $3 in ortho) recipe=(--attention tanh --encoder ortho_bilstm) ;; diversity) recipe=(--attention tanh --diversity 0.5) ;; esac
-  build/attnlab train-text --train "$data/$2/train.tsv" --test "$data/$2/test.tsv" --dev-fraction 0.1 --max-tokens 400 \
+  build/attnlab train-text --parts 1 --train "$data/$2/train.tsv" --test "$data/$2/test.tsv" --dev-fraction 0.1 --max-tokens 400 \
     --out "models/text/$1-$3" "${recipe[@]}" --seed 1 --epochs 8 --min-count 2 --max-vocab 15000 --storage f16 \
     > "models/text/$1-$3.train.log" 2>&1
 }

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 data=${1:-../shared/data/sst2}
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
 train_one() {
-  build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+  build/attnlab train-text --parts 1 --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
     --out "models/text/sst2-$1" --attention "$1" --seed 1 --epochs 8 --min-count 2 --storage f16 \
     > "models/text/sst2-$1.train.log" 2>&1
 }

@@ -13,14 +13,14 @@ shift || true
 [ -x build/attnlab ] || { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target attnlab; }
 source models/tools/transformer-recipe.sh
 train_one() {  # name layers attention epochs
-  nice -n 10 build/attnlab train-text --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
+  nice -n 10 build/attnlab train-text --parts 1 --train "$data/phrases_train.tsv" --dev "$data/dev.tsv" --test "$data/test.tsv" \
     --out "models/text/$1" "${TRANSFORMER_RECIPE[@]}" --layers "$2" --max-len 64 --attention "$3" \
     --seed 1 --epochs "$4" --min-count 2 --storage f16 > "models/text/$1.train.log" 2>&1
 }
 # The second data set: AG News World vs Business (as models/tools/train-other-datasets.sh: no dev split, every 10th
 # training example held out; vocabulary of the 15,000 most frequent words seen >= 2 times), max_len 128 (p99 71 tokens).
 train_agnews() {  # name
-  nice -n 10 build/attnlab train-text --train "$data/../agnews/world_vs_business/train.tsv" \
+  nice -n 10 build/attnlab train-text --parts 1 --train "$data/../agnews/world_vs_business/train.tsv" \
     --test "$data/../agnews/world_vs_business/test.tsv" --dev-fraction 0.1 --max-vocab 15000 \
     --out "models/text/$1" "${TRANSFORMER_RECIPE[@]}" --layers 2 --max-len 128 --attention dot \
     --seed 1 --epochs 8 --min-count 2 --storage f16 > "models/text/$1.train.log" 2>&1

@@ -5,7 +5,11 @@
 //   explain (every importance) of a 50-token sentence: sst2-tanh (BiLSTM) and sst2-transformer
 //   the Debate's erase-until-flip on 40 SST-2 test sentences (TextLab.experimentRange, the rows of one worker)
 //   the Documents view's HAN explain of a 1,000-token document (imdb-han; at most 3 runs)
-// Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N]   Prints a table (median ms).
+//   training (at most 2 runs): one epoch of the Train view's BiLSTM (tanh, SST-2's 6,920 sentences + the dev pass,
+//   Module.TextTraining) and of the localization lab's CNN ("full" recipe, 500 images, Module.CnnTrainer), the
+//   weights compared as bytes (core/train/data_parallel.h, nn/conv2d.h)
+// Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N] [--only explain|han|train]
+// Prints a table (median ms).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium, hostWorkers } from '../e2e/browser.mjs';
@@ -15,6 +19,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i >= 0 ? process.argv[i + 1] : def; };
 const runs = Number(arg('runs', 5));
 const threads = Number(arg('threads', 2));
+const only = arg('only', null);
 const server = await startServer({ port: 0, root: ROOT });
 const ctx = await launchChromium();
 try {
@@ -22,7 +27,7 @@ try {
   await page.goto(`${server.url}/web/#view=text&threads=${threads}`);
   await page.waitForFunction(() => document.querySelector('#view-text')?.dataset.status === 'ready', null, { timeout: 120_000 });
   const [host] = hostWorkers(page);
-  const out = await host.evaluate(async ({ runs, threads }) => {
+  const out = await host.evaluate(async ({ runs, threads, only }) => {
     const { loadCore } = await import('./core.js');
     const M = await loadCore();
     const words = ['the', 'film', 'is', 'not', 'bad', ',', 'but', 'the', 'plot', 'drags', 'and', 'the', 'ending', 'is', 'a', 'mess'];
@@ -30,7 +35,7 @@ try {
     const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
     const rows = [];
     const sst = (await (await fetch('/models/text/data/sst2-test.tsv')).text()).trim().split('\n').slice(0, 40).join('\n');
-    for (const name of ['sst2-tanh', 'sst2-transformer']) {
+    for (const name of only && only !== 'explain' ? [] : ['sst2-tanh', 'sst2-transformer']) {
       const base = `/models/text/${name}/`;
       const lab = new M.TextLab(await (await fetch(`${base}config.json`)).text(),
         new Uint8Array(await (await fetch(`${base}model.safetensors`)).arrayBuffer()));
@@ -53,7 +58,7 @@ try {
       }
       lab.delete();
     }
-    { // the Documents view's explain of the longest document an explanation covers (bench-han-doc.mjs's document)
+    if (!only || only === 'han') { // the Documents view's explain of the longest document an explanation covers (bench-han-doc.mjs's document)
       const base = '/models/text/imdb-han/';
       const lab = new M.HanLab(await (await fetch(`${base}config.json`)).text(),
         new Uint8Array(await (await fetch(`${base}model.safetensors`)).arrayBuffer()));
@@ -74,8 +79,43 @@ try {
       rows.push({ job: 'HAN explain, 1,000-token IMDB document (42 sentences), imdb-han', one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
       lab.delete();
     }
+    if (!only || only === 'train') {
+      const hash = (bytes) => { let h = 2166136261; for (const b of bytes) h = Math.imul(h ^ b, 16777619) >>> 0; return `${bytes.length}:${h}`; };
+      const train = await (await fetch('/models/text/data/sst2-train.tsv')).text(), dev = await (await fetch('/models/text/data/sst2-dev.tsv')).text();
+      const jobs = [
+        ['training: one BiLSTM epoch (SST-2, 6,920 sentences + dev)', () => {
+          const job = new M.TextTraining(train, dev, { attention: 'tanh', seed: 50, epochs: 1 });
+          let p;
+          do p = job.step(64); while (!p.done);
+          const h = hash(job.weights());
+          job.delete();
+          return h;
+        }],
+        ['training: one CNN epoch (localization "full" recipe, 500 images)', () => {
+          const t = new M.CnnTrainer({ imageSize: 64, widths: [16, 32, 64], optimizer: 'sgd', lr: 0.05, batchSize: 32, head: 'gap',
+            cbam: 'none', trainSize: 500, valSize: 100, testSize: 50, epochs: 1, seed: 1, probes: 1 });
+          while (!t.done()) t.step(4);
+          const h = hash(t.weights());
+          t.delete();
+          return h;
+        }],
+      ];
+      for (const [job, run] of jobs) {
+        const t = { 1: [], [threads]: [] };
+        const res = {};
+        for (let r = 0; r < Math.min(runs, 2); r++)
+          for (const n of [1, threads]) {
+            M.setThreads(n);
+            const t0 = performance.now();
+            res[n] = run();
+            t[n].push(performance.now() - t0);
+          }
+        M.setThreads(threads);
+        rows.push({ job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
+      }
+    }
     return { cores: navigator.hardwareConcurrency, threads: M.threads(), rows };
-  }, { runs, threads });
+  }, { runs, threads, only });
   console.log(`Chromium, ${out.cores} cores; the core on ${out.threads} threads; ${runs} runs each, median`);
   console.log(`| job | 1 thread (ms) | ${threads} threads (ms) | speed-up | results |`);
   console.log('| --- | --- | --- | --- | --- |');

@@ -3,6 +3,8 @@
 // peak. FLOP counters give GFLOP/s. Run: build/attnlab_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <memory>
+
 #include "explain/importance.h"
 #include "parallel/parallel_for.h"
 #include "train/text_trainer.h"
@@ -92,6 +94,35 @@ void BM_TrainBatch32x20(benchmark::State& state) {
   state.counters["FLOP/s"] = benchmark::Counter(3 * 32 * 20 * forward_flops_per_token(m.cfg), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_TrainBatch32x20)->Unit(benchmark::kMillisecond);
+
+// Ten training steps (Adam included) of the BiLSTM on 320 sequences of 20 tokens, batch 32, in data-parallel parts
+// (train/data_parallel.h): range(0) parts (0 = the rule: 4), range(1) threads. The step's rows do not depend on the
+// threads; parts 1 is the whole batch in one pass.
+void BM_TrainSteps(benchmark::State& state) {
+  Model m;
+  std::vector<EncodedExample> train;
+  for (int i = 0; i < 320; ++i) {
+    std::vector<int> ids = ids_of_length(20);
+    ids[static_cast<size_t>(i) % 20] = 2 + i;
+    train.push_back({i % 2, ids});
+  }
+  TrainOptions o;
+  o.epochs = 1;
+  o.parts = static_cast<int>(state.range(0));
+  set_thread_count(static_cast<int>(state.range(1)));
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto run = std::make_unique<TextTrainingRun>(m.cfg, m.params, train, std::vector<EncodedExample>{}, o);
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(run->step(10));
+    state.PauseTiming();
+    run.reset();
+    state.ResumeTiming();
+  }
+  set_thread_count(1);
+  state.counters["tokens/s"] = benchmark::Counter(320 * 20, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_TrainSteps)->Args({1, 1})->Args({0, 1})->Args({0, 2})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // The practical limit: the LSTM input projection as one GEMM [4H x E] x [E x N].
 void BM_Gemm512x128xN(benchmark::State& state) {
