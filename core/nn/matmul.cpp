@@ -46,6 +46,36 @@ inline void block32x1(int K, const float* A, int lda, const float* B, float* C, 
   for (int r = 0; r < 8; ++r) store(C + i + 4 * r, acc[r]);
 }
 
+// Fewer than 8 rows (a language model's logits for a short prompt: kernel rows = tokens, columns = the vocabulary):
+// columns n..n+3 of C for every row, the four columns on the lanes; B's [4 x 4] blocks (4 columns, 4 values of k)
+// are turned in registers (simd::transpose4). Each element is still summed over k in order (one accumulator,
+// multiply then add), as in block8 and scalar_rows.
+inline void few_rows_cols4(int M, int K, const float* A, int lda, const float* b, int ldb, float* c, int ldc) {
+  const float *b0 = b, *b1 = b + ldb, *b2 = b + 2L * ldb, *b3 = b + 3L * ldb;
+  v4 acc[7];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < 4; ++j) acc[i][j] = c[static_cast<long>(j) * ldc + i];
+  int k = 0;
+  for (; k + 4 <= K; k += 4) {
+    v4 p0 = load(b0 + k), p1 = load(b1 + k), p2 = load(b2 + k), p3 = load(b3 + k);
+    transpose4(p0, p1, p2, p3);  // p_q = B[k + q, n..n+3]
+    const float* a = A + static_cast<long>(k) * lda;
+    for (int i = 0; i < M; ++i) {
+      acc[i] += splat(a[i]) * p0;
+      acc[i] += splat(a[i + lda]) * p1;
+      acc[i] += splat(a[i + 2L * lda]) * p2;
+      acc[i] += splat(a[i + 3L * lda]) * p3;
+    }
+  }
+  for (; k < K; ++k) {
+    const v4 p = v4{b0[k], b1[k], b2[k], b3[k]};
+    const float* a = A + static_cast<long>(k) * lda;
+    for (int i = 0; i < M; ++i) acc[i] += splat(a[i]) * p;
+  }
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < 4; ++j) c[static_cast<long>(j) * ldc + i] = acc[i][j];
+}
+
 void scalar_rows(int K, const float* A, int lda, const float* B, float* C, int i0, int i1) {
   for (int i = i0; i < i1; ++i) {
     float s = C[i];
@@ -65,6 +95,12 @@ void matmul_acc_kernel(int M, int N, int K, const float* A, int lda, const float
   }
   std::vector<float> panel(static_cast<size_t>(K) * 4);
   int n = 0;
+  if (M < 8) {
+    for (; n + 4 <= N; n += 4)
+      few_rows_cols4(M, K, A, lda, B + static_cast<long>(n) * ldb, ldb, C + static_cast<long>(n) * ldc, ldc);
+    for (; n < N; ++n) scalar_rows(K, A, lda, B + static_cast<long>(n) * ldb, C + static_cast<long>(n) * ldc, 0, M);
+    return;
+  }
   for (; n + 4 <= N; n += 4) {
     const float* b = B + static_cast<long>(n) * ldb;
     for (int k = 0; k < K; ++k)

@@ -1,8 +1,9 @@
 // C += A * B for column-major float blocks. Natively this is Eigen's GEMM (vectorised for the host).
 // Under WebAssembly a register-blocked loop nest on wasm SIMD is used instead (written when Eigen 3.4 had no
 // SIMD there; it now runs its SSE path, CMakeLists.txt): 8 rows x 4 columns of C accumulate in registers while
-// K streams, and every element is summed over k in order whatever the shape, so a row's value does not depend
-// on how many rows are multiplied with it (docs/BENCHMARKS.md).
+// K streams (fewer than 8 rows: every row x 4 columns, the columns on the lanes), and every element is summed
+// over k in order whatever the shape, so a row's value does not depend on how many rows are multiplied with it
+// (docs/BENCHMARKS.md).
 // Double precision always uses Eigen (it only serves gradient checks).
 #pragma once
 #include <type_traits>

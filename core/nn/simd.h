@@ -16,6 +16,15 @@ inline v4 load(const float* p) {
 }
 inline void store(float* p, v4 v) { std::memcpy(p, &v, sizeof v); }
 inline v4 splat(float x) { return v4{x, x, x, x}; }
+// The 4 x 4 transpose of rows r0..r3: on return r_j holds element j of each input row (lane i from the old r_i).
+inline void transpose4(v4& r0, v4& r1, v4& r2, v4& r3) {
+  const v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+  const v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+  r0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+  r1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  r2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+  r3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
 inline v4 min(v4 a, v4 b) { return a < b ? a : b; }
 inline v4 max(v4 a, v4 b) { return a > b ? a : b; }
 

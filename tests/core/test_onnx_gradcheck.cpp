@@ -282,8 +282,62 @@ TEST(OnnxGradcheck, ShapeOps) {
   check({"Cast", {"x0"}, {{2, 3}}, {ai("to", kFloat)}});
 }
 
+// Transpose copies in tiles (ops/layout_ops.cpp transpose_copy): every output element against the definition
+// y[i_0, …, i_{r-1}] = x[j] with j_{perm[k]} = i_k, on shapes whose tiled axes have ragged ends; float and int64.
+TEST(OnnxTranspose, EveryElementIsTheDefinitions) {
+  const Shape xs = {2, 35, 3, 33};
+  const std::vector<std::vector<int64_t>> perms = {{0, 3, 1, 2}, {3, 2, 1, 0}, {0, 1, 3, 2}, {1, 0, 2, 3}, {2, 3, 0, 1}};
+  for (int dtype : {kFloat, kInt64})
+    for (const auto& perm : perms) {
+      Model m;
+      m.ir_version = 8;
+      m.opsets[""] = 17;
+      Node n;
+      n.name = "t";
+      n.op_type = "Transpose";
+      n.inputs = {"x0"};
+      n.outputs = {"y0"};
+      n.attributes = {ais("perm", perm)};
+      n.opset = 17;
+      m.nodes.push_back(n);
+      ValueInfo vi;
+      vi.name = "x0";
+      vi.dtype = dtype;
+      m.inputs.push_back(vi);
+      ValueInfo vo;
+      vo.name = "y0";
+      m.outputs.push_back(vo);
+      Executor<float> ex;
+      std::string err;
+      ASSERT_TRUE(ex.load(m, &err)) << err;
+      Tensor<float> x = dtype == kFloat ? Tensor<float>::floats(xs) : Tensor<float>::ints(xs);
+      for (int64_t k = 0; k < shape_numel(xs); ++k) (dtype == kFloat ? x.f[k] = float(k) : x.i[k] = 7 * k);
+      ASSERT_TRUE(ex.forward({{"x0", x}}, &err)) << err;
+      const Tensor<float>& y = *ex.value("y0");
+      Shape os(4);
+      for (int k = 0; k < 4; ++k) os[k] = xs[perm[k]];
+      ASSERT_EQ(y.shape, os);
+      const Shape xst = strides_of(xs);
+      int64_t wrong = 0;
+      for (int64_t a = 0; a < os[0]; ++a)
+        for (int64_t b = 0; b < os[1]; ++b)
+          for (int64_t c = 0; c < os[2]; ++c)
+            for (int64_t d = 0; d < os[3]; ++d) {
+              const int64_t i[4] = {a, b, c, d};
+              int64_t j = 0;
+              for (int k = 0; k < 4; ++k) j += i[k] * xst[perm[k]];
+              const int64_t at = ((a * os[1] + b) * os[2] + c) * os[3] + d;
+              wrong += dtype == kFloat ? y.f[at] != float(j) : y.i[at] != 7 * j;
+            }
+      EXPECT_EQ(wrong, 0) << "perm " << perm[0] << perm[1] << perm[2] << perm[3];
+    }
+}
+
 TEST(OnnxGradcheck, LayoutOps) {
   check({"Transpose", {"x0"}, {{2, 3, 4}}, {ais("perm", {2, 0, 1})}});
+  check({"Transpose", {"x0"}, {{2, 3, 4}}, {ais("perm", {0, 2, 1})}});
+  check({"Transpose", {"x0"}, {{3, 2, 4}}, {}});  // the default: reversed
+  check({"Transpose", {"x0"}, {{34, 33}}, {ais("perm", {1, 0})}});  // tiles with ragged ends
   check({"Slice", {"x0", "st", "en", "ax", "sp"}, {{4, 5, 6}}, {},
          {ints("st", {1, -1}), ints("en", {4, 0}), ints("ax", {0, 2}), ints("sp", {2, -2})}});
   check({"Gather", {"x0", "i"}, {{4, 3}}, {ai("axis", 0)}, {ints("i", {3, 0, -1, 3}, kInt64, {2, 2})}});

@@ -5,6 +5,8 @@
 //   Pad (constant / reflect / edge; pads and constant_value inputs from opset 11, attributes before; opset-18
 //   axes; negative pads refused), Concat (axis; float or int), Split (split input from 13, attribute
 //   before; equal parts otherwise, the last smaller for opset-18 num_outputs).
+// Transpose copies directly (tiled) instead of through a map; its backward is the inverse permutation.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -49,28 +51,100 @@ Tensor<T> scatter_by_map(const Shape& in_shape, const Tensor<T>& g, const std::v
 template <class T>
 using MapFn = std::string (*)(const Node&, const std::vector<const Tensor<T>*>&, Shape*, std::vector<int64_t>*, double*);
 
-template <class T>
-std::string transpose_map(const Node& n, const std::vector<const Tensor<T>*>& in, Shape* os, std::vector<int64_t>* map, double*) {
-  const Tensor<T>& x = *in[0];
-  const int r = x.rank();
-  std::vector<int64_t> perm = n.attr_ints("perm");
-  if (perm.empty())
-    for (int k = r - 1; k >= 0; --k) perm.push_back(k);
-  if (static_cast<int>(perm.size()) != r) return "perm has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(r);
+// Transpose's permutation (default: reversed), checked.
+std::string transpose_perm(const Node& n, int r, std::vector<int64_t>* perm) {
+  *perm = n.attr_ints("perm");
+  if (perm->empty())
+    for (int k = r - 1; k >= 0; --k) perm->push_back(k);
+  if (static_cast<int>(perm->size()) != r) return "perm has " + std::to_string(perm->size()) + " entries for rank " + std::to_string(r);
   std::vector<char> seen(r, 0);
-  for (int64_t p : perm) {
+  for (int64_t p : *perm) {
     if (p < 0 || p >= r || seen[p]) return "perm is not a permutation";
     seen[p] = 1;
   }
-  const Shape st = strides_of(x.shape);
-  os->resize(r);
-  for (int k = 0; k < r; ++k) (*os)[k] = x.shape[perm[k]];
-  map->resize(static_cast<size_t>(shape_numel(*os)));
-  for_each_index(*os, [&](int64_t k, const std::vector<int64_t>& idx) {
-    int64_t off = 0;
-    for (int d = 0; d < r; ++d) off += idx[d] * st[perm[d]];
-    (*map)[k] = off;
-  });
+  return "";
+}
+
+// y = x with its axes permuted (out axis k is x's axis perm[k]), copied directly — no index map: a language model's
+// [1, V, T] → [1, T, V] logits are millions of elements a pass. The output's last axis and the axis that reads x
+// contiguously are copied in 32 × 32 tiles, so both sides touch whole cache lines; the other axes are an odometer.
+template <class V>
+void transpose_copy(const std::vector<V>& x, const Shape& xs, const std::vector<int64_t>& perm, std::vector<V>& y) {
+  const int r = static_cast<int>(xs.size());
+  Shape os(r);
+  for (int k = 0; k < r; ++k) os[k] = xs[perm[k]];
+  y.resize(static_cast<size_t>(shape_numel(os)));
+  if (y.empty()) return;
+  if (r == 0) {
+    y[0] = x[0];
+    return;
+  }
+  const Shape xst = strides_of(xs), ost = strides_of(os);
+  std::vector<int64_t> in_st(r);  // x's stride along out axis k
+  for (int k = 0; k < r; ++k) in_st[k] = xst[perm[k]];
+  const int last = r - 1;
+  int j = last;  // the out axis that walks x contiguously (x's last axis), if any
+  for (int k = 0; k < r; ++k)
+    if (perm[k] == r - 1 && os[k] > 1) j = k;
+  const int64_t nl = os[last], nj = j == last ? 1 : os[j];
+  const int64_t sl = in_st[last], sj = j == last ? 0 : in_st[j], oj = j == last ? 0 : ost[j];
+  std::vector<int64_t> idx(r, 0);
+  constexpr int64_t kTile = 32;
+  for (;;) {
+    int64_t xo = 0, yo = 0;  // offsets of the other axes
+    for (int k = 0; k < r; ++k)
+      if (k != last && k != j) {
+        xo += idx[k] * in_st[k];
+        yo += idx[k] * ost[k];
+      }
+    if (j == last) {
+      for (int64_t c = 0; c < nl; ++c) y[yo + c] = x[xo + c * sl];
+    } else {
+      for (int64_t a0 = 0; a0 < nj; a0 += kTile)
+        for (int64_t c0 = 0; c0 < nl; c0 += kTile) {
+          const int64_t a1 = std::min(nj, a0 + kTile), c1 = std::min(nl, c0 + kTile);
+          for (int64_t a = a0; a < a1; ++a)
+            for (int64_t c = c0; c < c1; ++c) y[yo + a * oj + c] = x[xo + a * sj + c * sl];
+        }
+    }
+    int k = last - 1;
+    for (; k >= 0; --k) {
+      if (k == j) continue;
+      if (++idx[k] < os[k]) break;
+      idx[k] = 0;
+    }
+    if (k < 0) break;
+  }
+}
+
+template <class T>
+std::string transpose_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
+  if (auto e = check_inputs(n, in, 1, false); !e.empty()) return e;
+  const Tensor<T>& x = *in[0];
+  std::vector<int64_t> perm;
+  if (auto e = transpose_perm(n, x.rank(), &perm); !e.empty()) return e;
+  Tensor<T> y;
+  y.dtype = x.dtype;
+  y.shape.resize(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) y.shape[k] = x.shape[perm[k]];
+  if (x.is_float()) transpose_copy(x.f, x.shape, perm, y.f);
+  else transpose_copy(x.i, x.shape, perm, y.i);
+  out[0] = std::move(y);
+  return "";
+}
+// A permutation moves each element once: dx is dy transposed back (the inverse permutation).
+template <class T>
+std::string transpose_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
+                          const std::vector<const Tensor<T>*>& dout, const std::vector<bool>&, std::vector<Tensor<T>>& din) {
+  std::vector<int64_t> perm;
+  if (auto e = transpose_perm(n, in[0]->rank(), &perm); !e.empty()) return e;
+  std::vector<int64_t> inv(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) inv[static_cast<size_t>(perm[k])] = static_cast<int64_t>(k);
+  Tensor<T> d;
+  d.dtype = kFloat;
+  d.shape = in[0]->shape;
+  transpose_copy(dout[0]->f, dout[0]->shape, inv, d.f);
+  din[0] = std::move(d);
   return "";
 }
 
@@ -371,7 +445,7 @@ std::string split_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, co
 
 template <class T>
 void register_layout_ops(OpRegistry<T>& r) {
-  r["Transpose"] = {&mapped_fwd<T, &transpose_map<T>>, &mapped_bwd<T, &transpose_map<T>>, 1};
+  r["Transpose"] = {&transpose_fwd<T>, &transpose_bwd<T>, 1};
   r["Slice"] = {&mapped_fwd<T, &slice_map<T>>, &mapped_bwd<T, &slice_map<T>>, 1};
   r["Gather"] = {&mapped_fwd<T, &gather_map<T>>, &mapped_bwd<T, &gather_map<T>>, 1};
   r["Pad"] = {&mapped_fwd<T, &pad_map<T>>, &mapped_bwd<T, &pad_map<T>>, 2};
