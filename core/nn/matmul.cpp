@@ -108,7 +108,7 @@ void matmul_acc_kernel(int M, int N, int K, const float* A, int lda, const float
     float* c = C + static_cast<long>(n) * ldc;
     int i = 0;
     for (; i + 8 <= M; i += 8) block8<4>(K, A, lda, panel.data(), c, ldc, i);
-    for (int j = 0; j < 4; ++j) scalar_rows(K, A, lda, b + static_cast<long>(j) * ldb, c + static_cast<long>(j) * ldc, i, M);
+    if (i < M) few_rows_cols4(M - i, K, A + i, lda, b, ldb, c + i, ldc);  // the last rows, columns on the lanes
   }
   for (; n < N; ++n) {
     const float* b = B + static_cast<long>(n) * ldb;
