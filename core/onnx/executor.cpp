@@ -178,6 +178,13 @@ bool Executor<T>::load(const Model& model, std::string* error) {
       return false;
     }
   model_ = &model;
+  refs_.assign(model.nodes.size(), NodeRefs());
+  for (size_t k = 0; k < model.nodes.size(); ++k) {
+    const Node& n = model.nodes[k];
+    refs_[k].op = find_op<T>(n.op_type);
+    for (const auto& in : n.inputs) refs_[k].in.push_back(in.empty() ? -1 : ids_[in]);
+    for (const auto& o : n.outputs) refs_[k].out.push_back(o.empty() ? -1 : ids_[o]);
+  }
   // Which nodes fold (every input constant), and how often folded nodes read each value.
   std::vector<char> folds(model.nodes.size(), 0), kept(nv, 0), released(nv, 0);
   std::vector<int> fold_reads(nv, 0);
@@ -253,23 +260,25 @@ bool Executor<T>::store(std::vector<Tensor<T>>& slots, std::vector<int64_t>& byt
 
 template <class T>
 bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
-  const OpEntry<T>* op = find_op<T>(n.op_type);
-  const std::string where = "node '" + n.name + "' (" + n.op_type + ")";
+  const NodeRefs& r = refs(n);
+  const OpEntry<T>* op = r.op;
+  const auto where = [&n] { return "node '" + n.name + "' (" + n.op_type + ")"; };  // for messages only
   if (n.outputs.empty()) {  // the schema check refuses this at load; kept for graphs edited afterwards
-    *error = where + " has no outputs";
+    *error = where() + " has no outputs";
     return false;
   }
   std::vector<const Tensor<T>*> in;
+  in.reserve(n.inputs.size());
   bool rg = false;
   int64_t visits = 0;  // elements read: the least work any operator does
-  for (const auto& name : n.inputs) {
-    if (name.empty()) {
+  for (size_t q = 0; q < n.inputs.size(); ++q) {
+    const int id = r.in[q];
+    if (id < 0) {
       in.push_back(nullptr);
       continue;
     }
-    const int id = ids_[name];
     if (!defined_[id]) {
-      *error = where + ": input '" + name + "' has no value";
+      *error = where() + ": input '" + n.inputs[q] + "' has no value";
       return false;
     }
     in.push_back(&values_[id]);
@@ -283,13 +292,13 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
   ctx.work_left = std::min(pool, limits_.max_node_work);
   const int64_t before = ctx.work_left;
   if (const std::string e = charge_work({visits}); !e.empty()) {
-    *error = where + ": " + e;
+    *error = where() + ": " + e;
     return false;
   }
   std::vector<Tensor<T>> out(n.outputs.size());
   const std::string e = op->forward(n, in, out);
   if (!e.empty()) {
-    *error = where + ": " + e;
+    *error = where() + ": " + e;
     return false;
   }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -299,25 +308,28 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
     const size_t stored = t.is_float() ? t.f.size() : t.i.size();
     if (!shape_fits(t.shape, limits_.max_tensor_elements, &numel) ||
         static_cast<int64_t>(t.shape.size()) > limits_.max_rank) {
-      *error = where + ": output '" + n.outputs[k] + "' of shape " + shape_str(t.shape) +
+      *error = where() + ": output '" + n.outputs[k] + "' of shape " + shape_str(t.shape) +
                " is above the executor's limit of " + std::to_string(limits_.max_tensor_elements) + " elements per tensor";
       return false;
     }
     if (static_cast<int64_t>(stored) != numel) {
-      *error = where + ": output '" + n.outputs[k] + "' was not computed (" + std::to_string(stored) +
+      *error = where() + ": output '" + n.outputs[k] + "' was not computed (" + std::to_string(stored) +
                " values for shape " + shape_str(t.shape) + ")";
       return false;
     }
     if (const std::string e2 = charge_work({numel}); !e2.empty()) {
-      *error = where + ": " + e2;
+      *error = where() + ": " + e2;
       return false;
     }
   }
   pool -= before - ctx.work_left;
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k].empty()) continue;
-    const int id = ids_[n.outputs[k]];
-    if (!store_value(id, std::move(out[k]), where, error)) return false;
+    const int id = r.out[k];
+    if (!store_value(id, std::move(out[k]), "", error)) {
+      *error = where() + *error;
+      return false;
+    }
     defined_[id] = 1;
     const bool root = std::find(gradient_roots_.begin(), gradient_roots_.end(), n.outputs[k]) != gradient_roots_.end();
     requires_grad_[id] = !folding && values_[id].is_float() && (root || (rg && op->backward != nullptr));
@@ -394,9 +406,8 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
     if (const int id = id_of(name); id >= 0) stays[id] = 1;
   for (size_t k = 0; k < run_.size(); ++k) {
     if (!run_node(*run_[k], error, false)) return false;
-    for (const auto& in : run_[k]->inputs) {
-      if (in.empty()) continue;
-      const int id = ids_[in];
+    for (const int id : refs(*run_[k]).in) {
+      if (id < 0) continue;
       if (last_read_[id] == k && !stays[id] && !constant_[id] && defined_[id]) {
         store_value(id, Tensor<T>(), "", error);  // frees: cannot exceed the budget
         defined_[id] = 0;
@@ -485,28 +496,27 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
         if (f != plan_->factor.end()) factor = f->second;
       }
     if (factor == 0) continue;
+    const NodeRefs& r = refs(n);
     std::vector<const Tensor<T>*> dout;
     bool any = false;
-    for (const auto& o : n.outputs) {
-      const int id = o.empty() ? -1 : ids_[o];
+    for (const int id : r.out) {
       const bool g = id >= 0 && has_grad_[id];
       dout.push_back(g ? &grads_[id] : nullptr);
       any = any || g;
     }
     if (!any) continue;
-    const OpEntry<T>* op = find_op<T>(n.op_type);
+    const OpEntry<T>* op = r.op;
     std::vector<const Tensor<T>*> in;
     std::vector<bool> need;
     bool any_need = false;
-    for (const auto& name : n.inputs) {
-      const int id = name.empty() ? -1 : ids_[name];
+    for (const int id : r.in) {
       in.push_back(id >= 0 ? &values_[id] : nullptr);
       need.push_back(id >= 0 && requires_grad_[id]);
       any_need = any_need || need.back();
     }
     if (!any_need) continue;
     std::vector<const Tensor<T>*> outs;
-    for (const auto& o : n.outputs) outs.push_back(o.empty() ? nullptr : &values_[ids_[o]]);
+    for (const int id : r.out) outs.push_back(id < 0 ? nullptr : &values_[id]);
     std::vector<Tensor<T>> din(n.inputs.size());
     ctx.work_left = limits_.max_node_work;
     BackwardFn<T> bwd = op->backward;
@@ -519,7 +529,7 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
     }
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (!need[k]) continue;
-      const int id = ids_[n.inputs[k]];
+      const int id = r.in[k];
       if (din[k].f.size() != values_[id].f.size()) {
         *error = "backward of node '" + n.name + "' (" + n.op_type + "): gradient of input " + std::to_string(k) + " has the wrong size";
         return false;

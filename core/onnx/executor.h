@@ -132,6 +132,14 @@ class Executor {
   std::vector<const Node*> run_;
   std::vector<size_t> last_read_;  // per value: the index in run_ of the last runtime node that reads it
   std::vector<const Node*> all_nodes_;  // topological order
+  // Per node of the model (its index in model().nodes): the operator and the value ids of its inputs and outputs
+  // (-1 for an omitted one), found once at load instead of by name on every pass.
+  struct NodeRefs {
+    const OpEntry<T>* op = nullptr;
+    std::vector<int> in, out;
+  };
+  std::vector<NodeRefs> refs_;
+  const NodeRefs& refs(const Node& n) const { return refs_[static_cast<size_t>(&n - model_->nodes.data())]; }
 };
 
 }  // namespace attnlab::onnx
