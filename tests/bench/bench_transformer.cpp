@@ -7,6 +7,8 @@
 // Run: build/attnlab_bench --benchmark_filter=Transformer
 #include <benchmark/benchmark.h>
 
+#include "parallel/parallel_for.h"
+
 #include "explain/context_mixing.h"
 #include "explain/explain_text.h"
 #include "explain/lrp_relevance.h"
@@ -59,12 +61,14 @@ void BM_TransformerExplainAll50(benchmark::State& state) {
   const std::string text = text_of_length(50);
   ExplainOptions o;
   o.ig_steps = 50;
+  set_thread_count(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     const TokenExplanation e = explain_text(m, text, o);
     benchmark::DoNotOptimize(e.flow.data());
   }
+  set_thread_count(1);
 }
-BENCHMARK(BM_TransformerExplainAll50)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TransformerExplainAll50)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 std::vector<int> ids50() {
   std::vector<int> ids;
