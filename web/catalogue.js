@@ -699,7 +699,7 @@ export const CATALOGUE = Object.freeze({
     "passes_default": 0
    },
    {
-    "description": "Score-CAM: one masked forward pass per feature channel; weights = the class probability of each masked photo.",
+    "description": "Score-CAM: one masked forward pass per feature channel (a channel that is zero on the photo adds nothing and is skipped); weights = the class probability of each masked photo.",
     "kind": "plan",
     "label": "Score-CAM",
     "name": "scorecam",

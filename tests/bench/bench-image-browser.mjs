@@ -3,7 +3,7 @@
 // 2 threads): time from a photo handed to the page (the file input's change event, as a drop or a pick) to
 // the first CAM drawn (#image-canvas gets its data-peak-x), with a warm model cache (the page was opened once
 // before in the same profile, so the model bytes come from the Cache API). Photos alternate between two demo
-// photos so every run classifies anew. Then one Score-CAM (1280 passes) and one RISE (--rise-n masks) through
+// photos so every run classifies anew. Then one Score-CAM (one pass per channel not zero on the photo) and one RISE (--rise-n masks) through
 // the page's worker, timed from the button to the finished map.
 // Usage: node tests/bench/bench-image-browser.mjs [--runs N] [--rise-n N] [--slow 0|1] [--threads "0,1,2"]
 //   --threads: the page's wasm thread counts to compare (threads= in the URL; 0 = the page's automatic choice,
@@ -77,15 +77,22 @@ try {
           if (!button) return { error: `no Compute button for ${m}` };
           const t0 = performance.now();
           button.click();
-          // The grid is re-rendered when the map arrives: the tile for m then has class tile-ready.
+          // The grid is re-rendered when the map arrives: the tile for m then has class tile-ready. The job's text
+          // says "… n / N": N is the passes the plan runs (Score-CAM: the channels not zero on the photo).
+          let passes = null;
           await new Promise((resolve) => {
-            const poll = () => (tile()?.classList.contains('tile-ready') ? resolve() : setTimeout(poll, 50));
+            const poll = () => {
+              const total = /\/ ([\d,]+)/.exec(document.getElementById('image-job-text')?.textContent ?? '')?.[1];
+              if (total) passes = Number(total.replace(/,/g, ''));
+              return tile()?.classList.contains('tile-ready') ? resolve() : setTimeout(poll, 50);
+            };
             poll();
           });
-          return { ms: performance.now() - t0 };
+          return { ms: performance.now() - t0, passes, photo: new URLSearchParams(location.hash.slice(1)).get('image') };
         }, method);
         result[method] = t;
-        rows.push([`${method} in the page, button → map`, t.error ?? `${(t.ms / 1000).toFixed(1)} s`, method === 'rise' ? `${RISE_N} masks` : '1280 passes']);
+        rows.push([`${method} in the page, button → map`, t.error ?? `${(t.ms / 1000).toFixed(1)} s`,
+          `${method === 'rise' ? `${RISE_N} masks` : `${t.passes ?? '?'} of 1,280 passes (the channels not zero on the photo)`}${t.photo ? `, photo ${t.photo}` : ''}`]);
       }
     }
   }

@@ -97,6 +97,38 @@ TEST(ImagePlans, ScoreCamHandComputed) {
   expect_split_invariant([&] { return make_score_cam_plan(image, h, w, features, 2, 2, 0, &error); }, mean_red_net);
 }
 
+// A channel that is zero everywhere adds w_k · 0 whatever its pass gives: the plan skips it (its count is the other
+// channels) and its map is the hand-computed one of every channel; result_json says how many channels there were.
+// Negative control: the pass a skipped channel would have had is not its neighbour's (the inputs shift by one).
+TEST(ImagePlans, ScoreCamSkipsZeroChannels) {
+  const int h = 4, w = 4;
+  const std::vector<float> image(3 * h * w, 228.f);
+  // A0 = [[0,1],[0,1]], A1 = 0 everywhere, A2 = [[1,1],[1,0]], A3 = 0 everywhere
+  const std::vector<float> features = {0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0};
+  std::string error;
+  auto plan = make_score_cam_plan(image, h, w, features, 2, 2, 0, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->count(), 2);
+  run(*plan, mean_red_net, {2});
+  const double w0 = sigmoid(0.5), w2 = sigmoid(0.75);
+  EXPECT_NEAR(plan->probability(0), w0, 1e-6);  // input 0 masks with A0
+  EXPECT_NEAR(plan->probability(1), w2, 1e-6);  // input 1 masks with A2, not the zero A1
+  EXPECT_GT(std::abs(plan->probability(1) - 0.5), 0.1);  // a zero channel's mask (m = 0) would give σ(0)
+  std::vector<float> small(4);
+  for (int p = 0; p < 4; ++p) small[p] = static_cast<float>(std::max(0.0, w0 * features[p] + w2 * features[8 + p]));
+  const std::vector<float> want = upsample_bilinear(small.data(), 2, 2, h, w);
+  const std::vector<float> got = plan->result();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t q = 0; q < want.size(); ++q) EXPECT_NEAR(got[q], want[q], 1e-6) << q;
+  EXPECT_EQ(plan->result_json(), "{\"count\":2,\"channels\":4,\"class_index\":0}");
+  // every channel zero: nothing to run, the map is zero
+  auto none = make_score_cam_plan(image, h, w, std::vector<float>(16, 0.f), 2, 2, 0, &error);
+  ASSERT_TRUE(none) << error;
+  EXPECT_EQ(none->count(), 0);
+  EXPECT_TRUE(none->done());
+  for (float v : none->result()) EXPECT_EQ(v, 0.f);
+}
+
 TEST(ImagePlans, RiseIsSeededAndMasksAverageP) {
   const int h = 16, w = 16;
   Rng rng(2);

@@ -370,7 +370,9 @@ else describe('image view in the browser', { timeout: 20 * 60_000 }, () => {
     await page.selectOption('#image-method', 'scorecam');
     await page.waitForFunction(() => Number(document.getElementById('image-job-progress').value) >= 16, null, { timeout: TIMEOUT });
     const text = await page.textContent('#image-job-text');
-    assert.match(text, /Score-CAM.*\/ 1,280/);
+    // one pass per feature channel that is not zero on the cat (ReLU6 leaves several hundred of the 1,280 at zero)
+    const total = Number(/Score-CAM.*\/ ([\d,]+)/.exec(text)?.[1].replace(/,/g, ''));
+    assert.ok(total > 0 && total < 1280, text);
     await page.click('#image-cancel');
     await page.waitForFunction(() => document.getElementById('image-job').hidden, null, { timeout: TIMEOUT });
     assert.match(await page.textContent('#image-map-info'), /1,280 network passes/);

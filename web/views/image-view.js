@@ -252,7 +252,8 @@ export function mountImageView(section, { store }) {
       const runningThis = v.job?.method === method;
       mapInfo.append(el('span', null, runningThis
         ? `${METHOD[method].label} is running (${v.passesOf(method)} network passes)…`
-        : `${METHOD[method].label} needs ${v.passesOf(method).toLocaleString('en')} network passes. `));
+        : `${METHOD[method].label} needs ${method === 'scorecam' ? 'up to ' : ''}${v.passesOf(method).toLocaleString('en')} network passes` +
+          `${method === 'scorecam' ? ' (one per feature channel; a channel that is zero on this photo adds nothing to the map and is skipped)' : ''}. `));
       if (!runningThis) {
         const b = el('button', 'small', 'Compute', { type: 'button' });
         b.disabled = Boolean(v.job);
@@ -270,6 +271,10 @@ export function mountImageView(section, { store }) {
     canvas.dataset.peakY = String(r.peak.y);
     canvas.dataset.pointing = r.pointing ? (r.pointing.hit ? 'hit' : 'miss') : '';
     mapInfo.append(el('span', 'image-peak', `Explaining “${v.labelOf(v.classIndex)}” with ${METHOD[method].label}: ${peakText(r.peak)}.`));
+    if (r.channels > r.passes)
+      mapInfo.append(el('br'), el('span', 'image-passes',
+        `${r.passes.toLocaleString('en')} network passes: ${(r.channels - r.passes).toLocaleString('en')} of the ${r.channels.toLocaleString('en')} ` +
+          'feature channels are zero everywhere on this photo, so their masked photos would only add 0 to the map and were not run.'));
     if (r.pointing) {
       const obj = v.photo.entry?.object ?? 'the object';
       const tol = r.pointing.tolerance;

@@ -56,6 +56,8 @@ void mask_image(const float* image, const float* mask, size_t hw, float* out);
 
 // Score-CAM (Wang et al. 2020): input k = image masked by the min–max-normalised channel map A_k upsampled
 // to h×w; w_k = softmax probability of the class; result = ReLU(Σ_k w_k A_k) (feature resolution) upsampled.
+// A channel that is zero everywhere adds nothing whatever w_k, so it has no input: count() is the other channels,
+// result_json adds "channels" (all of them).
 std::unique_ptr<ImagePlan> make_score_cam_plan(const std::vector<float>& image, int h, int w,
                                                const std::vector<float>& features, int fh, int fw, int class_index,
                                                std::string* error);

@@ -45,7 +45,8 @@ const std::vector<ImageMethodInfo>& image_method_catalogue() {
        "CAM up to a positive scale.", "0", {}},
       {"gradcampp", "Grad-CAM++", "map", "Grad-CAM++: higher-order weighting of positive gradients.", "0", {}},
       {"scorecam", "Score-CAM", "plan",
-       "Score-CAM: one masked forward pass per feature channel; weights = the class probability of each masked photo.",
+       "Score-CAM: one masked forward pass per feature channel (a channel that is zero on the photo adds nothing and is "
+       "skipped); weights = the class probability of each masked photo.",
        "K (one per feature channel)", {}},
       {"rise", "RISE", "plan",
        "RISE: N random cells×cells masks, upsampled; the map is the probability-weighted mean of the masks.", "n",

@@ -1,4 +1,5 @@
-// Score-CAM as a plan (see plan.h): one masked input per feature channel, map from the class probabilities.
+// Score-CAM as a plan (see plan.h): one masked input per feature channel that is not zero everywhere, map from the
+// class probabilities.
 #include <algorithm>
 
 #include "explain/image/plan.h"
@@ -7,28 +8,45 @@
 namespace attnlab {
 namespace {
 
+// The channels whose map is not zero everywhere (a ReLU network's last layer has many that are on a given photo:
+// 267–668 of MobileNetV2's 1,280 on the shipped photos). A zero channel adds w_k · 0 to the sum whatever its
+// probability, so its pass is skipped: the map is the one all K passes give, bit for bit.
+std::vector<int> live_channels(const std::vector<float>& features, size_t fhw) {
+  std::vector<int> live;
+  for (size_t k = 0; k < features.size() / fhw; ++k)
+    if (std::any_of(features.begin() + static_cast<long>(k * fhw), features.begin() + static_cast<long>((k + 1) * fhw),
+                    [](float v) { return v != 0.f; }))
+      live.push_back(static_cast<int>(k));
+  return live;
+}
+
 class ScoreCamPlan : public ImagePlan {
  public:
   ScoreCamPlan(const std::vector<float>& image, int h, int w, const std::vector<float>& features, int fh, int fw,
-               int class_index)
-      : ImagePlan(static_cast<int>(features.size() / (static_cast<size_t>(fh) * fw)), class_index, h, w),
-        image_(image), features_(features), fh_(fh), fw_(fw) {}
+               int class_index, std::vector<int> live)
+      : ImagePlan(static_cast<int>(live.size()), class_index, h, w),
+        image_(image), features_(features), fh_(fh), fw_(fw), live_(std::move(live)),
+        channels_(static_cast<int>(features.size() / (static_cast<size_t>(fh) * fw))) {}
 
   std::vector<float> result() const override {
     if (!done()) return {};
     const size_t fhw = static_cast<size_t>(fh_) * fw_;
     std::vector<double> acc(fhw, 0.0);
     for (int k = 0; k < count(); ++k)
-      for (size_t p = 0; p < fhw; ++p) acc[p] += probability(k) * features_[k * fhw + p];
+      for (size_t p = 0; p < fhw; ++p) acc[p] += probability(k) * features_[live_[k] * fhw + p];
     std::vector<float> map(fhw);
     for (size_t p = 0; p < fhw; ++p) map[p] = static_cast<float>(std::max(0.0, acc[p]));
     return upsample_bilinear(map.data(), fh_, fw_, height(), width());
+  }
+  std::string result_json() const override {
+    return "{\"count\":" + std::to_string(count()) + ",\"channels\":" + std::to_string(channels_) +
+           ",\"class_index\":" + std::to_string(class_index()) + "}";
   }
 
  protected:
   void input(int k, float* out) const override {
     const size_t fhw = static_cast<size_t>(fh_) * fw_;
-    const std::vector<float> up = upsample_bilinear(features_.data() + k * fhw, fh_, fw_, height(), width());
+    const std::vector<float> up = upsample_bilinear(features_.data() + live_[k] * fhw, fh_, fw_, height(), width());
     const std::vector<float> m = normalize_minmax(up);
     mask_image(image_.data(), m.data(), m.size(), out);
   }
@@ -36,6 +54,8 @@ class ScoreCamPlan : public ImagePlan {
  private:
   std::vector<float> image_, features_;
   int fh_, fw_;
+  std::vector<int> live_;  // input k masks with channel live_[k]
+  int channels_;
 };
 
 }  // namespace
@@ -55,7 +75,8 @@ std::unique_ptr<ImagePlan> make_score_cam_plan(const std::vector<float>& image, 
     *error = "class index must be >= 0";
     return nullptr;
   }
-  return std::make_unique<ScoreCamPlan>(image, h, w, features, fh, fw, class_index);
+  return std::make_unique<ScoreCamPlan>(image, h, w, features, fh, fw, class_index,
+                                        live_channels(features, static_cast<size_t>(fh) * fw));
 }
 
 }  // namespace attnlab

@@ -6,7 +6,8 @@
 // Contract (handlers):
 //   image.plan {kind, imageId, classIndex, params, colormap, map?}
 //     kind scorecam | rise | occlusion → a page result (image-maps.js; the map is kept in the ImageLab under its
-//     key `kind|class|params`); deletion | insertion | explanationMask → the plan's resultJson parsed ({x, y, auc}
+//     key `kind|class|params`) with `passes` (the network passes run) and, for Score-CAM, `channels` (all of them:
+//     the channels that are zero on the photo add nothing to its map and have no pass); deletion | insertion | explanationMask → the plan's resultJson parsed ({x, y, auc}
 //     / {original, masked, drop, increase}) of the kept map `map` (a key of an earlier result: the saliency never
 //     crosses back). params: rise {n, cells, p, seed}; occlusion {window, stride}; deletion / insertion {steps};
 //     defaults from the core's catalogue. Progress {stage:'plan', loaded, total} after every batch (batch size
@@ -55,7 +56,8 @@ async function plan(msg, ctx) {
       if (PLAN_MAPS.includes(msg.kind)) {
         const r = L.lab.putMap(key, p.result(), msg.colormap ?? 'viridis', 1);
         need(msg.imageId).kept.set(key, key);
-        return pageResult(key, r);
+        const { count, channels } = JSON.parse(p.resultJson());
+        return { ...pageResult(key, r), passes: count, ...(channels ? { channels } : {}) };
       }
       return JSON.parse(p.resultJson());
     });
