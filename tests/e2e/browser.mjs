@@ -26,7 +26,8 @@ export async function launchChromium(options = {}) {
 // A new page at url whose page.errors collects uncaught exceptions and console errors.
 export async function openRecordingPage(ctx, url, { before = null } = {}) {
   const page = await ctx.newPage();
-  if (before) before(page); // listeners that must be in place before the page loads
+  if (before) await before(page); // listeners and init scripts in place before the page loads (an init script added
+  // without waiting could lose the race with goto under load: cold-open-order once read window.__workers as undefined)
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
