@@ -33,6 +33,20 @@ try {
     const words = ['the', 'film', 'is', 'not', 'bad', ',', 'but', 'the', 'plot', 'drags', 'and', 'the', 'ending', 'is', 'a', 'mess'];
     const text = Array.from({ length: 50 }, (_, i) => words[i % words.length]).join(' ');
     const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+    // run() on 1 and on `threads` threads, interleaved, `rounds` times; one row: the medians and whether the results agree.
+    const timeRow = (job, run, rounds) => {
+      const t = { 1: [], [threads]: [] };
+      const res = {};
+      for (let r = 0; r < rounds; r++)
+        for (const n of [1, threads]) {
+          M.setThreads(n);
+          const t0 = performance.now();
+          res[n] = run();
+          t[n].push(performance.now() - t0);
+        }
+      M.setThreads(threads);
+      return { job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] };
+    };
     const rows = [];
     const sst = (await (await fetch('/models/text/data/sst2-test.tsv')).text()).trim().split('\n').slice(0, 40).join('\n');
     for (const name of only && only !== 'explain' ? [] : ['sst2-tanh', 'sst2-transformer']) {
@@ -43,18 +57,8 @@ try {
       const jobs = [[`explain, 50 tokens, ${name}`, () => JSON.stringify(lab.explain(text))]];
       if (name === 'sst2-tanh') jobs.push([`erase-until-flip, 40 SST-2 sentences, ${name}`, () => JSON.stringify(lab.experimentRange('erase-until-flip', 'bench', 0, 40, {}, 1))]);
       for (const [job, run] of jobs) {
-        const t = { 1: [], [threads]: [] };
-        const res = {};
         run(); // warm-up
-        for (let r = 0; r < runs; r++)
-          for (const n of [1, threads]) {
-            M.setThreads(n);
-            const t0 = performance.now();
-            res[n] = run();
-            t[n].push(performance.now() - t0);
-          }
-        M.setThreads(threads);
-        rows.push({ job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
+        rows.push(timeRow(job, run, runs));
       }
       lab.delete();
     }
@@ -65,18 +69,8 @@ try {
       const tsv = (await (await fetch('/models/text/data/imdb-test-200.tsv')).text()).trim().split('\n').map((l) => l.split('\t'));
       const col = tsv[0].reduce((best, c, i) => (c.length > tsv[0][best].length ? i : best), 0);
       const doc = tsv.slice(0, 40).map((r) => r[col]).join(' ');
-      const t = { 1: [], [threads]: [] };
-      const res = {};
-      lab.explain(doc, 50);
-      for (let r = 0; r < Math.min(runs, 3); r++)
-        for (const n of [1, threads]) {
-          M.setThreads(n);
-          const t0 = performance.now();
-          res[n] = JSON.stringify(lab.explain(doc, 50));
-          t[n].push(performance.now() - t0);
-        }
-      M.setThreads(threads);
-      rows.push({ job: 'HAN explain, 1,000-token IMDB document (42 sentences), imdb-han', one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
+      lab.explain(doc, 50); // warm-up
+      rows.push(timeRow('HAN explain, 1,000-token IMDB document (42 sentences), imdb-han', () => JSON.stringify(lab.explain(doc, 50)), Math.min(runs, 3)));
       lab.delete();
     }
     if (!only || only === 'train') {
@@ -100,19 +94,7 @@ try {
           return h;
         }],
       ];
-      for (const [job, run] of jobs) {
-        const t = { 1: [], [threads]: [] };
-        const res = {};
-        for (let r = 0; r < Math.min(runs, 2); r++)
-          for (const n of [1, threads]) {
-            M.setThreads(n);
-            const t0 = performance.now();
-            res[n] = run();
-            t[n].push(performance.now() - t0);
-          }
-        M.setThreads(threads);
-        rows.push({ job, one: median(t[1]), many: median(t[threads]), same: res[1] === res[threads] });
-      }
+      for (const [job, run] of jobs) rows.push(timeRow(job, run, Math.min(runs, 2)));
     }
     return { cores: navigator.hardwareConcurrency, threads: M.threads(), rows };
   }, { runs, threads, only });

@@ -282,6 +282,29 @@ TEST(OnnxGradcheck, ShapeOps) {
   check({"Cast", {"x0"}, {{2, 3}}, {ai("to", kFloat)}});
 }
 
+// A model of one node `op` from graph input x0 (of dtype) to output y0.
+static Model one_node_model(const std::string& op, std::vector<Attribute> attrs, int opset, int dtype = kFloat) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = opset;
+  Node n;
+  n.name = "n";
+  n.op_type = op;
+  n.inputs = {"x0"};
+  n.outputs = {"y0"};
+  n.attributes = std::move(attrs);
+  n.opset = opset;
+  m.nodes.push_back(n);
+  ValueInfo vi;
+  vi.name = "x0";
+  vi.dtype = dtype;
+  m.inputs.push_back(vi);
+  ValueInfo vo;
+  vo.name = "y0";
+  m.outputs.push_back(vo);
+  return m;
+}
+
 // Transpose copies in tiles (ops/layout_ops.cpp transpose_copy): every output element against the definition
 // y[i_0, …, i_{r-1}] = x[j] with j_{perm[k]} = i_k, on shapes whose tiled axes have ragged ends; float and int64.
 TEST(OnnxTranspose, EveryElementIsTheDefinitions) {
@@ -289,24 +312,7 @@ TEST(OnnxTranspose, EveryElementIsTheDefinitions) {
   const std::vector<std::vector<int64_t>> perms = {{0, 3, 1, 2}, {3, 2, 1, 0}, {0, 1, 3, 2}, {1, 0, 2, 3}, {2, 3, 0, 1}};
   for (int dtype : {kFloat, kInt64})
     for (const auto& perm : perms) {
-      Model m;
-      m.ir_version = 8;
-      m.opsets[""] = 17;
-      Node n;
-      n.name = "t";
-      n.op_type = "Transpose";
-      n.inputs = {"x0"};
-      n.outputs = {"y0"};
-      n.attributes = {ais("perm", perm)};
-      n.opset = 17;
-      m.nodes.push_back(n);
-      ValueInfo vi;
-      vi.name = "x0";
-      vi.dtype = dtype;
-      m.inputs.push_back(vi);
-      ValueInfo vo;
-      vo.name = "y0";
-      m.outputs.push_back(vo);
+      const Model m = one_node_model("Transpose", {ais("perm", perm)}, 17, dtype);
       Executor<float> ex;
       std::string err;
       ASSERT_TRUE(ex.load(m, &err)) << err;
@@ -418,23 +424,7 @@ TEST(OnnxGradcheck, GraphAccumulatesAndStopsAtShapes) {
 // in double, which takes the std:: loops) against the std:: formulas, at a length that leaves a tail of lanes, and a
 // NaN kept where it came in (simd::exp and simd::erf clamp their input).
 static std::vector<float> run_float(const std::string& op, const std::vector<float>& x) {
-  Model m;
-  m.ir_version = 8;
-  m.opsets[""] = 13;
-  Node n;
-  n.name = "n";
-  n.op_type = op;
-  n.inputs = {"x0"};
-  n.outputs = {"y0"};
-  n.opset = 13;
-  m.nodes.push_back(n);
-  ValueInfo vi;
-  vi.name = "x0";
-  vi.dtype = kFloat;
-  m.inputs.push_back(vi);
-  ValueInfo vo;
-  vo.name = "y0";
-  m.outputs.push_back(vo);
+  const Model m = one_node_model(op, {}, 13);
   Executor<float> ex;
   std::string err;
   EXPECT_TRUE(ex.load(m, &err)) << err;

@@ -250,10 +250,11 @@ export function mountImageView(section, { store }) {
       canvas.dataset.peakY = '';
       canvas.dataset.pointing = '';
       const runningThis = v.job?.method === method;
+      const skipsZero = method === 'scorecam'; // its plan has no pass for a channel that is zero on the photo
       mapInfo.append(el('span', null, runningThis
         ? `${METHOD[method].label} is running (${v.passesOf(method)} network passes)…`
-        : `${METHOD[method].label} needs ${method === 'scorecam' ? 'up to ' : ''}${v.passesOf(method).toLocaleString('en')} network passes` +
-          `${method === 'scorecam' ? ' (one per feature channel; a channel that is zero on this photo adds nothing to the map and is skipped)' : ''}. `));
+        : `${METHOD[method].label} needs ${skipsZero ? 'up to ' : ''}${v.passesOf(method).toLocaleString('en')} network passes` +
+          `${skipsZero ? ' (one per feature channel; a channel that is zero on this photo adds nothing to the map and is skipped)' : ''}. `));
       if (!runningThis) {
         const b = el('button', 'small', 'Compute', { type: 'button' });
         b.disabled = Boolean(v.job);
