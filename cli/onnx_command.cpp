@@ -1,4 +1,5 @@
-// attnlab onnx-info / explain-onnx: the ONNX executor of the core on a user's image classifier.
+// attnlab onnx-info / explain-onnx: the ONNX executor of the core on a user's image classifier (onnx-info also
+// describes a text model: kind "text", what explain-onnx-text will read).
 //   onnx-info --model M.onnx                       graph summary JSON (inputs, outputs, operator counts,
 //                                                  parameters, unsupported operators, spatial layers)
 //   explain-onnx --model M.onnx --image IMG --method M [--layer NAME|auto] [--class K]

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { PNG } from 'pngjs';
 import { CLI, ROOT, hasWasm, loadCore } from './parity-lib.mjs';
-import { coreGaps, imageInput } from '../../web/analysis/own-model.js';
+import { coreGaps, imageInput, textModelWhy } from '../../web/analysis/own-model.js';
 
 const FX = path.join(ROOT, 'tests/fixtures/onnx/squeezenet1_1/model.onnx');
 const skip = !hasWasm() ? 'web/gen not built' : !fs.existsSync(CLI) ? 'build/attnlab missing' : false;
@@ -46,6 +46,22 @@ test('onnxInfo equals `attnlab onnx-info`', { skip }, async () => {
   assert.deepEqual(info, cli(['onnx-info', '--model', FX]));
   assert.equal(info.runnable, true);
   assert.equal(info.classes, 10);
+});
+
+test('onnxInfo of a text model (stories260K) = `onnx-info`: kind text, what the text path found; the Images tab points to the Text tab', { skip }, async () => {
+  const M = await loadCore();
+  const file = path.join(ROOT, 'models/text/stories260K/model.onnx');
+  const info = M.onnxInfo(new Uint8Array(fs.readFileSync(file)));
+  assert.deepEqual(info, cli(['onnx-info', '--model', file]));
+  assert.equal(info.kind, 'text');
+  assert.equal(info.runnable, true);
+  assert.equal(info.error, '');
+  assert.deepEqual([info.text.causal, info.text.output, info.text.outputs, info.text.attention_layers], [true, 'logits', 512, 5]);
+  assert.match(textModelWhy(info), /^This is a text model \(it reads token ids: input ‘input_ids’\), not an image classifier: open it on the Text tab/);
+  // the control: an image classifier stays kind image, with no text section
+  const img = M.onnxInfo(new Uint8Array(fs.readFileSync(FX)));
+  assert.equal(img.kind, 'image');
+  assert.equal(img.text, undefined);
 });
 
 test('OnnxLab maps equal `explain-onnx` on the same photo; another scaling differs', { skip }, async () => {
@@ -194,5 +210,8 @@ test('models only ONNX Runtime Web runs: onnxInfo says what the core lacks; inpu
   const tril = info('test_tril'); // Trilu is implemented (issue 28), the input still is no image
   assert.deepEqual(tril.unsupported, []);
   assert.match(imageInput(tril).why, /^it expects INT64 \[4, 5\] \(input ‘x’\), not an image/);
+  // integer inputs the text path does not run either: still an image refusal, text_error says why
+  assert.equal(tril.kind, 'image');
+  assert.match(tril.text_error, /the model expects \[4,5\]/);
   assert.match(imageInput(info('test_softmax_example')).why, /^it expects FLOAT \[1, 3\] \(input ‘x’\), not an image/);
 });

@@ -15,6 +15,8 @@
 //     classes, parameters, nodes, operators by count)
 //   CORE_OPSETS {min, max}: the default-domain opsets the core's executor runs (core/onnx/executor.h, through the
 //   catalogue)
+//   textModelWhy(summary) → the message for a text model (onnx-info kind 'text') chosen on the Images tab: which tab
+//     takes it
 //   imageInput(summary, inputSize = 0) → { ok: true, name, C, H, W, batchFree } | { ok: false, why }: whether the
 //     graph's input is a photo's: the checks of OnnxClassifier::load and model_input.h, read from the onnx-info
 //     summary (for a model the core cannot load, whose summary has no input_shape). A symbolic C is 3, a symbolic
@@ -119,6 +121,12 @@ export function imageInput(summary, inputSize = 0) {
   const W = fixed(w) ? w : side;
   if (H !== W) return { ok: false, why: `photos are resized to a square input; this model wants ${H}×${W}` };
   return { ok: true, name, C: fixed(c) ? c : 3, H, W, batchFree: !fixed(n) };
+}
+
+export function textModelWhy(summary) {
+  const ids = (summary?.inputs ?? []).find((i) => /INT/.test(i.type ?? ''));
+  const reads = ids ? ` (it reads token ids: input ‘${ids.name}’)` : '';
+  return `This is a text model${reads}, not an image classifier: open it on the Text tab under “Your model”, with its tokenizer.`;
 }
 
 export function coreGaps(summary) {

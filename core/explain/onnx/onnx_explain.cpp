@@ -7,6 +7,7 @@
 #include "explain/onnx/layer_method.h"
 #include "explain/onnx/method_catalogue.h"
 #include "explain/onnx/vit_maps.h"
+#include "explain/onnx_text/onnx_text_model.h"
 #include "metrics/spearman.h"
 #include "onnx/reader.h"
 
@@ -41,8 +42,32 @@ bool onnx_info(const uint8_t* bytes, size_t size, int input_size, json* out, std
     (*out)["input_shape"] = shape;
     (*out)["spatial_layers"] = layers;
   }
+  (*out)["kind"] = "image";
   (*out)["runnable"] = load_err.empty();
   (*out)["error"] = load_err;
+  // A graph that reads integer token ids is not an image classifier: when the text path (explain-onnx-text, the Text
+  // tab's "Your model") runs it on one token (id 0), it is described as a text model (kind "text", runnable, and
+  // what that path found) instead of the image path's refusal; else text_error says why that path refused it too.
+  const bool token_ids = std::any_of(m.inputs.begin(), m.inputs.end(), [](const onnx::ValueInfo& vi) {
+    return vi.dtype == onnx::kInt64 || vi.dtype == onnx::kInt32;
+  });
+  if (!load_err.empty() && token_ids) {
+    OnnxTextModel text;
+    std::string text_err;
+    if (text.load(bytes, size, "", &text_err) && text.run({0}, &text_err)) {
+      (*out)["kind"] = "text";
+      (*out)["runnable"] = true;
+      (*out)["error"] = "";
+      (*out)["text"] = {{"causal", text.causal()},
+                        {"output", text.output_name()},
+                        {"outputs", text.logits().size()},
+                        {"token_embedding", text.embedding_value()},
+                        {"attention_layers", text.attention().size()},
+                        {"use", "a text model: explain it with `attnlab explain-onnx-text` or on the page's Text tab (Your model)"}};
+    } else {
+      (*out)["text_error"] = text_err;  // why the text path refused it (kind stays "image", with the image path's error)
+    }
+  }
   return true;
 }
 

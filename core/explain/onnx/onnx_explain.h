@@ -2,7 +2,9 @@
 //   onnx_info(bytes, size, input_size) → the graph summary (OnnxClassifier::summarize: its `attention` lists the
 //     attention found in the graph, which the attention methods need), plus, when the model
 //     loads as an image classifier: input_shape, classes, spatial_layers [{name, op, shape [K, h, w], class_tokens
-//     (> 0: a vision transformer's token layer, read as [D, g, g])}] (a forward pass on zeros), auto_layer; always runnable (bool) and error ("" or why it cannot run). false + message
+//     (> 0: a vision transformer's token layer, read as [D, g, g])}] (a forward pass on zeros), auto_layer; always kind ("image", or "text": a graph of integer token ids that the text path
+//     runs, with text {causal, output, outputs, token_embedding, attention_layers, use}), runnable (bool: as that
+//     kind) and error ("" or why it cannot run); text_error when integer inputs neither path runs. false + message
 //     only for bytes that are not a readable ONNX model.
 //   onnx_explain(clf, x, request, out) → {class, logits, layer, map_shape [h, w], map (row-major, before
 //     upsampling), …method extras (integrated gradients: completeness)}; class −1 = the top-1.

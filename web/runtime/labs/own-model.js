@@ -49,7 +49,7 @@ import { runPlanLoop } from '../plan-runner.js';
 import { argmax, decodeBlob, describePixels, planarToRgba, topK, S } from '../image/decode.js';
 import { chooseBackend, loadOrt } from '../ort-backend.js';
 import { errText } from '../host/host.js';
-import { coreGaps, imageInput } from '../../analysis/own-model.js';
+import { coreGaps, imageInput, textModelWhy } from '../../analysis/own-model.js';
 import { CATALOGUE } from '../../catalogue.js';
 
 const ORT_BASE = new URL('../../../vendor/ort/', import.meta.url);
@@ -96,13 +96,14 @@ async function load(msg) {
   if (!(msg.bytes instanceof Uint8Array)) throw new Error('own.load needs the model bytes (a Uint8Array).');
   const size = msg.inputSize | 0;
   const summary = M.onnxInfo(msg.bytes, size); // throws for a file that is not ONNX
+  const refused = (error) => ({ summary, runnable: false, engine: null, missing: summary.unsupported ?? [], opset: null, error });
+  if (summary.kind === 'text') return refused(textModelWhy(summary));
   if (summary.runnable) {
     const lab = new M.OnnxLab(msg.bytes, size);
     dropHeld();
     Object.assign(own, { engine: 'core', lab, info: lab.info() });
     return { summary, runnable: true, engine: 'core', missing: [], opset: null, error: '' };
   }
-  const refused = (error) => ({ summary, runnable: false, engine: null, missing: summary.unsupported ?? [], opset: null, error });
   const input = imageInput(summary, size);
   if (!input.ok) return refused(input.why);
   const gaps = coreGaps(summary);
