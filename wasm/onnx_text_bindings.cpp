@@ -550,6 +550,7 @@ class OnnxTextLab {
     req.leave_one_out = opt.value("leaveOneOut", true);
     req.ig_steps = opt.value("igSteps", 0);
     req.context_mixing = opt.value("contextMixing", false);
+    req.attention_layers = opt.value("attentionLayers", true);
     if (req.ig_steps < 0 || req.ig_steps > 10000) e.fail("igSteps must be in 0..10000");
     req.target = target;
     fit(&ids, t, &cut, e);
@@ -567,7 +568,6 @@ class OnnxTextLab {
     out["ids"] = ids;
     out.update(x);
     if (!cut.is_null()) out["truncated"] = cut;
-    if (!opt.value("attentionLayers", true)) out.erase("attention_layers");
     return out_json(out);
   }
 

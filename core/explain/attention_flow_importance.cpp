@@ -1,12 +1,14 @@
 // Attention flow (Abnar & Zuidema 2020): the layered graph whose edge (l, j) -> (l+1, i) has capacity Ã_l[i, j]
 // (head-fused, residual-augmented, rows renormalised — the matrices of rollout); a token's score is the maximum
 // flow from the token's node at layer 0 to [CLS] at the top layer. Exact: Dinic's algorithm (BFS levels +
-// blocking flows by DFS) on the (L+1)·n-node graph, built once and run from each token (capacities restored).
+// blocking flows by DFS) on the (L+1)·n-node graph, built once and run from each token (capacities restored); the
+// tokens split over the core's threads, one copy of the graph each (the values do not depend on the thread count).
 #include <algorithm>
 #include <limits>
 #include <string>
 
 #include "explain/self_attention_maps.h"
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 
@@ -113,9 +115,17 @@ std::vector<double> flow_from_maps(const SelfAttentionMaps& m, HeadFusion fusion
   const int L = layers <= 0 ? m.layers : std::min(layers, m.layers);
   std::vector<Mat<double>> caps;
   for (int l = 0; l < L; ++l) caps.push_back(residual_augmented(fuse_heads(m.A[l], fusion)));
-  LayeredGraph g(caps);
-  std::vector<double> out;
-  for (int j = 1; j < m.n; ++j) out.push_back(g.max_flow(j, 0));
+  // One maximum flow per source, each from the full capacities (LayeredGraph::max_flow): the sources run side by
+  // side on copies of the graph, a contiguous share each, with the values of one graph run source after source.
+  const size_t sources = m.n > 1 ? static_cast<size_t>(m.n - 1) : 0;
+  std::vector<double> out(sources);
+  if (sources == 0) return out;
+  const size_t lanes = in_parallel_loop() ? 1 : std::min(sources, static_cast<size_t>(thread_count()));
+  std::vector<LayeredGraph> graphs(lanes, LayeredGraph(caps));
+  parallel_for(lanes, [&](size_t k) {
+    for (size_t j = split_begin(sources, lanes, k); j < split_begin(sources, lanes, k + 1); ++j)
+      out[j] = graphs[k].max_flow(static_cast<int>(j) + 1, 0);
+  });
   return out;
 }
 

@@ -7,8 +7,10 @@
 //           (written by models/tools/check-stories260k.mjs).
 //
 // Contract of the written model (opset 17, IR 8, float32 initializers; deterministic: the same .bin gives the same bytes):
-//   input   input_ids  INT64 [1, sequence]        token ids, BOS = 1 first, sequence ≤ seq_len of the checkpoint
-//   output  logits     FLOAT [1, sequence, vocab] next-token logits at every position
+//   input   input_ids  INT64 [batch, sequence]        token ids, BOS = 1 first, sequence ≤ seq_len of the checkpoint
+//   output  logits     FLOAT [batch, sequence, vocab] next-token logits at every position
+//   (batch is free: every Reshape copies the leading dimensions (0), the tables broadcast; so several sequences of one
+//   length run in one pass — attnlab's leave-one-out runs its deletions so. The math below is written for batch 1.)
 // Math (llama2.c run.c's forward, all positions at once):
 //   x = Gather(tok_embeddings, input_ids)
 //   per layer:  h = rmsnorm(x, rms_att)      rmsnorm(x, w) = w · x / sqrt(mean(x²) + 1e-5)  (Pow, ReduceMean axes=[-1], Add, Sqrt, Div, Mul)
@@ -226,8 +228,8 @@ export function convert(binBytes) {
     name: 'llama2c',
     node: nodes,
     initializer: init,
-    input: [valueInfo('input_ids', DT.INT64, [1, 'sequence'])],
-    output: [valueInfo('logits', DT.FLOAT, [1, 'sequence', V])],
+    input: [valueInfo('input_ids', DT.INT64, ['batch', 'sequence'])],
+    output: [valueInfo('logits', DT.FLOAT, ['batch', 'sequence', V])],
   });
   const model = onnx.ModelProto.create({
     irVersion: 8,
@@ -276,8 +278,8 @@ function main(argv) {
     format: 'onnx',
     description: 'Karpathy\'s stories260K (tinyllamas, llama2.c): a Llama-2-architecture causal LM trained on TinyStories, converted to an ONNX graph',
     files,
-    input: { name: 'input_ids', dtype: 'int64', shape: [1, 'sequence'], description: `token ids of tokenizer.bin (llama2.c BPE), BOS = 1 first, at most ${C.seqLen} positions` },
-    outputs: { logits: { dtype: 'float32', shape: [1, 'sequence', C.vocab], description: 'next-token logits at every position' } },
+    input: { name: 'input_ids', dtype: 'int64', shape: ['batch', 'sequence'], description: `token ids of tokenizer.bin (llama2.c BPE), BOS = 1 first, at most ${C.seqLen} positions` },
+    outputs: { logits: { dtype: 'float32', shape: ['batch', 'sequence', C.vocab], description: 'next-token logits at every position' } },
     architecture: {
       dim: C.dim, hidden_dim: C.hidden, layers: C.layers, heads: C.heads, kv_heads: C.kvHeads, head_dim: C.headDim,
       vocab_size: C.vocab, max_seq_len: C.seqLen, norm: 'RMSNorm, eps 1e-5', positions: 'rotary, θ = 10000, adjacent pairs (2i, 2i+1) of each head',

@@ -14,6 +14,7 @@
 
 #include "explain/onnx_text/onnx_text_explain.h"
 #include "explain/onnx_text/onnx_text_session.h"
+#include "parallel/parallel_for.h"
 #include "text/subword_tokenizer.h"
 
 namespace {
@@ -202,6 +203,57 @@ TEST(OnnxTextSession, ConfigCutAndTokenizerCheck) {
   EXPECT_EQ(unknown.max_positions, 128);
   EXPECT_EQ(unknown.max_positions_source, "tried");
   EXPECT_TRUE(tried["at_byte"].is_null());
+}
+
+}  // namespace
+
+namespace {
+
+// Leave-one-out on a user's transformer (onnx_text_leave_one_out): the deletions in batches (the fixture's batch
+// dimension is free), the batches side by side on copies of the model on the core's threads. Every value equals
+// |p − p(ids without t)| from a full pass of that input alone (within float rounding: natively Eigen sums a batch's
+// products in another order), and the values are the same bits on 1, 2 and 3 threads (the copies share the weights,
+// never a value). Negative control: another class's values differ.
+TEST(OnnxTextLeaveOneOut, BatchedDeletionsOnCopiesEqualFullPassesOnEveryThreadCount) {
+  OnnxTextModel& m = bert();
+  std::string err;
+  ASSERT_TRUE(m.run(kIds, &err)) << err;
+  const double p = onnx_text_probability(m.logits(), 1);
+  std::vector<double> direct(kIds.size());
+  for (size_t t = 0; t < kIds.size(); ++t) {
+    std::vector<int> cut = kIds;
+    cut.erase(cut.begin() + static_cast<long>(t));
+    ASSERT_TRUE(m.run(cut, &err)) << err;  // a full pass (every value kept)
+    direct[t] = std::abs(p - onnx_text_probability(m.logits(), 1));
+  }
+  const int before = thread_count();
+  std::vector<std::vector<double>> by_threads;
+  for (int threads : {1, 2, 3}) {
+    set_thread_count(threads);
+    std::vector<double> loo;
+    ASSERT_TRUE(onnx_text_leave_one_out(m, kIds, 1, p, 0, static_cast<int>(kIds.size()), &loo, &err)) << err;
+    by_threads.push_back(loo);
+  }
+  set_thread_count(before);
+  ASSERT_TRUE(m.batch_free());  // the fixture's inputs are [batch, sequence]: the deletions run as batches
+  for (const auto& loo : by_threads) {
+    ASSERT_EQ(loo.size(), direct.size());
+    for (size_t t = 0; t < loo.size(); ++t) {
+      EXPECT_EQ(loo[t], by_threads[0][t]) << "token " << t;           // the same bits on every thread count
+      EXPECT_NEAR(loo[t], direct[t], 1e-6) << "token " << t;          // one batch vs one pass each: float rounding
+    }
+  }
+  // a range [begin, end) gives the same values
+  std::vector<double> part;
+  ASSERT_TRUE(onnx_text_leave_one_out(m, kIds, 1, p, 3, 7, &part, &err)) << err;
+  for (size_t k = 0; k < part.size(); ++k) EXPECT_NEAR(part[k], direct[3 + k], 1e-6);
+  // negative control: class 0's deletions against class 1's probability are other numbers
+  std::vector<double> other;
+  ASSERT_TRUE(onnx_text_leave_one_out(m, kIds, 0, p, 0, static_cast<int>(kIds.size()), &other, &err)) << err;
+  double most = 0;
+  for (size_t t = 0; t < other.size(); ++t) most = std::max(most, std::abs(other[t] - direct[t]));
+  EXPECT_GT(most, 1e-3);
+  ASSERT_TRUE(m.run(kIds, &err)) << err;  // leave the shared fixture on the explained input
 }
 
 }  // namespace

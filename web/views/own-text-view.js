@@ -452,7 +452,7 @@ export function mountOwnTextView(details, { store }) {
   function show(r, ids, ms) {
     const e = r.explain;
     const labels = r.pieces.tokens.map(pieceLabel);
-    result = { ...e, tokens: labels, raw_tokens: r.pieces.tokens, top: r.top, maps: r.maps, ms, worker_ms: r.ms };
+    result = { ...e, tokens: labels, raw_tokens: r.pieces.tokens, top: r.top, maps: r.maps, ms, worker_ms: r.ms, worker_parts: r.parts_ms };
     for (const m of OWN_TEXT_MEASURES) result[m.key] = nulls(e[m.key]);
     if (!Array.isArray(e.leave_one_out)) result.leave_one_out = e.ids.map(() => NaN); // filled by the loo job
     result.integrated_gradients = e.ids.map(() => NaN); // filled by the ig job

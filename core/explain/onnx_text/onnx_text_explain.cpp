@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
+#include "explain/importance.h"  // explain_parts
 #include "explain/integrated_gradients_path.h"
 #include "explain/onnx_text/onnx_context_mixing.h"
 #include "onnx/propagation.h"
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 namespace {
@@ -193,19 +196,72 @@ std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k) {
   return idx;
 }
 
+namespace {
+
+// Leave-one-out's batches (a graph with a free batch dimension): the parts of the flat models' batched methods
+// (importance.h explain_parts: 8, or more when a part would hold over kExplainBatchTokens tokens), more when a part's
+// output (a causal LM's [B, T, V] logits) would exceed this many floats; they follow from the work alone.
+constexpr size_t kLooBatchOutputs = size_t(16) << 20;
+
+// Runs body(lane model, item) for items [0, n): contiguous shares on copies of the model (shared weights, own
+// executors), one lane per thread; the first error wins.
+bool on_model_lanes(OnnxTextModel& model, size_t n, std::string* error,
+                    const std::function<bool(OnnxTextModel&, size_t, std::string*)>& body) {
+  const size_t lanes = in_parallel_loop() ? 1 : static_cast<size_t>(model.lanes(static_cast<int>(std::min<size_t>(n, thread_count()))));
+  std::vector<OnnxTextModel> copies(lanes - 1, model);
+  std::vector<std::string> errors(lanes);
+  parallel_for(lanes, [&](size_t k) {
+    OnnxTextModel& mine = k == 0 ? model : copies[k - 1];
+    for (size_t i = split_begin(n, lanes, k); i < split_begin(n, lanes, k + 1); ++i)
+      if (!body(mine, i, &errors[k])) return;
+  });
+  for (const std::string& e : errors)
+    if (!e.empty()) {
+      *error = e;
+      return false;
+    }
+  return true;
+}
+
+}  // namespace
+
 bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
                              std::vector<double>* out, std::string* error) {
   const int T = static_cast<int>(ids.size());
   begin = std::max(begin, 0);
   end = std::min(end, T);
+  const size_t n = T > 1 ? static_cast<size_t>(std::max(end - begin, 0)) : 0;
   out->assign(static_cast<size_t>(std::max(end - begin, 0)), std::nan(""));
-  for (int t = begin; t < end && T > 1; ++t) {
-    std::vector<int> cut = ids;
-    cut.erase(cut.begin() + t);
-    if (!model.run(cut, error)) return false;
-    (*out)[static_cast<size_t>(t - begin)] = std::abs(p - onnx_text_probability(model.logits(), target));
+  if (n == 0) return true;
+  auto cut = [&](size_t i) {
+    std::vector<int> c = ids;
+    c.erase(c.begin() + begin + static_cast<std::ptrdiff_t>(i));
+    return c;
+  };
+  // Each deletion's value depends on its own input alone, so they run side by side on copies of the model; with a
+  // free batch dimension, many deletions (all of one length) in one pass.
+  const size_t per_output = (model.causal() ? static_cast<size_t>(T - 1) : 1) * std::max<size_t>(1, model.logits().size());
+  const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
+  const size_t chunks = std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
+  if (model.batch_free() && chunks < n) {
+    std::string batch_error;
+    const bool ok = on_model_lanes(model, chunks, &batch_error, [&](OnnxTextModel& m, size_t c, std::string* e) {
+      const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
+      std::vector<std::vector<int>> seqs;
+      for (size_t i = i0; i < i1; ++i) seqs.push_back(cut(i));
+      std::vector<std::vector<float>> logits;
+      if (!m.run_batch(seqs, &logits, e)) return false;
+      for (size_t i = i0; i < i1; ++i) (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
+      return true;
+    });
+    if (ok) return true;
+    // A graph that declares a free batch but fixes it inside (a Reshape to [1, …]): one deletion a pass instead.
   }
-  return true;
+  return on_model_lanes(model, n, error, [&](OnnxTextModel& m, size_t i, std::string* e) {
+    if (!m.run(cut(i), e, /*inference=*/true)) return false;
+    (*out)[i] = std::abs(p - onnx_text_probability(m.logits(), target));
+    return true;
+  });
 }
 
 bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule rule, std::vector<double>* tokens,
@@ -242,7 +298,7 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     for (const auto& a : model.attention())
       found.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"heads", maps.heads}, {"positions", maps.n}});
     std::vector<std::vector<Mat<double>>> A, dA;
-    if (!model.attention_layers(&A, &dA, error)) return false;
+    if (request.attention_layers && !model.attention_layers(&A, &dA, error)) return false;
     json layers = json::array();
     for (const auto& heads : A) {
       json hl = json::array();
@@ -257,7 +313,7 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
       }
       layers.push_back(hl);
     }
-    o["attention_layers"] = layers;
+    if (request.attention_layers) o["attention_layers"] = layers;
     // A from_maps row covers permuted positions 1..n-1: back to token order.
     auto to_tokens = [&](const std::vector<double>& r) {
       std::vector<double> v(static_cast<size_t>(T), nan);

@@ -71,6 +71,7 @@ struct OnnxTextExplainRequest {
   bool leave_one_out = true;
   int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
   bool context_mixing = true;  // value zeroing and ALTI: L × n forwards each (onnx_context_mixing.h)
+  bool attention_layers = true;  // the attention_layers key (L × H × n² numbers; the page reads them elsewhere)
   OnnxIgBaseline ig_baseline;
 };
 
@@ -83,7 +84,11 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //   onnx_text_top_k(logits, k): the indices of the k largest logits, largest first, ties by the lower index (so
 //     top_k(·, 1) is the first maximum: the greedy next token, as llama2.c's argmax); k is clipped to the count.
 //   onnx_text_leave_one_out(model, ids, target, p, begin, end, out): out[t − begin] = |p − p_target(ids without
-//     token t)| for t in [begin, end) (T = 1: NaN); the model is left on the last input it ran.
+//     token t)| for t in [begin, end) (T = 1: NaN), by inference passes: with a free batch dimension many deletions
+//     a pass (OnnxTextModel::run_batch; the batches follow from T and the output size alone), else one each (also
+//     when a batched pass fails); the passes run side by side on copies of the model (OnnxTextModel::lanes, the
+//     core's threads), the values independent of the thread count. The model is left holding the outputs of one of
+//     those passes only: run it again before reading anything else.
 //   onnx_text_probabilities(logits): every class's probability (one logit: [1 − σ, σ]); onnx_text_d_probability(logits,
 //     target): d p_target / d logits.
 //   onnx_text_integrated_gradients(model, ids, target, steps, baseline, r): the integrated_gradients row (the token

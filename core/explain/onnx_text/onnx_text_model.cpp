@@ -16,7 +16,7 @@ bool name_has(const std::string& name, const char* part) { return name.find(part
 }  // namespace
 
 bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& output, std::string* error) {
-  model_ = std::make_unique<Model>();
+  model_ = std::make_shared<Model>();
   if (!read_model(bytes, size, model_.get(), error)) return false;
   const Model& m = *model_;
   // Inputs by role.
@@ -69,6 +69,9 @@ bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& o
     return false;
   }
   if (!ex_.load(m, error)) return false;
+  batch_free_ = true;
+  for (const ValueInfo& vi : m.inputs)
+    if (vi.has_shape && !vi.dims.empty() && vi.dims[0] >= 0) batch_free_ = false;
   attention_ = find_attention(m);
   // The token embeddings: a Gather (axis 0) whose indices are the ids (directly or through a Cast).
   for (const Node& n : m.nodes) {
@@ -86,31 +89,42 @@ bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& o
   return true;
 }
 
-bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error) {
+int OnnxTextModel::lanes(int wanted) const {
+  const int64_t each = std::max<int64_t>(1, ex_.live_bytes());
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, kCopiesBytes / each)));
+}
+
+bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference) {
+  const int64_t T = static_cast<int64_t>(flat.size()) / B;
+  std::map<std::string, Tensor<float>> in;
+  Tensor<float> t = Tensor<float>::ints({B, T});
+  for (int64_t k = 0; k < B * T; ++k) t.i[k] = flat[static_cast<size_t>(k)];
+  in[ids_input_] = t;
+  for (const auto& n : mask_inputs_) {
+    Tensor<float> mask = Tensor<float>::ints({B, T});
+    std::fill(mask.i.begin(), mask.i.end(), 1);
+    in[n] = mask;
+  }
+  for (const auto& n : type_inputs_) in[n] = Tensor<float>::ints({B, T});
+  for (const auto& n : position_inputs_) {
+    Tensor<float> pos = Tensor<float>::ints({B, T});
+    for (int64_t k = 0; k < B * T; ++k) pos.i[k] = k % T;
+    in[n] = pos;
+  }
+  // Integer inputs keep their declared ONNX types (the executor computes them as int64).
+  for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
+  static const std::vector<std::string> kOutputsOnly;
+  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr);
+}
+
+bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool inference) {
   backward_done_ = false;
   if (ids.empty()) {
     *error = "no tokens to run";
     return false;
   }
   const int64_t T = static_cast<int64_t>(ids.size());
-  std::map<std::string, Tensor<float>> in;
-  Tensor<float> t = Tensor<float>::ints({1, T});
-  for (int64_t k = 0; k < T; ++k) t.i[k] = ids[k];
-  in[ids_input_] = t;
-  for (const auto& n : mask_inputs_) {
-    Tensor<float> mask = Tensor<float>::ints({1, T});
-    std::fill(mask.i.begin(), mask.i.end(), 1);
-    in[n] = mask;
-  }
-  for (const auto& n : type_inputs_) in[n] = Tensor<float>::ints({1, T});
-  for (const auto& n : position_inputs_) {
-    Tensor<float> pos = Tensor<float>::ints({1, T});
-    for (int64_t k = 0; k < T; ++k) pos.i[k] = k;
-    in[n] = pos;
-  }
-  // Integer inputs keep their declared ONNX types (the executor computes them as int64).
-  for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
-  if (!ex_.forward(in, error)) return false;
+  if (!forward_ids(ids, 1, error, inference)) return false;
   const Tensor<float>* y = ex_.value(output_);
   if (!y || !y->is_float() || y->rank() < 1) {
     *error = "output '" + output_ + "' is not a float tensor";
@@ -128,6 +142,43 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error) {
   } else {
     *error = "output '" + output_ + "' has shape " + shape_str(y->shape) + ": expected [1, classes] or [1, T, vocabulary]";
     return false;
+  }
+  return true;
+}
+
+bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits,
+                              std::string* error) {
+  backward_done_ = false;
+  const size_t B = seqs.size();
+  if (B == 0 || seqs[0].empty()) {
+    *error = "no tokens to run";
+    return false;
+  }
+  const size_t T = seqs[0].size();
+  std::vector<int> flat;
+  flat.reserve(B * T);
+  for (const auto& s : seqs) {
+    if (s.size() != T) {
+      *error = "a batch's sequences must have one length";
+      return false;
+    }
+    flat.insert(flat.end(), s.begin(), s.end());
+  }
+  if (!forward_ids(flat, static_cast<int64_t>(B), error, /*inference=*/true)) return false;
+  const Tensor<float>* y = ex_.value(output_);
+  const int64_t b = static_cast<int64_t>(B), t = static_cast<int64_t>(T);
+  const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == t;
+  const bool clf = y && y->is_float() && y->rank() == 2 && y->shape[0] == b;
+  if (!lm && !clf) {
+    *error = "output '" + output_ + "' of a batch of " + std::to_string(B) + " has shape " +
+             (y ? shape_str(y->shape) : std::string("(none)")) + ": expected [B, classes] or [B, T, vocabulary]";
+    return false;
+  }
+  const int64_t V = y->shape.back();
+  logits->assign(B, {});
+  for (int64_t k = 0; k < b; ++k) {
+    const auto at = y->f.begin() + (lm ? (k * t + t - 1) * V : k * V);  // a causal LM: each sequence's last position
+    (*logits)[static_cast<size_t>(k)].assign(at, at + V);
   }
   return true;
 }

@@ -22,6 +22,8 @@
 
 namespace attnlab {
 
+// Copyable: a copy shares the parsed model and holds its own executor (values, gradients), so copies may run on
+// different threads at once (leave-one-out's deletions, onnx_text_explain.h); one object must not.
 class OnnxTextModel {
  public:
   bool load(const uint8_t* bytes, size_t size, const std::string& output, std::string* error);
@@ -30,9 +32,17 @@ class OnnxTextModel {
   const onnx::Model& model() const { return *model_; }
   const std::string& output_name() const { return output_; }
 
-  // One forward pass on ids (≥ 1); then logits() are the explained position's.
-  bool run(const std::vector<int>& ids, std::string* error);
+  // One forward pass on ids (≥ 1); then logits() are the explained position's. inference: keep only the graph
+  // outputs (Executor::forward's keep), for a pass whose logits are all that is read — nothing else (backward, maps,
+  // forward_from) may follow it before the next full run.
+  bool run(const std::vector<int>& ids, std::string* error, bool inference = false);
   const std::vector<float>& logits() const { return logits_; }
+  // Several sequences of one length in one inference pass ([B, T] inputs): each one's explained-position logits.
+  // Only for a graph whose inputs leave the batch dimension free (batch_free()); the values equal run()'s on each
+  // sequence up to float rounding (the products run as one; the wasm kernel sums each element in the same order).
+  // As after an inference run(), nothing else may read the executor before the next full run.
+  bool batch_free() const { return batch_free_; }
+  bool run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits, std::string* error);
   // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
   // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
   bool backward(int target, std::string* error);
@@ -58,14 +68,20 @@ class OnnxTextModel {
   bool backward_seeded(const std::vector<float>& d_logits, const std::string& stop_at, std::string* error);
   const std::string& embedding_value() const { return embedding_; }
   int tokens() const { return tokens_; }
+  // How many copies of this model, itself included, may run side by side: at most `wanted`, their executors' bytes
+  // together (values and gradients held now) within kCopiesBytes, at least 1.
+  static constexpr int64_t kCopiesBytes = int64_t(512) << 20;  // a quarter of the wasm core's 2 GiB
+  int lanes(int wanted) const;
 
  private:
-  std::unique_ptr<onnx::Model> model_;
+  std::shared_ptr<onnx::Model> model_;  // shared by copies
   onnx::Executor<float> ex_;
   std::vector<onnx::FoundAttention> attention_;
   std::string ids_input_, output_, embedding_;
   std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
-  bool causal_ = false, backward_done_ = false;
+  bool causal_ = false, backward_done_ = false, batch_free_ = false;
+  // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents).
+  bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference);
   int tokens_ = 0;
   std::vector<float> logits_;
 };

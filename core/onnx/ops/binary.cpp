@@ -85,11 +85,31 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
       }
       return "";
     }
+    // Row by row over the innermost axis, each operand there contiguous or one repeated value (a mask [T, T] over
+    // [B, H, T, T], a norm's [.., 1] divisor, a table over the batch), in loops the compiler vectorises: the same
+    // element-wise operations as the index-by-index loop.
+    auto rows = [&](auto op) {
+      broadcast_rows2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib, int64_t len, int64_t step_a, int64_t step_b) {
+        T* ok = o + k;
+        const T *xa = pa + ia, *xb = pb + ib;
+        if (step_a == 1 && step_b == 1) {
+          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], xb[j]);
+        } else if (step_a == 1 && step_b == 0) {
+          const T v = *xb;
+          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], v);
+        } else if (step_a == 0 && step_b == 1) {
+          const T v = *xa;
+          for (int64_t j = 0; j < len; ++j) ok[j] = op(v, xb[j]);
+        } else {
+          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j * step_a], xb[j * step_b]);
+        }
+      });
+    };
     switch (kind) {
-      case Bin::Add: broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) { o[k] = pa[ia] + pb[ib]; }); break;
-      case Bin::Sub: broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) { o[k] = pa[ia] - pb[ib]; }); break;
-      case Bin::Mul: broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) { o[k] = pa[ia] * pb[ib]; }); break;
-      default: broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) { o[k] = pa[ia] / pb[ib]; }); break;
+      case Bin::Add: rows([](T x, T y) { return x + y; }); break;
+      case Bin::Sub: rows([](T x, T y) { return x - y; }); break;
+      case Bin::Mul: rows([](T x, T y) { return x * y; }); break;
+      default: rows([](T x, T y) { return x / y; }); break;
     }
     return "";
   }

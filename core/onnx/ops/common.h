@@ -60,6 +60,34 @@ void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) 
   }
 }
 
+// As broadcast_loop2, a row of the innermost axis at a time: f(k, ia, ib, len, step_a, step_b) for the output
+// elements k .. k + len − 1, whose operands are at ia + j · step_a and ib + j · step_b (steps 0 or 1 when broadcast).
+template <class F>
+void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
+  const int r = static_cast<int>(out.size());
+  const int64_t n = shape_numel(out);
+  if (n == 0) return;
+  if (r == 0) {
+    f(int64_t(0), int64_t(0), int64_t(0), int64_t(1), int64_t(0), int64_t(0));
+    return;
+  }
+  const int64_t inner = out[r - 1];
+  std::vector<int64_t> idx(r, 0);
+  int64_t base_a = 0, base_b = 0;
+  for (int64_t k = 0; k < n; k += inner) {
+    f(k, base_a, base_b, inner, sa[r - 1], sb[r - 1]);
+    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer axes
+      ++idx[d];
+      base_a += sa[d];
+      base_b += sb[d];
+      if (idx[d] < out[d]) break;
+      base_a -= sa[d] * out[d];
+      base_b -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 template <class F>
 void broadcast_loop3(const Shape& out, const Shape& sa, const Shape& sb, const Shape& sc, F&& f) {
   const int r = static_cast<int>(out.size());
