@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <nlohmann/json.hpp>
 
 #include "catalogue/catalogue.h"
@@ -341,6 +344,16 @@ int attnlab_main(int argc, char** argv) {
 // No exception leaves the CLI: anything a command did not turn into its own message (an allocation that failed,
 // a library's exception) becomes one line on stderr and exit status 1.
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // glibc maps every block above its mmap threshold (128 KiB, raised only up to 32 MiB as blocks are freed) afresh and
+  // faults its pages in on each use: the batched passes' temporaries (a batch's attention scores, activations of
+  // 4,096 tokens) are such blocks, allocated and freed per pass. Natively that made leave-one-out on 2 threads 2–3×
+  // slower than on one (the threads' faults serialise on the process's memory map; stories260K, 180 tokens: 4.2–4.9
+  // s vs 2.3 s). Kept in the heap and reused instead (docs/BENCHMARKS.md "malloc"); the wasm core's allocator has no
+  // such threshold.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
   try {
     return attnlab_main(argc, argv);
   } catch (const std::bad_alloc&) {
