@@ -200,8 +200,14 @@ namespace {
 
 // Leave-one-out's batches (a graph with a free batch dimension): the parts of the flat models' batched methods
 // (importance.h explain_parts: 8, or more when a part would hold over kExplainBatchTokens tokens), more when a part's
-// output (a causal LM's [B, T, V] logits) would exceed this many floats; they follow from the work alone.
+// output (a causal LM's [B, T, V] logits) would exceed this many floats; they follow from the work alone. In wasm
+// 2 M (8 MB): the GPT-2-shaped fixture at 50 tokens (50,265 logits a position) ran leave-one-out in 832–905 ms with
+// batches of 6 and 590–596 ms one by one (Node, one thread); natively batches of 6 took it from 3.5 s to 1.1–1.5 s.
+#if defined(__wasm__)
+constexpr size_t kLooBatchOutputs = size_t(2) << 20;
+#else
 constexpr size_t kLooBatchOutputs = size_t(16) << 20;
+#endif
 
 // Runs body(lane model, item) for items [0, n): contiguous shares on copies of the model (shared weights, own
 // executors), one lane per thread; the first error wins.
