@@ -85,8 +85,9 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
 //     top_k(·, 1) is the first maximum: the greedy next token, as llama2.c's argmax); k is clipped to the count.
 //   onnx_text_leave_one_out(model, ids, target, p, begin, end, out): out[t − begin] = |p − p_target(ids without
 //     token t)| for t in [begin, end) (T = 1: NaN), by inference passes: with a free batch dimension many deletions
-//     a pass (OnnxTextModel::run_batch; the batches follow from T and the output size alone), else one each (also
-//     when a batched pass fails); the passes run side by side on copies of the model (OnnxTextModel::lanes, the
+//     a pass (OnnxTextModel::run_batch; the batches follow from T and the output size alone; the first deletion's
+//     value checked against a pass of its own, 1e-5), else one each (also when a batched pass fails or that check
+//     does); the passes run side by side on copies of the model (OnnxTextModel::lanes, the
 //     core's threads), the values independent of the thread count. The model is left holding the outputs of one of
 //     those passes only: run it again before reading anything else.
 //   onnx_text_probabilities(logits): every class's probability (one logit: [1 − σ, σ]); onnx_text_d_probability(logits,
