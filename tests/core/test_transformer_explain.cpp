@@ -112,13 +112,19 @@ TEST(AttentionFlow, EqualsTheMinCutOfHandMadeGraphs) {
 
 // flow_from_maps builds the graph once and restores only the edges each source's paths changed: every source's
 // value equals a max flow on a graph built afresh.
-TEST(AttentionFlow, OneGraphForEverySourceEqualsAFreshGraphEach) {
-  Rng rng(11);
+// 3 layers × 2 heads of random row-stochastic n × n attention.
+SelfAttentionMaps random_maps(uint64_t seed, int n) {
+  Rng rng(seed);
   SelfAttentionMaps m;
   m.layers = 3;
   m.heads = 2;
-  m.n = 6;
+  m.n = n;
   for (int l = 0; l < m.layers; ++l) m.A.push_back({random_stochastic(m.n, rng), random_stochastic(m.n, rng)});
+  return m;
+}
+
+TEST(AttentionFlow, OneGraphForEverySourceEqualsAFreshGraphEach) {
+  const SelfAttentionMaps m = random_maps(11, 6);
   const std::vector<double> flow = flow_from_maps(m, HeadFusion::Mean);
   ASSERT_EQ(flow.size(), 5u);
   std::vector<Mat<double>> caps;
@@ -128,12 +134,7 @@ TEST(AttentionFlow, OneGraphForEverySourceEqualsAFreshGraphEach) {
 
 // The sources split over the core's threads, one graph copy each: the values are the same bits on 1, 2 and 3 threads.
 TEST(AttentionFlow, SourcesOnThreadsGiveTheSameValues) {
-  Rng rng(12);
-  SelfAttentionMaps m;
-  m.layers = 3;
-  m.heads = 2;
-  m.n = 10;
-  for (int l = 0; l < m.layers; ++l) m.A.push_back({random_stochastic(m.n, rng), random_stochastic(m.n, rng)});
+  const SelfAttentionMaps m = random_maps(12, 10);
   const int before = thread_count();
   set_thread_count(1);
   const std::vector<double> one = flow_from_maps(m, HeadFusion::Mean);

@@ -34,31 +34,7 @@ template <class T> void register_sequence_ops(OpRegistry<T>& r);   // sequence_o
 // Calls f(k, ia, ib) for every output index k of `out`, with ia / ib the offsets into inputs whose
 // broadcast strides (aligned to out's rank, 0 where broadcast) are sa / sb.
 template <class F>
-void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
-  const int r = static_cast<int>(out.size());
-  const int64_t n = shape_numel(out);
-  if (n == 0) return;
-  if (r == 0) {
-    f(int64_t(0), int64_t(0), int64_t(0));
-    return;
-  }
-  const int64_t inner = out[r - 1], ia_step = sa[r - 1], ib_step = sb[r - 1];
-  std::vector<int64_t> idx(r, 0);
-  int64_t base_a = 0, base_b = 0;
-  for (int64_t k = 0; k < n; k += inner) {
-    int64_t ia = base_a, ib = base_b;
-    for (int64_t j = 0; j < inner; ++j, ia += ia_step, ib += ib_step) f(k + j, ia, ib);
-    for (int d = r - 2; d >= 0; --d) {  // odometer over the outer axes
-      ++idx[d];
-      base_a += sa[d];
-      base_b += sb[d];
-      if (idx[d] < out[d]) break;
-      base_a -= sa[d] * out[d];
-      base_b -= sb[d] * out[d];
-      idx[d] = 0;
-    }
-  }
-}
+void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f);  // below, through broadcast_rows2
 
 // As broadcast_loop2, a row of the innermost axis at a time: f(k, ia, ib, len, step_a, step_b) for the output
 // elements k .. k + len − 1, whose operands are at ia + j · step_a and ib + j · step_b (steps 0 or 1 when broadcast).
@@ -86,6 +62,13 @@ void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) 
       idx[d] = 0;
     }
   }
+}
+
+template <class F>
+void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
+  broadcast_rows2(out, sa, sb, [&](int64_t k, int64_t ia, int64_t ib, int64_t len, int64_t step_a, int64_t step_b) {
+    for (int64_t j = 0; j < len; ++j, ia += step_a, ib += step_b) f(k + j, ia, ib);
+  });
 }
 
 template <class F>
