@@ -1,10 +1,11 @@
 // Embind code of the documents lab (contract: docs/DESIGN.md "wasm module API", HanLab; convention: "Binding
 // convention"): a HanLab owning one HAN model (core/model/han_checkpoint, the CLI's loader). explain() returns the
 // object `attnlab explain-text --model HAN_DIR` prints (core/explain/han/explain_han: explain_han +
-// han_explanation_json, the same two calls as cli/han_command.cpp). The debate experiments on documents
-// (core/experiments/han_experiment.h) as TextLab offers the flat ones: loadDataset / hasDataset, then
-// experimentRange over an index range (rows = the CLI's `attnlab experiment NAME --model HAN_DIR` rows) and
-// summarizeRows (its summary), so the page runs chunks with progress and cancel. Raw names start with "_raw_" and never throw;
+// han_explanation_json, the same two calls as cli/han_command.cpp). The debate experiments on documents —
+// the registry's (core/experiments/experiment.h) on core/experiments/han_attention_model.h at params.level — as
+// TextLab offers them on the flat models: loadDataset / hasDataset, then experimentRange over an index range (rows =
+// the CLI's `attnlab experiment NAME --model HAN_DIR` rows, side by side on the core's threads) and summarizeRows
+// (its summary), so the page runs chunks with progress and cancel. Raw names start with "_raw_" and never throw;
 // wasm/facade.js exposes HanLab. Owns no math and no option logic: the splitter's cuts (max_sentences,
 // max_sentence_tokens, max_tokens of the model's config) and their notes come from core/.
 #include <algorithm>
@@ -14,10 +15,12 @@
 #include "boundary.h"
 #include "global_view_out.h"
 #include "explain/global_view.h"
-#include "experiments/han_experiment.h"
+#include "experiments/experiment.h"
+#include "experiments/han_attention_model.h"
 #include "explain/han/explain_han.h"
 #include "text/dataset.h"
 #include "model/han_checkpoint.h"
+#include "parallel/parallel_for.h"
 
 namespace {
 
@@ -133,9 +136,9 @@ class HanLab {
     std::vector<RawTextExample> raw;
     std::string error;
     if (!parse_raw_labeled_tsv(tsv, &raw, &error)) return error_val("data set " + name + ": " + error);
-    std::vector<HanInstance> docs;
+    std::vector<Instance> docs;
     for (size_t i = 0; i < raw.size(); ++i)
-      docs.push_back({static_cast<int>(i), raw[i].label, han_encode(model_, raw[i].text).ids});
+      docs.push_back(han_instance_of(static_cast<int>(i), raw[i].label, han_encode(model_, raw[i].text).ids));
     datasets_[name] = std::move(docs);
     return out_json({{"name", name}, {"total", datasets_[name].size()}});
   }
@@ -144,57 +147,64 @@ class HanLab {
   // Rows [start, start + count) of a loaded data set: {rows, total}.
   val experiment_range(const std::string& name, const std::string& dataset, int start, int count, const val& params,
                        double seed) {
-    const HanExperiment* e = nullptr;
-    ExperimentOptions o;
-    const std::string error = han_setup(name, params, seed, &e, &o);
+    Setup st;
+    const std::string error = setup(name, params, seed, &st);
     if (!error.empty()) return error_val(error);
     auto d = datasets_.find(dataset);
     if (d == datasets_.end()) return error_val("data set '" + dataset + "' is not loaded (loadDataset first)");
     if (start < 0 || count < 0) return error_val("start and count must be >= 0");
-    json rows = json::array();
+    const HanAttentionModel han(model_, st.word);
     const int total = static_cast<int>(d->second.size());
-    for (int i = start; i < std::min(total, start + count); ++i) rows.push_back(run_han_instance(*e, model_, d->second[i], o));
+    const int end = std::max(start, std::min(total, start + count));
+    std::vector<json> part(static_cast<size_t>(end - start));
+    parallel_for(part.size(), [&](size_t k) {  // a row depends on its instance alone
+      part[k] = run_instance(*st.e, han, d->second[start + static_cast<int>(k)], st.options, st.prepared.get());
+    });
+    json rows = json::array();
+    for (json& r : part) rows.push_back(std::move(r));
     return out_json({{"rows", rows}, {"total", total}});
   }
 
-  // The summary of given rows (a JS array of row objects, e.g. gathered from several workers).
+  // The summary of given rows (a JS array of row objects, e.g. gathered from several workers); the experiments'
+  // summaries read fields with row_number / row_flag and leave out rows marked "skipped".
   val summarize_rows(const std::string& name, const val& rows_val, const val& params, double seed) {
-    const HanExperiment* e = nullptr;
-    ExperimentOptions o;
-    const std::string error = han_setup(name, params, seed, &e, &o);
+    Setup st;
+    const std::string error = setup(name, params, seed, &st);
     if (!error.empty()) return error_val(error);
     if (!rows_val.isArray()) return error_val("rows must be an array of rows");
     const json rows = json::parse(val::global("JSON").call<std::string>("stringify", rows_val), nullptr, false);
     if (!rows.is_array()) return error_val("rows must be an array of rows");
     std::vector<json> kept;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (!han_row_well_formed(name, rows[i])) return error_val("row " + std::to_string(i) + " is not a row of " + name);
-      kept.push_back(rows[i]);
-    }
-    return out_json(summarize_han_rows(*e, model_, kept, o));
+    for (const auto& r : rows)
+      if (r.is_object()) kept.push_back(r);
+    return out_json(attnlab::summarize_rows(*st.e, HanAttentionModel(model_, st.word), kept, st.options));
   }
 
  private:
-  std::map<std::string, std::vector<HanInstance>> datasets_;
+  std::map<std::string, std::vector<Instance>> datasets_;
 
-  // The experiment, its options (params as the CLI's --param, seed) or a message.
-  static std::string han_setup(const std::string& name, const val& params_val, double seed, const HanExperiment** e,
-                               ExperimentOptions* o) {
-    *e = find_han_experiment(name);
-    if (!*e) {
-      std::string names;
-      for (const HanExperiment& x : han_experiment_registry()) names += (names.empty() ? "" : ", ") + x.name;
-      return "experiment '" + name + "' does not run on HAN models (these do: " + names + ")";
-    }
+  struct Setup {
+    const Experiment* e = nullptr;
+    ExperimentOptions options;
+    bool word = false;
+    std::shared_ptr<const void> prepared;
+  };
+  // The experiment, its options (params as the CLI's --param, its level taken out; seed) or a message:
+  // check_han_experiment, as the CLI.
+  std::string setup(const std::string& name, const val& params_val, double seed, Setup* st) const {
+    st->e = find_experiment(name);
+    if (!st->e) return "unknown experiment '" + name + "'";
     Err err;
     json params;
     uint64_t s = 0;
     object_arg(params_val, "experiment parameters", &params, err);
     seed_arg(seed, &s, err);
     if (!err.ok()) return err.message;
-    o->seed = s;
-    o->params = params.is_object() ? params : json::object();
-    if (han_level(*o).empty()) return "param level must be \"sentence\" or \"word\"";
+    if (std::string why = check_han_experiment(*st->e, model_, &params, &st->word); !why.empty()) return why;
+    const HanAttentionModel han(model_, st->word);
+    st->options.seed = s;
+    st->options.params = params;
+    st->prepared = st->e->prepare ? st->e->prepare(han, st->options) : nullptr;
     return "";
   }
 };

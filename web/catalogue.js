@@ -619,7 +619,6 @@ export const CATALOGUE = Object.freeze({
  "format": "attnlab-catalogue-v1",
  "han_experiments": [
   {
-   "description": "HAN: Kendall tau of attention vs gradient and leave-one-out at both levels (Jain & Wallace 4.1)",
    "levels": [
     "sentence",
     "word"
@@ -627,7 +626,20 @@ export const CATALOGUE = Object.freeze({
    "name": "kendall"
   },
   {
-   "description": "HAN: erase the top attention weight vs a random one, JSD and flips (Serrano & Smith 4); level=sentence|word",
+   "levels": [
+    "sentence",
+    "word"
+   ],
+   "name": "permutation"
+  },
+  {
+   "levels": [
+    "sentence",
+    "word"
+   ],
+   "name": "adversarial"
+  },
+  {
    "levels": [
     "sentence",
     "word"
@@ -635,20 +647,11 @@ export const CATALOGUE = Object.freeze({
    "name": "erase-max"
   },
   {
-   "description": "HAN: fraction of attention weights erased, by ranking, until the decision flips (Serrano & Smith 5); level=sentence|word",
    "levels": [
     "sentence",
     "word"
    ],
    "name": "erase-until-flip"
-  },
-  {
-   "description": "HAN: Jain & Wallace adversarial attention, max JSD from the model's attention with the output within eps; level=sentence|word",
-   "levels": [
-    "sentence",
-    "word"
-   ],
-   "name": "adversarial"
   }
  ],
  "image": {

@@ -1,7 +1,7 @@
 #include "catalogue/catalogue.h"
 
 #include "experiments/experiment.h"
-#include "experiments/han_experiment.h"
+#include "experiments/han_attention_model.h"
 #include "explain/explain_text.h"
 #include "explain/image/image_method.h"
 #include "explain/image/method_catalogue.h"
@@ -71,11 +71,17 @@ nlohmann::json experiments_part() {
   return out;
 }
 
-// The debate experiments on HAN documents (core/experiments/han_experiment.h), each at either level.
+// The debate experiments that run on a HAN (the registry's, through HanAttentionModel; check_han_experiment decides,
+// as for the CLI and the bindings), each at either level (param "level").
 nlohmann::json han_experiments_part() {
+  static const HanModel no_weights;  // the kind is all the check reads
   nlohmann::json out = nlohmann::json::array();
-  for (const HanExperiment& e : han_experiment_registry())
-    out.push_back({{"name", e.name}, {"description", e.description}, {"levels", {"sentence", "word"}}});
+  for (const Experiment& e : experiment_registry()) {
+    nlohmann::json params = nlohmann::json::object();
+    bool word = false;
+    if (check_han_experiment(e, no_weights, &params, &word).empty())
+      out.push_back({{"name", e.name}, {"levels", {"sentence", "word"}}});  // described under "experiments"
+  }
   return out;
 }
 

@@ -223,6 +223,11 @@ void adversarial_row(const AttentionInstance& fi, const AdversarialResult& r, nl
   row["adversarial_probabilities"] = r.probs;
   row["candidate_jsd"] = r.candidate_jsd;
   row["candidate_tvd"] = r.candidate_tvd;
+  if (fi.num_groups() > 1) {  // e.g. a HAN's words, one softmax per sentence: the unweighted mean over the groups
+    const AttentionGroups groups(fi);
+    row["num_groups"] = fi.num_groups();
+    row["mean_group_jsd"] = number_or_null(mean_of(groups.group_divergences(r.attention, fi.attention())));
+  }
 }
 
 nlohmann::json adversarial_summary(const std::vector<nlohmann::json>& rows, int classes) {

@@ -64,8 +64,9 @@ AdversarialResult adversarial_search(const AttentionInstance& fi, const Adversar
 
 // The experiment's parameters (candidates, steps, lr, epsilon), its row fields for one searched instance ({predicted,
 // max_jsd, found, tvd, max_attention (of effective_attention()), attention, adversarial_attention, probabilities,
-// adversarial_probabilities, candidate_jsd, candidate_tvd}) and the summary of such rows — shared with the HAN's
-// rows (han_adversarial.cpp), which only reshape them.
+// adversarial_probabilities, candidate_jsd, candidate_tvd}; with several softmax groups, e.g. a HAN's words, also
+// num_groups and mean_group_jsd: the unweighted mean over the groups of two units or more of JSD(alpha'_g, alpha_g))
+// and the summary of such rows.
 AdversarialOptions adversarial_options(const ExperimentOptions& opt);
 void adversarial_row(const AttentionInstance& fi, const AdversarialResult& r, nlohmann::json& row);
 nlohmann::json adversarial_summary(const std::vector<nlohmann::json>& rows, int classes);

@@ -7,7 +7,7 @@
 // Row: {jsd_max, jsd_random, flip_max, flip_random, max_attention, random_attention, num_tokens, predicted};
 // single-token instances get {"skipped": "single token"} (likewise no tokens / out-of-range ids).
 // Summary: {jsd_max_mean, jsd_random_mean, flip_rate_max, flip_rate_random, fraction_jsd_max_greater
-// (strictly), n, n_used, n_skipped}; "n" here counts the summarised rows, but run_experiment overwrites it
+// (strictly), n, n_used, n_skipped (rows skipped, and rows without both JSDs)}; "n" here counts the summarised rows, but run_experiment overwrites it
 // with the number of all rows, so n_used is the count to read.
 #include <cmath>
 #include <limits>
@@ -51,6 +51,10 @@ json summarize_erase_max(const AttentionModel&, const std::vector<json>& rows, c
       continue;
     }
     const double a = row_number(r, "jsd_max"), b = row_number(r, "jsd_random");
+    if (!std::isfinite(a) || !std::isfinite(b)) {  // not a row of this experiment (rows may come from the page)
+      ++skipped;
+      continue;
+    }
     jsd_max.push_back(a);
     jsd_rnd.push_back(b);
     if (a > b) ++greater;

@@ -2,7 +2,8 @@
 #include "experiments/han_attention_model.h"
 
 #include "experiments/frozen_encoder.h"  // argmax
-#include "experiments/han_experiment.h"  // han_freeze, HanFrozen
+#include "experiments/experiment.h"
+#include "experiments/han_frozen.h"
 #include "explain/han/han_importance.h"
 
 namespace attnlab {
@@ -193,6 +194,30 @@ const char* HanAttentionModel::skip_reason(const Instance& instance, int min_uni
 
 std::unique_ptr<AttentionInstance> HanAttentionModel::freeze(const Instance& instance, std::string*) const {
   return std::make_unique<HanAttentionInstance>(model_, han_document_of(instance), word_);
+}
+
+std::string check_han_experiment(const Experiment& e, const HanModel& model, nlohmann::json* params, bool* word_level) {
+  if (!params->is_object()) *params = nlohmann::json::object();
+  std::string error;
+  if (!take_han_level(params, word_level, &error)) return error;
+  if (std::string why = check_experiment_model(e, HanAttentionModel(model, *word_level)); !why.empty()) return why;
+  if (e.needs_human_rationales) return e.name + " reads SST's human rationales, which documents do not have";
+  if (e.needs_other_models) return e.name + " compares flat models trained with other seeds; it does not run on a HAN";
+  if (std::string bad = check_experiment_params(e, *params); !bad.empty()) return "param: " + bad;
+  return "";
+}
+
+bool take_han_level(nlohmann::json* params, bool* word_level, std::string* error) {
+  *word_level = false;
+  if (!params->is_object() || !params->contains("level")) return true;
+  const nlohmann::json level = (*params)["level"];
+  params->erase("level");
+  if (level == "sentence" || level == "word") {
+    *word_level = level == "word";
+    return true;
+  }
+  *error = "param level must be \"sentence\" or \"word\"";
+  return false;
 }
 
 }  // namespace attnlab

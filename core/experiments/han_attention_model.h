@@ -10,7 +10,12 @@
 // level, the sentence level at the word level), for any combination of classes (add_d_output_combination).
 // The instance is a document: Instance::ids with Instance::sentence_lengths. The importances are core/explain/han's
 // gradient (attention detached) and leave-one-out at the level.
+// The debate's experiments run on it as on any model kind (experiment.h's registry; those that need a flat model's
+// parameters or single-token measures are refused by check_experiment_model): `level` picks the model.
 #pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "model/attention_model.h"
 #include "model/han_checkpoint.h"
 
@@ -29,6 +34,18 @@ class HanAttentionModel : public AttentionModel {
   const HanModel& model_;
   bool word_ = false;
 };
+
+struct Experiment;
+
+// What the CLI and the bindings check before running experiment e on a HAN: the level (take_han_level, below) taken
+// out of *params, the model kind (check_experiment_model), no human rationales or other models needed, the rest of
+// the parameters (check_experiment_params). "" when it runs, else a message.
+std::string check_han_experiment(const Experiment& e, const HanModel& model, nlohmann::json* params, bool* word_level);
+
+// The level a HAN experiment runs at, from the experiment's parameters: params["level"] = "sentence" (the default) or
+// "word", taken out of *params so that the rest are the experiment's own (check_experiment_params). False with *error
+// when it is neither.
+bool take_han_level(nlohmann::json* params, bool* word_level, std::string* error);
 
 // The document of a HAN instance (sentences of Instance::ids by Instance::sentence_lengths), and back.
 HanDocument han_document_of(const Instance& instance);

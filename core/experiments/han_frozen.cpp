@@ -1,87 +1,14 @@
-// Helpers shared by the HAN experiments (han_experiment.h): the registry runner, the frozen document and
-// the attention interventions. Double precision for the interventions (cheap at this size).
+// The frozen HAN document and its attention interventions (han_frozen.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
 #include "experiments/frozen_encoder.h"  // erase_and_renormalise, jensen_shannon, argmax
-#include "experiments/han_experiment.h"
+#include "experiments/han_frozen.h"
 #include "explain/han/han_importance.h"
 
 namespace attnlab {
-
-using nlohmann::json;
-
-const std::vector<HanExperiment>& han_experiment_registry() {
-  static const std::vector<HanExperiment> all = {han_kendall_experiment(), han_erase_max_experiment(),
-                                                 han_erase_until_flip_experiment(), han_adversarial_experiment()};
-  return all;
-}
-
-const HanExperiment* find_han_experiment(const std::string& name) {
-  for (const HanExperiment& e : han_experiment_registry())
-    if (e.name == name) return &e;
-  return nullptr;
-}
-
-json run_han_instance(const HanExperiment& e, const HanModel& model, const HanInstance& instance,
-                      const ExperimentOptions& options) {
-  Rng rng = instance_rng(options.seed, instance.index);
-  json row = e.run(model, instance, options, rng);
-  row["index"] = instance.index;
-  if (instance.label >= 0) row["label"] = instance.label;
-  return row;
-}
-
-json summarize_han_rows(const HanExperiment& e, const HanModel& model, const std::vector<json>& rows,
-                        const ExperimentOptions& options) {
-  json summary = e.summarize(model, rows, options);
-  summary["n"] = rows.size();
-  return summary;
-}
-
-bool han_row_well_formed(const std::string& experiment, const json& row) {
-  if (!row.is_object()) return false;
-  if (row.contains("skipped")) return true;
-  const auto integer_or_absent = [&](const char* key) { return !row.contains(key) || row[key].is_number_integer(); };
-  if (!integer_or_absent("label") || !integer_or_absent("predicted")) return false;
-  const auto unit = [&](const char* key, const char* number) {
-    return row.contains(key) && row[key].is_object() && row[key].contains(number) && row[key][number].is_number() &&
-           row[key].contains("flipped") && row[key]["flipped"].is_boolean();
-  };
-  if (experiment == "erase-max") return unit("top", "jsd") && unit("random", "jsd");
-  if (experiment == "erase-until-flip") {
-    for (const char* r : {"attention", "gradient", "attention_x_gradient", "random"})
-      if (!unit(r, "fraction")) return false;
-    return true;
-  }
-  if (experiment == "kendall") {
-    if (!row.contains("label") && !row.contains("predicted")) return false;
-    for (const char* level : {"sentence", "word"}) {
-      if (!row.contains(level) || !row[level].is_object()) return false;
-      for (const char* m : {"gradient", "leave_one_out"}) {
-        if (!row[level].contains(m) || !row[level][m].is_object()) return false;
-        const json& k = row[level][m];
-        for (const char* f : {"tau", "p"})
-          if (!k.contains(f) || !(k[f].is_number() || k[f].is_null())) return false;
-      }
-    }
-    return true;
-  }
-  return true;  // adversarial reads its rows with row_number / row_flag / row_class
-}
-
-json run_han_experiment(const HanExperiment& e, const HanModel& model, const std::vector<HanInstance>& data,
-                        const ExperimentOptions& options, const std::function<bool(int, int)>& progress) {
-  bool cancelled = false;
-  const std::vector<json> rows = run_rows(
-      static_cast<int>(data.size()), true, [&](int i) { return run_han_instance(e, model, data[i], options); },
-      progress, &cancelled);
-  json summary = summarize_han_rows(e, model, rows, options);
-  if (cancelled) summary["cancelled"] = true;
-  return {{"experiment", e.name}, {"n", rows.size()}, {"summary", summary}, {"rows", rows}};
-}
 
 int HanFrozen::num_words() const {
   int n = 0;
@@ -157,13 +84,6 @@ std::vector<std::vector<double>> han_outputs_with_word_attention(
     out.push_back(std::move(p));
   }
   return out;
-}
-
-std::string han_level(const ExperimentOptions& o) {
-  auto it = o.params.find("level");
-  if (it == o.params.end()) return "sentence";
-  if (it->is_string() && (it->get<std::string>() == "sentence" || it->get<std::string>() == "word")) return it->get<std::string>();
-  return "";
 }
 
 }  // namespace attnlab

@@ -1,4 +1,5 @@
-// HAN importances (core/explain/han), the HAN experiments (core/experiments/han_*) and the global view
+// HAN importances (core/explain/han), the registry's experiments on a HAN (core/experiments/han_attention_model.h)
+// and the global view
 // (core/explain/global_view) on small models: closed forms (leave-one-out = the re-run document, frozen
 // interventions = the full forward), integrated-gradients completeness at both levels, the JSON contract of
 // explain_han, bad input (no boundary, 10,000 sentences, one-token sentences, empty lines, markup), and the
@@ -9,7 +10,7 @@
 
 #include "experiments/frozen_encoder.h"
 #include "experiments/han_attention_model.h"
-#include "experiments/han_experiment.h"
+#include "experiments/han_frozen.h"
 #include "explain/global_view.h"
 #include "explain/han/explain_han.h"
 #include "train/han_trainer.h"
@@ -346,33 +347,48 @@ TEST(HanExperiments, WordAttentionGradientMatchesFiniteDifferences) {
   }
 }
 
+// The registry's experiments on both levels of a HAN (han_attention_model.h): rows for documents of several shapes,
+// the empty document skipped, the bounds of what each row holds.
 TEST(HanExperiments, RowsAndSummaries) {
   const HanModel m = small_model();
-  std::vector<HanInstance> data = {{0, 1, kDoc}, {1, 0, {{5, 6, 7}, {2, 3}}}, {2, 1, {{4}}}, {3, 0, {}}};
-  ExperimentOptions o;
+  const std::vector<Instance> data = {han_instance_of(0, 1, kDoc), han_instance_of(1, 0, {{5, 6, 7}, {2, 3}}),
+                                      han_instance_of(2, 1, {{4}}), han_instance_of(3, 0, {})};
   for (const char* level : {"sentence", "word"}) {
-    o.params = {{"level", level}};
-    for (const HanExperiment& e : han_experiment_registry()) {
-      const nlohmann::json r = run_han_experiment(e, m, data, o);
-      ASSERT_EQ(r["rows"].size(), 4u) << e.name;
-      EXPECT_TRUE(r["rows"][3].contains("skipped")) << e.name;  // the empty document
-      if (e.name == "erase-until-flip") {
-        for (const char* rk : {"attention", "gradient", "attention_x_gradient", "random"}) {
+    for (const char* name : {"kendall", "permutation", "adversarial", "erase-max", "erase-until-flip"}) {
+      const Experiment* e = find_experiment(name);
+      ASSERT_NE(e, nullptr);
+      ExperimentOptions o;
+      o.params = {{"level", level}, {"steps", 30}};
+      if (std::string(name) != "adversarial") o.params.erase("steps");
+      bool word = false;
+      ASSERT_EQ(check_han_experiment(*e, m, &o.params, &word), "") << name;
+      EXPECT_EQ(word, std::string(level) == "word");
+      const nlohmann::json r = run_experiment(*e, HanAttentionModel(m, word), data, o);
+      ASSERT_EQ(r["rows"].size(), 4u) << name;
+      EXPECT_TRUE(r["rows"][3].contains("skipped")) << name;  // the empty document
+      EXPECT_FALSE(r["rows"][0].contains("skipped")) << name << " " << level;
+      if (e->name == "erase-until-flip") {
+        for (const char* rk : {"attention", "gradient", "attention_x_gradient", "leave_one_out", "random"}) {
           const double fr = r["rows"][0][rk]["fraction"];
           EXPECT_GT(fr, 0.0);
           EXPECT_LE(fr, 1.0);
         }
-        EXPECT_EQ(r["summary"]["level"], level);
       }
-      if (e.name == "erase-max") {
-        EXPECT_GE(r["rows"][0]["top"]["jsd"].get<double>(), 0.0);
-        EXPECT_LE(r["rows"][0]["top"]["jsd"].get<double>(), std::log(2.0) + 1e-12);
-        EXPECT_NE(r["rows"][0]["top"]["index"], r["rows"][0]["random"]["index"]);
+      if (e->name == "erase-max") {
+        EXPECT_GE(r["rows"][0]["jsd_max"].get<double>(), 0.0);
+        EXPECT_LE(r["rows"][0]["jsd_max"].get<double>(), std::log(2.0) + 1e-12);
+        EXPECT_NE(r["rows"][0]["max_attention"], r["rows"][0]["random_attention"]);
       }
     }
   }
-  o.params = {{"level", "paragraph"}};
-  EXPECT_TRUE(run_han_experiment(*find_han_experiment("erase-max"), m, data, o)["rows"][0].contains("skipped"));
+  // The level is checked, and what a HAN cannot run is named (negative controls).
+  nlohmann::json params = {{"level", "paragraph"}};
+  bool word = false;
+  EXPECT_NE(check_han_experiment(*find_experiment("erase-max"), m, &params, &word).find("level"), std::string::npos);
+  params = nlohmann::json::object();
+  EXPECT_NE(check_han_experiment(*find_experiment("randomization"), m, &params, &word), "");
+  params = {{"steps", 3}};
+  EXPECT_NE(check_han_experiment(*find_experiment("kendall"), m, &params, &word), "");
 }
 
 // ---- global view ----

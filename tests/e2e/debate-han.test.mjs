@@ -3,9 +3,10 @@
 //
 // Starts scripts/serve.mjs in-process on port 0 and checks, in the Debate tab with model imdb-han (from the
 // manifest's `documents`) on the shipped IMDB sample (models/text/data/imdb-test-200.tsv):
-//   - the level picker shows for the HAN model (hidden for sst2-tanh), the experiment picker lists the core's HAN
-//     experiments (catalogue.han_experiments), and the level is in the URL (level=word after choosing it);
-//   - erase-max at the sentence level (N = 8) and adversarial at the word level (N = 3) complete, draw their
+//   - the level picker shows for the HAN model (hidden for sst2-tanh), the experiment picker lists the experiments
+//     that run on a HAN (catalogue.han_experiments: the registry's, through the attention-model interface), and the
+//     level is in the URL (level=word after choosing it);
+//   - erase-max at the sentence level (N = 8) and permutation at the word level (N = 3) complete, draw their
 //     figures, and every number of their summaries equals `build/attnlab experiment NAME --model
 //     models/text/imdb-han --data models/text/data/imdb-test-200.tsv --limit N --param level=L` (seed 1) to 1e-6
 //     relative; the result title names the level and counts documents.
@@ -110,16 +111,16 @@ else describe('HAN debate experiments in the browser', { timeout: 15 * 60_000 },
     await page.locator('#view-debate').screenshot({ path: path.join(OUT, `debate-han-${level}.png`) });
   }
 
-  test('imdb-han in the Debate tab: the level picker, erase-max (sentence) and adversarial (word) equal the CLI', { timeout: TIMEOUT }, async () => {
+  test('imdb-han in the Debate tab: the level picker, erase-max (sentence) and permutation (word) equal the CLI', { timeout: TIMEOUT }, async () => {
     const page = await openPage('#view=debate&model=sst2-tanh');
     assert.equal(await waitDebate(page, ['idle', 'error']), 'idle', await page.locator('#debate-message').textContent());
     assert.equal(await page.isVisible('#debate-level'), false, 'no level picker for a flat model');
     await page.selectOption('#debate-model', MODEL);
     assert.equal(await page.isVisible('#debate-level'), true, 'the level picker shows for a HAN model');
     const names = await page.$$eval('#debate-experiment option', (os) => os.map((o) => o.value));
-    assert.deepEqual([...names].sort(), ['adversarial', 'erase-max', 'erase-until-flip', 'kendall']);
+    assert.deepEqual([...names].sort(), ['adversarial', 'erase-max', 'erase-until-flip', 'kendall', 'permutation']);
     await runAndCompare(page, 'erase-max', 'sentence', 8);
-    await runAndCompare(page, 'adversarial', 'word', 3);
+    await runAndCompare(page, 'permutation', 'word', 3);
     assert.deepEqual(page.errors, []);
     await page.close();
     // A link with the level opens with it.

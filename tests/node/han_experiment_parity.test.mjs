@@ -1,14 +1,15 @@
 // han_experiment_parity.test.mjs — the wasm HanLab's debate experiments (wasm/han_bindings.cpp: loadDataset,
-// experimentRange, summarizeRows; what the Debate tab runs on a HAN model) equal the CLI's
+// experimentRange, summarizeRows; what the Debate tab runs on a HAN model: the registry's experiments on the HAN's
+// attention-model interface at params.level) equal the CLI's
 // `attnlab experiment NAME --model models/text/imdb-han --data models/text/data/imdb-test-200.tsv --limit N
-// --param level=L`: for erase-max (N = 12) and adversarial (N = 6, steps=50 to keep the
-// test short) at both levels and kendall (N = 6; its row has both levels, so one run covers both), every number of the summary
-// within the tolerance below and every other value exactly, on the summary's own keys (the CLI adds experiment, model, data, seed,
-// params, seconds). The rows are run in two chunks ([0, 5) and [5, N)), as the page's pool does. Negative
+// --param level=L`: erase-max (N = 12) and adversarial (N = 6, steps=50 to keep the test short) at both levels,
+// kendall at both (N = 6), permutation and erase-until-flip at one each (N = 6): every number of the summary within the
+// tolerance below and every other value exactly, on the summary's own keys (the CLI adds experiment, model, data, seed,
+// params, seconds, level, unit). The rows are run in two chunks ([0, 5) and [5, N)), as the page's pool does. Negative
 // controls (a comparison that cannot fail checks nothing): the summary of documents [1, N + 1) and, for
-// erase-max, the summary with seed 2 must differ from the CLI's. Also: an unknown experiment and a bad level are
-// readable Errors, and rows that are not the experiment's (summarizeRows checks them first: no exceptions in
-// wasm). Skips only when web/gen, build/attnlab or the model is missing.
+// erase-max, the summary with seed 2 must differ from the CLI's. Also: an experiment a HAN cannot run, an unknown one
+// and a bad level are readable Errors; rows from the page that are not the experiment's are summarised without an
+// exception (none in wasm). Skips only when web/gen, build/attnlab or the model is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -34,6 +35,10 @@ const CASES = [
   // kendall: relative 1e-3 — its word-level τ ranks ~280 words whose float leave-one-out values can tie to 1e-7,
   // and one pair ordered differently moves τ by 2 / (n (n − 1)) ≈ 2.6e-5 (seen: a std off by 3.5e-5 relative).
   { name: 'kendall', level: 'sentence', n: 6, params: {}, tol: 1e-3 },
+  { name: 'kendall', level: 'word', n: 6, params: {}, tol: 1e-3 },
+  // the experiments the HAN gained from the interface (before, it had its own copies of the four above)
+  { name: 'permutation', level: 'word', n: 6, params: { permutations: 20 } },
+  { name: 'erase-until-flip', level: 'word', n: 6, params: {} },
 ];
 
 function cliSummary({ name, level, n, params }, seed = 1) {
@@ -107,12 +112,18 @@ test('HanLab experiment summaries equal the CLI\'s, with negative controls', { s
 test('HanLab experiments: readable errors', { skip }, async () => {
   const lab = await openLab();
   try {
-    assert.throws(() => lab.experimentRange('permutation', 'imdb-test-200', 0, 1, {}, 1), /does not run on HAN models/);
+    assert.throws(() => lab.experimentRange('randomization', 'imdb-test-200', 0, 1, {}, 1),
+      /reads the parameters of a model attnlab trained; on this model run kendall, permutation, adversarial, erase-max, erase-until-flip/);
+    assert.throws(() => lab.experimentRange('eraser', 'imdb-test-200', 0, 1, {}, 1), /single tokens/);
+    assert.throws(() => lab.experimentRange('nope', 'imdb-test-200', 0, 1, {}, 1), /unknown experiment/);
     assert.throws(() => lab.experimentRange('erase-max', 'imdb-test-200', 0, 1, { level: 'paragraph' }, 1), /level/);
+    assert.throws(() => lab.experimentRange('kendall', 'imdb-test-200', 0, 1, { steps: 3 }, 1), /unknown parameter 'steps'/);
     assert.throws(() => lab.experimentRange('erase-max', 'nope', 0, 1, {}, 1), /not loaded/);
     assert.throws(() => lab.summarizeRows('erase-max', 'x', {}, 1), /array/);
-    assert.throws(() => lab.summarizeRows('erase-max', [{ top: { jsd: 'x' } }], {}, 1), /row 0 is not a row of erase-max/);
-    assert.throws(() => lab.summarizeRows('kendall', [{ skipped: 'no tokens' }, { label: 1, sentence: 2 }], {}, 1), /row 1/);
+    // rows that are not the experiment's: summarised (their missing numbers left out), no exception
+    const odd = lab.summarizeRows('erase-max', [{ jsd_max: 'x' }, 7, { skipped: 'no tokens' }], {}, 1);
+    assert.equal(odd.n, 2);
+    assert.equal(odd.n_used, 0);
   } finally {
     lab.delete();
   }

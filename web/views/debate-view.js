@@ -18,10 +18,10 @@
 //   shipped strong-sentiment lexicon, models/text/data/sst2-strong-lexicon.txt); the result line says which; an experiment whose info has sentence(summary)
 //   (conicity, impermissible) shows its summary in one plain sentence (#debate-headline .headline-words) above the numbers.
 //   HAN (document) models (manifest `documents`) are in the model picker too: with one chosen the experiment
-//   picker lists the core's HAN experiments (catalogue.han_experiments), the level picker (#debate-level,
+//   picker lists the experiments that run on a HAN (catalogue.han_experiments: the same experiments, rows and
+//   summaries as on a flat model, through the core's attention-model interface), the level picker (#debate-level,
 //   state.level: sentence | word, passed as param level) shows, and the run is over manifest.datasets'
-//   "imdb-test-200" (the first 200 IMDB test reviews); the figures and headlines are the flat experiments',
-//   read through analysis/han-debate.js.
+//   "imdb-test-200" (the first 200 IMDB test reviews); the figures and headlines are the flat experiments'.
 //   The headline numbers of a flat (SST-2) model carry their spread over training seeds where the seed study
 //   (models/text/seeds/summary.json, runtime/seed-summaries.js: fetched on the first run) has the model and the number (analysis/seed-spread.js).
 //   section.dataset.status: 'loading' | 'idle' | 'running' | 'cancelling' | 'done' | 'cancelled' | 'error'.
@@ -40,7 +40,6 @@ import { WorkerPool, poolSize } from '../runtime/pool.js';
 import { rowsToCsv } from '../analysis/csv.js';
 import { infoFor } from '../experiments-info.js';
 import { classNamesFor, modelKind } from '../analysis/display.js';
-import { hanRowsAtLevel, hanSummaryAtLevel } from '../analysis/han-debate.js';
 import { CATALOGUE } from '../catalogue.js';
 import { withSeedSpread } from '../analysis/seed-spread.js';
 import { textSeedSummary } from '../runtime/seed-summaries.js';
@@ -49,7 +48,9 @@ import { wordsParam } from '../analysis/faithful.js';
 
 const DATASET = 'sst2-test';
 const HAN_DATASET = 'imdb-test-200';
-const HAN_EXPERIMENTS = Object.freeze((CATALOGUE.han_experiments ?? []).map((e) => ({ name: e.name, description: e.description })));
+// The registry's experiments that run on a HAN (named in catalogue.han_experiments, described under experiments).
+const HAN_EXPERIMENTS = Object.freeze((CATALOGUE.han_experiments ?? []).map((e) => ({
+  name: e.name, description: (CATALOGUE.experiments ?? []).find((x) => x.name === e.name)?.description ?? '' })));
 const isHan = (m) => m?.kind === 'han';
 const REDRAW_MS = 400;
 
@@ -322,7 +323,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
 
   function drawFigure(cfg, rows, classNames) {
     try {
-      renderDebateFigure(figureEl, cfg.name, cfg.han ? hanRowsAtLevel(cfg.name, rows, cfg.level) : rows, {
+      renderDebateFigure(figureEl, cfg.name, rows, {
         classNames: classNamesFor(cfg.model, classNames), width: widthOf(figureEl, 900),
         eraserRows: latestRows.get(`${cfg.model}|eraser`) ?? null, // plausibility's faithfulness axis
       });
@@ -449,7 +450,7 @@ export function mountDebateView(section, { client, store, pool = new WorkerPool(
     stateEl.className = `result-state${partial ? ' partial' : ''}`;
     if (res.summary) {
       // Nothing to headline when the experiment skipped every sentence (the reason is in the result line).
-      const shown = cfg.han ? hanSummaryAtLevel(cfg.name, res.summary, cfg.level) : res.summary;
+      const shown = res.summary;
       const any = skippedRows.length < res.rows.length;
       renderHeadline(headlineEl, any ? withSeedSpread(info.headline(shown), seeds, cfg.model) : []);
       // the summary in one plain sentence, above the numbers (the experiments that give one: experiments-info.js)

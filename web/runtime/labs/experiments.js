@@ -11,8 +11,8 @@
 //                                                 An experiment whose catalogue entry needs human rationales
 //                                                 (plausibility) reads the data set with its SST trees.
 //   experimentSummary {model, name, rows, params, seed} → the experiment's summary object of `rows`
-// A document (HAN) model (manifest `documents`) runs the HAN experiments (catalogue.han_experiments; params.level
-// 'sentence' | 'word') with the same requests: its HanLab (loadDocumentSession, the Documents lab's loader) keeps
+// A document (HAN) model (manifest `documents`) runs the experiments that run on a HAN (catalogue.han_experiments;
+// params.level 'sentence' | 'word'; the same rows as a flat model's) with the same requests: its HanLab (loadDocumentSession, the Documents lab's loader) keeps
 // the data set and runs index ranges, as TextLab does for the flat models.
 import { loadCore } from '../host/core.js';
 import { loadDataset, documentModels, loadDocumentSession } from './text-models.js';
