@@ -30,10 +30,11 @@ function metricsOf(kind, j) {
     put('adversarial: mean max JSD', j.mean_max_jsd);
     put('adversarial: fraction max JSD > 0.4', j['fraction_jsd_above_0.4']);
   } else if (kind.startsWith('erase-max')) {
-    put('erase-max: fraction top JSD > random JSD', j.fraction_top_larger);
-    put('erase-max: mean JSD, top erased', j.jsd_top_mean);
+    // the registry's keys; the files written before 2026-12-06 by the HAN's own erase-max used top / random names
+    put('erase-max: fraction top JSD > random JSD', j.fraction_jsd_max_greater ?? j.fraction_top_larger);
+    put('erase-max: mean JSD, top erased', j.jsd_max_mean ?? j.jsd_top_mean);
     put('erase-max: mean JSD, random erased', j.jsd_random_mean);
-    put('erase-max: flip rate, top', j.flip_rate_top);
+    put('erase-max: flip rate, top', j.flip_rate_max ?? j.flip_rate_top);
     put('erase-max: flip rate, random', j.flip_rate_random);
   } else if (kind.startsWith('erase-until-flip')) {
     // as docs/RESULTS.md reports it: the mean fraction removed over the sentences every ranking flips, and the
