@@ -459,3 +459,30 @@ TEST(OnnxFloatForms, SigmoidTanhErfSoftmaxFollowTheStdFormulasAndKeepNaN) {
   for (float v : run_float("Softmax", with_nan)) EXPECT_TRUE(std::isnan(v));  // the row's sum is NaN, as std::exp gives
 }
 
+
+// Softmax over a causal mask's row (keys after the query at −1e9 added): the masked chunks of four skip exp and the
+// sum, and give exact zeros; the rest equals the std formula; a NaN among live keys still makes the whole row NaN,
+// the masked zeros included (negative control of the skip: a row without the mask has no exact zeros).
+TEST(OnnxFloatForms, SoftmaxSkipsMaskedKeysExactlyAndKeepsNaNRows) {
+  for (const int live : {1, 3, 4, 5, 9, 13}) {
+    std::vector<float> x(19);
+    for (size_t k = 0; k < x.size(); ++k) x[k] = 0.37f * static_cast<float>(k % 7) - 1.f + (k < size_t(live) ? 0.f : -1e9f);
+    const std::vector<float> y = run_float("Softmax", x);
+    ASSERT_EQ(y.size(), x.size());
+    double z = 0;
+    for (int k = 0; k < live; ++k) z += std::exp(static_cast<double>(x[k]));
+    double total = 0;
+    for (size_t k = 0; k < x.size(); ++k) {
+      total += y[k];
+      if (static_cast<int>(k) < live) EXPECT_NEAR(y[k], std::exp(static_cast<double>(x[k])) / z, 1e-6) << live << " " << k;
+      else EXPECT_EQ(y[k], 0.f) << live << " " << k;
+    }
+    EXPECT_NEAR(total, 1.0, 1e-6);
+    std::vector<float> with_nan = x;
+    with_nan[0] = std::numeric_limits<float>::quiet_NaN();
+    for (float v : run_float("Softmax", with_nan)) EXPECT_TRUE(std::isnan(v)) << live;
+  }
+  std::vector<float> unmasked(19);
+  for (size_t k = 0; k < unmasked.size(); ++k) unmasked[k] = 0.37f * static_cast<float>(k % 7) - 1.f;
+  for (float v : run_float("Softmax", unmasked)) EXPECT_GT(v, 0.f);
+}

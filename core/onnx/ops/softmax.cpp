@@ -1,7 +1,7 @@
 // Softmax and LogSoftmax. Opset ≥ 13: along one axis (default −1). Opset < 13: over the input coerced to
 // 2-D at `axis` (default 1), i.e. over all axes from `axis` on. Max-subtracted for stability; each exp computed
-// once (float rows of the last axis on four lanes: nn/simd.h exp, which is 0 below e^−87; the sum in order, so a
-// row's values do not depend on where it lies).
+// once (float rows of the last axis on four lanes: nn/simd.h exp, which is 0 below e^−87 — four such keys of a
+// mask skip it; the sum in order, so a row's values do not depend on where it lies).
 // Backward: softmax dx = y ⊙ (dy − Σ dy·y); log-softmax dx = dy − softmax · Σ dy.
 #include <cmath>
 #include <type_traits>
@@ -56,18 +56,37 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
         }
         for (int64_t d = d0; d < s.dim; ++d) m = std::max(m, xr[d]);
         // a NaN stays NaN (simd::exp clamps its input), and the row's sum then makes the whole row NaN, as before
-        simd::map4(xr, nullptr, yr, static_cast<long>(s.dim),
-                   [m](simd::v4 v) { return v == v ? simd::exp(v - simd::splat(m)) : v; });
+        const simd::v4 m4 = simd::splat(m);
+        int64_t d = 0, live = 0;  // live: the end of the last chunk of four not skipped (zeros after it)
+        for (; d + 4 <= s.dim; d += 4) {
+          const simd::v4 v = simd::load(xr + d);
+          const simd::v4 t = v - m4;
+          // four masked keys (a causal or padding mask's large negative): exp is exactly 0 below −87, skip it
+          const simd::i4 low = t < simd::splat(-87.f);
+          if (low[0] & low[1] & low[2] & low[3]) {
+            simd::store(yr + d, simd::splat(0.f));
+            continue;
+          }
+          simd::store(yr + d, v == v ? simd::exp(t) : v);
+          live = d + 4;
+        }
+        const int64_t tail = d;
+        if (tail < s.dim)
+          simd::map4(xr + tail, nullptr, yr + tail, static_cast<long>(s.dim - tail),
+                     [m4](simd::v4 v) { return v == v ? simd::exp(v - m4) : v; });
+        // The sum in order; the skipped chunks' zeros after `live` add exactly nothing (the sum is ≥ +0), so they are
+        // left out, and 0 / sum stays 0 below.
         float sum = 0;
-        for (int64_t d = 0; d < s.dim; ++d) sum += yr[d];
+        for (d = 0; d < live; ++d) sum += yr[d];
+        for (d = tail; d < s.dim; ++d) sum += yr[d];
         if (log) {
           const float shift = m + std::log(sum);
-          for (int64_t d = 0; d < s.dim; ++d) yr[d] = xr[d] - shift;
+          for (d = 0; d < s.dim; ++d) yr[d] = xr[d] - shift;
         } else {  // each element divided by the sum, four at a time (the same quotients)
           const simd::v4 sum4 = simd::splat(sum);
-          int64_t d = 0;
-          for (; d + 4 <= s.dim; d += 4) simd::store(yr + d, simd::load(yr + d) / sum4);
-          for (; d < s.dim; ++d) yr[d] /= sum;
+          const int64_t end4 = sum == sum ? live : tail;  // a NaN sum makes the whole row NaN, zeros too
+          for (d = 0; d < end4; d += 4) simd::store(yr + d, simd::load(yr + d) / sum4);
+          for (d = tail; d < s.dim; ++d) yr[d] /= sum;
         }
       }
       return "";
