@@ -139,15 +139,15 @@ export const EXPERIMENT_INFO = Object.freeze({
     live: 'Remove attention weights one by one in the order each method ranks them, until the predicted class changes. A faithful ranking flips the decision after few removals.',
     dataset: 'For each sentence and ranking, the fraction of attention weights removed (in ranking order) before the decision flips (1 when it never flips).',
     figure: 'Fraction of weights removed before the decision flips, per ranking (box: quartiles, line: median). Serrano & Smith: gradient-based rankings flip sooner than attention; random needs the most. Below S&S’s five, the model’s later readings rank the same weights (most positive first). The erasure acts on one attention layer’s weights alone (a transformer’s last-layer [CLS] row), so a reading of the whole model can flip later than attention here without being less faithful.',
-    // The rankings the run has (a HAN run's summary lists them in `order`: no leave-one-out); one it lacks is
-    // named in a note, not shown as a bare n/a.
+    // The rankings the run has (its summary lists them in `order`); one it lacks is named in a note, not shown as a
+    // bare n/a.
     headline: (s) => {
       const has = Array.isArray(s?.order) ? RANKINGS.filter((r) => s.order.includes(r)) : RANKINGS;
       const items = has.map((r) => ({ label: `${label(r)}: mean fraction removed`, value: pick(s, [r, 'fraction_mean']), kind: 'pct', seedKey: `erase-until-flip: mean fraction removed, ${r}` }));
       const missing = RANKINGS.filter((r) => !has.includes(r));
       if (missing.length && items.length) {
-        items[items.length - 1].note = `No ${missing.map(label).join(' or ')} ranking here: this experiment on a hierarchical (HAN) model ranks by ` +
-          `${has.map(label).join(', ')} only (removing each unit and re-running the model once per unit is not part of it).`;
+        items[items.length - 1].note = `No ${missing.map(label).join(' or ')} ranking here: this run ranks by ` +
+          `${has.map(label).join(', ')} only.`;
       }
       // The model's later readings (the rankings of `order` past S&S's five): the one that flips soonest.
       const readings = (Array.isArray(s?.order) ? s.order : []).filter((k) => !RANKINGS.includes(k) && Number.isFinite(pick(s, [k, 'fraction_mean'])));
