@@ -71,6 +71,10 @@ try {
 
     if (SLOW && threads === THREADS[0]) {
       for (const method of ['scorecam', 'rise']) {
+        // the plans run on ONNX Runtime: their Compute buttons come once its session is made (after the first map,
+        // which the core's executor draws meanwhile)
+        await page.waitForFunction((m) => document.querySelector(`#image-grid [data-method="${m}"] .image-tile-action`),
+          method, { timeout: 120_000 }).catch(() => {});
         const t = await page.evaluate(async (m) => {
           const tile = () => document.querySelector(`#image-grid [data-method="${m}"]`);
           const button = tile()?.querySelector('.image-tile-action');
