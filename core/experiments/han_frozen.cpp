@@ -1,11 +1,7 @@
 // The frozen HAN document and its attention interventions (han_frozen.h).
-#include <algorithm>
-#include <cmath>
-#include <limits>
-#include <numeric>
-
-#include "experiments/frozen_encoder.h"  // erase_and_renormalise, jensen_shannon, argmax
 #include "experiments/han_frozen.h"
+
+#include "experiments/frozen_encoder.h"  // argmax
 #include "explain/han/han_importance.h"
 
 namespace attnlab {

@@ -110,8 +110,6 @@ TEST(AttentionFlow, EqualsTheMinCutOfHandMadeGraphs) {
   }
 }
 
-// flow_from_maps builds the graph once and restores only the edges each source's paths changed: every source's
-// value equals a max flow on a graph built afresh.
 // 3 layers × 2 heads of random row-stochastic n × n attention.
 SelfAttentionMaps random_maps(uint64_t seed, int n) {
   Rng rng(seed);
@@ -123,6 +121,8 @@ SelfAttentionMaps random_maps(uint64_t seed, int n) {
   return m;
 }
 
+// flow_from_maps builds the graph once and restores only the edges each source's paths changed: every source's
+// value equals a max flow on a graph built afresh.
 TEST(AttentionFlow, OneGraphForEverySourceEqualsAFreshGraphEach) {
   const SelfAttentionMaps m = random_maps(11, 6);
   const std::vector<double> flow = flow_from_maps(m, HeadFusion::Mean);

@@ -56,11 +56,11 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
         }
         for (int64_t d = d0; d < s.dim; ++d) m = std::max(m, xr[d]);
         // a NaN stays NaN (simd::exp clamps its input), and the row's sum then makes the whole row NaN, as before
-        const simd::v4 m4 = simd::splat(m);
+        const simd::v4 mx = simd::splat(m);
         int64_t d = 0, live = 0;  // live: the end of the last chunk of four not skipped (zeros after it)
         for (; d + 4 <= s.dim; d += 4) {
           const simd::v4 v = simd::load(xr + d);
-          const simd::v4 t = v - m4;
+          const simd::v4 t = v - mx;
           // four masked keys (a causal or padding mask's large negative): exp is exactly 0 below −87, skip it
           const simd::i4 low = t < simd::splat(-87.f);
           if (low[0] & low[1] & low[2] & low[3]) {
@@ -73,7 +73,7 @@ std::string softmax_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, 
         const int64_t tail = d;
         if (tail < s.dim)
           simd::map4(xr + tail, nullptr, yr + tail, static_cast<long>(s.dim - tail),
-                     [m4](simd::v4 v) { return v == v ? simd::exp(v - m4) : v; });
+                     [mx](simd::v4 v) { return v == v ? simd::exp(v - mx) : v; });
         // The sum in order; the skipped chunks' zeros after `live` add exactly nothing (the sum is ≥ +0), so they are
         // left out, and 0 / sum stays 0 below.
         float sum = 0;
