@@ -177,11 +177,31 @@ else describe('the debate on your model in the browser', { timeout: 8 * 60_000 }
     await panel(page, 'permutation').locator('summary').click();
     await page.waitForFunction(() => /permutation/.test(location.hash), null, { timeout: 5_000 });
     assert.equal((await hash(page)).get('otdclosed'), 'permutation');
+    const workers = () => page.evaluate(async () => (await import('./runtime/lab-runtime.js')).hostChannels()
+      .find((c) => c.name === 'attnlab-own-text-debate')?.started ?? 0);
+    const started = await workers();
     await page.locator('#ot-text').fill('Tom had a big red ball');
     await page.waitForFunction(() => document.querySelector('#ot-debate')?.dataset.status === 'pending', null, { timeout: 10_000 }).catch(() => {});
     await waitDebate(page);
     assert.equal(await panelStatus(page, 'permutation'), 'closed');
     assert.equal(await panelStatus(page, 'kendall'), 'ready');
+    // Negative control of the next check: a new text typed after the panels finished keeps the debate worker.
+    assert.equal(await workers(), started, 'the panels had finished: their worker is kept');
+
+    // Next while the panels still run the step before: their worker is stopped (a fresh one runs the new step's
+    // panels), so the explanation above has the cores to itself; the panels end ready for the new step, no error.
+    await page.evaluate(async () => {
+      window.debateChannel = (await import('./runtime/lab-runtime.js')).hostChannels().find((c) => c.name === 'attnlab-own-text-debate');
+    });
+    await page.locator('#ot-next').click();
+    await page.waitForFunction(() => window.debateChannel.busy &&
+      document.querySelector('#ot-debate .live-kendall')?.dataset.status === 'pending', null, { timeout: 60_000, polling: 10 });
+    await page.locator('#ot-next').click();
+    await page.waitForFunction(() => document.querySelector('#ot-debate')?.dataset.status === 'pending', null, { timeout: 10_000 }).catch(() => {});
+    await waitDebate(page);
+    assert.equal(await workers(), started + 1, 'the panels of the step before were stopped with their worker');
+    for (const name of ['kendall', 'erase-max', 'erase-until-flip']) assert.equal(await panelStatus(page, name), 'ready', name);
+    assert.equal((await hash(page)).get('otnext'), '2');
     assert.deepEqual(page.errors, []);
     await page.close();
   });

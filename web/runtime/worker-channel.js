@@ -33,6 +33,7 @@
 //     request with a result (views take the "stopped" message down there).
 //   channel.started: the number of workers this channel has started (1 after the first send; +1 per
 //     replacement).
+//   channel.busy: true while a request is open (sent or queued and not yet answered).
 export class WorkerChannel {
   constructor({ workerUrl, WorkerImpl = globalThis.Worker, name, what }) {
     this.workerUrl = workerUrl;
@@ -55,6 +56,10 @@ export class WorkerChannel {
 
   get held() {
     return this.hold !== null;
+  }
+
+  get busy() {
+    return this.pending.size > 0 || this.queued.length > 0;
   }
 
   holdUntil(promise) {

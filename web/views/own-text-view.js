@@ -122,6 +122,7 @@ export function mountOwnTextView(details, { store }) {
   const debateReady = () => (debateMounted ??= import('./own-text/debate.js').then((m) => m.mountOwnTextDebate(ui.debate, { store })));
   const debate = {
     update: (step) => debateReady().then((d) => d.update(step)),
+    hold: () => debateMounted?.then((d) => d.hold()),
     clear: () => debateMounted?.then((d) => d.clear()),
     apply: () => debateMounted?.then((d) => d.apply()),
   };
@@ -352,6 +353,7 @@ export function mountOwnTextView(details, { store }) {
   async function explain() {
     const my = ++seq;
     stopJob();
+    debate.hold(); // the debate panels' runs for the step before stop: this explanation gets the cores
     const ids = [...promptIds, ...generated];
     const st = store.get();
     const target = st.ottarget >= 0 ? st.ottarget : 'next';

@@ -10,12 +10,15 @@
 //   [--layer K-1] [--param steps=N]` on a one-line TSV of the text.
 //   The experiments run in a second worker holding the same model (labs/own-text.js, client name
 //   'attnlab-own-text-debate'): the explanation above never waits behind them, and Cancel stops that worker (the
-//   core's search has no steps to stop between); it loads the model again on the next run.
+//   core's search has no steps to stop between); it loads the model again on the next run. When a new explanation
+//   starts above (hold()), that worker is stopped the same way if it is still running the step before's experiments:
+//   their rows would be dropped, and the explanation gets the machine's cores to itself.
 //
 // Contract:
-//   mountOwnTextDebate(section, { store }) → { update(step), clear(), apply() }
+//   mountOwnTextDebate(section, { store }) → { update(step), hold(), clear(), apply() }
 //     section: an empty element (the card's #ot-debate); step = the view's onResult payload + {special (one flag per
-//     explained id), source ({key, shipped: name} | {key, files})}.
+//     explained id), source ({key, shipped: name} | {key, files})}. hold(): a new explanation started (the view calls
+//     it before each explain): the runs for the step before stop; update() starts them again for the new step.
 //     URL state: otdlayer (1-based found layer, 0 = the last), otdclosed (panels folded shut: they do not run),
 //     otdsteps (the adversarial search's steps), seed (the debate seed, shared with the shipped models' panels).
 //   Panels: details.live-panel[data-experiment=NAME][data-status = pending | ready | skipped | error | closed | idle
@@ -35,6 +38,7 @@ import { OWN_DEBATE_PANELS, AUTO_PANELS, debateLayer, parseClosed, closedText, w
 
 const DEBOUNCE_MS = 300;
 const CANCELLED = 'The adversarial search was cancelled.';
+const SUPERSEDED = 'A new explanation started above.';
 
 const LIVE_TEXT = Object.freeze({
   permutation: 'Shuffle the attention weights 100 times and see how much the output distribution moves (|Δŷ|, TVD). Small changes mean the model barely uses which token gets which weight.',
@@ -386,6 +390,19 @@ export function mountOwnTextDebate(section, { store }) {
     schedule();
   }
 
+  function hold() {
+    if (!step) return;
+    ++seq;
+    clearTimeout(timer);
+    if (advRun) stopSearch('Stopped: a new explanation started above; press Run to search again.');
+    if (client.channel.busy) client.channel.fail(SUPERSEDED); // rows nobody will see: stop the worker, free its cores
+    if (eraser.card.dataset.status === 'running') set('eraser', 'idle', `Stopped: a new explanation started above. ${ERASER_IDLE}`);
+    const shut = closed();
+    for (const name of AUTO_PANELS) {
+      if (!shut.has(name) && panels.get(name).card.dataset.status === 'pending') set(name, 'pending', 'Waiting for the explanation above…');
+    }
+  }
+
   function clear() {
     ++seq;
     clearTimeout(timer);
@@ -406,5 +423,5 @@ export function mountOwnTextDebate(section, { store }) {
   }
 
   section.hidden = true;
-  return { update, clear, apply, timings: () => Object.fromEntries(lastMs) };
+  return { update, hold, clear, apply, timings: () => Object.fromEntries(lastMs) };
 }
