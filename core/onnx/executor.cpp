@@ -259,7 +259,18 @@ bool Executor<T>::store(std::vector<Tensor<T>>& slots, std::vector<int64_t>& byt
 }
 
 template <class T>
-bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
+void Executor<T>::set_last_row_nodes(std::vector<char> nodes) {
+  last_row_nodes_ = std::move(nodes);
+  last_row_value_.assign(values_.size(), 0);
+  if (last_row_nodes_.size() != run_.size()) return;
+  for (size_t k = 0; k < run_.size(); ++k)
+    if (last_row_nodes_[k])
+      for (const int id : refs(*run_[k]).out)
+        if (id >= 0) last_row_value_[static_cast<size_t>(id)] = 1;
+}
+
+template <class T>
+bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int64_t last_row_of, int axis) {
   const NodeRefs& r = refs(n);
   const OpEntry<T>* op = r.op;
   const auto where = [&n] { return "node '" + n.name + "' (" + n.op_type + ")"; };  // for messages only
@@ -284,6 +295,29 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
     in.push_back(&values_[id]);
     rg = rg || requires_grad_[id];
     visits += values_[id].numel();  // each ≤ 2^28 (checked when stored): no overflow
+  }
+  // A node of the output's row-wise tail: its inputs from outside the tail with T positions on axis 1 ([B, T, D])
+  // are read at the last position alone ([B, 1, D]); the tail's own values hold one position already, and constants
+  // (weights, broadcasts) are read as they are.
+  std::vector<Tensor<T>> cut;
+  if (last_row_of > 1) {
+    cut.reserve(in.size());  // no reallocation: in[] points into it
+    for (size_t q = 0; q < in.size(); ++q) {
+      const Tensor<T>*& t = in[q];
+      const int id = r.in[q];
+      if (!t || constant_[id] || last_row_value_[id] || t->rank() != 3 || t->shape[1] != last_row_of) continue;
+      const int64_t B = t->shape[0], D = t->shape[2];
+      Tensor<T> c;
+      c.shape = {B, 1, D};
+      c.dtype = t->dtype;
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t at = (b * last_row_of + last_row_of - 1) * D;
+        if (t->is_float()) c.f.insert(c.f.end(), t->f.begin() + at, t->f.begin() + at + D);
+        else c.i.insert(c.i.end(), t->i.begin() + at, t->i.begin() + at + D);
+      }
+      cut.push_back(std::move(c));
+      t = &cut.back();
+    }
   }
   // The work this node may do: its own cap, and what is left of folding's or the forward pass's budget.
   int64_t& pool = folding ? fold_work_left_ : forward_work_left_;
@@ -323,6 +357,13 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
     }
   }
   pool -= before - ctx.work_left;
+  if (last_row_of > 1)
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty() && (out[k].rank() != 3 || out[k].shape[axis] != 1)) {
+        *error = where() + ": the last-row pass gave output '" + n.outputs[k] + "' of shape " + shape_str(out[k].shape) +
+                 ", not one position on axis " + std::to_string(axis);
+        return false;
+      }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k].empty()) continue;
     const int id = r.out[k];
@@ -339,7 +380,7 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding) {
 
 template <class T>
 bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
-                          const std::vector<std::string>* keep) {
+                          const std::vector<std::string>* keep, int64_t last_row_of) {
   error->clear();
   kept_all_ = false;  // until this pass has run
   if (!model_) {
@@ -388,6 +429,8 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
     requires_grad_[id] = t.is_float();
   }
   kept_all_ = keep == nullptr;
+  const bool rows = last_row_of > 1 && !kept_all_ && last_row_nodes_.size() == run_.size() &&
+                    last_row_value_.size() == values_.size();
   if (kept_all_) {
     for (const Node* n : run_)
       if (!run_node(*n, error, false)) return false;
@@ -405,7 +448,8 @@ bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::s
   for (const auto& name : *keep)
     if (const int id = id_of(name); id >= 0) stays[id] = 1;
   for (size_t k = 0; k < run_.size(); ++k) {
-    if (!run_node(*run_[k], error, false)) return false;
+    const int plan = rows ? last_row_nodes_[k] : 0;
+    if (!run_node(*run_[k], error, false, plan ? last_row_of : 0, plan - 1)) return false;
     for (const int id : refs(*run_[k]).in) {
       if (id < 0) continue;
       if (last_read_[id] == k && !stays[id] && !constant_[id] && defined_[id]) {

@@ -23,6 +23,7 @@
 // Gradients flow through float values only: a value requires a gradient when it depends on a graph input
 // through operators that have a backward; integer outputs (Shape, Equal, …) stop the gradient.
 #pragma once
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,8 +70,18 @@ class Executor {
   // keep: null keeps every value (what backward and forward_from need). Otherwise an inference pass: only the graph
   // outputs and the values named in *keep are kept (value() is null for the others), and backward / forward_from
   // refuse until a full forward ran.
+  // last_row_of: in an inference pass, with T > 1 positions (axis 1 of the [B, T, …] values) and a plan set by
+  // set_last_row_nodes, the planned nodes run on the last position alone (their [B, T, …] inputs cut to [B, 1, …]),
+  // so the output holds [B, 1, …]: what a reader of the last position needs (onnx/last_row.h). A planned node whose
+  // output is not [B, 1, …] fails the pass (the caller runs it whole instead).
   bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
-               const std::vector<std::string>* keep = nullptr);
+               const std::vector<std::string>* keep = nullptr, int64_t last_row_of = 0);
+  // Per runtime node (runtime_nodes() order): 1 + the axis its outputs carry the positions on where it may run on the
+  // last position alone, 0 where not (onnx/last_row.h). Empty: none. Set after load.
+  void set_last_row_nodes(std::vector<char> nodes);
+  bool has_last_row_nodes() const {
+    return std::any_of(last_row_nodes_.begin(), last_row_nodes_.end(), [](char c) { return c != 0; });
+  }
   // After a forward: value `name` (a runtime value: a graph input or a node output) replaced by `replacement`
   // (same shape), then every runtime node after the one that produced it runs again (AblationCAM: one channel
   // zeroed at a layer, the rest of the network re-run). Gradients are cleared. stop_after (a value name): stop once the
@@ -101,7 +112,9 @@ class Executor {
 
  private:
   int id_of(const std::string& name) const;
-  bool run_node(const Node& n, std::string* error, bool folding);
+  // last_row_of > 1: run n on the last of that many positions — its inputs from outside the planned tail that are
+  // [B, T, …] cut to [B, 1, …]; its outputs must hold one position on axis `axis`.
+  bool run_node(const Node& n, std::string* error, bool folding, int64_t last_row_of = 0, int axis = 1);
   // Stores a value / gradient and keeps live_bytes_ current; false (with a message) when over the budget.
   bool store(std::vector<Tensor<T>>& slots, std::vector<int64_t>& bytes, int id, Tensor<T>&& t,
              const std::string& where, std::string* error);
@@ -132,6 +145,8 @@ class Executor {
   std::vector<const Node*> run_;
   std::vector<size_t> last_read_;  // per value: the index in run_ of the last runtime node that reads it
   std::vector<const Node*> all_nodes_;  // topological order
+  std::vector<char> last_row_nodes_;    // per runtime node: 1 + its positions' axis where it runs on the last alone
+  std::vector<char> last_row_value_;    // per value: made by such a node (already one position)
   // Per node of the model (its index in model().nodes): the operator and the value ids of its inputs and outputs
   // (-1 for an omitted one), found once at load instead of by name on every pass.
   struct NodeRefs {

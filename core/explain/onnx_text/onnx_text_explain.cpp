@@ -246,7 +246,9 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
   };
   // Each deletion's value depends on its own input alone, so they run side by side on copies of the model; with a
   // free batch dimension, many deletions (all of one length) in one pass.
-  const size_t per_output = (model.causal() ? static_cast<size_t>(T - 1) : 1) * std::max<size_t>(1, model.logits().size());
+  // a causal LM's output holds every position, or the last alone (onnx/last_row.h)
+  const size_t positions = model.causal() && !model.last_rows_ready() ? static_cast<size_t>(T - 1) : 1;
+  const size_t per_output = positions * std::max<size_t>(1, model.logits().size());
   const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
   const size_t chunks = std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
   if (model.batch_free() && chunks < n) {

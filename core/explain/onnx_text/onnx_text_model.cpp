@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "explain/onnx/attention_layers.h"
+#include "onnx/last_row.h"
 #include "onnx/reader.h"
 
 namespace attnlab {
@@ -69,6 +70,7 @@ bool OnnxTextModel::load(const uint8_t* bytes, size_t size, const std::string& o
     return false;
   }
   if (!ex_.load(m, error)) return false;
+  last_row_planned_ = false;  // the new executor has no plan yet
   batch_free_ = true;
   for (const ValueInfo& vi : m.inputs)
     if (vi.has_shape && !vi.dims.empty() && vi.dims[0] >= 0) batch_free_ = false;
@@ -94,7 +96,8 @@ int OnnxTextModel::lanes(int wanted) const {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(wanted, kCopiesBytes / each)));
 }
 
-bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference) {
+bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference,
+                                int64_t last_row_of) {
   const int64_t T = static_cast<int64_t>(flat.size()) / B;
   std::map<std::string, Tensor<float>> in;
   Tensor<float> t = Tensor<float>::ints({B, T});
@@ -114,7 +117,25 @@ bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::st
   // Integer inputs keep their declared ONNX types (the executor computes them as int64).
   for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
   static const std::vector<std::string> kOutputsOnly;
-  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr);
+  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr, last_row_of);
+}
+
+bool OnnxTextModel::last_rows_ready() {
+  if (!last_row_batches_ || !causal_) return false;
+  if (!last_row_planned_) {
+    ex_.set_last_row_nodes(onnx::last_row_nodes(ex_, output_));
+    last_row_planned_ = true;
+  }
+  return ex_.has_last_row_nodes();
+}
+
+bool OnnxTextModel::forward_whole_or_cut(const std::vector<int>& flat, int64_t B, bool cut, std::string* error,
+                                         bool inference) {
+  const int64_t T = static_cast<int64_t>(flat.size()) / B;
+  if (forward_ids(flat, B, error, inference, cut ? T : 0)) return true;
+  if (!cut) return false;
+  last_row_batches_ = false;  // the tail cannot run on the last position here: whole passes from now on
+  return forward_ids(flat, B, error, inference);
 }
 
 bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool inference) {
@@ -124,15 +145,16 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool in
     return false;
   }
   const int64_t T = static_cast<int64_t>(ids.size());
-  if (!forward_ids(ids, 1, error, inference)) return false;
+  const bool cut = inference && T > 1 && last_rows_ready();
+  if (!forward_whole_or_cut(ids, 1, cut, error, inference)) return false;
   const Tensor<float>* y = ex_.value(output_);
   if (!y || !y->is_float() || y->rank() < 1) {
     *error = "output '" + output_ + "' is not a float tensor";
     return false;
   }
   tokens_ = static_cast<int>(T);
-  // [1, C] / [C]: a classifier; [1, T, V]: a causal LM (the last position).
-  if (y->rank() == 3 && y->shape[0] == 1 && y->shape[1] == T) {
+  // [1, C] / [C]: a classifier; [1, T, V]: a causal LM (the last position; [1, 1, V] from a pass on it alone).
+  if (y->rank() == 3 && y->shape[0] == 1 && (y->shape[1] == T || (causal_ && y->shape[1] == 1))) {
     causal_ = true;
     const int64_t V = y->shape[2];
     logits_.assign(y->f.end() - V, y->f.end());
@@ -164,10 +186,12 @@ bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::ve
     }
     flat.insert(flat.end(), s.begin(), s.end());
   }
-  if (!forward_ids(flat, static_cast<int64_t>(B), error, /*inference=*/true)) return false;
-  const Tensor<float>* y = ex_.value(output_);
   const int64_t b = static_cast<int64_t>(B), t = static_cast<int64_t>(T);
-  const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == t;
+  const bool cut = t > 1 && last_rows_ready();
+  if (!forward_whole_or_cut(flat, b, cut, error, /*inference=*/true)) return false;
+  const Tensor<float>* y = ex_.value(output_);
+  const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : t;  // positions the output holds
+  const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == rows;
   const bool clf = y && y->is_float() && y->rank() == 2 && y->shape[0] == b;
   if (!lm && !clf) {
     *error = "output '" + output_ + "' of a batch of " + std::to_string(B) + " has shape " +
@@ -177,7 +201,7 @@ bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::ve
   const int64_t V = y->shape.back();
   logits->assign(B, {});
   for (int64_t k = 0; k < b; ++k) {
-    const auto at = y->f.begin() + (lm ? (k * t + t - 1) * V : k * V);  // a causal LM: each sequence's last position
+    const auto at = y->f.begin() + (lm ? (k * rows + rows - 1) * V : k * V);  // a causal LM: each sequence's last position
     (*logits)[static_cast<size_t>(k)].assign(at, at + V);
   }
   return true;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "explain/importance.h"  // kExplainLogitsOnly
 #include "explain/self_attention_maps.h"
 #include "onnx/attention_finder.h"
 #include "onnx/executor.h"
@@ -41,8 +42,17 @@ class OnnxTextModel {
   // Only for a graph whose inputs leave the batch dimension free (batch_free()); the values equal run()'s on each
   // sequence up to float rounding (the products run as one; the wasm kernel sums each element in the same order).
   // As after an inference run(), nothing else may read the executor before the next full run.
+  // A causal LM's batches and inference runs run the graph's row-wise tail on the last position alone
+  // (onnx/last_row.h) where last_row_batches() is on: by default in wasm only, like kExplainLogitsOnly
+  // (explain/importance.h) — the wasm kernel sums each element in the same order for one row as for many, so the
+  // values are the whole pass's to the bit, where Eigen's one-row product rounds otherwise. A pass the tail cannot run
+  // on the last position (a planned node's output not [B, 1, …]) runs whole, and so do all later ones.
+  // last_rows_ready(): whether they do (a causal LM, the setting on, a tail found; planned on first use).
   bool batch_free() const { return batch_free_; }
   bool run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits, std::string* error);
+  void set_last_row_batches(bool on) { last_row_batches_ = on; }
+  bool last_row_batches() const { return last_row_batches_; }
+  bool last_rows_ready();
   // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
   // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
   bool backward(int target, std::string* error);
@@ -80,8 +90,12 @@ class OnnxTextModel {
   std::string ids_input_, output_, embedding_;
   std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
   bool causal_ = false, backward_done_ = false, batch_free_ = false;
-  // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents).
-  bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference);
+  bool last_row_batches_ = kExplainLogitsOnly, last_row_planned_ = false;
+  // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents); last_row_of as
+  // Executor::forward.
+  bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0);
+  // One pass on the last position when cut (see last_rows_ready), or whole after a failed cut pass.
+  bool forward_whole_or_cut(const std::vector<int>& flat, int64_t B, bool cut, std::string* error, bool inference);
   int tokens_ = 0;
   std::vector<float> logits_;
 };
