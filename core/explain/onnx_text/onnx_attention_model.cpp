@@ -329,7 +329,8 @@ bool OnnxAttentionModel::sequence_probabilities(const std::vector<std::vector<in
       out->push_back(std::nan(""));
       continue;
     }
-    if (!model_.run(s, error)) return false;
+    // logits only (an instance re-runs its own forward after this: `runs` changed); a causal LM's last position alone
+    if (!model_.run(s, error, /*inference=*/true)) return false;
     out->push_back(onnx_text_probability(model_.logits(), c));
   }
   return true;
