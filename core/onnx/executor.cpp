@@ -359,7 +359,7 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
   pool -= before - ctx.work_left;
   if (last_row_of > 1)
     for (size_t k = 0; k < n.outputs.size(); ++k)
-      if (!n.outputs[k].empty() && (out[k].rank() != 3 || out[k].shape[axis] != 1)) {
+      if (!n.outputs[k].empty() && (out[k].rank() != 3 || axis < 0 || axis > 2 || out[k].shape[axis] != 1)) {
         *error = where() + ": the last-row pass gave output '" + n.outputs[k] + "' of shape " + shape_str(out[k].shape) +
                  ", not one position on axis " + std::to_string(axis);
         return false;

@@ -1,6 +1,7 @@
 // last_row.cpp — see last_row.h.
 #include "onnx/last_row.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -58,8 +59,9 @@ bool input_axes(const Executor<T>& ex, const Node& n, int p, std::vector<int>* q
     return false;
   }
   if (op == "Transpose") {
-    const std::vector<int64_t> perm = n.attr_ints("perm");
-    if (perm.size() != 3) return false;
+    const std::vector<int64_t> perm = n.attr_ints("perm");  // from the file: a permutation of 0, 1, 2 or nothing
+    static const int64_t kAxes[] = {0, 1, 2};
+    if (perm.size() != 3 || !std::is_permutation(perm.begin(), perm.end(), kAxes)) return false;
     (*q)[0] = static_cast<int>(perm[static_cast<size_t>(p)]);
     return true;
   }

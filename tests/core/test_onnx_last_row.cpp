@@ -152,3 +152,73 @@ TEST(LastRowClassifier, BertBatchesRunWhole) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace attnlab;
+
+// x [B, T, 3] → Transpose(perm_a) → Transpose(perm_b) → y.
+onnx::Model transposes(std::vector<int64_t> perm_a, std::vector<int64_t> perm_b) {
+  onnx::Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 17;
+  for (const auto& [in, out, perm] : {std::tuple{"x", "xt", perm_a}, std::tuple{"xt", "y", perm_b}}) {
+    onnx::Node n;
+    n.name = out;
+    n.op_type = "Transpose";
+    n.inputs = {in};
+    n.outputs = {out};
+    n.opset = 17;
+    onnx::Attribute a;
+    a.name = "perm";
+    a.type = onnx::Attribute::kInts;
+    a.ints = perm;
+    n.attributes.push_back(a);
+    m.nodes.push_back(n);
+  }
+  onnx::ValueInfo vi;
+  vi.name = "x";
+  vi.dtype = onnx::kFloat;
+  m.inputs.push_back(vi);
+  vi.name = "y";
+  m.outputs.push_back(vi);
+  return m;
+}
+
+// The positions' axis followed through two Transposes (axis 2 between them): both run on the last position and y is
+// x's last row; a perm from the file that is no permutation of 0, 1, 2 plans nothing (and never indexes an axis).
+// The once-per-model comparison of OnnxTextModel is LastRow.* above (its first cut pass).
+TEST(LastRowPlan, PositionsFollowedThroughTransposesAndABadPermPlansNothing) {
+  const onnx::Model m = transposes({0, 2, 1}, {0, 2, 1});
+  onnx::Executor<float> ex;
+  std::string err;
+  ASSERT_TRUE(ex.load(m, &err)) << err;
+  const std::vector<char> plan = onnx::last_row_nodes(ex, "y");
+  ASSERT_EQ(plan, (std::vector<char>{3, 2}));  // 1 + the positions' axis: 2 after the first Transpose, 1 after both
+  ex.set_last_row_nodes(plan);
+  onnx::Tensor<float> x = onnx::Tensor<float>::floats({2, 4, 3});
+  for (size_t k = 0; k < x.f.size(); ++k) x.f[k] = static_cast<float>(k);
+  static const std::vector<std::string> outputs_only;
+  ASSERT_TRUE(ex.forward({{"x", x}}, &err, &outputs_only, 4)) << err;
+  const onnx::Tensor<float>& y = *ex.value("y");
+  ASSERT_EQ(y.shape, (onnx::Shape{2, 1, 3}));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t d = 0; d < 3; ++d) EXPECT_EQ(y.f[b * 3 + d], x.f[(b * 4 + 3) * 3 + d]);
+  // negative control: with the second Transpose the identity, y carries the positions on axis 2; the plan takes
+  // its input for [B, T, …] (what enters a tail from outside is assumed to be) and the executor's shape check fails
+  // the pass (OnnxTextModel then runs whole; its first cut pass is also compared with a whole one)
+  onnx::Executor<float> ex2;
+  const onnx::Model m2 = transposes({0, 2, 1}, {0, 1, 2});
+  ASSERT_TRUE(ex2.load(m2, &err)) << err;
+  ex2.set_last_row_nodes(onnx::last_row_nodes(ex2, "y"));
+  EXPECT_FALSE(ex2.forward({{"x", x}}, &err, &outputs_only, 4));
+  EXPECT_NE(err.find("last-row pass"), std::string::npos) << err;
+  for (const auto& bad : {std::vector<int64_t>{0, 5, 1}, std::vector<int64_t>{0, -1, 1}, std::vector<int64_t>{0, 1, 1}}) {
+    const onnx::Model mb = transposes(bad, {0, 2, 1});
+    onnx::Executor<float> exb;
+    if (!exb.load(mb, &err)) continue;  // the reader may refuse it first
+    EXPECT_EQ(onnx::last_row_nodes(exb, "y"), (std::vector<char>{0, 0}));
+  }
+}
+
+}  // namespace

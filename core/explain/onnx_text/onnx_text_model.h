@@ -46,7 +46,8 @@ class OnnxTextModel {
   // (onnx/last_row.h) where last_row_batches() is on: by default in wasm only, like kExplainLogitsOnly
   // (explain/importance.h) — the wasm kernel sums each element in the same order for one row as for many, so the
   // values are the whole pass's to the bit, where Eigen's one-row product rounds otherwise. A pass the tail cannot run
-  // on the last position (a planned node's output not [B, 1, …]) runs whole, and so do all later ones.
+  // on the last position (a planned node's output not [B, 1, …]) runs whole, and so do all later ones; the first cut
+  // pass of a model is also run whole and compared (different logits: whole passes from then on).
   // last_rows_ready(): whether they do (a causal LM, the setting on, a tail found; planned on first use).
   bool batch_free() const { return batch_free_; }
   bool run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits, std::string* error);
@@ -90,7 +91,7 @@ class OnnxTextModel {
   std::string ids_input_, output_, embedding_;
   std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
   bool causal_ = false, backward_done_ = false, batch_free_ = false;
-  bool last_row_batches_ = kExplainLogitsOnly, last_row_planned_ = false;
+  bool last_row_batches_ = kExplainLogitsOnly, last_row_planned_ = false, last_row_checked_ = false;
   // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents); last_row_of as
   // Executor::forward.
   bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0);
