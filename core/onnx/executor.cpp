@@ -1,5 +1,6 @@
 // ONNX graph executor: validation, constant folding, forward, reverse-mode backward (see executor.h).
 #include "onnx/executor.h"
+#include "onnx/last_row.h"  // last_position
 #include "onnx/propagation.h"
 
 #include <algorithm>
@@ -303,20 +304,10 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
   if (last_row_of > 1) {
     cut.reserve(in.size());  // no reallocation: in[] points into it
     for (size_t q = 0; q < in.size(); ++q) {
-      const Tensor<T>*& t = in[q];
       const int id = r.in[q];
-      if (!t || constant_[id] || last_row_value_[id] || t->rank() != 3 || t->shape[1] != last_row_of) continue;
-      const int64_t B = t->shape[0], D = t->shape[2];
-      Tensor<T> c;
-      c.shape = {B, 1, D};
-      c.dtype = t->dtype;
-      for (int64_t b = 0; b < B; ++b) {
-        const int64_t at = (b * last_row_of + last_row_of - 1) * D;
-        if (t->is_float()) c.f.insert(c.f.end(), t->f.begin() + at, t->f.begin() + at + D);
-        else c.i.insert(c.i.end(), t->i.begin() + at, t->i.begin() + at + D);
-      }
-      cut.push_back(std::move(c));
-      t = &cut.back();
+      if (!in[q] || constant_[id] || last_row_value_[id] || in[q]->rank() != 3 || in[q]->shape[1] != last_row_of) continue;
+      cut.push_back(last_position(*in[q]));
+      in[q] = &cut.back();
     }
   }
   // The work this node may do: its own cap, and what is left of folding's or the forward pass's budget.

@@ -151,6 +151,22 @@ std::vector<char> last_row_nodes(const Executor<T>& ex, const std::string& outpu
   return tail;
 }
 
+template <class T>
+Tensor<T> last_position(const Tensor<T>& t) {
+  const int64_t B = t.shape[0], rows = t.shape[1], D = t.shape[2];
+  Tensor<T> c;
+  c.shape = {B, 1, D};
+  c.dtype = t.dtype;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t at = (b * rows + rows - 1) * D;
+    if (t.is_float()) c.f.insert(c.f.end(), t.f.begin() + at, t.f.begin() + at + D);
+    else c.i.insert(c.i.end(), t.i.begin() + at, t.i.begin() + at + D);
+  }
+  return c;
+}
+
+template Tensor<float> last_position(const Tensor<float>&);
+template Tensor<double> last_position(const Tensor<double>&);
 template std::vector<char> last_row_nodes(const Executor<float>&, const std::string&);
 template std::vector<char> last_row_nodes(const Executor<double>&, const std::string&);
 

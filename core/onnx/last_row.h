@@ -11,6 +11,7 @@
 //   LayerNormalization / Reduce* (keepdims) over the last axis alone, Gelu, Erf, Sigmoid, Tanh, … — and whose every
 //   output is `output` itself or is read only by such nodes (never another graph output). Empty when `output` is not a
 //   graph output. The structure alone decides; the executor checks shapes as the pass runs (Executor::forward).
+//   last_position(t): what the executor reads of a [B, T, D] input from outside the tail.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,5 +22,9 @@ namespace attnlab::onnx {
 
 template <class T>
 std::vector<char> last_row_nodes(const Executor<T>& ex, const std::string& output);
+
+// t [B, T, D] (float or integer) at its last position alone: [B, 1, D]. Rank 3 expected (the executor checks).
+template <class T>
+Tensor<T> last_position(const Tensor<T>& t);
 
 }  // namespace attnlab::onnx

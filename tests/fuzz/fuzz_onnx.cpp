@@ -1,7 +1,8 @@
 // libFuzzer target for the ONNX reader and executor (core/onnx/reader.h, executor.h): any bytes must give a Model
 // or a message; a model that loads is then run — forward on small inputs (each declared input with symbolic dims
 // as 2 and every dim at most 8; floats 0.5, integers 0, bools 1; then the inference pass, which must give the same
-// outputs bit for bit and leave backward refusing), backward from its first float output, plain and
+// outputs bit for bit and leave backward refusing; then a pass on the last position of its output's row-wise tail,
+// onnx/last_row.h), backward from its first float output, plain and
 // under each relevance rule's propagation plan (AttnLRP, CP-LRP: onnx/propagation.h) — and its
 // onnx-info summary serialised, and the bytes rewritten with its attention made graph outputs (onnx/graph_outputs.h,
 // which must read back): never a crash, a hang, undefined behaviour or an allocation past the budget
@@ -20,6 +21,7 @@
 #include "explain/onnx/onnx_classifier.h"
 #include "onnx/executor.h"
 #include "onnx/graph_outputs.h"
+#include "onnx/last_row.h"
 #include "onnx/propagation.h"
 #include "onnx/reader.h"
 
@@ -77,6 +79,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         if (!full.empty() && ex.backward(full.begin()->first, Tensor<float>::floats(ex.value(full.begin()->first)->shape, 1.f), &err))
           __builtin_trap();
+        // A causal LM's last position alone (onnx/last_row.h): the planner walks whatever graph loaded, and a pass on
+        // the last of 2 positions (the symbolic dims' size) runs or fails with a message.
+        if (!m.outputs.empty()) {
+          ex.set_last_row_nodes(last_row_nodes(ex, m.outputs[0].name));
+          ex.forward(inputs, &err, &none, 2);
+          ex.set_last_row_nodes({});
+        }
         if (!ex.forward(inputs, &err)) __builtin_trap();
         for (const ValueInfo& o : m.outputs) {
           const Tensor<float>* y = ex.value(o.name);
