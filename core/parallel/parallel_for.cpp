@@ -1,9 +1,13 @@
 // The pool behind parallel_for (see parallel_for.h): worker threads that sleep on a condition variable between
 // loops; the calling thread takes part. One loop runs at a time (a second caller waits for the first).
+// Between loops that follow closely (an ONNX pass runs one per product, onnx/ops/parts.h) a worker first watches
+// for the next loop for up to kSpin before it sleeps, and the caller watches for its helpers likewise: a sleeping
+// thread's wake-up costs tens of microseconds, more under WebAssembly's workers.
 #include "parallel/parallel_for.h"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -19,6 +23,18 @@ namespace attnlab {
 namespace {
 
 thread_local bool t_in_loop = false;  // this thread is running a body: nested loops run serially
+
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// Spins until done() or kSpin has passed; returns done().
+template <class F>
+bool spin_until(F&& done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int k = 1;; ++k) {
+    if (done()) return true;
+    if (k % 64 == 0 && std::chrono::steady_clock::now() > until) return done();
+  }
+}
 
 // Runs the indices of one loop that this thread claims; keeps the lowest index's exception.
 struct Loop {
@@ -72,12 +88,13 @@ class Pool {
       loop_ = &loop;
       pending_ = helpers;
       wanted_ = helpers;
-      ++generation_;
+      generation_.store(generation_.load() + 1, std::memory_order_release);
     }
     wake_.notify_all();
     t_in_loop = true;
     loop.work();
     t_in_loop = false;
+    spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_ == 0; });
@@ -90,7 +107,7 @@ class Pool {
   void start_workers(int count) {
     // A new worker starts from the current generation (changed only by run(), under run_mutex_, as here): it takes
     // part from the next loop on, however late the system starts it.
-    while (static_cast<int>(workers_.size()) < count) workers_.emplace_back([this, g = generation_] { worker(g); });
+    while (static_cast<int>(workers_.size()) < count) workers_.emplace_back([this, g = generation_.load()] { worker(g); });
   }
 
   void stop_workers() {
@@ -108,6 +125,7 @@ class Pool {
     t_in_loop = true;
     for (;;) {
       Loop* loop = nullptr;
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen || stop_.load(std::memory_order_relaxed); });
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
@@ -129,9 +147,11 @@ class Pool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   Loop* loop_ = nullptr;
-  uint64_t generation_ = 0;
-  int pending_ = 0, wanted_ = 0;
-  bool stop_ = false;
+  // Written under mutex_; atomic so that the spins may read them without it.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  int wanted_ = 0;
+  std::atomic<bool> stop_{false};
   int threads_ = 1;
 };
 

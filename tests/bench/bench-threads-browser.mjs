@@ -8,7 +8,10 @@
 //   training (at most 2 runs): one epoch of the Train view's BiLSTM (tanh, SST-2's 6,920 sentences + the dev pass,
 //   Module.TextTraining) and of the localization lab's CNN ("full" recipe, 500 images, Module.CnnTrainer), the
 //   weights compared as bytes (core/train/data_parallel.h, nn/conv2d.h)
-// Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N] [--only explain|han|train]
+//   a user's image model on the core's executor ("Your model"; OnnxLab, what the page's worker runs): MobileNetV2 at
+//   224 px on a fixed synthetic photo — one forward, Grad-CAM (a forward and a backward: the ops' parts,
+//   onnx/ops/parts.h) and SmoothGrad (25 samples on copies of the executor), the logits / maps compared as JSON
+// Usage: node tests/bench/bench-threads-browser.mjs [--runs N] [--threads N] [--only explain|han|train|onnx]
 // Prints a table (median ms).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +74,22 @@ try {
       const doc = tsv.slice(0, 40).map((r) => r[col]).join(' ');
       lab.explain(doc, 50); // warm-up
       rows.push(timeRow('HAN explain, 1,000-token IMDB document (42 sentences), imdb-han', () => JSON.stringify(lab.explain(doc, 50)), Math.min(runs, 3)));
+      lab.delete();
+    }
+    if (!only || only === 'onnx') {
+      const lab = new M.OnnxLab(new Uint8Array(await (await fetch('/models/image/mobilenet_v2.onnx')).arrayBuffer()));
+      const rgba = new Uint8Array(224 * 224 * 4).map((_, k) => (k % 4 === 3 ? 255 : (k * 37 + (k >> 10) * 11) % 256));
+      lab.setPhoto(M.preprocessImage(rgba, 224, 224), 'imagenet');
+      const planar = M.preprocessImage(rgba, 224, 224);
+      const jobs = [
+        ['MobileNetV2 224², one forward (the core\'s executor)', () => JSON.stringify(Array.from(lab.logitsOf(planar, 1)))],
+        ['MobileNetV2 224², Grad-CAM (forward + backward)', () => JSON.stringify(lab.explain('gradcam', 'auto', -1, {}).map)],
+        ['MobileNetV2 224², SmoothGrad (25 samples)', () => JSON.stringify(lab.explain('smoothgrad', 'auto', -1, { samples: 25, seed: 1 }).map)],
+      ];
+      for (const [job, run] of jobs) {
+        run(); // warm-up
+        rows.push(timeRow(job, run, job.includes('SmoothGrad') ? Math.min(runs, 3) : runs));
+      }
       lab.delete();
     }
     if (!only || only === 'train') {

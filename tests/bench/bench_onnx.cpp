@@ -1,6 +1,8 @@
 // Google Benchmark: the core's ONNX executor forward (and forward + backward) on the models named by
 // ATTNLAB_ONNX_BENCH (comma-separated MODEL.onnx[:SIZE]; default models/image/mobilenet_v2.onnx:224), for the
 // core-vs-ONNX-Runtime ratio in docs/BENCHMARKS.md ("ONNX executor"). Input as tests/bench/bench-onnx-ort.mjs.
+// Arguments: the core's threads, and 1 when every op runs whole (its products not cut into parts, onnx/ops/parts.h)
+// — so one run sets the threads' gain beside the cut's cost on one thread.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -9,10 +11,22 @@
 #include <sstream>
 
 #include "explain/onnx/onnx_classifier.h"
+#include "onnx/ops/parts.h"
+#include "parallel/parallel_for.h"
 
 namespace {
 
 void run(benchmark::State& state, const std::string& path, int size, bool backward) {
+  struct Setting {  // the threads and the cut for this benchmark, the defaults again after it
+    explicit Setting(const benchmark::State& st) {
+      attnlab::set_thread_count(static_cast<int>(st.range(0)));
+      attnlab::onnx::set_op_work_per_part(st.range(1) ? INT64_MAX : attnlab::onnx::kWorkPerPart);
+    }
+    ~Setting() {
+      attnlab::onnx::set_op_work_per_part(attnlab::onnx::kWorkPerPart);
+      attnlab::set_thread_count(1);
+    }
+  } setting(state);
   std::ifstream f(path, std::ios::binary);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   attnlab::OnnxClassifier clf;
@@ -48,9 +62,9 @@ int register_all() {
     const int size = colon == std::string::npos ? 224 : std::atoi(item.c_str() + colon + 1);
     const std::string name = path.substr(path.find_last_of('/') + 1);
     benchmark::RegisterBenchmark(("onnx_forward/" + name).c_str(), [=](benchmark::State& st) { run(st, path, size, false); })
-        ->Unit(benchmark::kMillisecond);
+        ->ArgsProduct({{1, 2}, {0, 1}})->UseRealTime()->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("onnx_forward_backward/" + name).c_str(), [=](benchmark::State& st) { run(st, path, size, true); })
-        ->Unit(benchmark::kMillisecond);
+        ->ArgsProduct({{1, 2}, {0, 1}})->UseRealTime()->Unit(benchmark::kMillisecond);
   }
   return 0;
 }

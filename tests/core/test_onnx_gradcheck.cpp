@@ -9,6 +9,8 @@
 
 #include "gradcheck.h"
 #include "onnx/executor.h"
+#include "onnx/ops/parts.h"
+#include "parallel/parallel_for.h"
 
 using namespace attnlab;
 using namespace attnlab::onnx;
@@ -203,7 +205,7 @@ TEST(OnnxGradcheck, Where) {
   check({"Where", {"c", "x0", "x1"}, {{2, 3}, {3}}, {}, {ints("c", {1, 0, 1, 0, 0, 1}, kBool, {2, 3})}});
 }
 
-TEST(OnnxGradcheck, Conv) {
+void conv_cases() {
   // plain 3x3 with bias, stride 2, pads, dilation
   check({"Conv", {"x0", "x1", "x2"}, {{1, 2, 6, 7}, {3, 2, 3, 3}, {3}}, {ais("strides", {2, 1}), ais("pads", {1, 0, 1, 2})}});
   check({"Conv", {"x0", "x1"}, {{2, 2, 7, 7}, {2, 2, 3, 2}}, {ais("dilations", {2, 1})}});
@@ -221,8 +223,9 @@ TEST(OnnxGradcheck, Conv) {
   check({"Conv", {"x0", "x1"}, {{1, 2, 5, 6}, {2, 2, 2, 2}}, {as("auto_pad", "SAME_LOWER")}});
   check({"Conv", {"x0", "x1"}, {{1, 2, 9}, {3, 2, 3}}, {ais("strides", {2}), ais("pads", {1, 1})}});
 }
+TEST(OnnxGradcheck, Conv) { conv_cases(); }
 
-TEST(OnnxGradcheck, GemmMatMul) {
+void product_cases() {
   check({"Gemm", {"x0", "x1", "x2"}, {{3, 4}, {4, 5}, {5}}, {af("alpha", 0.7f), af("beta", 1.3f)}});
   check({"Gemm", {"x0", "x1", "x2"}, {{4, 3}, {5, 4}, {3, 1}}, {ai("transA", 1), ai("transB", 1)}});
   check({"Gemm", {"x0", "x1"}, {{4, 3}, {4, 5}}, {ai("transA", 1)}});
@@ -231,6 +234,22 @@ TEST(OnnxGradcheck, GemmMatMul) {
   check({"MatMul", {"x0", "x1"}, {{2, 1, 3, 4}, {3, 4, 2}}});
   check({"MatMul", {"x0", "x1"}, {{4}, {2, 4, 3}}});
   check({"MatMul", {"x0", "x1"}, {{2, 3, 4}, {4}}});
+  check({"MatMul", {"x0", "x1"}, {{17, 3}, {3, 2}}});  // more rows than columns: cut by rows when in parts
+}
+TEST(OnnxGradcheck, GemmMatMul) { product_cases(); }
+
+// The same cases with every Conv, Gemm and MatMul cut into as many parts as ops/parts.h allows (each part's work
+// lowered to one multiply-add) and run on 2 threads: the parts' forward and backward are the operators' too.
+TEST(OnnxGradcheck, ConvGemmMatMulInParts) {
+  const int threads = thread_count();
+  set_thread_count(2);
+  const int64_t work = set_op_work_per_part(1);
+  ASSERT_GT(op_parts(6, 1), 1);  // the control: with the default work per part these cases run whole
+  conv_cases();
+  product_cases();
+  set_op_work_per_part(work);
+  set_thread_count(threads);
+  EXPECT_EQ(op_parts(6, 1), 1);
 }
 
 TEST(OnnxGradcheck, Softmax) {

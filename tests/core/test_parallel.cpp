@@ -17,6 +17,7 @@
 #include "explain/onnx/onnx_explain.h"
 #include "model/han_checkpoint.h"
 #include "model/text_checkpoint.h"
+#include "onnx/ops/parts.h"
 #include "parallel/parallel_for.h"
 #include "onnx_test_util.h"
 #include "tiny_text_model.h"
@@ -269,6 +270,49 @@ TEST(ParallelOnnx, ManyPassMethodsGiveTheSameMapOnOneAndThreeThreads) {
   EXPECT_EQ(clf.lanes(3), 3);
   EXPECT_LT(clf.lanes(1 << 20), 1 << 20);
   EXPECT_GE(clf.lanes(1 << 20), 1);
+}
+
+// One pass of a user's classifier with its products inside cut into parts (onnx/ops/parts.h: Conv, depthwise
+// Conv, Gemm, MatMul; forward and backward): the logits and the input gradient are the same bits on 1, 2 and 3
+// threads — with the default cut, and with every op cut as finely as it allows (each part's work lowered to one
+// multiply-add), which stays within float rounding of the default. Control: at the default, MobileNetV2's first
+// convolution is cut (so 2 and 3 threads do run it in parts).
+TEST(ParallelOnnx, OnePassIsTheSameOnOneTwoAndThreeThreads) {
+  struct Pass {
+    std::vector<float> logits, grad;
+  };
+  const auto pass = [](const std::string& file, int size, int threads, Pass* out) {
+    Threads t(threads);
+    OnnxClassifier clf;
+    std::string err;
+    ASSERT_TRUE(test::load_classifier_file(std::string(ATTNLAB_SOURCE_DIR) + file, &clf, &err)) << err;
+    clf.set_input_size(size);
+    std::vector<float> x(static_cast<size_t>(3 * size * size));
+    for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 37 + 11) % 256) / 255.f - 0.5f;
+    ASSERT_TRUE(clf.forward(x.data(), x.size(), &err)) << err;
+    ASSERT_TRUE(clf.backward_class(1, &err)) << err;
+    out->logits = clf.logits();
+    ASSERT_TRUE(clf.input_gradient(&out->grad, &err)) << err;
+  };
+  ASSERT_GT(onnx::op_parts(112, int64_t(32) * 27 * 112), 1);  // MobileNetV2's first Conv: 112 rows of 32·27·112
+  for (const auto& [file, size] : {std::pair<std::string, int>{"/models/image/mobilenet_v2.onnx", 224},
+                                   {"/tests/fixtures/onnx/resnet10/model.onnx", 112}}) {
+    SCOPED_TRACE(file);
+    Pass whole[3], fine[3];
+    for (int t = 0; t < 3; ++t) pass(file, size, t + 1, &whole[t]);
+    const int64_t work = onnx::set_op_work_per_part(1);
+    for (int t = 0; t < 3; ++t) pass(file, size, t + 1, &fine[t]);
+    onnx::set_op_work_per_part(work);
+    for (int t = 1; t < 3; ++t) {
+      EXPECT_EQ(whole[t].logits, whole[0].logits) << t + 1 << " threads";
+      EXPECT_EQ(whole[t].grad, whole[0].grad) << t + 1 << " threads";
+      EXPECT_EQ(fine[t].logits, fine[0].logits) << t + 1 << " threads, finest cut";
+      EXPECT_EQ(fine[t].grad, fine[0].grad) << t + 1 << " threads, finest cut";
+    }
+    ASSERT_GT(whole[0].grad.size(), 1000u);
+    EXPECT_LT(test::rel_err(fine[0].logits, whole[0].logits), 1e-5);
+    EXPECT_LT(test::rel_err(fine[0].grad, whole[0].grad), 1e-4);
+  }
 }
 
 }  // namespace

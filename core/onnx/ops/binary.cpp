@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -75,14 +76,15 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
     out[0] = Tensor<T>::floats(os);
     T* o = out[0].f.data();
     const T *pa = a.f.data(), *pb = b.f.data();
-    if (a.shape == b.shape) {  // fast path: same shape
-      const size_t nn = a.f.size();
-      switch (kind) {
-        case Bin::Add: for (size_t k = 0; k < nn; ++k) o[k] = pa[k] + pb[k]; break;
-        case Bin::Sub: for (size_t k = 0; k < nn; ++k) o[k] = pa[k] - pb[k]; break;
-        case Bin::Mul: for (size_t k = 0; k < nn; ++k) o[k] = pa[k] * pb[k]; break;
-        default: for (size_t k = 0; k < nn; ++k) o[k] = pa[k] / pb[k]; break;
-      }
+    if (a.shape == b.shape) {  // fast path: same shape, in parts on the core's threads (ops/parts.h)
+      for_parts(static_cast<int64_t>(a.f.size()), kElementWork, [&](int64_t b0, int64_t b1) {
+        switch (kind) {
+          case Bin::Add: for (int64_t k = b0; k < b1; ++k) o[k] = pa[k] + pb[k]; break;
+          case Bin::Sub: for (int64_t k = b0; k < b1; ++k) o[k] = pa[k] - pb[k]; break;
+          case Bin::Mul: for (int64_t k = b0; k < b1; ++k) o[k] = pa[k] * pb[k]; break;
+          default: for (int64_t k = b0; k < b1; ++k) o[k] = pa[k] / pb[k]; break;
+        }
+      });
       return "";
     }
     // Row by row over the innermost axis, each operand there contiguous or one repeated value (a mask [T, T] over

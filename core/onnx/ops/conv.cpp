@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 #include "onnx/ops/window.h"
 
 namespace attnlab::onnx {
@@ -49,18 +50,18 @@ std::string conv_dims(const Node& n, const std::vector<const Tensor<T>*>& in, Co
   return "";
 }
 
-// col [Cg·kh·kw, Ho·Wo] from x [Cg, H, W].
+// col [Cg·kh·kw, (r1 − r0)·Wo] from x [Cg, H, W]: the windows of output rows r0 .. r1 − 1 (all: 0, Ho).
 template <class T>
-void im2col(const T* x, int64_t Cg, const Window2d& g, T* col) {
-  const int64_t P = g.Ho * g.Wo;
+void im2col(const T* x, int64_t Cg, const Window2d& g, T* col, int64_t r0, int64_t r1) {
+  const int64_t P = (r1 - r0) * g.Wo;
   for (int64_t c = 0; c < Cg; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
         T* row = col + ((c * g.kh + i) * g.kw + j) * P;
         const T* xc = x + c * g.H * g.W;
-        for (int64_t oy = 0; oy < g.Ho; ++oy) {
+        for (int64_t oy = r0; oy < r1; ++oy) {
           const int64_t iy = oy * g.sh - g.pt + i * g.dh;
-          T* r = row + oy * g.Wo;
+          T* r = row + (oy - r0) * g.Wo;
           if (iy < 0 || iy >= g.H) {
             std::fill(r, r + g.Wo, T(0));
             continue;
@@ -162,6 +163,10 @@ void depthwise_bwd(const T* x, const T* w, const T* dy, const Window2d& g, const
   }
 }
 
+// The forward in parts on the core's threads (ops/parts.h), each output element computed whole in one part:
+// depthwise by output channels; otherwise, per image and group, by blocks of output channels when the output has
+// fewer pixels than channels (one im2col, the weight's rows in blocks), else by blocks of output rows (each part
+// builds the im2col columns of its rows and multiplies them).
 template <class T>
 std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
   ConvDims d;
@@ -174,34 +179,71 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   os.push_back(g.Wo);
   out[0] = Tensor<T>::floats(os);
   const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
-  std::vector<T> col(d.pointwise || d.depthwise ? 0 : static_cast<size_t>(Kc * P));
-  const std::vector<TapRange> taps = d.depthwise ? tap_ranges(g) : std::vector<TapRange>{};
-  for (int64_t b = 0; b < d.N; ++b)
-    for (int64_t grp = 0; grp < d.G; ++grp) {
-      const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
-      T* yg = out[0].f.data() + (b * d.M + grp * d.Mg) * P;
-      const T* wg = w.f.data() + grp * d.Mg * Kc;
-      if (d.depthwise) {
-        for (int64_t m = 0; m < d.Mg; ++m) depthwise_fwd(xg, wg + m * Kc, g, taps, yg + m * P);
-      } else {
-        const T* colp = xg;
-        if (!d.pointwise) {
-          im2col(xg, d.Cg, g, col.data());
-          colp = col.data();
-        }
-        Eigen::Map<RowMat<T>> Y(yg, d.Mg, P);
-        Y.noalias() = Eigen::Map<const RowMat<T>>(wg, d.Mg, Kc) * Eigen::Map<const RowMat<T>>(colp, Kc, P);
+  T* y = out[0].f.data();
+  const auto add_bias = [&](int64_t m, T* ym, int64_t len) {  // m: the output channel
+    if (!bias) return;
+    const T bv = bias[m];
+    for (int64_t p = 0; p < len; ++p) ym[p] += bv;
+  };
+  if (d.depthwise) {
+    const std::vector<TapRange> taps = tap_ranges(g);
+    for_parts(d.N * d.M, P * Kc, [&](int64_t b0, int64_t b1) {
+      for (int64_t bm = b0; bm < b1; ++bm) {  // bm = image · M + output channel
+        const int64_t b = bm / d.M, m = bm % d.M, grp = m / d.Mg;
+        depthwise_fwd(x.f.data() + (b * d.C + grp * d.Cg) * HW, w.f.data() + m * Kc, g, taps, y + bm * P);
+        add_bias(m, y + bm * P, P);
       }
-      if (bias)
-        for (int64_t m = 0; m < d.Mg; ++m) {
-          const T bv = bias[grp * d.Mg + m];
-          T* ym = yg + m * P;
-          for (int64_t p = 0; p < P; ++p) ym[p] += bv;
-        }
+    });
+    return "";
+  }
+  using Strided = Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>>;
+  using CStrided = Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>>;
+  if (P < d.Mg) {  // few pixels, many output channels (a deep layer): one im2col, the channels in blocks
+    std::vector<T> col(d.pointwise ? 0 : static_cast<size_t>(Kc * P));
+    for (int64_t b = 0; b < d.N; ++b)
+      for (int64_t grp = 0; grp < d.G; ++grp) {
+        const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
+        T* yg = y + (b * d.M + grp * d.Mg) * P;
+        if (!d.pointwise) im2col(xg, d.Cg, g, col.data(), 0, g.Ho);
+        const Eigen::Map<const RowMat<T>> Col(d.pointwise ? xg : col.data(), Kc, P);
+        for_parts(d.Mg, Kc * P, [&](int64_t m0, int64_t m1) {
+          Eigen::Map<RowMat<T>>(yg + m0 * P, m1 - m0, P).noalias() =
+              Eigen::Map<const RowMat<T>>(w.f.data() + (grp * d.Mg + m0) * Kc, m1 - m0, Kc) * Col;
+          for (int64_t m = m0; m < m1; ++m) add_bias(grp * d.Mg + m, yg + m * P, P);
+        });
+      }
+    return "";
+  }
+  // many pixels: blocks of output rows, each part building the im2col columns of its rows
+  const int64_t row_parts = op_parts(g.Ho, d.Mg * Kc * g.Wo);
+  const auto conv_rows = [&](int64_t item) {  // item = (image · G + group) · row_parts + part
+    const int64_t part = item % row_parts, bg = item / row_parts;
+    const int64_t b = bg / d.G, grp = bg % d.G;
+    const int64_t r0 = static_cast<int64_t>(split_begin(g.Ho, row_parts, part)), r1 = static_cast<int64_t>(split_begin(g.Ho, row_parts, part + 1));
+    const int64_t p0 = r0 * g.Wo, len = (r1 - r0) * g.Wo;
+    const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
+    T* yg = y + (b * d.M + grp * d.Mg) * P;
+    const Eigen::Map<const RowMat<T>> Wg(w.f.data() + grp * d.Mg * Kc, d.Mg, Kc);
+    Strided Y(yg + p0, d.Mg, len, Eigen::OuterStride<>(P));
+    if (d.pointwise) {
+      Y.noalias() = Wg * CStrided(xg + p0, d.Cg, len, Eigen::OuterStride<>(P));
+    } else {
+      std::vector<T> col(static_cast<size_t>(Kc * len));
+      im2col(xg, d.Cg, g, col.data(), r0, r1);
+      Y.noalias() = Wg * Eigen::Map<const RowMat<T>>(col.data(), Kc, len);
     }
+    for (int64_t m = 0; m < d.Mg; ++m) add_bias(grp * d.Mg + m, yg + m * P + p0, len);
+  };
+  for_parts(d.N * d.G * row_parts, d.Mg * Kc * P / row_parts, [&](int64_t i0, int64_t i1) {
+    for (int64_t item = i0; item < i1; ++item) conv_rows(item);
+  });
   return "";
 }
 
+// The backward in parts on the core's threads (ops/parts.h), each output element of dX, dW and dB computed whole
+// in one part, its terms summed in the same order on any thread count: depthwise by input channel (its output
+// channels and images in order inside); otherwise per image and group, dX by blocks of input channels (their rows
+// of Wgᵀ · dY, then col2im of those channels) and dW by blocks of output channels after im2col of the image.
 template <class T>
 std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>&,
                      const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
@@ -210,45 +252,60 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   const Window2d& g = d.g;
   const Tensor<T>&x = *in[0], &w = *in[1];
   const T* dy = dout[0]->f.data();
-  const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
+  const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, khw = g.kh * g.kw, Kc = d.Cg * khw;
   const bool need_w = need.size() > 1 && need[1], need_b = need.size() > 2 && need[2];
   if (need[0]) din[0] = Tensor<T>::floats(x.shape);
   if (need_w) din[1] = Tensor<T>::floats(w.shape);
   if (need_b) din[2] = Tensor<T>::floats(in[2]->shape);
-  std::vector<T> col(d.depthwise ? 0 : static_cast<size_t>(Kc * P));
-  const std::vector<TapRange> taps = d.depthwise ? tap_ranges(g) : std::vector<TapRange>{};
-  for (int64_t b = 0; b < d.N; ++b)
+  using RMap = Eigen::Map<RowMat<T>>;
+  using CMap = Eigen::Map<const RowMat<T>>;
+  if (d.depthwise) {
+    const std::vector<TapRange> taps = tap_ranges(g);
+    for_parts(d.G, d.N * d.Mg * P * Kc * (need[0] + need_w), [&](int64_t g0, int64_t g1) {
+      for (int64_t grp = g0; grp < g1; ++grp)  // = the input channel
+        for (int64_t b = 0; b < d.N; ++b) {
+          const T* xg = x.f.data() + (b * d.C + grp) * HW;
+          T* dxg = need[0] ? din[0].f.data() + (b * d.C + grp) * HW : nullptr;
+          for (int64_t m = grp * d.Mg; m < (grp + 1) * d.Mg; ++m)
+            depthwise_bwd(xg, w.f.data() + m * Kc, dy + (b * d.M + m) * P, g, taps, dxg, need_w ? din[1].f.data() + m * Kc : nullptr);
+        }
+    });
+  }
+  std::vector<T> col(need_w && !d.depthwise && !d.pointwise ? static_cast<size_t>(Kc * P) : 0);
+  for (int64_t b = 0; b < d.N && !d.depthwise; ++b)
     for (int64_t grp = 0; grp < d.G; ++grp) {
       const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
       const T* dyg = dy + (b * d.M + grp * d.Mg) * P;
-      const T* wg = w.f.data() + grp * d.Mg * Kc;
-      Eigen::Map<const RowMat<T>> dY(dyg, d.Mg, P), Wg(wg, d.Mg, Kc);
-      if (d.depthwise) {
-        T* dxg = need[0] ? din[0].f.data() + (b * d.C + grp * d.Cg) * HW : nullptr;
-        for (int64_t m = 0; m < d.Mg; ++m)
-          depthwise_bwd(xg, wg + m * Kc, dyg + m * P, g, taps, dxg, need_w ? din[1].f.data() + (grp * d.Mg + m) * Kc : nullptr);
-      } else if (need[0]) {
+      const CMap dY(dyg, d.Mg, P), Wg(w.f.data() + grp * d.Mg * Kc, d.Mg, Kc);
+      if (need[0]) {
         T* dxg = din[0].f.data() + (b * d.C + grp * d.Cg) * HW;
-        if (d.pointwise) {
-          Eigen::Map<RowMat<T>>(dxg, d.Cg, P).noalias() += Wg.transpose() * dY;
-        } else {
-          Eigen::Map<RowMat<T>>(col.data(), Kc, P).noalias() = Wg.transpose() * dY;
-          col2im(col.data(), d.Cg, g, dxg);
-        }
+        for_parts(d.Cg, khw * d.Mg * P, [&](int64_t c0, int64_t c1) {  // input channels c0 .. c1 − 1
+          const auto Wc = Wg.middleCols(c0 * khw, (c1 - c0) * khw);
+          if (d.pointwise) {
+            RMap(dxg + c0 * HW, c1 - c0, P).noalias() += Wc.transpose() * dY;
+          } else {
+            std::vector<T> part(static_cast<size_t>((c1 - c0) * khw * P));
+            RMap(part.data(), (c1 - c0) * khw, P).noalias() = Wc.transpose() * dY;
+            col2im(part.data(), c1 - c0, g, dxg + c0 * HW);
+          }
+        });
       }
-      if (need_w && !d.depthwise) {
+      if (need_w) {
         const T* colp = xg;
         if (!d.pointwise) {
-          im2col(xg, d.Cg, g, col.data());
+          im2col(xg, d.Cg, g, col.data(), 0, g.Ho);
           colp = col.data();
         }
-        Eigen::Map<RowMat<T>>(din[1].f.data() + grp * d.Mg * Kc, d.Mg, Kc).noalias() +=
-            dY * Eigen::Map<const RowMat<T>>(colp, Kc, P).transpose();
+        T* dwg = din[1].f.data() + grp * d.Mg * Kc;
+        for_parts(d.Mg, Kc * P, [&](int64_t m0, int64_t m1) {  // output channels m0 .. m1 − 1
+          RMap(dwg + m0 * Kc, m1 - m0, Kc).noalias() += dY.middleRows(m0, m1 - m0) * CMap(colp, Kc, P).transpose();
+        });
       }
-      if (need_b)
-        for (int64_t m = 0; m < d.Mg; ++m)
-          for (int64_t p = 0; p < P; ++p) din[2].f[grp * d.Mg + m] += dyg[m * P + p];
     }
+  if (need_b)
+    for (int64_t b = 0; b < d.N; ++b)
+      for (int64_t m = 0; m < d.M; ++m)
+        for (int64_t p = 0; p < P; ++p) din[2].f[m] += dy[(b * d.M + m) * P + p];
   return "";
 }
 

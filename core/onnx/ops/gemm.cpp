@@ -8,6 +8,7 @@
 
 #include "nn/matmul.h"
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -24,8 +25,13 @@ using MMap = Eigen::Map<RowMat<T>>;
 // order whatever the shape, so a row's value does not depend on how many rows are multiplied with it
 // (leave-one-out in pieces equals leave-one-out in one batch, bit for bit, as the page's jobs need); Eigen's
 // GEMM under wasm does depend on it (its leftover rows take another kernel). Natively and in double: Eigen.
+// Large products run in parts on the core's threads (ops/parts.h): C's rows when it has many (or more rows than
+// columns), else its columns — cut from the shape alone, so the values do not depend on the thread count (in wasm
+// they are the uncut product's bits; natively Eigen may round a part otherwise than the whole, the same on any
+// thread count).
 template <class T>
 void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, bool tb, T* C, bool acc) {
+  const bool by_rows = M >= 16 || M >= N;
 #if defined(__wasm__)
   if constexpr (std::is_same_v<T, float>) {
     if (!acc) std::fill(C, C + M * N, 0.f);
@@ -39,18 +45,32 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
     RowMat<float> at, bt;
     const float* bp = tb ? plain(B, N, K, bt) : B;  // op(B)ᵀ column-major, leading dimension N
     const float* ap = ta ? plain(A, K, M, at) : A;  // op(A)ᵀ column-major, leading dimension K
-    matmul_acc_kernel(static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), bp, static_cast<int>(N), ap,
-                      static_cast<int>(K), C, static_cast<int>(N));
+    const int n = static_cast<int>(N), m = static_cast<int>(M), k = static_cast<int>(K);
+    for_parts(by_rows ? M : N, (by_rows ? N : M) * K, [&](int64_t b, int64_t e) {
+      const int len = static_cast<int>(e - b);
+      if (by_rows) matmul_acc_kernel(n, len, k, bp, n, ap + b * K, k, C + b * N, n);  // C's rows b .. e − 1
+      else matmul_acc_kernel(len, m, k, bp + b, n, ap, k, C + b, n);                // C's columns b .. e − 1
+    });
     return;
   }
 #endif
   MMap<T> Y(C, M, N);
   CMap<T> Am(A, ta ? K : M, ta ? M : K), Bm(B, tb ? N : K, tb ? K : N);
   if (!acc) Y.setZero();
-  if (!ta && !tb) Y.noalias() += Am * Bm;
-  else if (!ta && tb) Y.noalias() += Am * Bm.transpose();
-  else if (ta && !tb) Y.noalias() += Am.transpose() * Bm;
-  else Y.noalias() += Am.transpose() * Bm.transpose();
+  const auto product = [&](const auto& opA, const auto& opB) {
+    if (op_parts(by_rows ? M : N, (by_rows ? N : M) * K) == 1) {
+      Y.noalias() += opA * opB;
+      return;
+    }
+    for_parts(by_rows ? M : N, (by_rows ? N : M) * K, [&](int64_t b, int64_t e) {
+      if (by_rows) Y.middleRows(b, e - b).noalias() += opA.middleRows(b, e - b) * opB;
+      else Y.middleCols(b, e - b).noalias() += opA * opB.middleCols(b, e - b);
+    });
+  };
+  if (!ta && !tb) product(Am, Bm);
+  else if (!ta && tb) product(Am, Bm.transpose());
+  else if (ta && !tb) product(Am.transpose(), Bm);
+  else product(Am.transpose(), Bm.transpose());
 }
 
 template <class T>

@@ -20,6 +20,7 @@
 
 #include "nn/simd.h"
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -100,8 +101,13 @@ std::string unary_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, st
   const P p = Op::params(n);
   const Tensor<T>& x = *in[0];
   out[0] = Tensor<T>::floats(x.shape);
-  if (whole_tensor(static_cast<const Op*>(nullptr), x.f.data(), out[0].f.data(), static_cast<long>(x.f.size()))) return "";
-  for (size_t k = 0; k < x.f.size(); ++k) out[0].f[k] = Op::f(x.f[k], p);
+  const T* xs = x.f.data();
+  T* ys = out[0].f.data();
+  // in parts on the core's threads (ops/parts.h); the four-lane forms give an element the same value in any range
+  for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
+    if (whole_tensor(static_cast<const Op*>(nullptr), xs + b, ys + b, static_cast<long>(e - b))) return;
+    for (int64_t k = b; k < e; ++k) ys[k] = Op::f(xs[k], p);
+  });
   return "";
 }
 template <class Op, class T>
@@ -113,7 +119,10 @@ std::string unary_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, co
   if (!need[0] || !dout[0]) return "";
   const auto& y = out[0]->f;
   const auto& g = dout[0]->f;
-  for (size_t k = 0; k < x.f.size(); ++k) din[0].f[k] = g[k] * Op::df(x.f[k], y[k], p);
+  T* d = din[0].f.data();
+  for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) d[k] = g[k] * Op::df(x.f[k], y[k], p);
+  });
   return "";
 }
 
@@ -159,10 +168,15 @@ std::string clip_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   T lo, hi;
   clip_bounds(n, in, &lo, &hi);
   const Tensor<T>& x = *in[0];
-  out[0] = x;
   if (x.is_float()) {
-    for (auto& v : out[0].f) v = std::min(std::max(v, lo), hi);
+    out[0] = Tensor<T>::floats(x.shape);
+    const T* xs = x.f.data();
+    T* ys = out[0].f.data();
+    for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) ys[k] = std::min(std::max(xs[k], lo), hi);
+    });
   } else {
+    out[0] = x;
     for (auto& v : out[0].i) v = saturate_i64(static_cast<double>(std::min(std::max(static_cast<T>(v), lo), hi)));
   }
   return "";
