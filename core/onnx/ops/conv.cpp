@@ -4,6 +4,7 @@
 // unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward.
 // Backward: dX = col2im(W_gᵀ · dY_g); dW_g = Σ_n dY_g · colᵀ; dB = Σ dY (each only when needed).
 #include <Eigen/Core>
+#include <memory>
 
 #include "onnx/ops/common.h"
 #include "onnx/ops/parts.h"
@@ -14,6 +15,15 @@ namespace {
 
 template <class T>
 using RowMat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Scratch storage that every use writes before it reads (im2col, a product assigned with =): not zero-filled, as a
+// std::vector would be (zero-fills, these and the outputs', were 17 % of MobileNetV2's native forward profile).
+template <class T>
+struct Scratch {
+  explicit Scratch(int64_t n) : p(n > 0 ? new T[static_cast<size_t>(n)] : nullptr) {}
+  T* data() const { return p.get(); }
+  std::unique_ptr<T[]> p;
+};
 
 struct ConvDims {
   int64_t N, C, M, G, Cg, Mg;
@@ -199,7 +209,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   using Strided = Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>>;
   using CStrided = Eigen::Map<const RowMat<T>, 0, Eigen::OuterStride<>>;
   if (P < d.Mg) {  // few pixels, many output channels (a deep layer): one im2col, the channels in blocks
-    std::vector<T> col(d.pointwise ? 0 : static_cast<size_t>(Kc * P));
+    const Scratch<T> col(d.pointwise ? 0 : Kc * P);
     for (int64_t b = 0; b < d.N; ++b)
       for (int64_t grp = 0; grp < d.G; ++grp) {
         const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
@@ -228,7 +238,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
     if (d.pointwise) {
       Y.noalias() = Wg * CStrided(xg + p0, d.Cg, len, Eigen::OuterStride<>(P));
     } else {
-      std::vector<T> col(static_cast<size_t>(Kc * len));
+      const Scratch<T> col(Kc * len);
       im2col(xg, d.Cg, g, col.data(), r0, r1);
       Y.noalias() = Wg * Eigen::Map<const RowMat<T>>(col.data(), Kc, len);
     }
@@ -271,7 +281,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
         }
     });
   }
-  std::vector<T> col(need_w && !d.depthwise && !d.pointwise ? static_cast<size_t>(Kc * P) : 0);
+  const Scratch<T> col(need_w && !d.depthwise && !d.pointwise ? Kc * P : 0);
   for (int64_t b = 0; b < d.N && !d.depthwise; ++b)
     for (int64_t grp = 0; grp < d.G; ++grp) {
       const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
@@ -284,7 +294,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
           if (d.pointwise) {
             RMap(dxg + c0 * HW, c1 - c0, P).noalias() += Wc.transpose() * dY;
           } else {
-            std::vector<T> part(static_cast<size_t>((c1 - c0) * khw * P));
+            const Scratch<T> part((c1 - c0) * khw * P);
             RMap(part.data(), (c1 - c0) * khw, P).noalias() = Wc.transpose() * dY;
             col2im(part.data(), c1 - c0, g, dxg + c0 * HW);
           }
