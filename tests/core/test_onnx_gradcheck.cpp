@@ -142,7 +142,7 @@ Case unary(const std::string& op, std::vector<Attribute> attrs = {}, double scal
 
 }  // namespace
 
-TEST(OnnxGradcheck, Unary) {
+void unary_cases() {
   for (const char* op : {"Relu", "Sigmoid", "Tanh", "Erf", "Exp", "Neg", "Abs", "Identity", "Dropout"}) check(unary(op));
   check(unary("LeakyRelu", {af("alpha", 0.1f)}));
   check(unary("HardSigmoid", {af("alpha", 0.3f), af("beta", 0.4f)}, 2.0));
@@ -162,6 +162,7 @@ TEST(OnnxGradcheck, Unary) {
     check(c);
   }
 }
+TEST(OnnxGradcheck, Unary) { unary_cases(); }
 
 TEST(OnnxGradcheck, SequenceOps) {
   for (int ex : {0, 1})
@@ -180,15 +181,16 @@ TEST(OnnxGradcheck, SequenceOps) {
   check({"Min", {"x0", "x1", "x2"}, {{4, 5}, {4, 5}, {4, 5}}});  // each input attains the minimum somewhere
 }
 
-TEST(OnnxGradcheck, Clip) {
+void clip_cases() {
   Case c{"Clip", {"x0", "lo", "hi"}, {{3, 5}}, {}, {floats("lo", {-0.5f}, {}), floats("hi", {0.7f}, {})}};
   check(c);
   Case old{"Clip", {"x0"}, {{3, 5}}, {af("min", -0.3f), af("max", 0.4f)}};
   old.opset = 9;
   check(old);
 }
+TEST(OnnxGradcheck, Clip) { clip_cases(); }
 
-TEST(OnnxGradcheck, BroadcastBinary) {
+void binary_cases() {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     check({op, {"x0", "x1"}, {{2, 3, 4}, {3, 1}}});
     check({op, {"x0", "x1"}, {{1, 4}, {3, 1}}});
@@ -200,6 +202,7 @@ TEST(OnnxGradcheck, BroadcastBinary) {
   Case pi{"Pow", {"x0", "e"}, {{2, 3}}, {}, {ints("e", {2}, kInt64, {})}};
   check(pi);
 }
+TEST(OnnxGradcheck, BroadcastBinary) { binary_cases(); }
 
 TEST(OnnxGradcheck, Where) {
   check({"Where", {"c", "x0", "x1"}, {{2, 3}, {3}}, {}, {ints("c", {1, 0, 1, 0, 0, 1}, kBool, {2, 3})}});
@@ -238,15 +241,19 @@ void product_cases() {
 }
 TEST(OnnxGradcheck, GemmMatMul) { product_cases(); }
 
-// The same cases with every Conv, Gemm and MatMul cut into as many parts as ops/parts.h allows (each part's work
-// lowered to one multiply-add) and run on 2 threads: the parts' forward and backward are the operators' too.
-TEST(OnnxGradcheck, ConvGemmMatMulInParts) {
+// The same cases with every op that ops/parts.h cuts (Conv, Gemm, MatMul, the element-wise unary ops, Clip, the
+// same-shape binary ops) cut into as many parts as it allows (each part's work lowered to one multiply-add) and run
+// on 2 threads: the parts' forward and backward are the operators' too.
+TEST(OnnxGradcheck, OpsInParts) {
   const int threads = thread_count();
   set_thread_count(2);
   const int64_t work = set_op_work_per_part(1);
   ASSERT_GT(op_parts(6, 1), 1);  // the control: with the default work per part these cases run whole
   conv_cases();
   product_cases();
+  unary_cases();
+  clip_cases();
+  binary_cases();
   set_op_work_per_part(work);
   set_thread_count(threads);
   EXPECT_EQ(op_parts(6, 1), 1);
