@@ -190,6 +190,58 @@ void clip_cases() {
 }
 TEST(OnnxGradcheck, Clip) { clip_cases(); }
 
+// Clip with bounds that take a gradient, by the closed form: y = min(max(x, lo), hi) (ONNX: every y is hi when
+// lo > hi), so dx = dy where lo ≤ x ≤ hi, d lo = Σ dy over x < lo, d hi = Σ dy over max(x, lo) > hi; the x lie away
+// from the bounds. Control: lo > hi, where the per-element rule "x < lo → d lo" would give d lo ≠ 0.
+TEST(OnnxGradcheck, ClipBoundsByTheClosedForm) {
+  Model m;
+  m.ir_version = 8;
+  m.opsets[""] = 13;
+  Node n;
+  n.name = "clip";
+  n.op_type = "Clip";
+  n.opset = 13;
+  n.inputs = {"x", "lo", "hi"};
+  n.outputs = {"y"};
+  m.nodes.push_back(n);
+  for (const char* name : {"x", "lo", "hi"}) {
+    ValueInfo vi;
+    vi.name = name;
+    vi.dtype = kFloat;
+    m.inputs.push_back(vi);
+  }
+  ValueInfo vo;
+  vo.name = "y";
+  m.outputs.push_back(vo);
+  const std::vector<double> x = {-1.5, -0.7, -0.1, 0.2, 0.6, 1.1, 2.0}, w = {0.3, -1.2, 0.8, 0.5, -0.4, 1.7, -0.9};
+  for (const auto& [lo, hi] : {std::pair<double, double>{-0.5, 0.7}, {0.4, -0.3}}) {
+    SCOPED_TRACE("lo " + std::to_string(lo) + ", hi " + std::to_string(hi));
+    Executor<double> ex;
+    std::string err;
+    ASSERT_TRUE(ex.load(m, &err)) << err;
+    std::map<std::string, Tensor<double>> in;
+    in["x"] = Tensor<double>::floats({7});
+    in["x"].f = x;
+    in["lo"] = Tensor<double>::floats({}, lo);
+    in["hi"] = Tensor<double>::floats({}, hi);
+    ASSERT_TRUE(ex.forward(in, &err)) << err;
+    Tensor<double> dy = Tensor<double>::floats({7});
+    dy.f = w;
+    ASSERT_TRUE(ex.backward("y", dy, &err)) << err;
+    double dlo = 0, dhi = 0;
+    for (size_t k = 0; k < x.size(); ++k) {
+      EXPECT_EQ(ex.value("y")->f[k], std::min(std::max(x[k], lo), hi));
+      const bool top = std::max(x[k], lo) > hi, bottom = !top && x[k] < lo;
+      EXPECT_EQ(ex.gradient("x")->f[k], top || bottom ? 0.0 : w[k]) << k;
+      dlo += bottom ? w[k] : 0;
+      dhi += top ? w[k] : 0;
+    }
+    EXPECT_NEAR(ex.gradient("lo")->f[0], dlo, 1e-12);
+    EXPECT_NEAR(ex.gradient("hi")->f[0], dhi, 1e-12);
+    if (lo > hi) EXPECT_EQ(dlo, 0.0);
+  }
+}
+
 void binary_cases() {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     check({op, {"x0", "x1"}, {{2, 3, 4}, {3, 1}}});

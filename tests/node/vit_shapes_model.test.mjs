@@ -1,7 +1,9 @@
 // The shipped ViT trained on the localisation lab's shapes (models/image/vit-shapes, issue 30): its files are what
 // eval.json recorded (model.onnx's sha256 and size, small), meta.json keeps the recipe, and the recorded check is
 // re-derived by the native CLI: `attnlab eval-onnx-shapes` on 300 test images (eval.json "check.args") must give the
-// recorded accuracy and the attention / rollout rows exactly (the run is deterministic). Negative control: the same
+// recorded accuracy exactly and the attention / rollout rows within 1e-6 (the run is deterministic, on any thread
+// count; the bound leaves room for the executor's float rounding, which moved them by 1.4e-9 when its products were
+// cut into parts for the threads, core/onnx/ops/parts.h). Negative control: the same
 // command on another test seed gives other numbers. The RESULTS table (1,000 images, every method) is eval.json
 // "results", written by the same command with --n 1000.
 import { test } from 'node:test';
@@ -40,7 +42,7 @@ test('vit-shapes: eval-onnx-shapes on 300 test images reproduces the recorded ch
   assert.equal(got.accuracy, result.accuracy);
   for (const m of ['attention', 'rollout']) {
     for (const k of ['pointing_game', 'pointing_game_standard', 'energy_in_mask', 'mask_iou']) {
-      assert.ok(Math.abs(got.methods[m][k] - result.methods[m][k]) < 1e-9, `${m} ${k}: ${got.methods[m][k]} vs ${result.methods[m][k]}`);
+      assert.ok(Math.abs(got.methods[m][k] - result.methods[m][k]) < 1e-6, `${m} ${k}: ${got.methods[m][k]} vs ${result.methods[m][k]}`);
     }
   }
   const other = run(args.map((a, i) => (args[i - 1] === '--seed' ? '2' : a)));

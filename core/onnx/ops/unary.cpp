@@ -15,7 +15,8 @@
 //   Identity, Dropout (inference only: y = x; the optional mask output is all true; training_mode = true
 //                   is refused)  f' = 1; Identity also passes integer tensors.
 //   Clip            min(max(x, lo), hi), lo/hi from attributes (opset < 11) or optional inputs 1, 2;
-//                   f' = 1 for lo ≤ x ≤ hi (PyTorch clamp); d lo = Σ dy over x < lo, d hi = Σ dy over x > hi.
+//                   f' = 1 for lo ≤ x ≤ hi (PyTorch clamp); d lo = Σ dy over x < lo, d hi = Σ dy over x > hi;
+//                   lo > hi: every y is hi (the spec's Min(max, Max(x, min))), so d hi = Σ dy, dx = d lo = 0.
 #include <cmath>
 
 #include "nn/simd.h"
@@ -193,15 +194,15 @@ std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
     const T *xs = x.f.data(), *gs = dout[0]->f.data();
     T* d = din[0].f.data();
     for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) d[k] = xs[k] < lo || xs[k] > hi ? T(0) : gs[k];
+      for (int64_t k = b; k < e; ++k) d[k] = xs[k] < lo || std::max(xs[k], lo) > hi ? T(0) : gs[k];
     });
     return "";
   }
   T dlo = 0, dhi = 0;
-  for (size_t k = 0; k < x.f.size(); ++k) {
+  for (size_t k = 0; k < x.f.size(); ++k) {  // y = min(max(x, lo), hi): every y is hi when lo > hi
     const T g = dout[0] ? dout[0]->f[k] : T(0);
-    if (x.f[k] < lo) dlo += g;
-    else if (x.f[k] > hi) dhi += g;
+    if (std::max(x.f[k], lo) > hi) dhi += g;
+    else if (x.f[k] < lo) dlo += g;
     else din[0].f[k] = g;
   }
   if (need.size() > 1 && need[1]) din[1] = Tensor<T>::floats(in[1]->shape, dlo);
