@@ -88,7 +88,7 @@ class Pool {
       loop_ = &loop;
       pending_ = helpers;
       wanted_ = helpers;
-      generation_.store(generation_.load() + 1, std::memory_order_release);
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     t_in_loop = true;

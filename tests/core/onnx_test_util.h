@@ -39,6 +39,20 @@ inline std::string read_text(const std::string& path) {
   return read_bytes(path, &bytes) ? std::string(bytes.begin(), bytes.end()) : std::string();
 }
 
+// A hand-built test graph's float inputs and its outputs, by name.
+inline void add_float_io(onnx::Model* m, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  onnx::ValueInfo vi;
+  vi.dtype = onnx::kFloat;
+  for (const auto& name : inputs) {
+    vi.name = name;
+    m->inputs.push_back(vi);
+  }
+  for (const auto& name : outputs) {
+    vi.name = name;
+    m->outputs.push_back(vi);
+  }
+}
+
 inline bool load_model_file(const std::string& path, onnx::Model* m, std::string* err) {
   std::vector<uint8_t> b;
   if (!read_bytes(path, &b)) {

@@ -9,28 +9,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "explain/onnx_text/onnx_text_model.h"
 #include "onnx/last_row.h"
+#include "onnx_test_util.h"
 
 namespace {
 
 using namespace attnlab;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 bool load(OnnxTextModel* m, const std::string& rel) {
-  const std::string b = read_file(std::string(ATTNLAB_SOURCE_DIR) + "/" + rel);
+  const std::string b = test::read_text(std::string(ATTNLAB_SOURCE_DIR) + "/" + rel);
   std::string err;
   const bool ok = !b.empty() && m->load(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "", &err);
   EXPECT_TRUE(ok) << rel << ": " << err;
@@ -176,12 +169,7 @@ onnx::Model transposes(std::vector<int64_t> perm_a, std::vector<int64_t> perm_b)
     n.attributes.push_back(a);
     m.nodes.push_back(n);
   }
-  onnx::ValueInfo vi;
-  vi.name = "x";
-  vi.dtype = onnx::kFloat;
-  m.inputs.push_back(vi);
-  vi.name = "y";
-  m.outputs.push_back(vi);
+  test::add_float_io(&m, {"x"}, {"y"});
   return m;
 }
 

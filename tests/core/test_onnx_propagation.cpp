@@ -193,12 +193,7 @@ onnx::Model pattern_model(const std::vector<std::tuple<std::string, std::vector<
     t.f = values;
     m.initializers.push_back(t);
   }
-  onnx::ValueInfo vi;
-  vi.name = "x";
-  vi.dtype = onnx::kFloat;
-  m.inputs.push_back(vi);
-  vi.name = "y";
-  m.outputs.push_back(vi);
+  test::add_float_io(&m, {"x"}, {"y"});
   return m;
 }
 

@@ -32,6 +32,7 @@ using MMap = Eigen::Map<RowMat<T>>;
 template <class T>
 void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, bool tb, T* C, bool acc) {
   const bool by_rows = M >= 16 || M >= N;
+  const int64_t items = by_rows ? M : N, work = (by_rows ? N : M) * K;  // a row's (or column's) multiply-adds
 #if defined(__wasm__)
   if constexpr (std::is_same_v<T, float>) {
     if (!acc) std::fill(C, C + M * N, 0.f);
@@ -46,7 +47,7 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
     const float* bp = tb ? plain(B, N, K, bt) : B;  // op(B)ᵀ column-major, leading dimension N
     const float* ap = ta ? plain(A, K, M, at) : A;  // op(A)ᵀ column-major, leading dimension K
     const int n = static_cast<int>(N), m = static_cast<int>(M), k = static_cast<int>(K);
-    for_parts(by_rows ? M : N, (by_rows ? N : M) * K, [&](int64_t b, int64_t e) {
+    for_parts(items, work, [&](int64_t b, int64_t e) {
       const int len = static_cast<int>(e - b);
       if (by_rows) matmul_acc_kernel(n, len, k, bp, n, ap + b * K, k, C + b * N, n);  // C's rows b .. e − 1
       else matmul_acc_kernel(len, m, k, bp + b, n, ap, k, C + b, n);                // C's columns b .. e − 1
@@ -58,11 +59,11 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
   CMap<T> Am(A, ta ? K : M, ta ? M : K), Bm(B, tb ? N : K, tb ? K : N);
   if (!acc) Y.setZero();
   const auto product = [&](const auto& opA, const auto& opB) {
-    if (op_parts(by_rows ? M : N, (by_rows ? N : M) * K) == 1) {
+    if (op_parts(items, work) == 1) {  // whole: Eigen rounds the uncut expression as before
       Y.noalias() += opA * opB;
       return;
     }
-    for_parts(by_rows ? M : N, (by_rows ? N : M) * K, [&](int64_t b, int64_t e) {
+    for_parts(items, work, [&](int64_t b, int64_t e) {
       if (by_rows) Y.middleRows(b, e - b).noalias() += opA.middleRows(b, e - b) * opB;
       else Y.middleCols(b, e - b).noalias() += opA * opB.middleCols(b, e - b);
     });

@@ -29,7 +29,7 @@ inline int64_t op_parts(int64_t items, int64_t work_per_item) {
   if (items <= 1 || in_parallel_loop()) return 1;
   const double work = static_cast<double>(items) * static_cast<double>(std::max<int64_t>(work_per_item, 1));
   const double parts = work / static_cast<double>(g_work_per_part.load(std::memory_order_relaxed));
-  return std::clamp<int64_t>(parts >= static_cast<double>(kMaxOpParts) ? kMaxOpParts : static_cast<int64_t>(parts), 1,
+  return std::clamp<int64_t>(static_cast<int64_t>(std::min(parts, static_cast<double>(kMaxOpParts))), 1,
                              std::min(items, kMaxOpParts));
 }
 

@@ -189,21 +189,26 @@ std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   clip_bounds(n, in, &lo, &hi);
   const Tensor<T>& x = *in[0];
   din[0] = Tensor<T>::floats(x.shape);
+  // y = min(max(x, lo), hi): where y is hi (every y when lo > hi), where it is lo, else x
+  enum Side { kX, kLo, kHi };
+  const auto side = [&](T v) { return std::max(v, lo) > hi ? kHi : v < lo ? kLo : kX; };
   if (!(need.size() > 1 && need[1]) && !(need.size() > 2 && need[2])) {  // the bounds are constants: dx alone, in parts
     if (!dout[0]) return "";
     const T *xs = x.f.data(), *gs = dout[0]->f.data();
     T* d = din[0].f.data();
     for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) d[k] = xs[k] < lo || std::max(xs[k], lo) > hi ? T(0) : gs[k];
+      for (int64_t k = b; k < e; ++k) d[k] = side(xs[k]) == kX ? gs[k] : T(0);
     });
     return "";
   }
   T dlo = 0, dhi = 0;
-  for (size_t k = 0; k < x.f.size(); ++k) {  // y = min(max(x, lo), hi): every y is hi when lo > hi
+  for (size_t k = 0; k < x.f.size(); ++k) {
     const T g = dout[0] ? dout[0]->f[k] : T(0);
-    if (std::max(x.f[k], lo) > hi) dhi += g;
-    else if (x.f[k] < lo) dlo += g;
-    else din[0].f[k] = g;
+    switch (side(x.f[k])) {
+      case kHi: dhi += g; break;
+      case kLo: dlo += g; break;
+      case kX: din[0].f[k] = g; break;
+    }
   }
   if (need.size() > 1 && need[1]) din[1] = Tensor<T>::floats(in[1]->shape, dlo);
   if (need.size() > 2 && need[2]) din[2] = Tensor<T>::floats(in[2]->shape, dhi);
