@@ -2,7 +2,9 @@
 // loops; the calling thread takes part. One loop runs at a time (a second caller waits for the first).
 // Between loops that follow closely (an ONNX pass runs one per product, onnx/ops/parts.h) a worker first watches
 // for the next loop for up to kSpin before it sleeps, and the caller watches for its helpers likewise: a sleeping
-// thread's wake-up costs tens of microseconds, more under WebAssembly's workers.
+// thread's wake-up costs tens of microseconds, more under WebAssembly's workers. A loop waits only for the helpers
+// that joined it before its indices ran out: with more threads than free cores (another worker of the page busy) a
+// helper not yet scheduled must not hold every loop of a pass.
 #include "parallel/parallel_for.h"
 
 #include <algorithm>
@@ -32,7 +34,10 @@ bool spin_until(F&& done) {
   const auto until = std::chrono::steady_clock::now() + kSpin;
   for (int k = 1;; ++k) {
     if (done()) return true;
-    if (k % 64 == 0 && std::chrono::steady_clock::now() > until) return done();
+    if (k % 64 == 0) {
+      if (std::chrono::steady_clock::now() > until) return done();
+      std::this_thread::yield();  // a thread the system has to run on this core (another worker's, the helper's) may
+    }
   }
 }
 
@@ -86,7 +91,7 @@ class Pool {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       loop_ = &loop;
-      pending_ = helpers;
+      pending_ = 0;
       wanted_ = helpers;
       generation_.fetch_add(1, std::memory_order_release);
     }
@@ -94,6 +99,13 @@ class Pool {
     t_in_loop = true;
     loop.work();
     t_in_loop = false;
+    {
+      // Every index is claimed: helpers that have not joined yet stay out (a helper the system has not run — its
+      // core busy with another program or another worker of the page — would otherwise hold every loop until it
+      // ran); only those that joined are waited for.
+      std::lock_guard<std::mutex> lock(mutex_);
+      wanted_ = 0;
+    }
     spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -128,10 +140,12 @@ class Pool {
       spin_until([&] { return generation_.load(std::memory_order_acquire) != seen || stop_.load(std::memory_order_relaxed); });
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || (generation_ != seen && wanted_ > 0); });
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
         if (stop_) return;
         seen = generation_;
+        if (wanted_ == 0) continue;  // that loop closed (or had helpers enough) before this thread came: watch again
         --wanted_;
+        ++pending_;
         loop = loop_;
       }
       loop->work();
