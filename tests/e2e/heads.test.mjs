@@ -56,11 +56,19 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     const got = await page.locator('#heads-panel').getAttribute('data-heads');
     if (got !== wanted) assert.fail(`heads panel: expected ${wanted}, got ${got} (${await page.locator('#heads-panel').textContent()})`);
   };
-  // The drawn lines: [{head, from, to, weight}].
-  const lines = (page) => page.$$eval('.hv-lines path', (ls) => ls.map((l) => ({
-    head: Number(l.parentNode.dataset.head), from: Number(l.closest('.hv-from').dataset.from), to: Number(l.dataset.to), weight: Number(l.dataset.weight),
-    opacity: Number(l.getAttribute('stroke-opacity')), scale: Number(l.ownerSVGElement.dataset.opacityScale),
-  })));
+  // The drawn lines, read back from the bands (one <path> per head and opacity band: its segments in d, the same
+  // lines as "from-to" pairs in data-lines): [{head, from, to, opacity, y1, y2}], and the svg's opacity scale.
+  const lines = (page) => page.$eval('.hv-svg', (svg) => {
+    const out = [];
+    for (const p of svg.querySelectorAll('.hv-lines path')) {
+      const pairs = p.dataset.lines.split(' ').map((x) => x.split('-').map(Number));
+      const segs = [...p.getAttribute('d').matchAll(/M([-\d.]+) ([-\d.]+)L([-\d.]+) ([-\d.]+)/g)].map((m) => [Number(m[2]), Number(m[4])]);
+      if (segs.length !== pairs.length) throw new Error(`a band has ${segs.length} segments and ${pairs.length} pairs`);
+      pairs.forEach(([from, to], k) => out.push({ head: Number(p.parentNode.dataset.head), from, to,
+        opacity: Number(p.getAttribute('stroke-opacity')), y1: segs[k][0], y2: segs[k][1] }));
+    }
+    return { lines: out, scale: Number(svg.dataset.opacityScale) };
+  });
   // Resolves once the element's box has not moved for 5 consecutive animation frames.
   const waitStill = (page, selector) => page.evaluate((sel) => new Promise((resolve, reject) => {
     let last = '';
@@ -79,18 +87,36 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
   }), selector);
   const hash = async (page) => new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
 
-  function assertLayerHead(got, layer, head) {
+  // One head's bands against the CLI's weights: every line of opacity ≥ 0.00005 drawn once, none other, at its
+  // weight × scale to two significant digits (≤ 5 %), each segment at its tokens' rows.
+  function assertLayerHead({ lines: got, scale }, layer, head) {
     const A = expected.attention_layers[layer][head];
     const n = A.length;
     assert.equal(n, expected.tokens.length + 1);
-    assert.equal(got.length, n * n, `${n} × ${n} lines for one head`);
+    assert.ok(scale >= 1, 'the opacity scale makes the largest weight opaque');
+    const drawn = new Map();
+    const rowY = { from: new Map(), to: new Map() };
     let d = 0;
     for (const l of got) {
       assert.equal(l.head, head);
-      d = Math.max(d, Math.abs(l.weight - A[l.from][l.to]));
-      assert.ok(l.scale >= 1 && Math.abs(l.opacity - Math.min(1, l.weight * l.scale)) < 1e-3, 'stroke opacity ∝ weight');
+      const key = `${l.from}-${l.to}`;
+      assert.ok(!drawn.has(key), `line ${key} drawn twice`);
+      drawn.set(key, l);
+      for (const [side, i, yy] of [['from', l.from, l.y1], ['to', l.to, l.y2]]) {
+        if (!rowY[side].has(i)) rowY[side].set(i, yy);
+        assert.equal(rowY[side].get(i), yy, `the ${side} end of row ${i} at one height`);
+      }
+      const want = Math.min(1, A[l.from][l.to] * scale);
+      d = Math.max(d, Math.abs(l.opacity - want) / want);
     }
-    assert.ok(d <= 1e-5, `layer ${layer + 1} head ${head + 1}: max |Δweight| vs the CLI = ${d}`);
+    for (const side of ['from', 'to']) {
+      const ys = [...rowY[side]].sort((a, b) => a[0] - b[0]).map(([, yy]) => yy);
+      assert.ok(ys.every((yy, k) => k === 0 || yy > ys[k - 1]), `${side} rows top to bottom in token order`);
+    }
+    let expectedLines = 0;
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (Math.min(1, A[i][j] * scale) >= 0.00005) ++expectedLines;
+    assert.equal(drawn.size, expectedLines, `the lines of opacity ≥ 0.00005 of ${n} × ${n}`);
+    assert.ok(d <= 0.05, `layer ${layer + 1} head ${head + 1}: stroke opacity vs the CLI's weight × scale off by ${(100 * d).toFixed(2)} %`);
   }
 
   test('type a sentence: one head draws n × n lines; layers switch; a thumbnail opens its head; the URL restores it', { timeout: TIMEOUT }, async () => {
@@ -110,9 +136,12 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     await waitStill(page, '.hv-tok[data-side=from][data-index="2"]');
     await page.locator('.hv-tok[data-side=from][data-index="2"]').hover();
     assert.equal(await page.$eval('.hv-lines', (g) => getComputedStyle(g).display), 'none');
-    const visible = await page.$$eval('.hv-hl path', (ls) => ls.map((l) => Number(l.dataset.from)));
+    const visible = await page.$$eval('.hv-hl path', (ls) => ls.map((l) => ({ from: Number(l.dataset.from), to: Number(l.dataset.to), weight: Number(l.dataset.weight) })));
     assert.equal(visible.length, expected.tokens.length + 1);
-    assert.ok(visible.every((f) => f === 2), `the highlighted lines come from query rows ${[...new Set(visible)]}, not 2 only`);
+    assert.ok(visible.every((l) => l.from === 2), `the highlighted lines come from query rows ${[...new Set(visible.map((l) => l.from))]}, not 2 only`);
+    // the hovered row's weights exactly (the bands carry them to two digits)
+    const dRow = Math.max(...visible.map((l) => Math.abs(l.weight - expected.attention_layers[0][0][2][l.to])));
+    assert.ok(dRow <= 1e-5, `hovered row 2: max |Δweight| vs the CLI = ${dRow}`);
     assert.match(await page.locator('.hv-readout').textContent(), /attends most to/);
     // keyboard: focus moves along the column and the readout follows
     await page.locator('.hv-tok[data-side=from][data-index="2"]').focus();
@@ -128,7 +157,8 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     assert.equal(await page.locator('.mv-thumb').count(), expected.attention_layers.length * expected.attention_layers[0].length);
     assert.equal(await page.locator('.mv-extra[data-kind=rollout]').count(), expected.attention_layers.length);
     await page.locator('.mv-thumb[data-layer="0"][data-head="2"]').click();
-    assertLayerHead(await lines(page), 0, 2);
+    const shown = await lines(page);
+    assertLayerHead(shown, 0, 2);
     const h = await hash(page);
     assert.equal(h.get('hlayer'), null, 'layer 1 is the default, left out of the link');
     assert.equal(h.get('hheads'), '3');
@@ -140,10 +170,12 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     const flowTop = await page.$$eval('.mv-cls-table', (ts) => Array.from(ts.at(-1).querySelectorAll('td[data-kind=flow]'), (c) => Number(c.dataset.value)));
     flowTop.forEach((v, i) => assert.ok(Math.abs(v - expected.flow[i]) < 1e-5, `flow[${i}] ${v} vs CLI ${expected.flow[i]}`));
     await page.screenshot({ path: path.join(OUT, 'heads-1280.png'), fullPage: true });
-    // the head view exports as vector SVG (page-tools' export bar on its .chart): every line a path
+    // the head view exports as vector SVG (page-tools' export bar on its .chart): every drawn line a segment
     await page.locator('.hv-chart .export-svg').click();
     const svg = await page.waitForFunction(() => window.__attnlabLastSvg, null, { timeout: 10_000 }).then((h) => h.jsonValue());
-    assert.equal((svg.match(/<path /g) ?? []).length, (expected.tokens.length + 1) ** 2);
+    const exported = [...svg.matchAll(/data-lines="([^"]*)"/g)].flatMap((m) => m[1].split(' '));
+    assert.equal(exported.length, shown.lines.length);
+    assert.equal((svg.match(/L[-\d.]+ [-\d.]+/g) ?? []).length, shown.lines.length, 'one segment per drawn line');
 
     // a fresh page from the link restores layer 2, heads 2 and 4
     const link = `#model=${MODEL}&text=${encodeURIComponent(SENTENCE)}&hlayer=2&hheads=2,4`;
@@ -151,9 +183,9 @@ else describe('head view in the browser', { timeout: 5 * 60_000 }, () => {
     await waitHeads(again);
     assert.equal(await again.inputValue('#hv-layer'), '1');
     const got = await lines(again);
-    assert.equal(got.length, 2 * (expected.tokens.length + 1) ** 2);
-    assertLayerHead(got.filter((l) => l.head === 1), 1, 1);
-    assertLayerHead(got.filter((l) => l.head === 3), 1, 3);
+    assert.deepEqual([...new Set(got.lines.map((l) => l.head))], [1, 3]);
+    assertLayerHead({ ...got, lines: got.lines.filter((l) => l.head === 1) }, 1, 1);
+    assertLayerHead({ ...got, lines: got.lines.filter((l) => l.head === 3) }, 1, 3);
     assert.deepEqual(await again.$$eval('.hv-head', (bs) => bs.map((b) => b.getAttribute('aria-pressed'))), ['false', 'true', 'false', 'true']);
     assert.deepEqual(again.errors, []);
     await again.close();

@@ -9,9 +9,10 @@
 //     labels   n display strings ([CLS] first); unknown: n booleans (dotted underline); H heads in the layer
 //     weights  Float32Array [H·n·n] of the layer (row-major: head, query, key); rows sum to 1
 //     heads    the shown heads (0-based indices)
-//     Replaces the container's children with: an <svg class="hv-svg"> holding one <g class="hv-from"
-//     data-from=i> per query, each with one <g data-head=h> per shown head of exactly n <path>s (one line each;
-//     data-to, data-weight), a highlight group (.hv-hl), the token labels (<g class="hv-tok" data-side="from|to"
+//     Replaces the container's children with: an <svg class="hv-svg"> holding .hv-lines: one <g data-head=h> per
+//     shown head, of one <path> per opacity band (stroke-opacity: weight × scale to two significant digits; its lines
+//     as segments of d, and as "from-to" pairs in data-lines, in the same order; lines under 0.00005 left out), a
+//     highlight group (.hv-hl), the token labels (<g class="hv-tok" data-side="from|to"
 //     data-index=i>, focusable), and a readout (.hv-readout, aria-live) under it. Hover or keyboard focus on a
 //     query token shows its row only: .hv-lines gets display=none (an attribute, so an SVG export matches) and
 //     .hv-hl the row's n·|heads| paths (data-head, data-from, data-to, data-weight); the keys are shaded by its
@@ -78,28 +79,36 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   for (const h of heads) for (let k = 0; k < n * n; k++) maxW = Math.max(maxW, weights[h * n * n + k]);
   const scale = maxW > 0 ? 1 / maxW : 0;
   svg.dataset.opacityScale = String(scale);
+  // The lines of one head are drawn by opacity bands: one <path> per head and band holds every line whose opacity
+  // rounds to the band's (two significant digits; a line under 0.00005 is left out, as the per-line paths drew it
+  // at 0.0000). A head over 65 positions is ~4,000 lines: one element each cost the page ~0.5 s of style, layout and
+  // paint per explanation on 8 heads (docs/BENCHMARKS.md); a band is one element, and the lines it holds are listed
+  // in data-lines ("from-to …", in the order of its segments) so that what is drawn can be read back.
   const lines = svgEl('g', { class: 'hv-lines' });
-  for (let i = 0; i < n; i++) {
-    const g = svgEl('g', { class: 'hv-from', 'data-from': i });
-    for (const h of heads) {
-      // one group per (query, head) carries the colour; each line is a path with its weight (few attributes:
-      // 4 heads × 65² lines are drawn at once)
-      const hg = svgEl('g', { 'data-head': h, stroke: headColor(h) });
-      if (h >= HEAD_COLORS.length) hg.setAttribute('stroke-dasharray', '4 3');
+  for (const h of heads) {
+    const hg = svgEl('g', { 'data-head': h, stroke: headColor(h) });
+    if (h >= HEAD_COLORS.length) hg.setAttribute('stroke-dasharray', '4 3');
+    const bands = new Map(); // opacity → { d: [], pairs: [] }
+    for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
-        const a = w(h, i, j);
-        hg.append(svgEl('path', {
-          d: `M${x1 + 2} ${y(i)}L${x2 - 2} ${y(j)}`, 'stroke-opacity': Math.min(1, Math.max(0, a * scale)).toFixed(4),
-          'data-to': j, 'data-weight': a,
-        }));
+        const o = Math.min(1, Math.max(0, w(h, i, j) * scale));
+        if (!(o >= 0.00005)) continue;
+        const key = o.toPrecision(2);
+        let b = bands.get(key);
+        if (!b) bands.set(key, (b = { d: [], pairs: [] }));
+        b.d.push(`M${x1 + 2} ${y(i)}L${x2 - 2} ${y(j)}`);
+        b.pairs.push(`${i}-${j}`);
       }
-      g.append(hg);
     }
-    lines.append(g);
+    for (const key of [...bands.keys()].sort((a, b) => Number(a) - Number(b))) {
+      const b = bands.get(key);
+      hg.append(svgEl('path', { d: b.d.join(''), 'stroke-opacity': Number(key), 'data-lines': b.pairs.join(' ') }));
+    }
+    lines.append(hg);
   }
   svg.append(lines);
   // hover / focus: the full set is hidden (one style change) and the focused row's or column's n·|heads| lines are
-  // drawn here, so a hover touches a few hundred elements, not 4 · 65²
+  // drawn here, one element each (data-head, data-from, data-to, data-weight)
   const highlight = svgEl('g', { class: 'hv-hl' });
   svg.append(highlight);
   const path = (h, i, j) => svgEl('path', {
