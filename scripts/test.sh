@@ -6,8 +6,6 @@
 # over tests/node, tests/js and tests/e2e (those that exist), several test files at a time. Every part runs even when
 # an earlier test part fails; the script exits non-zero if any part failed and ends with a one-line-per-part summary
 # (with each part's seconds), then the lines that say what failed. A failed setup or build stops dependent parts.
-# The sanitized build compiles in the background at idle priority while the Node tests run (below); its suite and
-# the fuzz runs follow the Node tests.
 # ATTNLAB_SANITIZE=0 / ATTNLAB_FUZZ_SECONDS=0 skip the sanitizer / fuzz parts (local runs only); with
 # ATTNLAB_SANITIZE=0 the whole GoogleTest suite is built natively and run by CTest instead.
 set -uo pipefail
@@ -85,57 +83,18 @@ fi
 
 # The sanitized build (build-fuzz/, clang 14, ASan + UBSan, -O1): the whole core (with libFuzzer's coverage
 # instrumentation), the CLI, the whole GoogleTest suite and the libFuzzer targets, so CI compiles the sanitized
-# core once (docs/RELIABILITY.md "Sanitizers"). It compiles BESIDE the Node tests, in the background at the idle
-# scheduling class (chrt --idle; nice 19 where chrt is refused): it gets a core only when the browser tests leave one
-# free (they keep ~80 % of both busy), so they run as fast as alone and the build uses what they leave — ≈ 3 of its
-# 7 minutes (docs/BENCHMARKS.md "CI time"). Its log goes to a file (the Node tests' output stays readable); the
-# sanitized suite and the fuzz runs start after the Node tests, on every core, with the build done. Under ASan
+# core once (docs/RELIABILITY.md "Sanitizers"). Under ASan
 # the suite skips ASAN_SLOW_TESTS: a training and two generations that take minutes / 20 s each there and run no code
 # the rest of the suite does not (the native build runs them).
 SAN_ENV=(ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
 FUZZ_SECONDS="${ATTNLAB_FUZZ_SECONDS:-6}"
-SAN_PID=
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 || "$FUZZ_SECONDS" != 0 ]]; then
-  printf '\n==== sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets): started in the background, log %s ====\n' "$LOGS/sanitized-build.log"
-  mapfile -t SAN_GEN < <(cmake_generator build-fuzz)
-  (
-    chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null 2>&1
-    t=$SECONDS
-    { cmake -S . -B build-fuzz "${SAN_GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
-        -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; } >"$LOGS/sanitized-build.log" 2>&1
-    rc=$?
-    echo "$rc $((SECONDS - t))" >"$LOGS/sanitized-build.rc"
-  ) &
-  SAN_PID=$!
-fi
-
-dirs=()
-for d in tests/node tests/js tests/e2e; do [[ -d "$d" ]] && dirs+=("$d/"); done
-if ((${#dirs[@]})); then
-  step "node --test ${dirs[*]}"
-  # --test-force-exit: a test file whose tests have all ended exits even if something it started is still
-  # open (a browser a failed test did not close); without it such a file keeps the whole run waiting.
-  # --test-concurrency: test files side by side, at least two (Node's default on 2 CPUs is one at a time); every
-  # browser test starts its own server on port 0 and its own browser profile. Measured on 2 cores: 14 % less wall
-  # time (4 browser files 151 -> 130 s; the browser tests alone keep ~80 % of both cores busy; BENCHMARKS).
-  node --test --test-force-exit --test-concurrency="$((JOBS > 2 ? JOBS : 2))" "${dirs[@]}" 2>&1 | tee "$LOGS/node.log"
-  rc=${PIPESTATUS[0]}
-  record "node --test" $rc
-  ((rc == 0)) || detail "node --test" "$LOGS/node.log" '^ *not ok |^ *(error|failureType|code):' 
-else
-  SUMMARY+=("  skip  node --test (no tests/node, tests/js or tests/e2e)")
-fi
-
-if [[ -n "$SAN_PID" ]]; then
-  step "sanitized build: waiting for it to finish"
-  wait "$SAN_PID"
-  read -r rc built <"$LOGS/sanitized-build.rc" 2>/dev/null || { rc=1; built='?'; }
-  tail -n 5 "$LOGS/sanitized-build.log"
-  SUMMARY+=("  $( ((rc == 0)) && echo 'ok  ' || echo 'FAIL')  sanitized build (build-fuzz, $built s beside the Node tests; waited $((SECONDS - T0)) s after them)")
+  step "sanitized build (build-fuzz, clang 14: whole suite, CLI, libFuzzer targets)"
+  mapfile -t GEN < <(cmake_generator build-fuzz)
+  { cmake -S . -B build-fuzz "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DATTNLAB_FUZZ=ON \
+      -DCMAKE_CXX_COMPILER=clang++-14 "${LAUNCHER[@]}" >/dev/null && cmake --build build-fuzz -j"$JOBS"; }; rc=$?
+  record "sanitized build (build-fuzz)" $rc
   if ((rc != 0)); then
-    FAILED=1
-    grep -E -B2 -A8 'error:|FAILED:|CMake Error' "$LOGS/sanitized-build.log" | head -120
-    detail "sanitized build" "$LOGS/sanitized-build.log" 'error:|FAILED:|CMake Error'
     SUMMARY+=("  skip  GoogleTest, ASan + UBSan and fuzz (build failed)")
   else
     if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then
@@ -155,6 +114,23 @@ if [[ -n "$SAN_PID" ]]; then
       ((rc == 0)) || for f in build-fuzz/crash-*; do [[ -f "$f" ]] && DETAILS+=("$f (base64): $(head -c 3000 "$f" | base64 -w0)"); done
     fi
   fi
+fi
+
+dirs=()
+for d in tests/node tests/js tests/e2e; do [[ -d "$d" ]] && dirs+=("$d/"); done
+if ((${#dirs[@]})); then
+  step "node --test ${dirs[*]}"
+  # --test-force-exit: a test file whose tests have all ended exits even if something it started is still
+  # open (a browser a failed test did not close); without it such a file keeps the whole run waiting.
+  # --test-concurrency: test files side by side, at least two (Node's default on 2 CPUs is one at a time); every
+  # browser test starts its own server on port 0 and its own browser profile. Measured on 2 cores: 14 % less wall
+  # time (4 browser files 151 -> 130 s; the browser tests alone keep ~80 % of both cores busy; BENCHMARKS).
+  node --test --test-force-exit --test-concurrency="$((JOBS > 2 ? JOBS : 2))" "${dirs[@]}" 2>&1 | tee "$LOGS/node.log"
+  rc=${PIPESTATUS[0]}
+  record "node --test" $rc
+  ((rc == 0)) || detail "node --test" "$LOGS/node.log" '^ *not ok |^ *(error|failureType|code):' 
+else
+  SUMMARY+=("  skip  node --test (no tests/node, tests/js or tests/e2e)")
 fi
 
 finish
