@@ -36,7 +36,7 @@ bool spin_until(F&& done) {
     if (done()) return true;
     if (k % 64 == 0) {
       if (std::chrono::steady_clock::now() > until) return done();
-      std::this_thread::yield();  // a thread the system has to run on this core (another worker's, the helper's) may
+      std::this_thread::yield();  // let a thread waiting for this core run (the helper waited for, another worker)
     }
   }
 }
