@@ -90,8 +90,7 @@ class Pool {
     loop.body = &body;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      loop_ = &loop;
-      pending_ = 0;
+      loop_ = &loop;  // pending_ is 0: the loop before waited for it
       wanted_ = helpers;
       generation_.fetch_add(1, std::memory_order_release);
     }

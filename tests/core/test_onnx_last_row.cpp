@@ -21,7 +21,6 @@ namespace {
 
 using namespace attnlab;
 
-
 bool load(OnnxTextModel* m, const std::string& rel) {
   const std::string b = test::read_text(std::string(ATTNLAB_SOURCE_DIR) + "/" + rel);
   std::string err;

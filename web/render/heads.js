@@ -79,6 +79,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   for (const h of heads) for (let k = 0; k < n * n; k++) maxW = Math.max(maxW, weights[h * n * n + k]);
   const scale = maxW > 0 ? 1 / maxW : 0;
   svg.dataset.opacityScale = String(scale);
+  const opacity = (h, i, j) => Math.min(1, Math.max(0, w(h, i, j) * scale));
   // The lines of one head are drawn by opacity bands: one <path> per head and band holds every line whose opacity
   // rounds to the band's (two significant digits; a line under 0.00005 is left out, as the per-line paths drew it
   // at 0.0000). A head over 65 positions is ~4,000 lines: one element each cost the page ~0.5 s of style, layout and
@@ -91,7 +92,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
     const bands = new Map(); // opacity → { d: [], pairs: [] }
     for (let i = 0; i < n; i++) {
       for (let j = 0; j < n; j++) {
-        const o = Math.min(1, Math.max(0, w(h, i, j) * scale));
+        const o = opacity(h, i, j);
         if (!(o >= 0.00005)) continue;
         const key = o.toPrecision(2);
         let b = bands.get(key);
@@ -113,7 +114,7 @@ export function renderHeadView(container, { labels, unknown = [], n, H, layer, w
   svg.append(highlight);
   const path = (h, i, j) => svgEl('path', {
     d: `M${x1 + 2} ${y(i)}L${x2 - 2} ${y(j)}`, stroke: headColor(h),
-    'stroke-opacity': Math.min(1, Math.max(0, w(h, i, j) * scale)).toFixed(4),
+    'stroke-opacity': opacity(h, i, j).toFixed(4),
     'data-head': h, 'data-from': i, 'data-to': j, 'data-weight': w(h, i, j),
     ...(h >= HEAD_COLORS.length ? { 'stroke-dasharray': '4 3' } : {}),
   });
