@@ -66,9 +66,10 @@ inline bool u8(const val& v, const char* name, std::vector<uint8_t>* out, Err& e
                              what.empty() ? num(expected) : what, out, e);
 }
 
-// Fresh typed arrays out (Float32Array / Uint8Array by element type; Uint8ClampedArray for RGBA).
-template <class T>
-val out_array(const std::vector<T>& v) {
+// Fresh typed arrays out (Float32Array / Uint8Array by element type; Uint8ClampedArray for RGBA); any allocator
+// (an executor tensor's values are a std::vector with onnx::NoInitAllocator).
+template <class T, class A>
+val out_array(const std::vector<T, A>& v) {
   return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
 }
 inline val out_rgba(const std::vector<uint8_t>& v) {

@@ -3,7 +3,10 @@
 // Row-major (C order), like ONNX. Helpers for shapes, strides and numpy-style broadcasting.
 #pragma once
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "onnx/model.h"
@@ -28,11 +31,45 @@ inline Shape strides_of(const Shape& s) {
   return st;
 }
 
+// A std::allocator whose value-initialisation leaves a number unset: `resize(n)` and `Values(n)` allocate without
+// writing (an op that writes every element of its output skips a pass over memory: Tensor::uninit); `assign(n, v)`,
+// `resize(n, v)` and every other constructor write as std::vector's do.
+template <class T>
+struct NoInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <class U>
+  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+template <class T>
+using Values = std::vector<T, NoInitAllocator<T>>;
+
+// Copies between a tensor's values and a plain std::vector (what the explanation code outside the executor holds).
+template <class T>
+std::vector<T> to_std(const Values<T>& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+template <class T>
+Values<T> to_values(const std::vector<T>& v) {
+  return Values<T>(v.begin(), v.end());
+}
+
 template <class T>
 struct Tensor {
   Shape shape;
   int dtype = kFloat;
-  std::vector<T> f;
+  Values<T> f;
   std::vector<int64_t> i;
 
   bool is_float() const { return is_float_type(dtype); }
@@ -43,6 +80,19 @@ struct Tensor {
     t.shape = std::move(s);
     t.dtype = kFloat;
     t.f.assign(static_cast<size_t>(shape_numel(t.shape)), fill);
+    return t;
+  }
+  // A float tensor whose values are unset: for an op that writes every element before anyone reads it. In the
+  // sanitized build (ATTNLAB_POISON_UNINIT) they are NaN, so an element left unwritten shows in the tests' values.
+  static Tensor uninit(Shape s) {
+    Tensor t;
+    t.shape = std::move(s);
+    t.dtype = kFloat;
+#ifdef ATTNLAB_POISON_UNINIT
+    t.f.assign(static_cast<size_t>(shape_numel(t.shape)), std::numeric_limits<T>::quiet_NaN());
+#else
+    t.f.resize(static_cast<size_t>(shape_numel(t.shape)));
+#endif
     return t;
   }
   static Tensor ints(Shape s, int dtype = kInt64) {

@@ -214,12 +214,12 @@ TEST(OnnxGradcheck, ClipBoundsByTheClosedForm) {
     ASSERT_TRUE(ex.load(m, &err)) << err;
     std::map<std::string, Tensor<double>> in;
     in["x"] = Tensor<double>::floats({7});
-    in["x"].f = x;
+    in["x"].f = to_values(x);
     in["lo"] = Tensor<double>::floats({}, lo);
     in["hi"] = Tensor<double>::floats({}, hi);
     ASSERT_TRUE(ex.forward(in, &err)) << err;
     Tensor<double> dy = Tensor<double>::floats({7});
-    dy.f = w;
+    dy.f = to_values(w);
     ASSERT_TRUE(ex.backward("y", dy, &err)) << err;
     double dlo = 0, dhi = 0;
     for (size_t k = 0; k < x.size(); ++k) {
@@ -286,9 +286,49 @@ void product_cases() {
 }
 TEST(OnnxGradcheck, GemmMatMul) { product_cases(); }
 
+void global_pool_cases() {
+  check(Case{"GlobalAveragePool", {"x0"}, {{2, 3, 3, 4}}});
+  check(Case{"GlobalMaxPool", {"x0"}, {{2, 3, 3, 4}}});
+}
+
+// The reduced axes a tail of the input's (each output one contiguous run: summed in parts), and not.
+void reduce_cases() {
+  Case rm{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {1, 2}), ai("keepdims", 0)}};
+  check(rm);
+  check(Case{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {-1})}});
+  check(Case{"ReduceMean", {"x0"}, {{2, 1, 3, 4}}, {ais("axes", {1, 3})}});  // a reduced axis of size 1 first
+  check(Case{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {1})}});        // a kept axis after: not a tail
+  check(Case{"ReduceSum", {"x0", "a"}, {{2, 3, 4}}, {}, {ints("a", {0})}});
+  check(Case{"ReduceSum", {"x0"}, {{2, 3}}, {ai("keepdims", 0)}});
+}
+
+void softmax_cases() {
+  check(unary("Softmax", {ai("axis", 1)}));
+  check(unary("Softmax"));
+  check(unary("LogSoftmax", {ai("axis", 0)}));
+  Case old = unary("Softmax", {ai("axis", 1)});
+  old.opset = 11;  // coerced to 2-D
+  check(old);
+}
+TEST(OnnxGradcheck, Softmax) { softmax_cases(); }
+
+void norm_cases() {
+  Case c{"LayerNormalization", {"x0", "x1", "x2"}, {{2, 3, 4}, {4}, {4}}, {af("epsilon", 1e-5f)}};
+  c.opset = 17;
+  check(c);
+  Case over2{"LayerNormalization", {"x0", "x1"}, {{2, 3, 4}, {3, 4}}, {ai("axis", 1)}};  // two normalised axes, no B
+  over2.opset = 17;
+  check(over2);
+  Case bn{"BatchNormalization", {"x0", "x1", "x2", "x3", "x4"}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, {af("epsilon", 1e-3f)}};
+  bn.positive = true;  // var > 0
+  check(bn);
+}
+TEST(OnnxGradcheck, LayerAndBatchNormalization) { norm_cases(); }
+
 // The same cases with every op that ops/parts.h cuts (Conv, Gemm, MatMul, the element-wise unary ops, Clip, the
-// same-shape binary ops) cut into as many parts as it allows (each part's work lowered to one multiply-add) and run
-// on 2 threads: the parts' forward and backward are the operators' too.
+// binary ops, Softmax, the norms, the global pools, a reduction over a tail of axes) cut into as many parts as it
+// allows (each part's work lowered to one multiply-add) and run on 2 threads: the parts' forward and backward are
+// the operators' too.
 TEST(OnnxGradcheck, OpsInParts) {
   const int threads = thread_count();
   set_thread_count(2);
@@ -299,33 +339,13 @@ TEST(OnnxGradcheck, OpsInParts) {
   unary_cases();
   clip_cases();
   binary_cases();
+  softmax_cases();
+  norm_cases();
+  global_pool_cases();
+  reduce_cases();
   set_op_work_per_part(work);
   set_thread_count(threads);
   EXPECT_EQ(op_parts(6, 1), 1);
-}
-
-TEST(OnnxGradcheck, Softmax) {
-  check(unary("Softmax", {ai("axis", 1)}));
-  check(unary("Softmax"));
-  check(unary("LogSoftmax", {ai("axis", 0)}));
-  Case old = unary("Softmax", {ai("axis", 1)});
-  old.opset = 11;  // coerced to 2-D
-  check(old);
-}
-
-TEST(OnnxGradcheck, LayerNormalization) {
-  Case c{"LayerNormalization", {"x0", "x1", "x2"}, {{2, 3, 4}, {4}, {4}}, {af("epsilon", 1e-5f)}};
-  c.opset = 17;
-  check(c);
-  Case over2{"LayerNormalization", {"x0", "x1"}, {{2, 3, 4}, {3, 4}}, {ai("axis", 1)}};  // two normalised axes, no B
-  over2.opset = 17;
-  check(over2);
-}
-
-TEST(OnnxGradcheck, BatchNormalization) {
-  Case c{"BatchNormalization", {"x0", "x1", "x2", "x3", "x4"}, {{2, 3, 2, 2}, {3}, {3}, {3}, {3}}, {af("epsilon", 1e-3f)}};
-  c.positive = true;  // var > 0
-  check(c);
 }
 
 TEST(OnnxGradcheck, Pools) {
@@ -337,8 +357,7 @@ TEST(OnnxGradcheck, Pools) {
          {ais("kernel_shape", {3, 3}), ais("pads", {1, 1, 1, 1}), ai("count_include_pad", 1)}});
   check({"AveragePool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {2, 2}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
   check({"AveragePool", {"x0"}, {{1, 2, 9}}, {ais("kernel_shape", {3}), as("auto_pad", "SAME_UPPER"), ais("strides", {2})}});
-  check(Case{"GlobalAveragePool", {"x0"}, {{2, 3, 3, 4}}});
-  check(Case{"GlobalMaxPool", {"x0"}, {{2, 3, 3, 4}}});
+  global_pool_cases();
 }
 
 TEST(OnnxGradcheck, ShapeOps) {
@@ -431,13 +450,7 @@ TEST(OnnxGradcheck, LayoutOps) {
   check(eq);
 }
 
-TEST(OnnxGradcheck, Reduce) {
-  Case rm{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {1, 2}), ai("keepdims", 0)}};
-  check(rm);
-  check(Case{"ReduceMean", {"x0"}, {{2, 3, 4}}, {ais("axes", {-1})}});
-  check(Case{"ReduceSum", {"x0", "a"}, {{2, 3, 4}}, {}, {ints("a", {0})}});
-  check(Case{"ReduceSum", {"x0"}, {{2, 3}}, {ai("keepdims", 0)}});
-}
+TEST(OnnxGradcheck, Reduce) { reduce_cases(); }
 
 // A gradient that flows through two branches (a residual connection) and stops at integer shape ops.
 TEST(OnnxGradcheck, GraphAccumulatesAndStopsAtShapes) {
@@ -500,9 +513,9 @@ static std::vector<float> run_float(const std::string& op, const std::vector<flo
   std::string err;
   EXPECT_TRUE(ex.load(m, &err)) << err;
   Tensor<float> t = Tensor<float>::floats({1, static_cast<int64_t>(x.size())});
-  t.f = x;
+  t.f = to_values(x);
   EXPECT_TRUE(ex.forward({{"x0", t}}, &err)) << op << ": " << err;
-  return ex.value("y0") ? ex.value("y0")->f : std::vector<float>{};
+  return ex.value("y0") ? to_std(ex.value("y0")->f) : std::vector<float>{};
 }
 
 TEST(OnnxFloatForms, SigmoidTanhErfSoftmaxFollowTheStdFormulasAndKeepNaN) {

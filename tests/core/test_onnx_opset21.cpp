@@ -23,9 +23,9 @@ std::vector<float> run_opset21(const onnx::Model& m, const nlohmann::json& c, st
   onnx::Executor<float> ex;
   if (!ex.load(m, err)) return {};
   onnx::Tensor<float> x = onnx::Tensor<float>::floats(c["shape"].get<onnx::Shape>());
-  x.f = c["input"].get<std::vector<float>>();
+  x.f = onnx::to_values(c["input"].get<std::vector<float>>());
   if (!ex.forward({{"x", x}}, err)) return {};
-  return ex.value("y")->f;
+  return onnx::to_std(ex.value("y")->f);
 }
 
 TEST(OnnxOpset21, GeluAndAnOpset21BlockGiveOnnxRuntimesOutputs) {

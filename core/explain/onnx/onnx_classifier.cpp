@@ -149,7 +149,7 @@ bool OnnxClassifier::forward(const float* input, size_t count, std::string* erro
     *error = "output '" + logits_name_ + "' has " + std::to_string(y->numel()) + " classes, more than " + std::to_string(kMaxClasses);
     return false;
   }
-  logits_ = y->f;
+  logits_ = to_std(y->f);
   tokens_ = 0;
   AttentionShape s;
   if (!attention_.empty() && attention_shape(ex_, attention_.back(), &s) && s.queries == s.keys &&
@@ -245,7 +245,7 @@ bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vect
     for (int p = 0; p < hw; ++p)
       for (int k = 0; k < d; ++k) t.f[static_cast<size_t>(cls + p) * d + k] = activation[static_cast<size_t>(k) * hw + p];
     if (!ex_.forward_from(name, t, error)) return false;
-    logits_ = ex_.value(logits_name_)->f;
+    logits_ = to_std(ex_.value(logits_name_)->f);
     return true;
   }
   if (!a || !a->is_float() || a->f.size() != activation.size()) {
@@ -254,9 +254,9 @@ bool OnnxClassifier::forward_from_layer(const std::string& name, const std::vect
     return false;
   }
   Tensor<float> t = *a;
-  t.f = activation;
+  t.f = to_values(activation);
   if (!ex_.forward_from(name, t, error)) return false;
-  logits_ = ex_.value(logits_name_)->f;
+  logits_ = to_std(ex_.value(logits_name_)->f);
   return true;
 }
 
@@ -276,7 +276,7 @@ bool OnnxClassifier::input_gradient(std::vector<float>* out, std::string* error)
     *error = "no gradient reached the input (run backward_class first)";
     return false;
   }
-  *out = g->f;
+  *out = to_std(g->f);
   return true;
 }
 
@@ -365,8 +365,8 @@ bool OnnxClassifier::layer(const std::string& name, LayerTensors* out, std::stri
   out->k = static_cast<int>(a->shape[1]);
   out->h = static_cast<int>(a->shape[2]);
   out->w = static_cast<int>(a->shape[3]);
-  out->activation = a->f;
-  out->gradient = g ? g->f : std::vector<float>(a->f.size(), 0.f);  // no gradient: the logits do not depend on it
+  out->activation = to_std(a->f);
+  out->gradient = g ? to_std(g->f) : std::vector<float>(a->f.size(), 0.f);  // no gradient: the logits do not depend on it
   return true;
 }
 

@@ -184,7 +184,7 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool in
     logits_.assign(y->f.end() - V, y->f.end());
   } else if (y->rank() <= 2 && (y->rank() == 1 || y->shape[0] == 1)) {
     causal_ = false;
-    logits_ = y->f;
+    logits_.assign(y->f.begin(), y->f.end());
   } else {
     *error = "output '" + output_ + "' has shape " + shape_str(y->shape) + ": expected [1, classes] or [1, T, vocabulary]";
     return false;

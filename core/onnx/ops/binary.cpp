@@ -57,7 +57,7 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
       });
       return "";
     }
-    out[0] = Tensor<T>::floats(os);
+    out[0] = Tensor<T>::uninit(os);  // every element written below
     T* o = out[0].f.data();
     if (b.numel() == 1 && os == a.shape && (b.at(0) == 2 || b.at(0) == 1)) {  // x² (RMSNorm, decomposed LayerNorm)
       const T* pa = a.f.data();
@@ -73,7 +73,7 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
   }
   if (a.is_float() != b.is_float()) return "mixed float and integer inputs";
   if (a.is_float()) {
-    out[0] = Tensor<T>::floats(os);
+    out[0] = Tensor<T>::uninit(os);  // every element written below
     T* o = out[0].f.data();
     const T *pa = a.f.data(), *pb = b.f.data();
     if (a.shape == b.shape) {  // fast path: same shape, in parts on the core's threads (ops/parts.h)
@@ -89,22 +89,25 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
     }
     // Row by row over the innermost axis, each operand there contiguous or one repeated value (a mask [T, T] over
     // [B, H, T, T], a norm's [.., 1] divisor, a table over the batch), in loops the compiler vectorises: the same
-    // element-wise operations as the index-by-index loop.
+    // element-wise operations as the index-by-index loop; the rows in parts on the core's threads (ops/parts.h).
+    const int64_t row_len = os.empty() ? 1 : os.back();
     auto rows = [&](auto op) {
-      broadcast_rows2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib, int64_t len, int64_t step_a, int64_t step_b) {
-        T* ok = o + k;
-        const T *xa = pa + ia, *xb = pb + ib;
-        if (step_a == 1 && step_b == 1) {
-          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], xb[j]);
-        } else if (step_a == 1 && step_b == 0) {
-          const T v = *xb;
-          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], v);
-        } else if (step_a == 0 && step_b == 1) {
-          const T v = *xa;
-          for (int64_t j = 0; j < len; ++j) ok[j] = op(v, xb[j]);
-        } else {
-          for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j * step_a], xb[j * step_b]);
-        }
+      for_parts(broadcast_rows(os), row_len * kElementWork, [&](int64_t r0, int64_t r1) {
+        broadcast_rows2_part(os, sa, sb, r0, r1, [&](int64_t k, int64_t ia, int64_t ib, int64_t len, int64_t step_a, int64_t step_b) {
+          T* ok = o + k;
+          const T *xa = pa + ia, *xb = pb + ib;
+          if (step_a == 1 && step_b == 1) {
+            for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], xb[j]);
+          } else if (step_a == 1 && step_b == 0) {
+            const T v = *xb;
+            for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j], v);
+          } else if (step_a == 0 && step_b == 1) {
+            const T v = *xa;
+            for (int64_t j = 0; j < len; ++j) ok[j] = op(v, xb[j]);
+          } else {
+            for (int64_t j = 0; j < len; ++j) ok[j] = op(xa[j * step_a], xb[j * step_b]);
+          }
+        });
       });
     };
     switch (kind) {
@@ -134,7 +137,7 @@ std::string bin_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std:
 
 // Sums g (shape os) into the shape of an input broadcast with strides s.
 template <class T>
-Tensor<T> reduce_to(const Shape& in_shape, const Shape& os, const Shape& s, const std::vector<T>& g) {
+Tensor<T> reduce_to(const Shape& in_shape, const Shape& os, const Shape& s, const Values<T>& g) {
   Tensor<T> r = Tensor<T>::floats(in_shape);
   const Shape zero(os.size(), 0);
   broadcast_loop2(os, s, zero, [&](int64_t k, int64_t ia, int64_t) { r.f[ia] += g[k]; });
@@ -149,14 +152,14 @@ std::string bin_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, cons
   const Bin kind = kind_of(n.op_type);
   const Shape bs = b_shape(n, a, b);
   const Shape sa = broadcast_strides(a.shape, os), sb = broadcast_strides(bs, os);
-  const std::vector<T>& g = dout[0]->f;
-  const std::vector<T>& y = out[0]->f;
+  const Values<T>& g = dout[0]->f;
+  const Values<T>& y = out[0]->f;
   const size_t nn = g.size();
   if (need[0]) {
     if (kind == Bin::Add || kind == Bin::Sub) {
       din[0] = a.shape == os ? *dout[0] : reduce_to(a.shape, os, sa, g);
     } else {
-      std::vector<T> t(nn);
+      Values<T> t(nn);  // every element written below
       broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) {
         const T bv = static_cast<T>(b.at(ib));
         t[k] = kind == Bin::Mul ? g[k] * bv : kind == Bin::Div ? g[k] / bv
@@ -166,7 +169,7 @@ std::string bin_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, cons
     }
   }
   if (need[1]) {
-    std::vector<T> t(nn);
+    Values<T> t(nn);
     broadcast_loop2(os, sa, sb, [&](int64_t k, int64_t ia, int64_t ib) {
       switch (kind) {
         case Bin::Add: t[k] = g[k]; break;

@@ -2,6 +2,7 @@
 // broadcasting loops (numpy semantics).
 #pragma once
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -38,11 +39,16 @@ void broadcast_loop2(const Shape& out, const Shape& sa, const Shape& sb, F&& f);
 
 // As broadcast_loop2, a row of the innermost axis at a time: f(k, ia, ib, len, step_a, step_b) for the output
 // elements k .. k + len − 1, whose operands are at ia + j · step_a and ib + j · step_b (steps 0 or 1 when broadcast).
-template <class F>
-void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
-  const int r = static_cast<int>(out.size());
+// broadcast_rows2_part: the same for the rows row0 .. row1 − 1 alone (of broadcast_rows(out) rows), so an op can
+// cut its output into parts by rows.
+inline int64_t broadcast_rows(const Shape& out) {
   const int64_t n = shape_numel(out);
-  if (n == 0) return;
+  return n == 0 ? 0 : out.empty() ? 1 : n / out.back();
+}
+template <class F>
+void broadcast_rows2_part(const Shape& out, const Shape& sa, const Shape& sb, int64_t row0, int64_t row1, F&& f) {
+  const int r = static_cast<int>(out.size());
+  if (shape_numel(out) == 0 || row0 >= row1) return;
   if (r == 0) {
     f(int64_t(0), int64_t(0), int64_t(0), int64_t(1), int64_t(0), int64_t(0));
     return;
@@ -50,7 +56,14 @@ void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) 
   const int64_t inner = out[r - 1];
   std::vector<int64_t> idx(r, 0);
   int64_t base_a = 0, base_b = 0;
-  for (int64_t k = 0; k < n; k += inner) {
+  int64_t q = row0;  // the odometer at row0
+  for (int d = r - 2; d >= 0; --d) {
+    idx[d] = q % out[d];
+    q /= out[d];
+    base_a += idx[d] * sa[d];
+    base_b += idx[d] * sb[d];
+  }
+  for (int64_t k = row0 * inner, end = row1 * inner; k < end; k += inner) {
     f(k, base_a, base_b, inner, sa[r - 1], sb[r - 1]);
     for (int d = r - 2; d >= 0; --d) {  // odometer over the outer axes
       ++idx[d];
@@ -62,6 +75,10 @@ void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) 
       idx[d] = 0;
     }
   }
+}
+template <class F>
+void broadcast_rows2(const Shape& out, const Shape& sa, const Shape& sb, F&& f) {
+  broadcast_rows2_part(out, sa, sb, 0, broadcast_rows(out), std::forward<F>(f));
 }
 
 template <class F>

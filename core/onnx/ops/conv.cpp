@@ -3,6 +3,7 @@
 // Forward: per image and group, im2col [C/g·kh·kw, Ho·Wo] then one GEMM W_g · col (Eigen); a 1×1 stride-1
 // unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward.
 // Backward: dX = col2im(W_gᵀ · dY_g); dW_g = Σ_n dY_g · colᵀ; dB = Σ dY (each only when needed).
+#include <algorithm>
 #include <Eigen/Core>
 #include <memory>
 
@@ -187,7 +188,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   Shape os = {d.N, d.M};
   if (g.spatial == 2) os.push_back(g.Ho);
   os.push_back(g.Wo);
-  out[0] = Tensor<T>::floats(os);
+  out[0] = Tensor<T>::uninit(os);  // every element assigned below (a product with =, or depthwise_fwd's fill)
   const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, Kc = d.Cg * g.kh * g.kw;
   T* y = out[0].f.data();
   const auto add_bias = [&](int64_t m, T* ym, int64_t len) {  // m: the output channel
@@ -264,7 +265,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   const T* dy = dout[0]->f.data();
   const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, khw = g.kh * g.kw, Kc = d.Cg * khw;
   const bool need_w = need.size() > 1 && need[1], need_b = need.size() > 2 && need[2];
-  if (need[0]) din[0] = Tensor<T>::floats(x.shape);
+  if (need[0]) din[0] = Tensor<T>::uninit(x.shape);  // zeroed in parts below, by the part that sums into it
   if (need_w) din[1] = Tensor<T>::floats(w.shape);
   if (need_b) din[2] = Tensor<T>::floats(in[2]->shape);
   using RMap = Eigen::Map<RowMat<T>>;
@@ -276,6 +277,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
         for (int64_t b = 0; b < d.N; ++b) {
           const T* xg = x.f.data() + (b * d.C + grp) * HW;
           T* dxg = need[0] ? din[0].f.data() + (b * d.C + grp) * HW : nullptr;
+          if (dxg) std::fill(dxg, dxg + HW, T(0));
           for (int64_t m = grp * d.Mg; m < (grp + 1) * d.Mg; ++m)
             depthwise_bwd(xg, w.f.data() + m * Kc, dy + (b * d.M + m) * P, g, taps, dxg, need_w ? din[1].f.data() + m * Kc : nullptr);
         }
@@ -290,6 +292,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
       if (need[0]) {
         T* dxg = din[0].f.data() + (b * d.C + grp * d.Cg) * HW;
         for_parts(d.Cg, khw * d.Mg * P, [&](int64_t c0, int64_t c1) {  // input channels c0 .. c1 − 1
+          std::fill(dxg + c0 * HW, dxg + c1 * HW, T(0));
           const auto Wc = Wg.middleCols(c0 * khw, (c1 - c0) * khw);
           if (d.pointwise) {
             RMap(dxg + c0 * HW, c1 - c0, P).noalias() += Wc.transpose() * dY;

@@ -35,8 +35,11 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
   const int64_t items = by_rows ? M : N, work = (by_rows ? N : M) * K;  // a row's (or column's) multiply-adds
 #if defined(__wasm__)
   if constexpr (std::is_same_v<T, float>) {
-    if (!acc) std::fill(C, C + M * N, 0.f);
-    if (M == 0 || N == 0 || K == 0) return;
+    if (M == 0 || N == 0) return;
+    if (K == 0) {
+      if (!acc) std::fill(C, C + M * N, 0.f);
+      return;
+    }
     // column-major, Cᵀ [N, M] += op(B)ᵀ [N, K] · op(A)ᵀ [K, M]: the row-major storage read as it is, a transposed
     // operand copied once into plain storage (the kernel reads neither operand transposed)
     const auto plain = [](const float* src, int64_t rows, int64_t cols, RowMat<float>& copy) {
@@ -49,6 +52,9 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
     const int n = static_cast<int>(N), m = static_cast<int>(M), k = static_cast<int>(K);
     for_parts(items, work, [&](int64_t b, int64_t e) {
       const int len = static_cast<int>(e - b);
+      if (!acc && by_rows) std::fill(C + b * N, C + e * N, 0.f);  // this part's rows or columns zeroed by the part
+      if (!acc && !by_rows)
+        for (int64_t r = 0; r < M; ++r) std::fill(C + r * N + b, C + r * N + e, 0.f);
       if (by_rows) matmul_acc_kernel(n, len, k, bp, n, ap + b * K, k, C + b * N, n);  // C's rows b .. e − 1
       else matmul_acc_kernel(len, m, k, bp + b, n, ap, k, C + b, n);                // C's columns b .. e − 1
     });
@@ -57,15 +63,20 @@ void gemm_rm(int64_t M, int64_t N, int64_t K, const T* A, bool ta, const T* B, b
 #endif
   MMap<T> Y(C, M, N);
   CMap<T> Am(A, ta ? K : M, ta ? M : K), Bm(B, tb ? N : K, tb ? K : N);
-  if (!acc) Y.setZero();
   const auto product = [&](const auto& opA, const auto& opB) {
     if (op_parts(items, work) == 1) {  // whole: Eigen rounds the uncut expression as before
+      if (!acc) Y.setZero();
       Y.noalias() += opA * opB;
       return;
     }
-    for_parts(items, work, [&](int64_t b, int64_t e) {
-      if (by_rows) Y.middleRows(b, e - b).noalias() += opA.middleRows(b, e - b) * opB;
-      else Y.middleCols(b, e - b).noalias() += opA * opB.middleCols(b, e - b);
+    for_parts(items, work, [&](int64_t b, int64_t e) {  // each part zeroes its own rows or columns first
+      if (by_rows) {
+        if (!acc) Y.middleRows(b, e - b).setZero();
+        Y.middleRows(b, e - b).noalias() += opA.middleRows(b, e - b) * opB;
+      } else {
+        if (!acc) Y.middleCols(b, e - b).setZero();
+        Y.middleCols(b, e - b).noalias() += opA * opB.middleCols(b, e - b);
+      }
     });
   };
   if (!ta && !tb) product(Am, Bm);
@@ -86,8 +97,8 @@ std::string gemm_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   if (K != Kb) return "inner dimensions differ: " + shape_str(a.shape) + " and " + shape_str(b.shape);
   if (auto e = check_output_size({M, N}); !e.empty()) return e;
   if (auto e = charge_work({M, K, N}); !e.empty()) return e;
-  out[0] = Tensor<T>::floats({M, N});
-  gemm_rm(M, N, K, a.f.data(), ta, b.f.data(), tb, out[0].f.data(), true);
+  out[0] = Tensor<T>::uninit({M, N});
+  gemm_rm(M, N, K, a.f.data(), ta, b.f.data(), tb, out[0].f.data(), false);
   if (alpha != T(1)) MMap<T>(out[0].f.data(), M, N) *= alpha;
   if (in.size() > 2 && in[2]) {
     const Tensor<T>& c = *in[2];
@@ -109,15 +120,15 @@ std::string gemm_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   const int64_t M = out[0]->shape[0], N = out[0]->shape[1], K = ta ? a.shape[0] : a.shape[1];
   const T* dY = dout[0]->f.data();
   if (need[0]) {  // d op(A) = alpha dY op(B)^T
-    din[0] = Tensor<T>::floats(a.shape);
-    if (!ta) gemm_rm(M, K, N, dY, false, b.f.data(), !tb, din[0].f.data(), true);  // [M, K] = dY · op(B)ᵀ
-    else gemm_rm(K, M, N, b.f.data(), tb, dY, true, din[0].f.data(), true);      // [K, M] = op(B) · dYᵀ
+    din[0] = Tensor<T>::uninit(a.shape);
+    if (!ta) gemm_rm(M, K, N, dY, false, b.f.data(), !tb, din[0].f.data(), false);  // [M, K] = dY · op(B)ᵀ
+    else gemm_rm(K, M, N, b.f.data(), tb, dY, true, din[0].f.data(), false);      // [K, M] = op(B) · dYᵀ
     MMap<T>(din[0].f.data(), a.shape[0], a.shape[1]) *= alpha;
   }
   if (need[1]) {  // d op(B) = alpha op(A)^T dY
-    din[1] = Tensor<T>::floats(b.shape);
-    if (!tb) gemm_rm(K, N, M, a.f.data(), !ta, dY, false, din[1].f.data(), true);  // [K, N] = op(A)ᵀ · dY
-    else gemm_rm(N, K, M, dY, true, a.f.data(), ta, din[1].f.data(), true);        // [N, K] = dYᵀ · op(A)
+    din[1] = Tensor<T>::uninit(b.shape);
+    if (!tb) gemm_rm(K, N, M, a.f.data(), !ta, dY, false, din[1].f.data(), false);  // [K, N] = op(A)ᵀ · dY
+    else gemm_rm(N, K, M, dY, true, a.f.data(), ta, din[1].f.data(), false);        // [N, K] = dYᵀ · op(A)
     MMap<T>(din[1].f.data(), b.shape[0], b.shape[1]) *= alpha;
   }
   if (need.size() > 2 && need[2]) {
@@ -166,10 +177,10 @@ std::string matmul_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
   if (auto e = matmul_dims(*in[0], *in[1], &d); !e.empty()) return e;
   if (auto e = check_output_size(d.out); !e.empty()) return e;
   if (auto e = charge_work({d.nbatch, d.M, d.K, d.N}); !e.empty()) return e;
-  out[0] = Tensor<T>::floats(d.out);
+  out[0] = Tensor<T>::uninit(d.out);  // each batch's block assigned once (acc = false)
   const int64_t am = d.M * d.K, bm = d.K * d.N, om = d.M * d.N;
   broadcast_loop2(d.batch, d.sa, d.sb, [&](int64_t k, int64_t ia, int64_t ib) {
-    gemm_rm(d.M, d.N, d.K, in[0]->f.data() + ia * am, false, in[1]->f.data() + ib * bm, false, out[0].f.data() + k * om, true);
+    gemm_rm(d.M, d.N, d.K, in[0]->f.data() + ia * am, false, in[1]->f.data() + ib * bm, false, out[0].f.data() + k * om, false);
   });
   return "";
 }

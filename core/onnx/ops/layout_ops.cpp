@@ -32,7 +32,8 @@ void for_each_index(const Shape& s, F&& f) {
 // out[k] = map[k] >= 0 ? in[map[k]] : fill
 template <class T>
 Tensor<T> gather_by_map(const Tensor<T>& x, const Shape& os, const std::vector<int64_t>& map, double fill = 0) {
-  Tensor<T> y = x.is_float() ? Tensor<T>::floats(os) : Tensor<T>::ints(os, x.dtype);
+  const bool every = static_cast<int64_t>(map.size()) == shape_numel(os);  // then every element is written below
+  Tensor<T> y = !x.is_float() ? Tensor<T>::ints(os, x.dtype) : every ? Tensor<T>::uninit(os) : Tensor<T>::floats(os);
   for (size_t k = 0; k < map.size(); ++k) {
     if (x.is_float()) y.f[k] = map[k] >= 0 ? x.f[map[k]] : T(fill);
     else y.i[k] = map[k] >= 0 ? x.i[map[k]] : saturate_i64(fill);
@@ -68,8 +69,8 @@ std::string transpose_perm(const Node& n, int r, std::vector<int64_t>* perm) {
 // y = x with its axes permuted (out axis k is x's axis perm[k]), copied directly — no index map: a language model's
 // [1, V, T] → [1, T, V] logits are millions of elements a pass. The output's last axis and the axis that reads x
 // contiguously are copied in 32 × 32 tiles, so both sides touch whole cache lines; the other axes are an odometer.
-template <class V>
-void transpose_copy(const std::vector<V>& x, const Shape& xs, const std::vector<int64_t>& perm, std::vector<V>& y) {
+template <class Vec>
+void transpose_copy(const Vec& x, const Shape& xs, const std::vector<int64_t>& perm, Vec& y) {
   const int r = static_cast<int>(xs.size());
   Shape os(r);
   for (int k = 0; k < r; ++k) os[k] = xs[perm[k]];
@@ -329,7 +330,7 @@ std::string concat_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < ax; ++k) outer *= os[k];
   for (int k = static_cast<int>(ax) + 1; k < x0.rank(); ++k) inner *= os[k];
-  out[0] = x0.is_float() ? Tensor<T>::floats(os) : Tensor<T>::ints(os, x0.dtype);
+  out[0] = x0.is_float() ? Tensor<T>::uninit(os) : Tensor<T>::ints(os, x0.dtype);  // the inputs' blocks cover it
   int64_t at = 0;
   for (const auto* t : in) {
     const int64_t blk = t->shape[ax] * inner;
@@ -355,7 +356,7 @@ std::string concat_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, c
   for (size_t j = 0; j < in.size(); ++j) {
     const int64_t len = in[j]->shape[ax], blk = len * inner;
     if (need[j]) {
-      din[j] = Tensor<T>::floats(in[j]->shape);
+      din[j] = Tensor<T>::uninit(in[j]->shape);  // its blocks cover it
       for (int64_t o = 0; o < outer; ++o) {
         const auto src = dout[0]->f.begin() + o * os[ax] * inner + at * inner;
         std::copy(src, src + blk, din[j].f.begin() + o * blk);
@@ -407,7 +408,7 @@ std::string split_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, st
   for (size_t j = 0; j < sizes.size(); ++j) {
     Shape s = x.shape;
     s[ax] = sizes[j];
-    out[j] = x.is_float() ? Tensor<T>::floats(s) : Tensor<T>::ints(s, x.dtype);
+    out[j] = x.is_float() ? Tensor<T>::uninit(s) : Tensor<T>::ints(s, x.dtype);  // its blocks cover it
     const int64_t blk = sizes[j] * inner;
     for (int64_t o = 0; o < outer; ++o) {
       const int64_t src = o * x.shape[ax] * inner + at * inner;

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -52,7 +53,7 @@ std::string ln_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::
   const Tensor<T>& sc = *in[1];
   const Tensor<T>* b = in.size() > 2 ? in[2] : nullptr;
   const double eps = n.attr_float("epsilon", 1e-5f);
-  out[0] = Tensor<T>::floats(x.shape);
+  out[0] = Tensor<T>::uninit(x.shape);  // every row written below
   Shape stat_shape = x.shape;
   for (size_t k = static_cast<size_t>(ld.axis); k < stat_shape.size(); ++k) stat_shape[k] = 1;
   const bool want_stats = out.size() > 1;
@@ -60,21 +61,23 @@ std::string ln_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::
     out[1] = Tensor<T>::floats(stat_shape);
     if (out.size() > 2) out[2] = Tensor<T>::floats(stat_shape);
   }
-  for (int64_t r = 0; r < ld.rows; ++r) {
-    const T* xp = x.f.data() + r * ld.d;
-    T* yp = out[0].f.data() + r * ld.d;
-    double mu, rs;
-    ln_row_stats(xp, ld.d, eps, &mu, &rs);
-    for (int64_t j = 0; j < ld.d; ++j) {
-      const T s = sc.f[sc.f.size() == 1 ? 0 : j];
-      const T bb = b ? b->f[b->f.size() == 1 ? 0 : j] : T(0);
-      yp[j] = static_cast<T>((xp[j] - mu) * rs) * s + bb;
+  for_parts(ld.rows, ld.d * kElementWork, [&](int64_t r0, int64_t r1) {  // rows in parts (ops/parts.h)
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xp = x.f.data() + r * ld.d;
+      T* yp = out[0].f.data() + r * ld.d;
+      double mu, rs;
+      ln_row_stats(xp, ld.d, eps, &mu, &rs);
+      for (int64_t j = 0; j < ld.d; ++j) {
+        const T s = sc.f[sc.f.size() == 1 ? 0 : j];
+        const T bb = b ? b->f[b->f.size() == 1 ? 0 : j] : T(0);
+        yp[j] = static_cast<T>((xp[j] - mu) * rs) * s + bb;
+      }
+      if (want_stats) {
+        out[1].f[r] = static_cast<T>(mu);
+        if (out.size() > 2) out[2].f[r] = static_cast<T>(rs);
+      }
     }
-    if (want_stats) {
-      out[1].f[r] = static_cast<T>(mu);
-      if (out.size() > 2) out[2].f[r] = static_cast<T>(rs);
-    }
-  }
+  });
   return "";
 }
 
@@ -92,7 +95,7 @@ std::string ln_bwd_impl(const Node& n, const std::vector<const Tensor<T>*>& in, 
       if (need[k]) din[k] = Tensor<T>::floats(in[k]->shape);
     return "";
   }
-  const std::vector<T>& dy = dout[0]->f;
+  const Values<T>& dy = dout[0]->f;
   if (need[0]) din[0] = Tensor<T>::floats(x.shape);
   if (need.size() > 1 && need[1]) din[1] = Tensor<T>::floats(sc.shape);
   const bool need_b = need.size() > 2 && need[2];

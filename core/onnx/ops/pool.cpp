@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 #include "onnx/ops/window.h"
 
 namespace attnlab::onnx {
@@ -136,21 +137,23 @@ std::string global_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
   Shape os(x.shape.size(), 1);
   os[0] = x.shape[0];
   os[1] = x.shape[1];
-  out[0] = Tensor<T>::floats(os);
+  out[0] = Tensor<T>::uninit(os);  // every plane's value written below
   const int64_t planes = x.shape[0] * x.shape[1], S = x.numel() / std::max<int64_t>(1, planes);
   const bool is_max = n.op_type == "GlobalMaxPool";
-  for (int64_t c = 0; c < planes; ++c) {
-    const T* xc = x.f.data() + c * S;
-    if (is_max) {
-      T m = -std::numeric_limits<T>::infinity();
-      for (int64_t s = 0; s < S; ++s) m = std::max(m, xc[s]);
-      out[0].f[c] = m;
-    } else {
-      T acc = 0;
-      for (int64_t s = 0; s < S; ++s) acc += xc[s];
-      out[0].f[c] = acc / T(S);
+  for_parts(planes, S * kElementWork, [&](int64_t c0, int64_t c1) {  // planes in parts (ops/parts.h)
+    for (int64_t c = c0; c < c1; ++c) {
+      const T* xc = x.f.data() + c * S;
+      if (is_max) {
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t s = 0; s < S; ++s) m = std::max(m, xc[s]);
+        out[0].f[c] = m;
+      } else {
+        T acc = 0;
+        for (int64_t s = 0; s < S; ++s) acc += xc[s];
+        out[0].f[c] = acc / T(S);
+      }
     }
-  }
+  });
   return "";
 }
 template <class T>
@@ -160,20 +163,22 @@ std::string global_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, c
   din[0] = Tensor<T>::floats(x.shape);
   const int64_t planes = x.shape[0] * x.shape[1], S = x.numel() / std::max<int64_t>(1, planes);
   const bool is_max = n.op_type == "GlobalMaxPool";
-  for (int64_t c = 0; c < planes; ++c) {
-    const T gv = dout[0]->f[c];
-    T* dx = din[0].f.data() + c * S;
-    if (is_max) {
-      const T* xc = x.f.data() + c * S;
-      for (int64_t s = 0; s < S; ++s)
-        if (xc[s] == out[0]->f[c]) {
-          dx[s] = gv;
-          break;
-        }
-    } else {
-      for (int64_t s = 0; s < S; ++s) dx[s] = gv / T(S);
+  for_parts(planes, S * kElementWork, [&](int64_t c0, int64_t c1) {  // planes in parts: each writes its own
+    for (int64_t c = c0; c < c1; ++c) {
+      const T gv = dout[0]->f[c];
+      T* dx = din[0].f.data() + c * S;
+      if (is_max) {
+        const T* xc = x.f.data() + c * S;
+        for (int64_t s = 0; s < S; ++s)
+          if (xc[s] == out[0]->f[c]) {
+            dx[s] = gv;
+            break;
+          }
+      } else {
+        for (int64_t s = 0; s < S; ++s) dx[s] = gv / T(S);
+      }
     }
-  }
+  });
   return "";
 }
 

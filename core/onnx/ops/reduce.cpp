@@ -2,6 +2,7 @@
 // ReduceSum), keepdims (default 1), noop_with_empty_axes (empty axes = all axes unless set).
 // dX[k] = dY[reduced index of k] (÷ the number of reduced cells for the mean).
 #include "onnx/ops/common.h"
+#include "onnx/ops/parts.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -51,10 +52,32 @@ std::string reduce_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, s
     out[0] = x;
     return "";
   }
+  const bool mean = n.op_type == "ReduceMean" && count > 0;
+  // The reduced axes a tail of x's (a norm's last axis): each output is the sum of one contiguous run, in order —
+  // the same sum as the general loop's — so the outputs run in parts on the core's threads (ops/parts.h).
+  bool tail = true, seen = false;
+  for (size_t k = 0; k < ks.size(); ++k) {
+    if (ks[k] != x.shape[k]) seen = true;       // a reduced axis (of size > 1)
+    else if (seen && ks[k] != 1) tail = false;  // a kept axis of size > 1 after one
+  }
+  if (tail && count > 0) {
+    out[0] = Tensor<T>::uninit(os);  // every output written below
+    const int64_t outs = out[0].numel();
+    T* o = out[0].f.data();
+    for_parts(outs, count * kElementWork, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* xr = x.f.data() + r * count;
+        T acc = 0;
+        for (int64_t j = 0; j < count; ++j) acc += xr[j];
+        o[r] = mean ? acc / T(count) : acc;
+      }
+    });
+    return "";
+  }
   out[0] = Tensor<T>::floats(os);
   const Shape sk = broadcast_strides(ks, x.shape), zero(x.shape.size(), 0);
   broadcast_loop2(x.shape, sk, zero, [&](int64_t k, int64_t io, int64_t) { out[0].f[io] += x.f[k]; });
-  if (n.op_type == "ReduceMean" && count > 0)
+  if (mean)
     for (auto& v : out[0].f) v /= T(count);
   return "";
 }

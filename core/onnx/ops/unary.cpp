@@ -101,7 +101,7 @@ std::string unary_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, st
   if (auto e = check_inputs(n, in, 1); !e.empty()) return e;
   const P p = Op::params(n);
   const Tensor<T>& x = *in[0];
-  out[0] = Tensor<T>::floats(x.shape);
+  out[0] = Tensor<T>::uninit(x.shape);  // every element written below
   const T* xs = x.f.data();
   T* ys = out[0].f.data();
   // in parts on the core's threads (ops/parts.h); the four-lane forms give an element the same value in any range
@@ -116,8 +116,11 @@ std::string unary_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, co
                       const std::vector<const Tensor<T>*>& dout, const std::vector<bool>& need, std::vector<Tensor<T>>& din) {
   const P p = Op::params(n);
   const Tensor<T>& x = *in[0];
-  din[0] = Tensor<T>::floats(x.shape);
-  if (!need[0] || !dout[0]) return "";
+  if (!need[0] || !dout[0]) {
+    din[0] = Tensor<T>::floats(x.shape);
+    return "";
+  }
+  din[0] = Tensor<T>::uninit(x.shape);  // every element written below
   const auto& y = out[0]->f;
   const auto& g = dout[0]->f;
   T* d = din[0].f.data();
@@ -170,7 +173,7 @@ std::string clip_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   clip_bounds(n, in, &lo, &hi);
   const Tensor<T>& x = *in[0];
   if (x.is_float()) {
-    out[0] = Tensor<T>::floats(x.shape);
+    out[0] = Tensor<T>::uninit(x.shape);  // every element written below
     const T* xs = x.f.data();
     T* ys = out[0].f.data();
     for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
@@ -188,12 +191,15 @@ std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   T lo, hi;
   clip_bounds(n, in, &lo, &hi);
   const Tensor<T>& x = *in[0];
-  din[0] = Tensor<T>::floats(x.shape);
   // y = min(max(x, lo), hi): where y is hi (every y when lo > hi), where it is lo, else x
   enum Side { kX, kLo, kHi };
   const auto side = [&](T v) { return std::max(v, lo) > hi ? kHi : v < lo ? kLo : kX; };
   if (!(need.size() > 1 && need[1]) && !(need.size() > 2 && need[2])) {  // the bounds are constants: dx alone, in parts
-    if (!dout[0]) return "";
+    if (!dout[0]) {
+      din[0] = Tensor<T>::floats(x.shape);
+      return "";
+    }
+    din[0] = Tensor<T>::uninit(x.shape);  // every element written below
     const T *xs = x.f.data(), *gs = dout[0]->f.data();
     T* d = din[0].f.data();
     for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
@@ -201,6 +207,7 @@ std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
     });
     return "";
   }
+  din[0] = Tensor<T>::floats(x.shape);  // written where y is x alone
   T dlo = 0, dhi = 0;
   for (size_t k = 0; k < x.f.size(); ++k) {
     const T g = dout[0] ? dout[0]->f[k] : T(0);
