@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // leave backward refusing until a full pass ran again.
         std::map<std::string, std::vector<float>> full;
         for (const ValueInfo& o : m.outputs)
-          if (const Tensor<float>* y = ex.value(o.name); y && y->is_float()) full[o.name] = y->f;
+          if (const Tensor<float>* y = ex.value(o.name); y && y->is_float()) full[o.name] = to_std(y->f);
         const std::vector<std::string> none;
         if (!ex.forward(inputs, &err, &none)) __builtin_trap();
         for (const auto& [name, f] : full) {
