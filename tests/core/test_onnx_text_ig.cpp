@@ -245,9 +245,9 @@ TEST(OnnxTextLeaveOneOut, BatchedDeletionsOnCopiesEqualFullPassesOnEveryThreadCo
   }
   // the first batched call checked its first deletion against a pass of its own, once for this model; a model whose
   // batches were found to disagree runs one deletion a pass, with the same values
-  EXPECT_EQ(m.batches_agree(), 1);
+  EXPECT_EQ(m.batch_check(), OnnxTextModel::BatchCheck::kAgree);
   OnnxTextModel single = m;
-  single.set_batches_agree(false);
+  single.set_batch_check(false);
   std::vector<double> one_by_one;
   ASSERT_TRUE(onnx_text_leave_one_out(single, kIds, 1, p, 0, static_cast<int>(kIds.size()), &one_by_one, &err)) << err;
   for (size_t t = 0; t < one_by_one.size(); ++t) EXPECT_NEAR(one_by_one[t], direct[t], 1e-6) << "token " << t;

@@ -251,7 +251,7 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
   const size_t per_output = positions * std::max<size_t>(1, model.logits().size());
   const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
   const size_t chunks = std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
-  if (model.batch_free() && chunks < n && model.batches_agree() >= 0) {
+  if (model.batch_free() && chunks < n && model.batch_check() != OnnxTextModel::BatchCheck::kDisagree) {
     std::string batch_error;
     const bool ok = on_model_lanes(model, chunks, &batch_error, [&](OnnxTextModel& m, size_t c, std::string* e) {
       const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
@@ -266,11 +266,11 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
     // sequences (attention over B·T positions) gives other numbers: on the model's first batched call the first
     // deletion is checked against a pass of its own (the answer kept for its later calls), and either falls back to
     // one deletion a pass.
-    if (ok && model.batches_agree() > 0) return true;
+    if (ok && model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
     std::string single_error;
     if (ok && model.run(cut(0), &single_error, /*inference=*/true)) {
-      model.set_batches_agree(std::abs((*out)[0] - std::abs(p - onnx_text_probability(model.logits(), target))) <= 1e-5);
-      if (model.batches_agree() > 0) return true;
+      model.set_batch_check(std::abs((*out)[0] - std::abs(p - onnx_text_probability(model.logits(), target))) <= 1e-5);
+      if (model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
     }
   }
   return on_model_lanes(model, n, error, [&](OnnxTextModel& m, size_t i, std::string* e) {

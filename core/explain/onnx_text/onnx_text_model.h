@@ -55,9 +55,10 @@ class OnnxTextModel {
   bool last_row_batches() const { return last_row_batches_; }
   bool last_rows_ready();
   // Whether this model's batched passes were found to give a single pass's logits (onnx_text_leave_one_out checks
-  // its first deletion once per model): 0 not checked yet, 1 they do, −1 they do not (one sequence a pass).
-  int batches_agree() const { return batches_agree_; }
-  void set_batches_agree(bool agree) { batches_agree_ = agree ? 1 : -1; }
+  // its first deletion once per model; kDisagree: one sequence a pass from then on).
+  enum class BatchCheck { kUnchecked, kAgree, kDisagree };
+  BatchCheck batch_check() const { return batch_check_; }
+  void set_batch_check(bool agree) { batch_check_ = agree ? BatchCheck::kAgree : BatchCheck::kDisagree; }
   // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
   // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
   bool backward(int target, std::string* error);
@@ -96,7 +97,7 @@ class OnnxTextModel {
   std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
   bool causal_ = false, backward_done_ = false, batch_free_ = false;
   bool last_row_batches_ = kExplainLogitsOnly, last_row_planned_ = false, last_row_checked_ = false;
-  int batches_agree_ = 0;
+  BatchCheck batch_check_ = BatchCheck::kUnchecked;
   // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents); last_row_of as
   // Executor::forward.
   bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0);
