@@ -286,9 +286,24 @@ void product_cases() {
 }
 TEST(OnnxGradcheck, GemmMatMul) { product_cases(); }
 
+void pool_cases() {
+  check({"MaxPool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {2, 3}), ais("strides", {2, 2}), ais("pads", {1, 0, 0, 1})}});
+  check({"MaxPool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
+  check({"MaxPool", {"x0"}, {{1, 1, 6, 6}}, {ais("kernel_shape", {2, 2}), ais("dilations", {2, 2})}});
+  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ais("pads", {1, 1, 1, 1})}});
+  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}},
+         {ais("kernel_shape", {3, 3}), ais("pads", {1, 1, 1, 1}), ai("count_include_pad", 1)}});
+  check({"AveragePool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {2, 2}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
+  check({"AveragePool", {"x0"}, {{1, 2, 9}}, {ais("kernel_shape", {3}), as("auto_pad", "SAME_UPPER"), ais("strides", {2})}});
+}
+
 void global_pool_cases() {
   check(Case{"GlobalAveragePool", {"x0"}, {{2, 3, 3, 4}}});
   check(Case{"GlobalMaxPool", {"x0"}, {{2, 3, 3, 4}}});
+}
+TEST(OnnxGradcheck, Pools) {
+  pool_cases();
+  global_pool_cases();
 }
 
 // The reduced axes a tail of the input's (each output one contiguous run: summed in parts), and not.
@@ -326,7 +341,7 @@ void norm_cases() {
 TEST(OnnxGradcheck, LayerAndBatchNormalization) { norm_cases(); }
 
 // The same cases with every op that ops/parts.h cuts (Conv, Gemm, MatMul, the element-wise unary ops, Clip, the
-// binary ops, Softmax, the norms, the global pools, a reduction over a tail of axes) cut into as many parts as it
+// binary ops, Softmax, the norms, the pools, the global pools, a reduction over a tail of axes) cut into as many parts as it
 // allows (each part's work lowered to one multiply-add) and run on 2 threads: the parts' forward and backward are
 // the operators' too.
 TEST(OnnxGradcheck, OpsInParts) {
@@ -341,23 +356,12 @@ TEST(OnnxGradcheck, OpsInParts) {
   binary_cases();
   softmax_cases();
   norm_cases();
+  pool_cases();
   global_pool_cases();
   reduce_cases();
   set_op_work_per_part(work);
   set_thread_count(threads);
   EXPECT_EQ(op_parts(6, 1), 1);
-}
-
-TEST(OnnxGradcheck, Pools) {
-  check({"MaxPool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {2, 3}), ais("strides", {2, 2}), ais("pads", {1, 0, 0, 1})}});
-  check({"MaxPool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
-  check({"MaxPool", {"x0"}, {{1, 1, 6, 6}}, {ais("kernel_shape", {2, 2}), ais("dilations", {2, 2})}});
-  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}}, {ais("kernel_shape", {3, 3}), ais("strides", {2, 2}), ais("pads", {1, 1, 1, 1})}});
-  check({"AveragePool", {"x0"}, {{1, 2, 5, 6}},
-         {ais("kernel_shape", {3, 3}), ais("pads", {1, 1, 1, 1}), ai("count_include_pad", 1)}});
-  check({"AveragePool", {"x0"}, {{1, 2, 7, 7}}, {ais("kernel_shape", {2, 2}), ais("strides", {2, 2}), ai("ceil_mode", 1)}});
-  check({"AveragePool", {"x0"}, {{1, 2, 9}}, {ais("kernel_shape", {3}), as("auto_pad", "SAME_UPPER"), ais("strides", {2})}});
-  global_pool_cases();
 }
 
 TEST(OnnxGradcheck, ShapeOps) {

@@ -61,15 +61,17 @@ std::string conv_dims(const Node& n, const std::vector<const Tensor<T>*>& in, Co
   return "";
 }
 
-// col [Cg·kh·kw, (r1 − r0)·Wo] from x [Cg, H, W]: the windows of output rows r0 .. r1 − 1 (all: 0, Ho).
+// col [Cg·kh·kw, (r1 − r0)·Wo] from x [Cg, H, W]: the windows of output rows r0 .. r1 − 1 (all: 0, Ho). Each row of
+// a tap is zeros, x's inside run (tap_ranges: a copy when sw = 1), zeros.
 template <class T>
-void im2col(const T* x, int64_t Cg, const Window2d& g, T* col, int64_t r0, int64_t r1) {
+void im2col(const T* x, int64_t Cg, const Window2d& g, const std::vector<TapRange>& taps, T* col, int64_t r0, int64_t r1) {
   const int64_t P = (r1 - r0) * g.Wo;
   for (int64_t c = 0; c < Cg; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
         T* row = col + ((c * g.kh + i) * g.kw + j) * P;
         const T* xc = x + c * g.H * g.W;
+        const TapRange& t = taps[static_cast<size_t>(j)];
         for (int64_t oy = r0; oy < r1; ++oy) {
           const int64_t iy = oy * g.sh - g.pt + i * g.dh;
           T* r = row + (oy - r0) * g.Wo;
@@ -77,51 +79,41 @@ void im2col(const T* x, int64_t Cg, const Window2d& g, T* col, int64_t r0, int64
             std::fill(r, r + g.Wo, T(0));
             continue;
           }
-          const T* xr = xc + iy * g.W;
-          for (int64_t ox = 0; ox < g.Wo; ++ox) {
-            const int64_t ix = ox * g.sw - g.pl + j * g.dw;
-            r[ox] = (ix >= 0 && ix < g.W) ? xr[ix] : T(0);
-          }
+          const T* xr = xc + iy * g.W + t.off;
+          std::fill(r, r + t.lo, T(0));
+          if (g.sw == 1) std::copy(xr + t.lo, xr + t.hi, r + t.lo);
+          else
+            for (int64_t ox = t.lo; ox < t.hi; ++ox) r[ox] = xr[ox * g.sw];
+          std::fill(r + t.hi, r + g.Wo, T(0));
         }
       }
 }
+// dx [Cg, H, W] += the windows of col [Cg·kh·kw, Ho·Wo] put back (each cell's terms in the order c, i, j, oy, ox).
 template <class T>
-void col2im(const T* col, int64_t Cg, const Window2d& g, T* dx) {
+void col2im(const T* col, int64_t Cg, const Window2d& g, const std::vector<TapRange>& taps, T* dx) {
   const int64_t P = g.Ho * g.Wo;
   for (int64_t c = 0; c < Cg; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
         const T* row = col + ((c * g.kh + i) * g.kw + j) * P;
         T* xc = dx + c * g.H * g.W;
+        const TapRange& t = taps[static_cast<size_t>(j)];
         for (int64_t oy = 0; oy < g.Ho; ++oy) {
           const int64_t iy = oy * g.sh - g.pt + i * g.dh;
           if (iy < 0 || iy >= g.H) continue;
-          for (int64_t ox = 0; ox < g.Wo; ++ox) {
-            const int64_t ix = ox * g.sw - g.pl + j * g.dw;
-            if (ix >= 0 && ix < g.W) xc[iy * g.W + ix] += row[oy * g.Wo + ox];
-          }
+          T* xr = xc + iy * g.W + t.off;
+          const T* r = row + oy * g.Wo;
+          if (g.sw == 1)
+            for (int64_t ox = t.lo; ox < t.hi; ++ox) xr[ox] += r[ox];
+          else
+            for (int64_t ox = t.lo; ox < t.hi; ++ox) xr[ox * g.sw] += r[ox];
         }
       }
 }
 
-// Depthwise: output channel m reads input channel m / Mg. For kernel column j, the outputs whose input column
-// ix = ox·sw − pl + j·dw lies inside x form one range [lo, hi) — the same for every row — so the loops run tap by
-// tap over that range with no bounds test per element (contiguous when sw = 1: the compiler vectorises it).
-// The taps are summed in the same (i, j) order as a per-pixel loop would.
-struct TapRange {
-  int64_t lo, hi, off;  // ox in [lo, hi) reads x column ox·sw + off
-};
-inline std::vector<TapRange> tap_ranges(const Window2d& g) {
-  std::vector<TapRange> r(static_cast<size_t>(g.kw));
-  for (int64_t j = 0; j < g.kw; ++j) {
-    const int64_t off = j * g.dw - g.pl;
-    const int64_t lo = off >= 0 ? 0 : (-off + g.sw - 1) / g.sw;
-    const int64_t last = g.W - 1 - off;  // ox·sw ≤ last
-    const int64_t hi = last < 0 ? 0 : std::min(g.Wo, last / g.sw + 1);
-    r[static_cast<size_t>(j)] = {lo, std::max(lo, hi), off};
-  }
-  return r;
-}
+// Depthwise: output channel m reads input channel m / Mg. The loops run tap by tap over each kernel column's range
+// of outputs whose input column lies inside x (window.h tap_ranges), with no bounds test per element (contiguous
+// when sw = 1: the compiler vectorises it). The taps are summed in the same (i, j) order as a per-pixel loop would.
 
 // y [Ho, Wo] = the depthwise window of x [H, W] with kernel w [kh, kw].
 template <class T>
@@ -183,6 +175,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   ConvDims d;
   if (auto e = conv_dims(n, in, &d); !e.empty()) return e;
   const Window2d& g = d.g;
+  const std::vector<TapRange> taps = tap_ranges(g);
   const Tensor<T>&x = *in[0], &w = *in[1];
   const T* bias = in.size() > 2 && in[2] ? in[2]->f.data() : nullptr;
   Shape os = {d.N, d.M};
@@ -197,7 +190,6 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
     for (int64_t p = 0; p < len; ++p) ym[p] += bv;
   };
   if (d.depthwise) {
-    const std::vector<TapRange> taps = tap_ranges(g);
     for_parts(d.N * d.M, P * Kc, [&](int64_t b0, int64_t b1) {
       for (int64_t bm = b0; bm < b1; ++bm) {  // bm = image · M + output channel
         const int64_t b = bm / d.M, m = bm % d.M, grp = m / d.Mg;
@@ -215,7 +207,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
       for (int64_t grp = 0; grp < d.G; ++grp) {
         const T* xg = x.f.data() + (b * d.C + grp * d.Cg) * HW;
         T* yg = y + (b * d.M + grp * d.Mg) * P;
-        if (!d.pointwise) im2col(xg, d.Cg, g, col.data(), 0, g.Ho);
+        if (!d.pointwise) im2col(xg, d.Cg, g, taps, col.data(), 0, g.Ho);
         const Eigen::Map<const RowMat<T>> Col(d.pointwise ? xg : col.data(), Kc, P);
         for_parts(d.Mg, Kc * P, [&](int64_t m0, int64_t m1) {
           Eigen::Map<RowMat<T>>(yg + m0 * P, m1 - m0, P).noalias() =
@@ -240,7 +232,7 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
       Y.noalias() = Wg * CStrided(xg + p0, d.Cg, len, Eigen::OuterStride<>(P));
     } else {
       const Scratch<T> col(Kc * len);
-      im2col(xg, d.Cg, g, col.data(), r0, r1);
+      im2col(xg, d.Cg, g, taps, col.data(), r0, r1);
       Y.noalias() = Wg * Eigen::Map<const RowMat<T>>(col.data(), Kc, len);
     }
     for (int64_t m = 0; m < d.Mg; ++m) add_bias(grp * d.Mg + m, yg + m * P + p0, len);
@@ -261,6 +253,7 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   ConvDims d;
   if (auto e = conv_dims(n, in, &d); !e.empty()) return e;
   const Window2d& g = d.g;
+  const std::vector<TapRange> taps = tap_ranges(g);
   const Tensor<T>&x = *in[0], &w = *in[1];
   const T* dy = dout[0]->f.data();
   const int64_t HW = g.H * g.W, P = g.Ho * g.Wo, khw = g.kh * g.kw, Kc = d.Cg * khw;
@@ -271,7 +264,6 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
   using RMap = Eigen::Map<RowMat<T>>;
   using CMap = Eigen::Map<const RowMat<T>>;
   if (d.depthwise) {
-    const std::vector<TapRange> taps = tap_ranges(g);
     for_parts(d.G, d.N * d.Mg * P * Kc * (need[0] + need_w), [&](int64_t g0, int64_t g1) {
       for (int64_t grp = g0; grp < g1; ++grp)  // = the input channel
         for (int64_t b = 0; b < d.N; ++b) {
@@ -299,14 +291,14 @@ std::string conv_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
           } else {
             const Scratch<T> part((c1 - c0) * khw * P);
             RMap(part.data(), (c1 - c0) * khw, P).noalias() = Wc.transpose() * dY;
-            col2im(part.data(), c1 - c0, g, dxg + c0 * HW);
+            col2im(part.data(), c1 - c0, g, taps, dxg + c0 * HW);
           }
         });
       }
       if (need_w) {
         const T* colp = xg;
         if (!d.pointwise) {
-          im2col(xg, d.Cg, g, col.data(), 0, g.Ho);
+          im2col(xg, d.Cg, g, taps, col.data(), 0, g.Ho);
           colp = col.data();
         }
         T* dwg = din[1].f.data() + grp * d.Mg * Kc;

@@ -64,6 +64,8 @@ inline int64_t avg_count(const Window2d& g, int64_t oy, int64_t ox, bool include
   return span(y0, g.kh, 0, g.H) * span(x0, g.kw, 0, g.W);
 }
 
+// The forward in parts over planes (ops/parts.h), each output row built tap by tap over the kernel column's inside
+// range (window.h tap_ranges): every output takes its cells in the order (i, j), as a per-window loop would.
 template <class T>
 std::string pool_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std::vector<Tensor<T>>& out) {
   if (auto e = check_inputs(n, in, 1); !e.empty()) return e;
@@ -71,61 +73,74 @@ std::string pool_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   const Tensor<T>& x = *in[0];
   Window2d g;
   if (auto e = pool_dims(n, x, &g); !e.empty()) return e;
-  out[0] = Tensor<T>::floats(pool_out_shape(x, g));
+  out[0] = Tensor<T>::uninit(pool_out_shape(x, g));  // every row filled below before its taps
   const int64_t planes = x.shape[0] * x.shape[1], HW = g.H * g.W, P = g.Ho * g.Wo;
   const bool is_max = n.op_type == "MaxPool", include_pad = n.attr_int("count_include_pad", 0) != 0;
-  for (int64_t c = 0; c < planes; ++c) {
-    const T* xc = x.f.data() + c * HW;
-    T* yc = out[0].f.data() + c * P;
-    if (is_max) {
-      std::fill(yc, yc + P, -std::numeric_limits<T>::infinity());
-      for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) {
-        T& y = yc[oy * g.Wo + ox];
-        y = std::max(y, xc[iy * g.W + ix]);
-      });
-    } else {
-      for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) { yc[oy * g.Wo + ox] += xc[iy * g.W + ix]; });
-      for (int64_t oy = 0; oy < g.Ho; ++oy)
-        for (int64_t ox = 0; ox < g.Wo; ++ox) {
-          const int64_t cnt = avg_count(g, oy, ox, include_pad);
-          yc[oy * g.Wo + ox] = cnt ? yc[oy * g.Wo + ox] / T(cnt) : T(0);
+  const std::vector<TapRange> taps = tap_ranges(g);
+  const T start = is_max ? -std::numeric_limits<T>::infinity() : T(0);
+  for_parts(planes, P * g.kh * g.kw, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c)
+      for (int64_t oy = 0; oy < g.Ho; ++oy) {
+        const T* xc = x.f.data() + c * HW;
+        T* yr = out[0].f.data() + c * P + oy * g.Wo;
+        std::fill(yr, yr + g.Wo, start);
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+          if (iy < 0 || iy >= g.H) continue;
+          for (int64_t j = 0; j < g.kw; ++j) {
+            const TapRange& t = taps[static_cast<size_t>(j)];
+            const T* xr = xc + iy * g.W + t.off;
+            if (is_max)
+              for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] = std::max(yr[ox], xr[ox * g.sw]);
+            else
+              for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += xr[ox * g.sw];
+          }
         }
-    }
-  }
+        if (!is_max)
+          for (int64_t ox = 0; ox < g.Wo; ++ox) {
+            const int64_t cnt = avg_count(g, oy, ox, include_pad);
+            yr[ox] = cnt ? yr[ox] / T(cnt) : T(0);
+          }
+      }
+  });
   return "";
 }
 
+// The backward in parts over planes (a plane's dX is written by its part only), windows in the forward's order.
 template <class T>
 std::string pool_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, const std::vector<const Tensor<T>*>& out,
                      const std::vector<const Tensor<T>*>& dout, const std::vector<bool>&, std::vector<Tensor<T>>& din) {
   const Tensor<T>& x = *in[0];
   Window2d g;
   if (auto e = pool_dims(n, x, &g); !e.empty()) return e;
-  din[0] = Tensor<T>::floats(x.shape);
+  din[0] = Tensor<T>::uninit(x.shape);  // each plane zeroed by its part
   const int64_t planes = x.shape[0] * x.shape[1], HW = g.H * g.W, P = g.Ho * g.Wo;
   const bool is_max = n.op_type == "MaxPool", include_pad = n.attr_int("count_include_pad", 0) != 0;
-  std::vector<char> taken(static_cast<size_t>(P));
-  for (int64_t c = 0; c < planes; ++c) {
-    const T* xc = x.f.data() + c * HW;
-    const T* yc = out[0]->f.data() + c * P;
-    const T* gc = dout[0]->f.data() + c * P;
-    T* dx = din[0].f.data() + c * HW;
-    if (is_max) {
-      std::fill(taken.begin(), taken.end(), 0);
-      for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) {
-        const int64_t o = oy * g.Wo + ox;
-        if (!taken[o] && xc[iy * g.W + ix] == yc[o]) {
-          dx[iy * g.W + ix] += gc[o];
-          taken[o] = 1;
-        }
-      });
-    } else {
-      for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) {
-        const int64_t cnt = avg_count(g, oy, ox, include_pad);
-        dx[iy * g.W + ix] += gc[oy * g.Wo + ox] / T(cnt);
-      });
+  for_parts(planes, P * g.kh * g.kw, [&](int64_t c0, int64_t c1) {
+    std::vector<char> taken(static_cast<size_t>(is_max ? P : 0));
+    for (int64_t c = c0; c < c1; ++c) {
+      const T* xc = x.f.data() + c * HW;
+      const T* yc = out[0]->f.data() + c * P;
+      const T* gc = dout[0]->f.data() + c * P;
+      T* dx = din[0].f.data() + c * HW;
+      std::fill(dx, dx + HW, T(0));
+      if (is_max) {
+        std::fill(taken.begin(), taken.end(), 0);
+        for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) {
+          const int64_t o = oy * g.Wo + ox;
+          if (!taken[o] && xc[iy * g.W + ix] == yc[o]) {
+            dx[iy * g.W + ix] += gc[o];
+            taken[o] = 1;
+          }
+        });
+      } else {
+        for_windows(g, [&](int64_t oy, int64_t ox, int64_t iy, int64_t ix) {
+          const int64_t cnt = avg_count(g, oy, ox, include_pad);
+          dx[iy * g.W + ix] += gc[oy * g.Wo + ox] / T(cnt);
+        });
+      }
     }
-  }
+  });
   return "";
 }
 
