@@ -5,7 +5,10 @@
 // self_attention_maps.h's, config.json / the files' check / the cut of a long text onnx_text_session.h's (the CLI's
 // too). What lives here is the binding's own work: arguments, info() and the arrays of attentionMaps. Errors as docs/DESIGN.md "Binding convention"; wasm/facade.js exposes:
 //   new Module.OnnxTextLab(model Uint8Array, tokenizer Uint8Array, config = '' (config.json text), options = {})
-//       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages)}.
+//       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages),
+//       lastPositionTail: false (default true: a causal LM's inference passes — leave-one-out's batches, top, a greedy
+//       step — run the graph's row-wise tail on the last position alone, onnx/last_row.h; false: every pass runs the
+//       whole graph, as a benchmark against ONNX Runtime's forward needs)}.
 //       Throws with a message for: a file over the reader's 256 MB (checked before it is copied), bytes that are not
 //       ONNX, external data, an opset outside 1–21, a graph that is not a text model (an image input…), several
 //       outputs and none named logits, a tokenizer that is not JSON / of an unknown type, a config.json that is not a
@@ -39,9 +42,10 @@
 //   lab.contextMixingRollout(ids, layers [[n·n] per layer]) → {values: the method's row of explain-onnx-text}
 //       (onnx_mixing_rollout)
 //   lab.top(ids, k = 5) → {top [{id, token, text, logit, probability}], greedy (the first maximum), stop (greedy ∈
-//       stop_ids), ids_used (after a cut)}: the explained position's k most likely outputs (onnx_text_top_k)
-//   lab.greedyStep(ids) → {id, token, text, stop}: one forward, the first maximum of the last position's logits
-//       (`attnlab generate`'s step; the caller appends or stops)
+//       stop_ids), ids_used (after a cut)}: the explained position's k most likely outputs (onnx_text_top_k), from
+//       an inference pass (the logits alone; a causal LM's tail on the last position)
+//   lab.greedyStep(ids) → {id, token, text, stop}: one inference pass, the first maximum of the last position's
+//       logits (`attnlab generate`'s step; the caller appends or stops)
 //   lab.attentionMaps(ids) → {n, layers, heads, explained (graph position), token_of [n] (token index, −1 = a
 //       position the graph adds), data Float32Array [L·H·n·n] (graph order, row = query), mean [L·n·n] (heads
 //       averaged), rollout [L·n·n] (through layer l), flow [L·(n−1)] (max flow from each other position to the
@@ -170,6 +174,9 @@ class OnnxTextLab {
       output = opt.value("output", std::string());
       const std::string n = opt.value("tokenizerName", std::string());
       if (!n.empty()) tok_name = n;
+      const json tail = opt.value("lastPositionTail", json(true));
+      if (!tail.is_boolean()) e.fail("options.lastPositionTail must be true or false");
+      else if (!tail.get<bool>()) model_.set_last_row_batches(false);
     }
     bytes_arg(model, "the model file", onnx::ReaderLimits().max_bytes, &mbytes, e);
     if (e.ok() && tokenizer.isUndefined()) e.fail("a tokenizer is needed: tokenizer.json (Hugging Face) or tokenizer.bin (llama2.c)");
@@ -337,7 +344,7 @@ class OnnxTextLab {
     std::string err;
     ids_arg(ids, &v, e);
     if (e.ok() && (k < 1 || k > 1000)) e.fail("k must be in 1..1000, got " + std::to_string(k));
-    if (e.ok()) fit(&v, nullptr, nullptr, e);
+    if (e.ok()) fit(&v, nullptr, nullptr, e, /*inference=*/true);  // the logits alone (a causal LM's last position)
     if (!e.ok()) return error_val(e.message);
     const std::vector<float> logits = model_.logits();
     json list = json::array();
@@ -353,7 +360,7 @@ class OnnxTextLab {
     Err e;
     std::vector<int> v;
     std::string err;
-    if (ids_arg(ids, &v, e) && !model_.run(v, &err)) e.fail(err);
+    if (ids_arg(ids, &v, e) && !model_.run(v, &err, /*inference=*/true)) e.fail(err);
     if (e.ok() && !model_.causal()) e.fail("a greedy step needs a causal language model; this one is a classifier");
     if (!e.ok()) return error_val(e.message);
     const int id = onnx_text_top_k(model_.logits(), 1).at(0);
@@ -536,9 +543,9 @@ class OnnxTextLab {
   bool is_stop(int id) const { return std::find(cfg_.stop_ids.begin(), cfg_.stop_ids.end(), id) != cfg_.stop_ids.end(); }
 
   // fit_onnx_text_input, and info()'s max_positions kept current (a cut by trial sets them).
-  bool fit(std::vector<int>* ids, Tokenization* t, json* cut, Err& e) {
+  bool fit(std::vector<int>* ids, Tokenization* t, json* cut, Err& e, bool inference = false) {
     std::string err;
-    const bool ok = fit_onnx_text_input(model_, &cfg_, ids, t, cut, &err);
+    const bool ok = fit_onnx_text_input(model_, &cfg_, ids, t, cut, &err, inference);
     set_max_info();
     return ok || e.fail(err);
   }

@@ -2,16 +2,23 @@
 // thread), both in Node, on the text fixtures and the shipped stories260K; and the page's explanation work, timed
 // as the worker does it. Usage: node tests/bench/bench-onnx-text.mjs [--runs N] [--tokens 50,200]
 // Per model and length T (ids: a fixed text's tokens repeated, no special handling; the core cuts nothing at these
-// lengths): forward_core_ms (OnnxTextLab.top(ids, 1): one forward + the top-1, the page's "Next"), forward_ort_ms
+// lengths): forward_core_ms (OnnxTextLab.top(ids, 1) on a lab made with lastPositionTail: false — one pass of the
+// whole graph + the top-1, the work ORT's run does), next_core_ms (the same on the page's lab: a causal LM's tail on
+// the last position alone, what the page's "Next" costs), forward_ort_ms
 // (InferenceSession.run with input_ids / attention_mask / token_type_ids), ratio = core ÷ ORT (medians, the two run
 // in turn so load hits both alike); explain_ms (explainIds with leave-one-out + attentionMaps + top-5: what the
 // worker's ownText.explain does when leave-one-out runs inline), ig_ms (integratedGradients, 50 segments: the ig job),
 // vz_ms / alti_ms (contextMixingLayer per layer + contextMixingRollout: the mixing jobs; models with attention).
-// Prints one JSON line per (model, T).
+// Prints one JSON line per (model, T). Both wasm modules are compiled by TurboFan at once (--no-liftoff, set below
+// before either is compiled): with V8's default tiering the first model's rows were taken while functions still moved
+// from Liftoff to TurboFan in the background, and its ratio read anywhere from 0.23 to 4.92 (docs/BENCHMARKS.md).
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import * as ort from 'onnxruntime-web';
 import { ROOT, loadCore } from '../node/parity-lib.mjs';
+
+v8.setFlagsFromString('--no-liftoff');
 
 const arg = (name, dflt) => {
   const k = process.argv.indexOf(name);
@@ -35,6 +42,7 @@ for (const [name, dir, tokFile] of MODELS) {
   const read = (f) => new Uint8Array(fs.readFileSync(path.join(ROOT, dir, f)));
   const config = fs.existsSync(path.join(ROOT, dir, 'config.json')) ? fs.readFileSync(path.join(ROOT, dir, 'config.json'), 'utf8') : '';
   const lab = new M.OnnxTextLab(read('model.onnx'), read(tokFile), config, { tokenizerName: tokFile });
+  const whole = new M.OnnxTextLab(read('model.onnx'), read(tokFile), config, { tokenizerName: tokFile, lastPositionTail: false });
   const info = lab.info();
   const session = await ort.InferenceSession.create(fs.readFileSync(path.join(ROOT, dir, 'model.onnx')), { executionProviders: ['wasm'] });
   const textIds = lab.tokenize(TEXT.repeat(20), false).ids;
@@ -53,12 +61,15 @@ for (const [name, dir, tokFile] of MODELS) {
       }
       return f;
     };
-    for (let k = 0; k < 5; ++k) { lab.top(ids, 1); await session.run(feeds()); } // warm-up (the first model's first length ran 4× slow with 2)
-    const core = [], rt = [], explain = [], ig = [], vz = [], alti = [];
+    for (let k = 0; k < 5; ++k) { whole.top(ids, 1); lab.top(ids, 1); await session.run(feeds()); } // warm-up
+    const core = [], next = [], rt = [], explain = [], ig = [], vz = [], alti = [];
     for (let k = 0; k < RUNS; ++k) {
       let t0 = performance.now();
-      lab.top(ids, 1);
+      whole.top(ids, 1);
       core.push(performance.now() - t0);
+      t0 = performance.now();
+      lab.top(ids, 1);
+      next.push(performance.now() - t0);
       t0 = performance.now();
       await session.run(feeds());
       rt.push(performance.now() - t0);
@@ -83,9 +94,10 @@ for (const [name, dir, tokFile] of MODELS) {
       }
     }
     const c = median(core), o = median(rt);
-    console.log(JSON.stringify({ model: name, tokens: T, runs: RUNS, forward_core_ms: +c.toFixed(2), forward_ort_ms: +o.toFixed(2),
+    console.log(JSON.stringify({ model: name, tokens: T, runs: RUNS, forward_core_ms: +c.toFixed(2), next_core_ms: +median(next).toFixed(2), forward_ort_ms: +o.toFixed(2),
       ratio: +(c / o).toFixed(2), explain_ms: +median(explain).toFixed(1), ig_ms: +median(ig).toFixed(1),
       ...(vz.length ? { vz_ms: +median(vz).toFixed(1), alti_ms: +median(alti).toFixed(1) } : {}) }));
   }
   lab.delete?.();
+  whole.delete?.();
 }

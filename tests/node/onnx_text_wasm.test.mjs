@@ -194,6 +194,25 @@ test('top-5, leave-one-out in pieces and the attention maps agree with explain',
   assert.notEqual(diff(swapped, flat, 1e-6), '');
 });
 
+test('top and greedyStep (inference passes, the tail on the last position) equal the whole graph’s as bits', { skip }, async () => {
+  const { M, lab } = await setup();
+  const whole = new M.OnnxTextLab(modelBytes(), tokBytes(), '', { tokenizerName: 'tokenizer.bin', lastPositionTail: false });
+  try {
+    const ids = lab.tokenize('Once upon a time, there was a little girl named Lily who loved', true).ids;
+    for (const k of [1, ids.length]) { // one position (nothing to cut), then the whole prompt
+      const a = lab.top(ids.slice(0, k), 5), b = whole.top(ids.slice(0, k), 5);
+      assert.deepEqual(a.top.map((t) => t.logit), b.top.map((t) => t.logit));
+      assert.deepEqual(lab.greedyStep(ids.slice(0, k)), whole.greedyStep(ids.slice(0, k)));
+    }
+    // the explanation after an inference pass runs its own full pass: the same object as on the whole-graph lab
+    const e = lab.explainIds(ids, 'next', { leaveOneOut: false }), f = whole.explainIds(ids, 'next', { leaveOneOut: false });
+    assert.equal(diff(e.gradient, f.gradient, 0), '');
+    assert.throws(() => new M.OnnxTextLab(modelBytes(), tokBytes(), '', { lastPositionTail: 'no' }), /lastPositionTail must be true or false/);
+  } finally {
+    whole.delete();
+  }
+});
+
 test('a text longer than the model’s 512 positions is cut there and says where', { skip }, async () => {
   const { lab } = await setup();
   const text = 'Once upon a time, there was a little girl named Lily. '.repeat(60);

@@ -74,7 +74,7 @@ bool check_onnx_text_pair(OnnxTextModel& model, const SubwordTokenizer& tokenize
 }
 
 bool fit_onnx_text_input(OnnxTextModel& model, OnnxTextConfig* config, std::vector<int>* ids, Tokenization* t,
-                         json* cut, std::string* error) {
+                         json* cut, std::string* error, bool inference) {
   const size_t total = ids->size();
   const bool with_t = t && t->size() == total;
   auto cut_to = [&](size_t k) {
@@ -94,7 +94,7 @@ bool fit_onnx_text_input(OnnxTextModel& model, OnnxTextConfig* config, std::vect
   };
   if (config->max_positions > 0 && total > static_cast<size_t>(config->max_positions))
     cut_to(static_cast<size_t>(config->max_positions));
-  if (!model.run(*ids, error)) {
+  if (!model.run(*ids, error, inference)) {
     if (ids->size() <= 1 || config->max_positions_source == "tried") return false;
     size_t lo = 0, hi = ids->size() - 1;  // the longest prefix in [1, size − 1] that runs (lo = 0: none)
     std::vector<int> prefix;
@@ -102,7 +102,7 @@ bool fit_onnx_text_input(OnnxTextModel& model, OnnxTextConfig* config, std::vect
     while (lo < hi) {
       const size_t mid = (lo + hi + 1) / 2;
       prefix.assign(ids->begin(), ids->begin() + static_cast<std::ptrdiff_t>(mid));
-      if (model.run(prefix, &perr)) lo = mid;
+      if (model.run(prefix, &perr, inference)) lo = mid;
       else hi = mid - 1;
     }
     if (lo == 0) return false;  // *error: the first failure's
@@ -110,7 +110,7 @@ bool fit_onnx_text_input(OnnxTextModel& model, OnnxTextConfig* config, std::vect
     config->max_positions = static_cast<int>(lo);
     config->max_positions_source = "tried";
     cut_to(lo);
-    if (!model.run(*ids, error)) return false;
+    if (!model.run(*ids, error, inference)) return false;
   }
   if (ids->size() < total && cut) {
     json at = json(nullptr);

@@ -14,7 +14,9 @@
 //     number unknown and a forward on T > 1 tokens fails: the longest prefix that runs is searched (halving, ~log2 T
 //     forwards, once; config->max_positions then holds it, source "tried"). A closing template token (the last,
 //     special) stays last. When cut, *cut = {kept, total, at_byte (the end of the last kept token of the text in
-//     its UTF-8 bytes; null without t), max_positions, source}; else *cut is left as it is.
+//     its UTF-8 bytes; null without t), max_positions, source}; else *cut is left as it is. inference: the passes
+//     are OnnxTextModel::run's inference passes (the logits only, a causal LM's tail on the last position: the top
+//     tokens, a greedy step), after which nothing may read the executor before the next full run.
 #pragma once
 #include <string>
 #include <vector>
@@ -40,6 +42,6 @@ bool read_onnx_text_config(const std::string& text, const SubwordTokenizer& toke
                            std::string* error);
 bool check_onnx_text_pair(OnnxTextModel& model, const SubwordTokenizer& tokenizer, std::string* error);
 bool fit_onnx_text_input(OnnxTextModel& model, OnnxTextConfig* config, std::vector<int>* ids, Tokenization* t,
-                         nlohmann::json* cut, std::string* error);
+                         nlohmann::json* cut, std::string* error, bool inference = false);
 
 }  // namespace attnlab
