@@ -114,7 +114,6 @@ void col2im(const T* col, int64_t Cg, const Window2d& g, const std::vector<TapRa
 // Depthwise: output channel m reads input channel m / Mg. The loops run tap by tap over each kernel column's range
 // of outputs whose input column lies inside x (window.h tap_ranges), with no bounds test per element (contiguous
 // when sw = 1: the compiler vectorises it). The taps are summed in the same (i, j) order as a per-pixel loop would.
-
 // y [Ho, Wo] = the depthwise window of x [H, W] with kernel w [kh, kw].
 template <class T>
 void depthwise_fwd(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, T* y) {
