@@ -9,16 +9,21 @@
 // in turn so load hits both alike); explain_ms (explainIds with leave-one-out + attentionMaps + top-5: what the
 // worker's ownText.explain does when leave-one-out runs inline), ig_ms (integratedGradients, 50 segments: the ig job),
 // vz_ms / alti_ms (contextMixingLayer per layer + contextMixingRollout: the mixing jobs; models with attention).
-// Prints one JSON line per (model, T). Both wasm modules are compiled by TurboFan at once (--no-liftoff, set below
-// before either is compiled): with V8's default tiering the first model's rows were taken while functions still moved
-// from Liftoff to TurboFan in the background, and its ratio read anywhere from 0.23 to 4.92 (docs/BENCHMARKS.md).
+// Prints one JSON line per (model, T). The script runs itself again under `node --no-liftoff` (both wasm modules
+// compiled by TurboFan at once): with V8's default tiering the first model's rows were taken while functions still
+// moved from Liftoff to TurboFan, and its ratio read anywhere from 0.2 to 4.9; V8's flag set at run time
+// (v8.setFlagsFromString) is not the same — it left the core's GPT-2-shaped forward at 14.5 ms where it runs in 10.5
+// (docs/BENCHMARKS.md).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import * as ort from 'onnxruntime-web';
 import { ROOT, loadCore } from '../node/parity-lib.mjs';
 
-v8.setFlagsFromString('--no-liftoff');
+if (!process.execArgv.includes('--no-liftoff')) {
+  const r = spawnSync(process.execPath, ['--no-liftoff', ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
 
 const arg = (name, dflt) => {
   const k = process.argv.indexOf(name);

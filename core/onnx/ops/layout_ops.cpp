@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
+#include "nn/simd.h"
 #include "onnx/ops/common.h"
 
 namespace attnlab::onnx {
@@ -68,7 +70,8 @@ std::string transpose_perm(const Node& n, int r, std::vector<int64_t>* perm) {
 
 // y = x with its axes permuted (out axis k is x's axis perm[k]), copied directly — no index map: a language model's
 // [1, V, T] → [1, T, V] logits are millions of elements a pass. The output's last axis and the axis that reads x
-// contiguously are copied in 32 × 32 tiles, so both sides touch whole cache lines; the other axes are an odometer.
+// contiguously are copied in 32 × 32 tiles, so both sides touch whole cache lines (floats in 4 × 4 blocks on four
+// lanes, nn/simd.h transpose4); the other axes are an odometer.
 template <class Vec>
 void transpose_copy(const Vec& x, const Shape& xs, const std::vector<int64_t>& perm, Vec& y) {
   const int r = static_cast<int>(xs.size());
@@ -104,7 +107,28 @@ void transpose_copy(const Vec& x, const Shape& xs, const std::vector<int64_t>& p
       for (int64_t a0 = 0; a0 < nj; a0 += kTile)
         for (int64_t c0 = 0; c0 < nl; c0 += kTile) {
           const int64_t a1 = std::min(nj, a0 + kTile), c1 = std::min(nl, c0 + kTile);
-          for (int64_t a = a0; a < a1; ++a)
+          int64_t a = a0;
+          if constexpr (std::is_same_v<typename Vec::value_type, float>) {
+            // 4 × 4 blocks through registers (sj = 1: x's rows c hold a contiguously): four loads of x's rows, one
+            // transpose, four stores of y's rows; the tile's ragged edges element by element below.
+            const float* xp = x.data() + xo;
+            float* yp = y.data() + yo;
+            for (; a + 4 <= a1; a += 4) {
+              int64_t c = c0;
+              for (; c + 4 <= c1; c += 4) {
+                simd::v4 r0 = simd::load(xp + a + c * sl), r1 = simd::load(xp + a + (c + 1) * sl);
+                simd::v4 r2 = simd::load(xp + a + (c + 2) * sl), r3 = simd::load(xp + a + (c + 3) * sl);
+                simd::transpose4(r0, r1, r2, r3);  // r_q: y's row a + q at columns c .. c + 3
+                simd::store(yp + a * oj + c, r0);
+                simd::store(yp + (a + 1) * oj + c, r1);
+                simd::store(yp + (a + 2) * oj + c, r2);
+                simd::store(yp + (a + 3) * oj + c, r3);
+              }
+              for (; c < c1; ++c)
+                for (int64_t q = a; q < a + 4; ++q) yp[q * oj + c] = xp[q + c * sl];
+            }
+          }
+          for (; a < a1; ++a)
             for (int64_t c = c0; c < c1; ++c) y[yo + a * oj + c] = x[xo + a * sj + c * sl];
         }
     }
