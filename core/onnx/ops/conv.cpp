@@ -120,20 +120,15 @@ void depthwise_fwd(const T* x, const T* w, const Window2d& g, const std::vector<
   std::fill(y, y + g.Ho * g.Wo, T(0));
   for (int64_t oy = 0; oy < g.Ho; ++oy) {
     T* yr = y + oy * g.Wo;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t iy = oy * g.sh - g.pt + i * g.dh;
-      if (iy < 0 || iy >= g.H) continue;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const TapRange& t = taps[static_cast<size_t>(j)];
-        const T wv = w[i * g.kw + j];
-        const T* xr = x + iy * g.W + t.off;
-        if (g.sw == 1) {
-          for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox];
-        } else {
-          for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox * g.sw];
-        }
+    for_row_taps(g, taps, oy, [&](int64_t i, int64_t j, int64_t iy, const TapRange& t) {
+      const T wv = w[i * g.kw + j];
+      const T* xr = x + iy * g.W + t.off;
+      if (g.sw == 1) {
+        for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox];
+      } else {
+        for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox * g.sw];
       }
-    }
+    });
   }
 }
 
@@ -143,25 +138,20 @@ template <class T>
 void depthwise_bwd(const T* x, const T* w, const T* dy, const Window2d& g, const std::vector<TapRange>& taps, T* dx, T* dw) {
   for (int64_t oy = 0; oy < g.Ho; ++oy) {
     const T* dyr = dy + oy * g.Wo;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t iy = oy * g.sh - g.pt + i * g.dh;
-      if (iy < 0 || iy >= g.H) continue;
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const TapRange& t = taps[static_cast<size_t>(j)];
-        const int64_t at = iy * g.W + t.off;
-        if (dx) {
-          const T wv = w[i * g.kw + j];
-          T* dxr = dx + at;
-          for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox * g.sw] += wv * dyr[ox];
-        }
-        if (dw) {
-          const T* xr = x + at;
-          T s = 0;
-          for (int64_t ox = t.lo; ox < t.hi; ++ox) s += dyr[ox] * xr[ox * g.sw];
-          dw[i * g.kw + j] += s;
-        }
+    for_row_taps(g, taps, oy, [&](int64_t i, int64_t j, int64_t iy, const TapRange& t) {
+      const int64_t at = iy * g.W + t.off;
+      if (dx) {
+        const T wv = w[i * g.kw + j];
+        T* dxr = dx + at;
+        for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox * g.sw] += wv * dyr[ox];
       }
-    }
+      if (dw) {
+        const T* xr = x + at;
+        T s = 0;
+        for (int64_t ox = t.lo; ox < t.hi; ++ox) s += dyr[ox] * xr[ox * g.sw];
+        dw[i * g.kw + j] += s;
+      }
+    });
   }
 }
 

@@ -79,29 +79,25 @@ std::string pool_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
   const std::vector<TapRange> taps = tap_ranges(g);
   const T start = is_max ? -std::numeric_limits<T>::infinity() : T(0);
   for_parts(planes, P * g.kh * g.kw, [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c)
+    for (int64_t c = c0; c < c1; ++c) {
+      const T* xc = x.f.data() + c * HW;
       for (int64_t oy = 0; oy < g.Ho; ++oy) {
-        const T* xc = x.f.data() + c * HW;
         T* yr = out[0].f.data() + c * P + oy * g.Wo;
         std::fill(yr, yr + g.Wo, start);
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t iy = oy * g.sh - g.pt + i * g.dh;
-          if (iy < 0 || iy >= g.H) continue;
-          for (int64_t j = 0; j < g.kw; ++j) {
-            const TapRange& t = taps[static_cast<size_t>(j)];
-            const T* xr = xc + iy * g.W + t.off;
-            if (is_max)
-              for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] = std::max(yr[ox], xr[ox * g.sw]);
-            else
-              for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += xr[ox * g.sw];
-          }
-        }
+        for_row_taps(g, taps, oy, [&](int64_t, int64_t, int64_t iy, const TapRange& t) {
+          const T* xr = xc + iy * g.W + t.off;
+          if (is_max)
+            for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] = std::max(yr[ox], xr[ox * g.sw]);
+          else
+            for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += xr[ox * g.sw];
+        });
         if (!is_max)
           for (int64_t ox = 0; ox < g.Wo; ++ox) {
             const int64_t cnt = avg_count(g, oy, ox, include_pad);
             yr[ox] = cnt ? yr[ox] / T(cnt) : T(0);
           }
       }
+    }
   });
   return "";
 }

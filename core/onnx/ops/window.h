@@ -41,4 +41,15 @@ inline std::vector<TapRange> tap_ranges(const Window2d& g) {
   return r;
 }
 
+// Calls f(i, j, iy, t) for every kernel tap (i, j) of output row oy whose input row iy lies inside x, in the order
+// (i, j); t = taps[j] (the outputs of the row that tap reads inside x). The depthwise loops and the pools' forward.
+template <class F>
+inline void for_row_taps(const Window2d& g, const std::vector<TapRange>& taps, int64_t oy, F&& f) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t iy = oy * g.sh - g.pt + i * g.dh;
+    if (iy < 0 || iy >= g.H) continue;
+    for (int64_t j = 0; j < g.kw; ++j) f(i, j, iy, taps[static_cast<size_t>(j)]);
+  }
+}
+
 }  // namespace attnlab::onnx
