@@ -156,9 +156,11 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
   };
   fn('planRoad', [R, R, R, roadDefault('order'), roadDefault('noise'), roadDefault('seed')], 'ImagePlan');
 
-  // ---- the core's threads (wasm/threads_bindings.cpp): setThreads(n) → the count in effect; threads() ----
+  // ---- the core's threads (wasm/threads_bindings.cpp): setThreads(n) → the count in effect; threads();
+  // interruptWord() → the byte address of the core's interrupt word (core/parallel/interrupt.h) ----
   fn('setThreads', [0]);
   fn('threads', []);
+  fn('interruptWord', []);
 
   // ---- your model (wasm/onnx_bindings.cpp) ----
   fn('onnxInfo', [R, 0]);

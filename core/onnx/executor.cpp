@@ -2,6 +2,7 @@
 #include "onnx/executor.h"
 #include "onnx/last_row.h"  // last_position
 #include "onnx/propagation.h"
+#include "parallel/interrupt.h"
 
 #include <algorithm>
 #include <set>
@@ -275,6 +276,10 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
   const NodeRefs& r = refs(n);
   const OpEntry<T>* op = r.op;
   const auto where = [&n] { return "node '" + n.name + "' (" + n.op_type + ")"; };  // for messages only
+  if (!folding && interrupted()) {  // the host stops this call (parallel/interrupt.h)
+    *error = kInterruptedMessage;
+    return false;
+  }
   if (n.outputs.empty()) {  // the schema check refuses this at load; kept for graphs edited afterwards
     *error = where() + " has no outputs";
     return false;
@@ -520,6 +525,10 @@ bool Executor<T>::backward(const std::string& output, const Tensor<T>& seed, std
   ctx.limits = limits_;
   for (auto it = run_.rbegin(); it != run_.rend(); ++it) {
     const Node& n = **it;
+    if (interrupted()) {  // the host stops this call (parallel/interrupt.h)
+      *error = kInterruptedMessage;
+      return false;
+    }
     if (!stop_at.empty() && std::find(n.outputs.begin(), n.outputs.end(), stop_at) != n.outputs.end()) break;
     if (!detached_.empty() && std::find_first_of(n.outputs.begin(), n.outputs.end(), detached_.begin(), detached_.end()) !=
                                   n.outputs.end())

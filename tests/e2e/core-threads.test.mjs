@@ -26,6 +26,34 @@ describe('the wasm core on threads in the page', { skip: SKIP, timeout: 240_000 
     await server?.close();
   });
 
+  test('a worker\'s interrupt word reaches its core: set from the page, the next ONNX pass stops; cleared, it runs; fail() sets it', async () => {
+    const page = await openRecordingPage(ctx, `${server.url}/web/?threads=2`);
+    assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);
+    const r = await page.evaluate(async () => {
+      const { hostChannel, hostUrl, HOST_LABS } = await import('./runtime/lab-runtime.js');
+      const c = hostChannel({ name: 'attnlab-interrupt-test', what: 'the test worker', workerUrl: hostUrl(HOST_LABS.ownText) });
+      await c.request('ownText.shipped', { name: 'stories260K' }); // the word is posted before any answer (host/worker.js)
+      const out = { word: Boolean(c.interrupt) };
+      if (!c.interrupt) return out;
+      const word = new Int32Array(c.interrupt.buffer);
+      const { ids } = await c.request('ownText.tokenize', { text: 'Lily and Ben went to the park.' });
+      Atomics.store(word, c.interrupt.index, 1);
+      out.stopped = await c.request('ownText.explain', { ids, target: 'next' }).then(() => 'ran', (e) => e.message);
+      Atomics.store(word, c.interrupt.index, 0);
+      const again = await c.request('ownText.explain', { ids, target: 'next' });
+      out.again = again.explain.ids.length;
+      const held = c.interrupt;
+      c.fail('the test is over');
+      out.afterFail = Atomics.load(new Int32Array(held.buffer), held.index);
+      return out;
+    });
+    assert.equal(r.word, true, 'the worker said where its word is');
+    assert.match(r.stopped, /stopped: the page asked this worker to stop/);
+    assert.ok(r.again > 5, 'cleared, the same call runs');
+    assert.equal(r.afterFail, 1);
+    assert.deepEqual(page.errors, []);
+  });
+
   test('threads=2: two threads in the text host, the footer says so, and the rows equal one thread\'s', async () => {
     const page = await openRecordingPage(ctx, `${server.url}/web/#view=text&threads=2`);
     assert.equal(await page.evaluate(() => window.crossOriginIsolated), true);

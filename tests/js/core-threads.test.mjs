@@ -1,7 +1,7 @@
 // coreThreads (web/runtime/host/core.js): how many threads a worker's wasm core gets.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { coreThreads, MAX_CORE_THREADS } from '../../web/runtime/host/core.js';
+import { coreThreads, MAX_CORE_THREADS, interruptWord } from '../../web/runtime/host/core.js';
 
 test('not cross-origin isolated: one thread, whatever is asked', () => {
   assert.equal(coreThreads({ isolated: false, search: '?labs=text&threads=4', hardwareConcurrency: 8 }), 1);
@@ -24,3 +24,15 @@ test('a pool worker and the image host keep one thread', () => {
   assert.equal(coreThreads({ isolated: true, search: '?labs=image,runtime&threads=4', hardwareConcurrency: 8 }), 1);
   assert.equal(coreThreads({ isolated: true, search: '?labs=ownModel,runtime&threads=4', hardwareConcurrency: 8 }), 4);
 });
+
+test('interruptWord: an Int32Array index into the shared memory, or null where the page cannot reach it', () => {
+  const shared = { wasmMemory: { buffer: new SharedArrayBuffer(4096) }, interruptWord: () => 1024 };
+  assert.deepEqual(interruptWord(shared, true), { buffer: shared.wasmMemory.buffer, index: 256 });
+  assert.equal(interruptWord(shared, false), null, 'not cross-origin isolated');
+  assert.equal(interruptWord({ ...shared, interruptWord: undefined }, true), null, 'a build without the binding');
+  assert.equal(interruptWord({ wasmMemory: { buffer: new ArrayBuffer(4096) }, interruptWord: () => 1024 }, true), null, 'unshared memory');
+  assert.equal(interruptWord({ ...shared, interruptWord: () => 1026 }, true), null, 'not 4-aligned');
+  assert.equal(interruptWord({ ...shared, interruptWord: () => 4096 }, true), null, 'outside the memory');
+  assert.equal(interruptWord(null, true), null);
+});
+

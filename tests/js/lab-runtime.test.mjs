@@ -311,3 +311,32 @@ test('two labs may not define the same request type', () => {
   const lab = { name: 'a', handlers: { x: () => 1 } };
   assert.throws(() => createHost({ labs: [lab, { name: 'b', handlers: { x: () => 2 } }], post: () => {} }), /"x" is defined by two labs \(a, b\)/);
 });
+
+test('fail() writes the worker\'s interrupt word before terminating it; a replaced worker\'s late word is not kept', async () => {
+  const c = channel();
+  await c.request('echo', { value: 1 });
+  const w = FakeWorker.instances.at(-1);
+  const memory = new SharedArrayBuffer(64);
+  w.onmessage({ data: { type: 'progress', id: 0, interrupt: { buffer: memory, index: 5 } } });
+  assert.equal(new Int32Array(memory)[5], 0, 'only kept');
+  c.fail('stop');
+  assert.equal(new Int32Array(memory)[5], 1, 'the word is set');
+  assert.equal(w.terminated, true);
+  assert.deepEqual(new Int32Array(memory).filter((v, i) => i !== 5 && v !== 0), new Int32Array(0), 'no other word');
+  // the old worker's word arriving after its replacement started is dropped; the new one's is kept
+  await c.request('echo', { value: 2 });
+  const fresh = FakeWorker.instances.at(-1);
+  assert.notEqual(fresh, w);
+  const late = new SharedArrayBuffer(16);
+  w.onmessage({ data: { type: 'progress', id: 0, interrupt: { buffer: late, index: 1 } } });
+  assert.equal(c.interrupt, null);
+  const mine = new SharedArrayBuffer(16);
+  let events = 0;
+  c.onEvent = () => { events++; };
+  fresh.onmessage({ data: { type: 'progress', id: 0, interrupt: { buffer: mine, index: 2 } } });
+  assert.equal(events, 0, 'the word is the channel\'s, not an event for the view');
+  c.fail('stop again');
+  assert.equal(new Int32Array(late)[1], 0);
+  assert.equal(new Int32Array(mine)[2], 1);
+});
+

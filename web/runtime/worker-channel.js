@@ -10,6 +10,8 @@
 //                  {type: 'error', id, message, fatal?}   fatal: the core aborted (out of memory, a wasm trap);
 //                                                         the worker is unusable and gets replaced
 //                  {type: 'progress', id: 0, …}           load progress not tied to a request (onEvent)
+//                  {type: 'progress', id: 0, interrupt: {buffer, index}}  the core's interrupt word in the worker's
+//                                                         shared memory (host/core.js interruptWord; kept, not an event)
 //
 // Contract:
 //   new WorkerChannel({ workerUrl, WorkerImpl = globalThis.Worker, name, what })
@@ -24,7 +26,9 @@
 //     onProgress gets that request's progress messages.
 //   channel.cancelLane(lane): the waiting request resolves null and the running one is cancelled (a job answers
 //     {cancelled: true} at its next step; a plain request runs to its end and resolves as usual).
-//   channel.fail(message): terminates the worker and rejects every open request with Error(message); the next
+//   channel.fail(message): sets the worker's interrupt word when it sent one (its core stops the call in flight at
+//     its next check: Chromium's terminate() lets a running task go on for up to 2 s, on the cores the next request
+//     needs), terminates the worker and rejects every open request with Error(message); the next
 //     send() starts a fresh worker. A worker that cannot start, crashes, sends an unreadable message or
 //     reports a fatal error fails this way; then channel.onFail?.(message) and every listener added with
 //     channel.onReplaced(fn) is called with the message (views tell the user there; their inputs are theirs
@@ -52,6 +56,7 @@ export class WorkerChannel {
     this.recovering = false; // a worker was replaced and its successor has not answered a request yet
     this.hold = null; // the promise the channel waits for (holdUntil), or null
     this.queued = []; // [{msg, transfer, id}] sent while held
+    this.interrupt = null; // {buffer, index}: the worker's interrupt word, once it said where
   }
 
   get held() {
@@ -88,7 +93,7 @@ export class WorkerChannel {
   ensureWorker() {
     if (this.worker) return this.worker;
     const w = new this.WorkerImpl(this.workerUrl, { type: 'module', name: this.name });
-    w.onmessage = (e) => this.handle(e.data);
+    w.onmessage = (e) => this.handle(e.data, w);
     w.onerror = (e) => {
       e.preventDefault?.();
       this.fail(`${cap(this.what)} stopped: ${e.message || 'it could not start (see the browser console)'}`);
@@ -110,6 +115,8 @@ export class WorkerChannel {
   fail(message) {
     const err = new Error(message);
     this.queued = [];
+    if (this.interrupt) Atomics.store(new Int32Array(this.interrupt.buffer), this.interrupt.index, 1);
+    this.interrupt = null;
     this.worker?.terminate();
     this.worker = null;
     const open = [...this.pending.values()];
@@ -126,7 +133,11 @@ export class WorkerChannel {
     for (const fn of this.replacedListeners) fn(message);
   }
 
-  handle(msg) {
+  handle(msg, from = this.worker) {
+    if (msg?.id === 0 && msg.interrupt) {
+      if (from === this.worker) this.interrupt = msg.interrupt; // not a replaced worker's late word
+      return;
+    }
     const p = this.pending.get(msg?.id);
     if (!p) {
       if (!msg?.id) this.onEvent?.(msg); // id 0: belongs to no request; an answer to a settled request is dropped

@@ -14,6 +14,11 @@
 //     this worker's URL by lab-runtime.js; threads=1 opts out), by default every core (hardwareConcurrency), at
 //     most MAX_CORE_THREADS. (A replaced worker with a pthread pool closes ≈ 2 s after terminate(), not at once:
 //     tests/e2e/worker-abort.test.mjs waits for it.)
+//   interruptWord(Module) → { buffer: SharedArrayBuffer, index } | null: the core's interrupt word
+//     (core/parallel/interrupt.h) as an Int32Array index into the instance's shared memory, which the worker hands to
+//     the page so that WorkerChannel.fail() stops a call in flight at the core's next check (terminate() alone lets it
+//     run up to 2 s); null where the memory is not shared with the page (not cross-origin isolated) or the build has
+//     no such binding.
 //   coreIfLoaded() → Promise<Module | null>: the core when a load was started (awaited), else null (loads nothing).
 //   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
@@ -67,6 +72,15 @@ export function loadCore() {
     throw e;
   });
   return globalThis[CORE];
+}
+
+export function interruptWord(Module, isolated = Boolean(globalThis.crossOriginIsolated)) {
+  const buffer = Module?.wasmMemory?.buffer;
+  if (!isolated || typeof Module?.interruptWord !== 'function' || typeof SharedArrayBuffer === 'undefined' ||
+      !(buffer instanceof SharedArrayBuffer)) return null;
+  const address = Module.interruptWord();
+  return Number.isInteger(address) && address > 0 && address % 4 === 0 && address < buffer.byteLength
+    ? { buffer, index: address / 4 } : null;
 }
 
 export function coreIfLoaded() {

@@ -5,7 +5,7 @@
 // imports 2 of the 10 labs, so a cold open of the Images tab does not wait for the text and training labs' modules.
 // The core starts compiling at once, while the labs' modules load; requests that arrive meanwhile wait (startHost).
 import { startHost } from './host.js';
-import { loadCore } from './core.js';
+import { loadCore, interruptWord } from './core.js';
 import { meterOn, meterWorker } from './meter.js';
 
 export const LAB_MODULES = {
@@ -33,5 +33,10 @@ if (globalThis.WorkerGlobalScope && globalThis instanceof globalThis.WorkerGloba
   startHost(Promise.all(names.map((n) => (LAB_MODULES[n]
     ? LAB_MODULES[n]()
     : Promise.reject(new Error(`this worker was asked for an unknown lab "${n}"`))))));
-  loadCore().catch(() => {}); // start compiling the core at once; errors surface with the first request
+  // Start compiling the core at once (errors surface with the first request); once it is in, tell the page where its
+  // interrupt word is (worker-channel.js writes it before terminate()).
+  loadCore().then((Module) => {
+    const interrupt = interruptWord(Module);
+    if (interrupt) self.postMessage({ type: 'progress', id: 0, interrupt });
+  }).catch(() => {});
 }
