@@ -175,7 +175,7 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
 
   // ---- your text transformer (wasm/onnx_text_bindings.cpp) ----
   defineClass('OnnxTextLab', 'OnnxTextLab', {
-    info: [], tokenize: [R, true], explain: [R, 'next', {}], explainIds: [R, 'next', {}],
+    info: [], tokenize: [R, true], explain: [R, 'next', {}], explainIds: [R, 'next', {}], explainStep: [R, 'next', {}],
     leaveOneOut: [R, R, R, R, R], integratedGradients: [R, R, 50, {}], contextMixingLayer: [R, R, R], contextMixingRollout: [R, R],
     top: [R, 5], greedyStep: [R], attentionMaps: [R], decode: [R], pieces: [R],
     experiment: [R, R, {}],

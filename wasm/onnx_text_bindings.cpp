@@ -30,6 +30,9 @@
 //       object gets `truncated` {kept, total, at_byte (end of the last kept token in the text; null for ids),
 //       max_positions, source}.
 //   lab.explainIds(ids, target = 'next', options = {}) → the same from token ids (`--ids`): {ids, …}.
+//   lab.explainStep(ids, target = 'next', options = {}) → {explain (explainIds'), top (top(ids, options.top = 5)'s),
+//       maps (attentionMaps(ids)'s, null without attention)}: the same values from one explanation's passes (the
+//       page's step: no pass of their own for top and maps, the flow row taken from the per-layer flows)
 //   lab.leaveOneOut(ids, target, p, begin, count) → {values: [|p − p_target(ids without t)|, t in [begin, begin+count)]}
 //       (onnx_text_leave_one_out: the page runs leave-one-out in steps with progress; p = the explain's probability)
 //   lab.integratedGradients(ids, target, steps, options = {}) → {values (the integrated_gradients row of
@@ -242,6 +245,46 @@ class OnnxTextLab {
     return run_explain(v, nullptr, tgt, opt, json::object());
   }
 
+  // explainIds, top and attentionMaps of the same ids from one explanation (the page's step, labs/own-text.js): the
+  // top-k read from the explanation's logits (the same bits as top()'s pass: its tail on the last position computes
+  // them so) and the maps from the model's pass left on the explained ids, so neither runs a pass of its own; and the
+  // flow row taken from the per-layer flows' last layer (the same maps and flow_from_maps as onnx_text_explain's, so
+  // the same numbers; where those flows are not affordable, the explanation computes its row as before). Without
+  // attention, maps is null. Options: explainIds' plus top (k, 1..1000, default 5).
+  val explain_step(const val& ids, const val& target, const val& options) {
+    Err e;
+    std::vector<int> v;
+    int tgt = -1;
+    json opt;
+    ids_arg(ids, &v, e);
+    target_arg(target, &tgt, e);
+    object_arg(options, "options", &opt, e);
+    const json kj = opt.value("top", json(5));
+    const int k = kj.is_number_integer() ? kj.get<int>() : 0;
+    if (e.ok() && (k < 1 || k > 1000)) e.fail("options.top must be an integer in 1..1000");
+    if (!e.ok()) return error_val(e.message);
+    const size_t L = model_.attention().size();
+    // the model's pass stays on the explained ids unless integrated gradients or context mixing run inside
+    const bool own_pass = L > 0 && opt.value("igSteps", 0) == 0 && !opt.value("contextMixing", false);
+    const bool flow_here = own_pass && flow_affordable(static_cast<int>(v.size()) + 1, static_cast<int>(L * (L + 1) / 2));
+    json out = json::object();
+    if (!explain_json(v, nullptr, tgt, opt, &out, e, /*flow=*/!flow_here)) return error_val(e.message);
+    const size_t used = out["ids"].size();
+    val maps = val::null();
+    if (L > 0) {
+      if (!own_pass) fit(&v, nullptr, nullptr, e);
+      std::vector<double> flow_row;
+      if (e.ok()) maps_now(used, &maps, flow_here ? &flow_row : nullptr, e);
+      if (!e.ok()) return error_val(e.message);
+      if (flow_here) out["flow"] = nullable_row(flow_row.empty() ? std::vector<double>(used, std::nan("")) : flow_row);
+    }
+    val r = val::object();
+    r.set("top", out_json(top_json(out["logits"].get<std::vector<float>>(), k, used)));
+    r.set("explain", out_json(out));
+    r.set("maps", maps);
+    return r;
+  }
+
   val leave_one_out(const val& ids, const val& target, double p, int begin, int count) {
     Err e;
     std::vector<int> v;
@@ -346,14 +389,18 @@ class OnnxTextLab {
     if (e.ok() && (k < 1 || k > 1000)) e.fail("k must be in 1..1000, got " + std::to_string(k));
     if (e.ok()) fit(&v, nullptr, nullptr, e, /*inference=*/true);  // the logits alone (a causal LM's last position)
     if (!e.ok()) return error_val(e.message);
-    const std::vector<float> logits = model_.logits();
+    return out_json(top_json(model_.logits(), k, v.size()));
+  }
+
+  // top()'s answer for the explained position's logits.
+  json top_json(const std::vector<float>& logits, int k, size_t ids_used) const {
     json list = json::array();
     for (int id : onnx_text_top_k(logits, k))
       list.push_back({{"id", id}, {"token", model_.causal() ? tok_->id_to_token(id) : label(id)},
                       {"text", model_.causal() ? tok_->decode({id}) : label(id)},
                       {"logit", logits[static_cast<size_t>(id)]}, {"probability", onnx_text_probability(logits, id)}});
     const int greedy = list.empty() ? -1 : list[0]["id"].get<int>();
-    return out_json({{"top", list}, {"greedy", greedy}, {"stop", is_stop(greedy)}, {"ids_used", v.size()}});
+    return {{"top", list}, {"greedy", greedy}, {"stop", is_stop(greedy)}, {"ids_used", ids_used}};
   }
 
   val greedy_step(const val& ids) {
@@ -374,14 +421,23 @@ class OnnxTextLab {
     ids_arg(ids, &v, e);
     if (e.ok() && model_.attention().empty()) e.fail("no attention was found in this model");
     if (e.ok()) fit(&v, nullptr, nullptr, e);
+    val out = val::null();
+    if (e.ok()) maps_now(v.size(), &out, nullptr, e);
+    return e.ok() ? out : error_val(e.message);
+  }
+
+  // attentionMaps' answer from the model's last pass (on `tokens` ids, every value kept). flow_row (optional): the
+  // flow row of explain-onnx-text in token order — the last layer's flow, as onnx_text_explain computes it (the same
+  // maps, the same flow_from_maps) — or left empty where the per-layer flows are not affordable.
+  bool maps_now(size_t tokens, val* result, std::vector<double>* flow_row, Err& e) const {
+    std::string err;
     SelfAttentionMaps maps;
     std::vector<int> token_of;
     int explained = -1;
     std::vector<std::vector<Mat<double>>> A, dA;
-    if (e.ok() && (!model_.attention_layers(&A, &dA, &err) || !model_.maps(false, &maps, &token_of, &explained, &err))) e.fail(err);
-    if (!e.ok()) return error_val(e.message);
+    if (!model_.attention_layers(&A, &dA, &err) || !model_.maps(false, &maps, &token_of, &explained, &err)) return e.fail(err);
     const size_t L = A.size(), H = A[0].size(), n = static_cast<size_t>(A[0][0].rows());
-    const size_t off = n - v.size();  // 1: the graph prepends a position
+    const size_t off = n - tokens;  // 1: the graph prepends a position
     const size_t e_pos = static_cast<size_t>(explained) + off;
     std::vector<float> data(L * H * n * n), mean(L * n * n), rollout(L * n * n), flow(L * (n - 1), NAN);
     std::vector<Mat<double>> fused;
@@ -402,6 +458,11 @@ class OnnxTextLab {
         // flow_from_maps reads the maps with the explained position first, the others after it in graph order
         const std::vector<double> f = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l) + 1);
         for (size_t k = 0; k < f.size() && k < n - 1; ++k) flow[l * (n - 1) + k] = static_cast<float>(f[k]);
+        if (flow_row && l + 1 == L) {  // onnx_text_explain's to_tokens: entry k is the position token_of[k + 1]
+          flow_row->assign(tokens, std::nan(""));
+          for (size_t k = 0; k < f.size(); ++k)
+            if (const int t = token_of[k + 1]; t >= 0 && static_cast<size_t>(t) < tokens) (*flow_row)[static_cast<size_t>(t)] = f[k];
+        }
       }
     }
     std::vector<int> graph_token(n, -1);
@@ -412,7 +473,8 @@ class OnnxTextLab {
     out.set("mean", out_array(mean));
     out.set("rollout", out_array(rollout));
     out.set("flow", out_array(flow));
-    return out;
+    *result = out;
+    return true;
   }
 
   val decode(const val& ids) const {
@@ -552,8 +614,17 @@ class OnnxTextLab {
 
   val run_explain(std::vector<int> ids, Tokenization* t, int target, const json& opt, json out) {
     Err e;
+    if (!explain_json(std::move(ids), t, target, opt, &out, e)) return error_val(e.message);
+    return out_json(out);
+  }
+
+  // run_explain's object into *out (flow = false: without the flow row, for explain_step).
+  bool explain_json(std::vector<int> ids, Tokenization* t, int target, const json& opt, json* result, Err& e,
+                    bool flow = true) {
+    json& out = *result;
     json cut = json(nullptr);
     OnnxTextExplainRequest req;
+    req.flow = flow;
     req.leave_one_out = opt.value("leaveOneOut", true);
     req.ig_steps = opt.value("igSteps", 0);
     req.context_mixing = opt.value("contextMixing", false);
@@ -571,11 +642,11 @@ class OnnxTextLab {
     json x;
     std::string err;
     if (e.ok() && !onnx_text_explain(model_, req, &x, &err)) e.fail(err);
-    if (!e.ok()) return error_val(e.message);
+    if (!e.ok()) return false;
     out["ids"] = ids;
     out.update(x);
     if (!cut.is_null()) out["truncated"] = cut;
-    return out_json(out);
+    return true;
   }
 
   OnnxTextModel model_;
@@ -595,6 +666,7 @@ EMSCRIPTEN_BINDINGS(attnlab_onnx_text) {
       .function("tokenize", &OnnxTextLab::tokenize)
       .function("explain", &OnnxTextLab::explain)
       .function("explainIds", &OnnxTextLab::explain_ids)
+      .function("explainStep", &OnnxTextLab::explain_step)
       .function("leaveOneOut", &OnnxTextLab::leave_one_out)
       .function("integratedGradients", &OnnxTextLab::integrated_gradients)
       .function("contextMixingLayer", &OnnxTextLab::context_mixing_layer)

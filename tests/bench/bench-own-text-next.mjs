@@ -5,8 +5,9 @@
 // done; the debate panels still running, as when a reader looks at the rows before pressing Next). Per press, in the
 // page's own clock: `explained` = the page's status number (click → the worker's answer, the rows, top 5 and maps, on
 // the main thread), `drawn` = click → the first frame after the status says "explained" (the rows, head view, model
-// view and panels drawn), and the worker's own time of each call (rows = explainIds with leave-one-out, top, maps,
-// pieces). One line per press.
+// view and panels drawn), and the worker's own time of each call (rows = explainStep: the explanation with
+// leave-one-out, the top 5 and the maps in one call — until 2026-12-07 three calls, rows / top / maps —; pieces).
+// One line per press.
 // Usage: node tests/bench/bench-own-text-next.mjs [--presses N = 6] [--threads N]
 //   EXTRA_HASH='&otdclosed=kendall,erase-max,erase-until-flip,permutation' appends state to the link (here: the debate
 //   panels folded shut, so no second worker runs).

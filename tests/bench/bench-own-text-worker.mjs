@@ -2,8 +2,10 @@
 // bench-own-text-worker.mjs — the calls of "Your model" (Text tab) timed inside the page's own worker in headless
 // Chromium, on the shipped stories260K at 50 tokens: the page opened with otmodel=stories260K and ?threads=N, then in
 // the worker that hosts ownText a fresh OnnxTextLab runs top(ids, 1), explainIds without and with leave-one-out,
-// leaveOneOut alone and attentionMaps (5 warm-ups, the median of 9 each). This is the wasm the page runs, on the threads
-// the page gives it (Node cannot start the threaded core's pthreads), without the page's messaging and drawing.
+// leaveOneOut alone and attentionMaps, then the page's step as three calls (explainIds with leave-one-out, top 5,
+// attentionMaps) and as one (explainStep), twice in turn (5 warm-ups, the median of 9 each). This is the wasm the
+// page runs, on the threads the page gives it (Node cannot start the threaded core's pthreads), without the page's
+// messaging and drawing.
 // Usage: node tests/bench/bench-own-text-worker.mjs [threads = 2]   → one JSON line per worker that has the core.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +38,12 @@ try {
         ['loo', () => lab.leaveOneOut(ids, 5, 0.5, 0, ids.length)],
         ['explain_loo', () => lab.explainIds(ids, 'next', { leaveOneOut: true, attentionLayers: false })],
         ['maps', () => lab.attentionMaps(ids)],
+        ['three_calls', () => { lab.explainIds(ids, 'next', { leaveOneOut: true, attentionLayers: false }); lab.top(ids, 5); lab.attentionMaps(ids); }],
+        ['step', () => lab.explainStep(ids, 'next', { leaveOneOut: true, attentionLayers: false, top: 5 })],
+        ['three_calls_again', () => { lab.explainIds(ids, 'next', { leaveOneOut: true, attentionLayers: false }); lab.top(ids, 5); lab.attentionMaps(ids); }],
+        ['step_again', () => lab.explainStep(ids, 'next', { leaveOneOut: true, attentionLayers: false, top: 5 })],
       ]) {
+        if (name.startsWith('step') && !lab.explainStep) continue;
         for (let k = 0; k < 5; ++k) f();
         const t = [];
         for (let k = 0; k < 9; ++k) { const t0 = performance.now(); f(); t.push(performance.now() - t0); }

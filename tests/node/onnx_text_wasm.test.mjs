@@ -213,6 +213,44 @@ test('top and greedyStep (inference passes, the tail on the last position) equal
   }
 });
 
+test('explainStep (the page\'s step) equals explainIds, top and attentionMaps value for value, with no passes of its own', { skip }, async () => {
+  const { M, lab } = await setup();
+  const same = (a, b, what) => {
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), what);
+    for (const k of Object.keys(a)) {
+      const x = ArrayBuffer.isView(a[k]) ? Array.from(a[k]) : a[k], y = ArrayBuffer.isView(b[k]) ? Array.from(b[k]) : b[k];
+      assert.equal(JSON.stringify(x), JSON.stringify(y), `${what}.${k}`);
+    }
+  };
+  const opts = { leaveOneOut: true, contextMixing: false, attentionLayers: false };
+  const bert = path.join(ROOT, 'tests/fixtures/onnx-text/bert-sst2');
+  const classifier = new M.OnnxTextLab(new Uint8Array(fs.readFileSync(path.join(bert, 'model.onnx'))),
+    new Uint8Array(fs.readFileSync(path.join(bert, 'tokenizer.json'))), fs.readFileSync(path.join(bert, 'config.json'), 'utf8'), {});
+  try {
+    const story = lab.tokenize('Once upon a time, there was a little girl named Lily. She loved to play in the park with her red ball and her dog.', true).ids;
+    for (const [l, ids, k] of [[lab, story, 5], [lab, story.slice(0, 1), 5], [classifier, classifier.tokenize('a gripping , funny and moving film', true).ids, 2]]) {
+      const step = l.explainStep(ids, 'next', { ...opts, top: k });
+      const e = l.explainIds(ids, 'next', opts);
+      assert.equal(JSON.stringify(step.explain), JSON.stringify(e), 'the explanation, the flow row included');
+      assert.deepEqual(step.top, l.top(ids, k));
+      same(step.maps, l.attentionMaps(ids), 'maps');
+      if (ids.length > 3) {
+        // negative control: the flow row is compared: the per-layer flows' layer before the last differ from it
+        const n = step.maps.n, L = step.maps.layers;
+        const before = Array.from(step.maps.flow.slice((L - 2) * (n - 1), (L - 1) * (n - 1)));
+        const last = Array.from(step.maps.flow.slice((L - 1) * (n - 1), L * (n - 1)));
+        assert.notEqual(JSON.stringify(before), JSON.stringify(last));
+      }
+    }
+    // integrated gradients inside the explanation move the model's pass: the maps then come from a pass of their own
+    const withIg = lab.explainStep(story, 'next', { ...opts, leaveOneOut: false, igSteps: 4 });
+    same(withIg.maps, lab.attentionMaps(story), 'maps after integrated gradients');
+    assert.throws(() => lab.explainStep(story, 'next', { top: 0 }), /options.top must be an integer in 1..1000/);
+  } finally {
+    classifier.delete();
+  }
+});
+
 test('a text longer than the model’s 512 positions is cut there and says where', { skip }, async () => {
   const { lab } = await setup();
   const text = 'Once upon a time, there was a little girl named Lily. '.repeat(60);

@@ -341,7 +341,9 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     };
     o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
     o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
-    if (flow_affordable(maps.n, maps.layers)) {
+    if (!request.flow) {
+      // the caller's
+    } else if (flow_affordable(maps.n, maps.layers)) {
       o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
     } else {
       o["flow"] = onnx_text_row(std::vector<double>(static_cast<size_t>(T), nan));

@@ -72,6 +72,8 @@ struct OnnxTextExplainRequest {
   int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
   bool context_mixing = true;  // value zeroing and ALTI: L × n forwards each (onnx_context_mixing.h)
   bool attention_layers = true;  // the attention_layers key (L × H × n² numbers; the page reads them elsewhere)
+  bool flow = true;  // the flow row (false: left out, for a caller that computes it with the per-layer flows, whose
+                     // last layer is the same row: wasm's explainStep)
   OnnxIgBaseline ig_baseline;
 };
 

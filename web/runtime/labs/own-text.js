@@ -14,8 +14,9 @@
 //   ownText.explain {ids, target ('next' | index)} → {explain (OnnxTextLab.explainIds without attention_layers; with
 //     leave_one_out up to LOO_INLINE_TOKENS tokens, else without it: then it comes from the ownText.loo job), top ({top [{id, token, text, logit,
 //     probability}] ≤ 5, greedy, stop}), maps (OnnxTextLab.attentionMaps, or null without attention), pieces {tokens,
-//     texts}, ms, parts_ms {rows, top, maps, pieces} (the worker's time of each call: the benches read it)}. A text
-//     longer than the model's positions is cut (explain.truncated says where).
+//     texts}, ms, parts_ms {rows (explanation, top and maps: one OnnxTextLab.explainStep call, the same values as the
+//     three calls), pieces} (the worker's time of each call: the benches read it)}. A text longer than the model's
+//     positions is cut (explain.truncated says where).
 //   ownText.loo {ids, target, p} (a job: a few tokens a step, cancellable) → {values (one per token, null where
 //     undefined), ms} or {cancelled: true}; progress {stage: 'loo', done, total}.
 //   ownText.ig {ids, target, special?} (a job; cancellable before it starts) → {values (integrated gradients, one per
@@ -113,16 +114,12 @@ function explain(msg) {
   const l = lab();
   const t0 = performance.now();
   const inline = (msg.ids?.length ?? 0) <= LOO_INLINE_TOKENS;
-  const e = l.explainIds(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, contextMixing: false, attentionLayers: false });
+  const k = Math.min(5, Math.max(1, l.info().outputs));
+  const { explain: e, top, maps } = l.explainStep(msg.ids, msg.target ?? 'next', { leaveOneOut: inline, contextMixing: false, attentionLayers: false, top: k });
   const t1 = performance.now();
-  const info = l.info();
-  const top = l.top(e.ids, Math.min(5, Math.max(1, info.outputs)));
-  const t2 = performance.now();
-  const maps = info.layers > 0 ? l.attentionMaps(e.ids) : null;
-  const t3 = performance.now();
   const pieces = l.pieces(e.ids);
-  const t4 = performance.now();
-  return { explain: e, top, maps, pieces, ms: t4 - t0, parts_ms: { rows: t1 - t0, top: t2 - t1, maps: t3 - t2, pieces: t4 - t3 } };
+  const t2 = performance.now();
+  return { explain: e, top, maps, pieces, ms: t2 - t0, parts_ms: { rows: t1 - t0, pieces: t2 - t1 } };
 }
 
 async function loo(msg, ctx) {
