@@ -9,7 +9,7 @@
 // Usage: node tests/bench/bench-own-text-worker.mjs [threads = 2]   → one JSON line per worker that has the core.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium } from '../e2e/browser.mjs';
+import { launchChromium, hostWorkers } from '../e2e/browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TH = process.argv[2] ?? '2';
@@ -20,7 +20,9 @@ try {
   await page.goto(`${server.url}/web/?threads=${TH}#view=text&otmodel=stories260K&ottext=Once`);
   await page.waitForFunction(() => document.getElementById('own-text')?.dataset.status === 'ready', null, { timeout: 120000 });
   await new Promise((r) => setTimeout(r, 3000));
-  for (const w of page.workers()) {
+  // the host workers only: an Emscripten pthread Worker waits in Atomics.wait between loops, and an evaluate sent to
+  // it may never be answered (likely why one run of this bench hung on 2026-12-07; not proven)
+  for (const w of hostWorkers(page)) {
     const has = await w.evaluate(() => !!globalThis[Symbol.for('attnlab.core')]).catch(() => false);
     if (!has) continue;
     const r = await w.evaluate(async () => {
