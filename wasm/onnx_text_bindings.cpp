@@ -146,6 +146,15 @@ bool target_arg(const val& v, int* out, Err& e) {
 }
 
 // ids and the explained target of a method that re-runs the explained input (leaveOneOut, integratedGradients).
+// explainIds' and explainStep's arguments: ids, target ('next' or an index), options (an object).
+bool explain_ids_args(const val& ids, const val& target, const val& options, std::vector<int>* v, int* tgt, json* opt,
+                      Err& e) {
+  ids_arg(ids, v, e);
+  target_arg(target, tgt, e);
+  object_arg(options, "options", opt, e);
+  return e.ok();
+}
+
 bool explained_args(const val& ids, const val& target, const char* method, std::vector<int>* v, int* tgt, Err& e) {
   ids_arg(ids, v, e);
   target_arg(target, tgt, e);
@@ -238,10 +247,7 @@ class OnnxTextLab {
     std::vector<int> v;
     int tgt = -1;
     json opt;
-    ids_arg(ids, &v, e);
-    target_arg(target, &tgt, e);
-    object_arg(options, "options", &opt, e);
-    if (!e.ok()) return error_val(e.message);
+    if (!explain_ids_args(ids, target, options, &v, &tgt, &opt, e)) return error_val(e.message);
     return run_explain(v, nullptr, tgt, opt, json::object());
   }
 
@@ -256,9 +262,7 @@ class OnnxTextLab {
     std::vector<int> v;
     int tgt = -1;
     json opt;
-    ids_arg(ids, &v, e);
-    target_arg(target, &tgt, e);
-    object_arg(options, "options", &opt, e);
+    explain_ids_args(ids, target, options, &v, &tgt, &opt, e);
     const json kj = opt.value("top", json(5));
     const int k = kj.is_number_integer() ? kj.get<int>() : 0;
     if (e.ok() && (k < 1 || k > 1000)) e.fail("options.top must be an integer in 1..1000");
