@@ -64,14 +64,15 @@ mapfile -t GEN < <(cmake_generator build)
 ASAN_SLOW_TESTS='CnnTraining.ShortRunReachesStatedAccuracy:Stories260K.Greedy200EqualsLlama2cExactly:Stories260K.NegativeControlFewerStepsGiveAnotherText'
 if [[ "${ATTNLAB_SANITIZE:-1}" != 0 ]]; then NATIVE_TESTS=attnlab_slow_tests; else NATIVE_TESTS=attnlab_tests; fi
 { cmake -S . -B build "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" &&
-  cmake --build build -j"$JOBS" --target attnlab "$NATIVE_TESTS"; }; rc=$?
+  cmake --build build -j"$JOBS" --target attnlab "$NATIVE_TESTS" attnlab_alloc_tests; }; rc=$?
 record "native build" $rc
 
 if ((rc != 0)); then
   SUMMARY+=("  skip  native GoogleTest (native build failed)")
 elif [[ "$NATIVE_TESTS" == attnlab_slow_tests ]]; then
   step "GoogleTest, Release: the cases the sanitized suite skips ($ASAN_SLOW_TESTS)"
-  build/attnlab_slow_tests --gtest_filter="$ASAN_SLOW_TESTS" 2>&1 | tee "$LOGS/native-tests.log"; rc=${PIPESTATUS[0]}
+  # and the wasm core's operator new / delete (a program of its own; not built sanitized: it replaces the allocator)
+  { build/attnlab_slow_tests --gtest_filter="$ASAN_SLOW_TESTS" && build/attnlab_alloc_tests; } 2>&1 | tee "$LOGS/native-tests.log"; rc=${PIPESTATUS[0]}
   record "GoogleTest, Release (the cases ASan skips)" $rc
   ((rc == 0)) || detail "GoogleTest, Release" "$LOGS/native-tests.log" '\[  FAILED  \]|Failure$'
 else
