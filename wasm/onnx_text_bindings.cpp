@@ -438,8 +438,8 @@ class OnnxTextLab {
     SelfAttentionMaps maps;
     std::vector<int> token_of;
     int explained = -1;
-    std::vector<std::vector<Mat<double>>> A, dA;
-    if (!model_.attention_layers(&A, &dA, &err) || !model_.maps(false, &maps, &token_of, &explained, &err)) return e.fail(err);
+    std::vector<std::vector<Mat<double>>> A;
+    if (!model_.attention_layers(&A, nullptr, &err) || !model_.maps(false, &maps, &token_of, &explained, &err)) return e.fail(err);
     const size_t L = A.size(), H = A[0].size(), n = static_cast<size_t>(A[0][0].rows());
     const size_t off = n - tokens;  // 1: the graph prepends a position
     const size_t e_pos = static_cast<size_t>(explained) + off;
@@ -569,14 +569,14 @@ class OnnxTextLab {
     const bool causal = model_.causal();
     json found = json::array();
     int heads = 0;
-    std::vector<std::vector<Mat<double>>> A, dA;
+    std::vector<std::vector<Mat<double>>> A;
     json info = {{"summary", OnnxClassifier::summarize(model_.model())},
                  {"task", causal ? "causal-lm" : "classifier"}, {"causal", causal}, {"output", model_.output_name()},
                  {"outputs", model_.logits().size()}, {"labels", cfg_.labels},
                  {"tokenizer", {{"kind", tok_->kind()}, {"vocab_size", tok_->vocab_size()}}},
                  {"stop_ids", cfg_.stop_ids}, {"model_type", cfg_.model_type}};
     if (!model_.attention().empty()) {
-      if (model_.attention_layers(&A, &dA, &err)) {
+      if (model_.attention_layers(&A, nullptr, &err)) {
         heads = static_cast<int>(A[0].size());
         for (size_t l = 0; l < A.size(); ++l)
           found.push_back({{"layer", model_.attention()[l].layer}, {"softmax", model_.attention()[l].softmax_node},

@@ -12,8 +12,8 @@
 
 namespace attnlab {
 
-// with_gradients: also read the gradients (zero where the backward pass did not reach a distribution; dA is left
-// empty otherwise). False, with a message naming the Softmax, when a distribution is not a square
+// with_gradients (and dA not null): also read the gradients (zero where the backward pass did not reach a
+// distribution; dA, where given, is left empty otherwise). False, with a message naming the Softmax, when a distribution is not a square
 // [heads, positions, positions] map (batch 1).
 bool read_attention_layers(const onnx::Executor<float>& ex, const std::vector<onnx::FoundAttention>& found,
                            bool with_gradients, std::vector<std::vector<Mat<double>>>* A,

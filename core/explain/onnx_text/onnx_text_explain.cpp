@@ -313,8 +313,8 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
     if (!model.maps(true, &maps, &token_of, &explained, error)) return false;
     for (const auto& a : model.attention())
       found.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"heads", maps.heads}, {"positions", maps.n}});
-    std::vector<std::vector<Mat<double>>> A, dA;
-    if (request.attention_layers && !model.attention_layers(&A, &dA, error)) return false;
+    std::vector<std::vector<Mat<double>>> A;
+    if (request.attention_layers && !model.attention_layers(&A, nullptr, error)) return false;
     json layers = json::array();
     for (const auto& heads : A) {
       json hl = json::array();

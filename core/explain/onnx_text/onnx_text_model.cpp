@@ -275,7 +275,7 @@ bool OnnxTextModel::backward_seeded(const std::vector<float>& d_logits, const st
 
 bool OnnxTextModel::attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
                                      std::string* error) const {
-  return read_attention_layers(ex_, attention_, backward_done_, A, dA, error);
+  return read_attention_layers(ex_, attention_, backward_done_ && dA, A, dA, error);
 }
 
 bool OnnxTextModel::maps(bool with_gradients, SelfAttentionMaps* out, std::vector<int>* token_of, int* explained_token,
@@ -289,7 +289,7 @@ bool OnnxTextModel::maps(bool with_gradients, SelfAttentionMaps* out, std::vecto
     return false;
   }
   std::vector<std::vector<Mat<double>>> A, dA;
-  if (!attention_layers(&A, &dA, error)) return false;
+  if (!read_attention_layers(ex_, attention_, with_gradients, &A, &dA, error)) return false;
   const int n = static_cast<int>(A[0][0].rows());
   const int offset = n - tokens_;  // 1: the graph prepends its own position 0
   if (offset != 0 && offset != 1) {
@@ -303,26 +303,25 @@ bool OnnxTextModel::maps(bool with_gradients, SelfAttentionMaps* out, std::vecto
     if (p != e) order.push_back(p);
   auto permute = [&](const Mat<double>& m) {
     Mat<double> r(n, n);
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) r(i, j) = m(order[i], order[j]);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) r(i, j) = m(order[i], order[j]);
     return r;
   };
   *out = SelfAttentionMaps();
   out->layers = static_cast<int>(A.size());
   out->heads = static_cast<int>(A[0].size());
   out->n = n;
+  out->A.resize(A.size());
+  if (with_gradients) out->dA.resize(A.size());
   for (size_t l = 0; l < A.size(); ++l) {
     if (static_cast<int>(A[l].size()) != out->heads || A[l][0].rows() != n) {
       *error = "the attention layers differ in heads or positions";
       return false;
     }
-    std::vector<Mat<double>> hs, gs;
     for (size_t h = 0; h < A[l].size(); ++h) {
-      hs.push_back(permute(A[l][h]));
-      if (with_gradients) gs.push_back(permute(dA[l][h]));
+      out->A[l].push_back(permute(A[l][h]));
+      if (with_gradients) out->dA[l].push_back(permute(dA[l][h]));
     }
-    out->A.push_back(hs);
-    if (with_gradients) out->dA.push_back(gs);
   }
   token_of->assign(static_cast<size_t>(n), -1);
   for (int k = 0; k < n; ++k) (*token_of)[k] = order[k] - offset;  // −1 for the graph's own position 0

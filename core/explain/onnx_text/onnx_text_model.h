@@ -63,7 +63,7 @@ class OnnxTextModel {
   // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
   bool backward(int target, std::string* error);
   // Attention of every found layer as [layer][head] [n × n] (row = query) in the graph's own position order, and
-  // the gradients of the backward target at them (empty without backward).
+  // the gradients of the backward target at them (empty without backward; dA null: not read).
   bool attention_layers(std::vector<std::vector<Mat<double>>>* A, std::vector<std::vector<Mat<double>>>* dA,
                         std::string* error) const;
   // The same as SelfAttentionMaps with the explained position moved to index 0 (the others in order after it),
