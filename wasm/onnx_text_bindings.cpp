@@ -254,9 +254,9 @@ class OnnxTextLab {
   // explainIds, top and attentionMaps of the same ids from one explanation (the page's step, labs/own-text.js): the
   // top-k read from the explanation's logits (the same bits as top()'s pass: its tail on the last position computes
   // them so) and the maps from the model's pass left on the explained ids, so neither runs a pass of its own; and the
-  // flow row taken from the per-layer flows' last layer (the same maps and flow_from_maps as onnx_text_explain's, so
-  // the same numbers; where those flows are not affordable, the explanation computes its row as before). Without
-  // attention, maps is null. Options: explainIds' plus top (k, 1..1000, default 5).
+  // per-layer flows computed once, by the explanation with its rows (OnnxTextExplainRequest::flow_layers, beside
+  // leave-one-out's passes), its flow row their last layer (the same maps and flow_from_maps as attentionMaps', so
+  // the same numbers). Without attention, maps is null. Options: explainIds' plus top (k, 1..1000, default 5).
   val explain_step(const val& ids, const val& target, const val& options) {
     Err e;
     std::vector<int> v;
@@ -270,17 +270,19 @@ class OnnxTextLab {
     const size_t L = model_.attention().size();
     // the model's pass stays on the explained ids unless integrated gradients or context mixing run inside
     const bool own_pass = L > 0 && opt.value("igSteps", 0) == 0 && !opt.value("contextMixing", false);
-    const bool flow_here = own_pass && flow_affordable(static_cast<int>(v.size()) + 1, static_cast<int>(L * (L + 1) / 2));
     json out = json::object();
-    if (!explain_json(v, nullptr, tgt, opt, &out, e, /*flow=*/!flow_here)) return error_val(e.message);
+    if (!explain_json(v, nullptr, tgt, opt, &out, e, /*flow_layers=*/own_pass)) return error_val(e.message);
+    std::vector<std::vector<double>> curves;
+    if (out.contains("flow_layers")) {
+      curves = out["flow_layers"].get<std::vector<std::vector<double>>>();
+      out.erase("flow_layers");
+    }
     const size_t used = out["ids"].size();
     val maps = val::null();
     if (L > 0) {
       if (!own_pass) fit(&v, nullptr, nullptr, e);
-      std::vector<double> flow_row;
-      if (e.ok()) maps_now(used, &maps, flow_here ? &flow_row : nullptr, e);
+      if (e.ok()) maps_now(used, &maps, curves.empty() ? nullptr : &curves, e);
       if (!e.ok()) return error_val(e.message);
-      if (flow_here) out["flow"] = nullable_row(flow_row.empty() ? std::vector<double>(used, std::nan("")) : flow_row);
     }
     val r = val::object();
     r.set("top", out_json(top_json(out["logits"].get<std::vector<float>>(), k, used)));
@@ -430,10 +432,10 @@ class OnnxTextLab {
     return e.ok() ? out : error_val(e.message);
   }
 
-  // attentionMaps' answer from the model's last pass (on `tokens` ids, every value kept). flow_row (optional): the
-  // flow row of explain-onnx-text in token order — the last layer's flow, as onnx_text_explain computes it (the same
-  // maps, the same flow_from_maps) — or left empty where the per-layer flows are not affordable.
-  bool maps_now(size_t tokens, val* result, std::vector<double>* flow_row, Err& e) const {
+  // attentionMaps' answer from the model's last pass (on `tokens` ids, every value kept). curves (optional): the
+  // per-layer flows of that pass already computed (onnx_text_explain's flow_layers: the same maps and flow_from_maps),
+  // used instead of computing them again.
+  bool maps_now(size_t tokens, val* result, const std::vector<std::vector<double>>* curves, Err& e) const {
     std::string err;
     SelfAttentionMaps maps;
     std::vector<int> token_of;
@@ -460,13 +462,9 @@ class OnnxTextLab {
         }
       if (n > 1 && curves_flow) {
         // flow_from_maps reads the maps with the explained position first, the others after it in graph order
-        const std::vector<double> f = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l) + 1);
+        const std::vector<double> f = curves && curves->size() == L ? (*curves)[l]
+                                                                    : flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l) + 1);
         for (size_t k = 0; k < f.size() && k < n - 1; ++k) flow[l * (n - 1) + k] = static_cast<float>(f[k]);
-        if (flow_row && l + 1 == L) {  // onnx_text_explain's to_tokens: entry k is the position token_of[k + 1]
-          flow_row->assign(tokens, std::nan(""));
-          for (size_t k = 0; k < f.size(); ++k)
-            if (const int t = token_of[k + 1]; t >= 0 && static_cast<size_t>(t) < tokens) (*flow_row)[static_cast<size_t>(t)] = f[k];
-        }
       }
     }
     std::vector<int> graph_token(n, -1);
@@ -622,13 +620,13 @@ class OnnxTextLab {
     return out_json(out);
   }
 
-  // run_explain's object into *out (flow = false: without the flow row, for explain_step).
+  // run_explain's object into *out (flow_layers: with the per-layer flows, for explain_step).
   bool explain_json(std::vector<int> ids, Tokenization* t, int target, const json& opt, json* result, Err& e,
-                    bool flow = true) {
+                    bool flow_layers = false) {
     json& out = *result;
     json cut = json(nullptr);
     OnnxTextExplainRequest req;
-    req.flow = flow;
+    req.flow_layers = flow_layers;
     req.leave_one_out = opt.value("leaveOneOut", true);
     req.ig_steps = opt.value("igSteps", 0);
     req.context_mixing = opt.value("contextMixing", false);

@@ -15,6 +15,7 @@
 #include "explain/explain_text.h"
 #include "explain/han/explain_han.h"
 #include "explain/onnx/onnx_explain.h"
+#include "explain/onnx_text/onnx_text_explain.h"
 #include "model/han_checkpoint.h"
 #include "model/text_checkpoint.h"
 #include "onnx/ops/parts.h"
@@ -312,6 +313,41 @@ TEST(ParallelOnnx, OnePassIsTheSameOnOneTwoAndThreeThreads) {
     ASSERT_GT(whole[0].grad.size(), 1000u);
     EXPECT_LT(test::rel_err(fine[0].logits, whole[0].logits), 1e-5);
     EXPECT_LT(test::rel_err(fine[0].grad, whole[0].grad), 1e-4);
+  }
+}
+
+// A user's text transformer: from its second call on, explain runs leave-one-out's passes on copies of the model
+// while the calling lane computes the rows (onnx_text_explain: on_model_lanes' first) — the explain object must be
+// the same bits as the rows-then-leave-one-out of one thread and of the model's first call (which runs them in turn).
+// A causal LM with the last-position cut (stories260K) and an encoder (the BERT-shaped fixture), 1 / 2 / 3 threads.
+TEST(ParallelOnnx, TextRowsBesideLeaveOneOutAreTheSameOnOneTwoAndThreeThreads) {
+  for (const auto& [path, T] : {std::pair<const char*, int>{"/models/text/stories260K/model.onnx", 24},
+                                {"/tests/fixtures/onnx-text/bert-sst2/model.onnx", 20}}) {
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(test::read_bytes(std::string(ATTNLAB_SOURCE_DIR) + path, &bytes));
+    OnnxTextExplainRequest r;
+    for (int i = 0; i < T; ++i) r.ids.push_back(i == 0 ? 1 : 30 + (i * 37) % 400);
+    r.ig_steps = 0;
+    r.context_mixing = false;
+    r.leave_one_out = true;
+    std::string one;
+    for (int n : {1, 2, 3}) {
+      Threads threads(n);
+      OnnxTextModel m;
+      std::string err;
+      ASSERT_TRUE(m.load(bytes.data(), bytes.size(), "", &err)) << err;
+      nlohmann::json first, second;
+      ASSERT_TRUE(onnx_text_explain(m, r, &first, &err)) << path << " " << err;
+      // the batched passes were checked on the first call: the second may run them beside the rows
+      EXPECT_EQ(m.batch_check(), OnnxTextModel::BatchCheck::kAgree) << path;
+      ASSERT_TRUE(onnx_text_explain(m, r, &second, &err)) << path << " " << err;
+      ASSERT_TRUE(second.contains("leave_one_out") && second.contains("gradient") && second.contains("attnlrp")) << path;
+      EXPECT_EQ(second.dump(), first.dump()) << path << " on " << n << " threads: the second call differs from the first";
+      if (n == 1) one = second.dump();
+      else EXPECT_EQ(second.dump(), one) << path << " on " << n << " threads";
+      // and the model is left on the explained ids: its logits are the explanation's
+      EXPECT_EQ(nlohmann::json(m.logits()).dump(), second["logits"].dump()) << path;
+    }
   }
 }
 

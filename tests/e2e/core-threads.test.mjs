@@ -1,7 +1,7 @@
 // core-threads.test.mjs — the wasm core's threads in the served page (issue 31): the page is cross-origin isolated,
 // so the text host's core starts a pthread pool (threads= in the URL: 2 here, whatever the machine has) and says so
-// in the footer; an explanation of the shipped BiLSTM and transformer on 2 threads equals the one on 1 thread, value
-// for value (JSON); the image host and a Debate pool worker stay on one thread. Without isolation the same build
+// in the footer; an explanation of the shipped BiLSTM and transformer, and the Text tab's step on the shipped
+// stories260K (OnnxTextLab.explainStep), on 2 threads equals the one on 1 thread, value for value (JSON); the image host and a Debate pool worker stay on one thread. Without isolation the same build
 // runs on one thread (static-build.test.mjs: the plain host).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,6 +79,19 @@ describe('the wasm core on threads in the page', { skip: SKIP, timeout: 240_000 
         out.rows[name] = { same: one === two, length: one.length, differsFromOther: null };
         lab.delete();
       }
+      // a user's transformer (the shipped stories260K): from its second call on, leave-one-out's passes run beside
+      // the rows (onnx_text_explain) — the page's step equals one thread's
+      const read = async (f) => new Uint8Array(await (await fetch(`/models/text/stories260K/${f}`)).arrayBuffer());
+      const lab = new M.OnnxTextLab(await read('model.onnx'), await read('tokenizer.bin'), '', { tokenizerName: 'tokenizer.bin' });
+      const { ids } = lab.tokenize('Lily and Ben went to the park. They saw a big red ball and played with it all day long.', true);
+      const step = () => JSON.stringify(lab.explainStep(ids, 'next', { leaveOneOut: true, contextMixing: false, attentionLayers: false, top: 5 }));
+      step(); // the first call checks the batched passes
+      const two = step();
+      M.setThreads(1);
+      const one = step();
+      M.setThreads(2);
+      out.rows.stories260K = { same: one === two, length: one.length };
+      lab.delete();
       return out;
     });
     assert.equal(r.threads, 2);

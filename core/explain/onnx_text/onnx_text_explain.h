@@ -72,8 +72,10 @@ struct OnnxTextExplainRequest {
   int ig_steps = 50;  // integrated gradients' uniform segments to start (adaptive: integrated_gradients_path.h)
   bool context_mixing = true;  // value zeroing and ALTI: L × n forwards each (onnx_context_mixing.h)
   bool attention_layers = true;  // the attention_layers key (L × H × n² numbers; the page reads them elsewhere)
-  bool flow = true;  // the flow row (false: left out, for a caller that computes it with the per-layer flows, whose
-                     // last layer is the same row: wasm's explainStep)
+  // Also the flow through the first 1, 2, …, L layers (where flow_affordable(n, L(L+1)/2)): key flow_layers, [L][n − 1]
+  // in flow_from_maps' order (permuted positions 1..n−1), the last the flow row's values — for the page's per-layer
+  // curves (wasm's explainStep), computed with the rows (beside leave-one-out's passes) rather than after them.
+  bool flow_layers = false;
   OnnxIgBaseline ig_baseline;
 };
 

@@ -88,6 +88,14 @@ class OnnxTextModel {
   // together (values and gradients held now) within kCopiesBytes, at least 1.
   static constexpr int64_t kCopiesBytes = int64_t(512) << 20;  // a quarter of the wasm core's 2 GiB
   int lanes(int wanted) const;
+  // After a copy ran inference passes: the once-per-model check of the last-position cut that the copy made (its
+  // outcome) holds for this model too, so the next copies do not make it again.
+  void adopt_checks(const OnnxTextModel& copy) {
+    if (copy.last_row_checked_ && !last_row_checked_) {
+      last_row_checked_ = true;
+      last_row_batches_ = copy.last_row_batches_;
+    }
+  }
 
  private:
   std::shared_ptr<onnx::Model> model_;  // shared by copies
