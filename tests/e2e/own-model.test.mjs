@@ -14,7 +14,7 @@
 //   - bad input: a text file, a truncated model, a model with two inputs (ONNX's test_add), a model with a
 //     subgraph (test_loop11: Loop, refused by the reader): a readable message each, the loaded model stays, and the
 //     shipped MobileNetV2 still classifies the next demo photo;
-//   - the worker of your model with its heap filled (browser.mjs fillWasmHeap) aborts on the next map: only that
+//   - the worker of your model with its heap filled (browser.mjs fillWasmHeap) fails on the next map: only that
 //     worker is replaced (the Images tab's keeps its own), the message keeps the model, "Load it again" restores it;
 //   - the shipped MobileNetV2 loaded as "your model" (0–255 scaling) gets ImageNet's labels and the Images tab's top-1;
 //   - "Keep this model in this browser": after a reload "Load it" brings the model back; unticking the box forgets it.
@@ -274,7 +274,7 @@ else describe('your model in the browser', { timeout: 15 * 60_000 }, () => {
     const image = await named('attnlab-image');
     assert.ok(own && image, 'your model and the shipped one run in two host workers');
     await fillWasmHeap(own);
-    await page.selectOption('#own-method', 'gradient'); // its first allocation aborts the core
+    await page.selectOption('#own-method', 'gradient'); // its allocations fail: the core aborts or throws
     await page.waitForSelector('#own-retry', { timeout: TIMEOUT });
     assert.match(await page.textContent('#own-message'), /Your model \(model\.onnx\) is kept/);
     await page.click('#own-retry');

@@ -440,23 +440,26 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   // row's nested loops run serially, which leaves their values unchanged), in about the time of the longer. Where the
   // batched passes are still unchecked (the model's first call) or one thread runs, the rows come first as before.
   std::vector<double> loo;
-  bool loo_done = false, rows_ok = true;
+  bool loo_done = false, rows_done = false, rows_ok = true;
   std::string rows_error;
   if (request.leave_one_out && request.ig_steps == 0 && thread_count() > 1 && !in_parallel_loop()) {
     const LooPasses passes = loo_passes(model, ids, target, p, 0, T, &loo);
     if (passes.n > 0 && (!passes.batched || model.batch_check() == OnnxTextModel::BatchCheck::kAgree)) {
+      std::string passes_error;
       const bool ok = on_model_lanes(
-          model, passes.items(), error, [&](OnnxTextModel& m, size_t c, std::string* e) { return passes.run(m, c, e); },
-          [&] { rows_ok = rows(&rows_error); });
+          model, passes.items(), &passes_error,
+          [&](OnnxTextModel& m, size_t c, std::string* e) { return passes.run(m, c, e); }, [&] { rows_ok = rows(&rows_error); });
       if (!rows_ok) {
         *error = rows_error;
         return false;
       }
-      if (!ok) return false;
-      loo_done = true;
+      rows_done = true;
+      // a pass that failed (a batch over the executor's budget at this length, where the check was made on a shorter
+      // text): leave-one-out again below, with onnx_text_leave_one_out's fallback to one deletion a pass
+      loo_done = ok;
     }
   }
-  if (!loo_done && !rows(error)) return false;
+  if (!rows_done && !rows(error)) return false;
   if (request.ig_steps > 0) {
     OnnxIgResult ig;
     if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, request.ig_baseline, &ig, error)) {
