@@ -145,7 +145,6 @@ bool target_arg(const val& v, int* out, Err& e) {
   return true;
 }
 
-// ids and the explained target of a method that re-runs the explained input (leaveOneOut, integratedGradients).
 // explainIds' and explainStep's arguments: ids, target ('next' or an index), options (an object).
 bool explain_ids_args(const val& ids, const val& target, const val& options, std::vector<int>* v, int* tgt, json* opt,
                       Err& e) {
@@ -155,6 +154,7 @@ bool explain_ids_args(const val& ids, const val& target, const val& options, std
   return e.ok();
 }
 
+// ids and the explained target of a method that re-runs the explained input (leaveOneOut, integratedGradients).
 bool explained_args(const val& ids, const val& target, const char* method, std::vector<int>* v, int* tgt, Err& e) {
   ids_arg(ids, v, e);
   target_arg(target, tgt, e);

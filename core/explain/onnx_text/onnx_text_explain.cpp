@@ -2,14 +2,13 @@
 #include "explain/onnx_text/onnx_text_explain.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <functional>
 #include <numeric>
 
-#include "explain/importance.h"  // explain_parts
+#include "explain/importance.h"
 #include "explain/integrated_gradients_path.h"
 #include "explain/onnx_text/onnx_context_mixing.h"
+#include "explain/onnx_text/onnx_text_lanes.h"
 #include "onnx/propagation.h"
 #include "parallel/parallel_for.h"
 
@@ -197,132 +196,6 @@ std::vector<int> onnx_text_top_k(const std::vector<float>& logits, int k) {
   return idx;
 }
 
-namespace {
-
-// Leave-one-out's batches (a graph with a free batch dimension): the parts of the flat models' batched methods
-// (importance.h explain_parts: 8, or more when a part would hold over kExplainBatchTokens tokens), more when a part's
-// output (a causal LM's [B, T, V] logits) would exceed this many floats; they follow from the work alone. In wasm
-// 2 M (8 MB): the GPT-2-shaped fixture at 50 tokens (50,265 logits a position) ran leave-one-out in 832–905 ms with
-// batches of 6 and 590–596 ms one by one (Node, one thread); natively batches of 6 took it from 3.5 s to 1.1–1.5 s.
-#if defined(__wasm__)
-constexpr size_t kLooBatchOutputs = size_t(2) << 20;
-#else
-constexpr size_t kLooBatchOutputs = size_t(16) << 20;
-#endif
-
-// Runs body(lane model, item) for items [0, n) on copies of the model (shared weights, own executors), one lane per
-// thread, each lane taking the next item when it is free (a lane slowed by another program takes fewer). first
-// (optional) runs on the model itself, in lane 0, before that lane takes items: the explanation's own rows beside
-// leave-one-out's passes (onnx_text_explain). Which lane runs an item never changes its value (each item's passes
-// are its own). Errors: the item with the lowest index that failed (every item below it ran: items are taken in
-// order and a lane stops taking them once one failed), as a serial loop would report.
-bool on_model_lanes(OnnxTextModel& model, size_t n, std::string* error,
-                    const std::function<bool(OnnxTextModel&, size_t, std::string*)>& body,
-                    const std::function<void()>& first = nullptr) {
-  const size_t wanted = std::min<size_t>(n + (first ? 1 : 0), static_cast<size_t>(thread_count()));
-  const size_t lanes = in_parallel_loop() ? 1 : static_cast<size_t>(model.lanes(static_cast<int>(std::max<size_t>(1, wanted))));
-  std::vector<OnnxTextModel> copies(lanes - 1, model);
-  std::vector<std::string> errors(lanes);
-  std::vector<size_t> failed_at(lanes, n);
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  parallel_for(lanes, [&](size_t k) {
-    OnnxTextModel& mine = k == 0 ? model : copies[k - 1];
-    if (k == 0 && first) first();
-    while (!failed.load(std::memory_order_acquire)) {
-      const size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= n) return;
-      if (!body(mine, i, &errors[k])) {
-        failed_at[k] = i;
-        failed.store(true, std::memory_order_release);
-        return;
-      }
-    }
-  });
-  for (const OnnxTextModel& c : copies) model.adopt_checks(c);
-  const size_t worst = static_cast<size_t>(std::min_element(failed_at.begin(), failed_at.end()) - failed_at.begin());
-  if (failed_at[worst] == n) return true;
-  *error = errors[worst];
-  return false;
-}
-
-// Leave-one-out's deletions of ids[begin, begin + n): in `chunks` batched passes (batched) or one pass each.
-struct LooPasses {
-  const std::vector<int>& ids;
-  int begin, target;
-  double p;
-  size_t n, chunks;
-  bool batched;
-  std::vector<double>* out;
-
-  std::vector<int> cut(size_t i) const {
-    std::vector<int> c = ids;
-    c.erase(c.begin() + begin + static_cast<std::ptrdiff_t>(i));
-    return c;
-  }
-  size_t items() const { return batched ? chunks : n; }
-  bool run(OnnxTextModel& m, size_t c, std::string* e) const {
-    if (!batched) {
-      if (!m.run(cut(c), e, /*inference=*/true)) return false;
-      (*out)[c] = std::abs(p - onnx_text_probability(m.logits(), target));
-      return true;
-    }
-    const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
-    std::vector<std::vector<int>> seqs;
-    for (size_t i = i0; i < i1; ++i) seqs.push_back(cut(i));
-    std::vector<std::vector<float>> logits;
-    if (!m.run_batch(seqs, &logits, e)) return false;
-    for (size_t i = i0; i < i1; ++i) (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
-    return true;
-  }
-};
-
-// The passes of leave-one-out over ids[begin, end) (out sized and NaN-filled): batched where the graph's batch is free
-// (chunks from the work alone, kLooBatchOutputs), else one deletion a pass. batched is false then.
-LooPasses loo_passes(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
-                     std::vector<double>* out) {
-  const int T = static_cast<int>(ids.size());
-  begin = std::max(begin, 0);
-  end = std::min(end, T);
-  const size_t n = T > 1 ? static_cast<size_t>(std::max(end - begin, 0)) : 0;
-  out->assign(static_cast<size_t>(std::max(end - begin, 0)), std::nan(""));
-  // a causal LM's output holds every position, or the last alone (onnx/last_row.h)
-  const size_t positions = model.causal() && !model.last_rows_ready() ? static_cast<size_t>(T - 1) : 1;
-  const size_t per_output = positions * std::max<size_t>(1, model.logits().size());
-  const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
-  const size_t chunks = n == 0 ? 0 : std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
-  const bool batched = model.batch_free() && chunks < n && model.batch_check() != OnnxTextModel::BatchCheck::kDisagree;
-  return LooPasses{ids, begin, target, p, n, chunks, batched, out};
-}
-
-}  // namespace
-
-bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
-                             std::vector<double>* out, std::string* error) {
-  // Each deletion's value depends on its own input alone, so they run side by side on copies of the model; with a
-  // free batch dimension, many deletions (all of one length) in one pass.
-  LooPasses loo = loo_passes(model, ids, target, p, begin, end, out);
-  if (loo.n == 0) return true;
-  if (loo.batched) {
-    std::string batch_error;
-    const bool ok = on_model_lanes(model, loo.items(), &batch_error, [&](OnnxTextModel& m, size_t c, std::string* e) {
-      return loo.run(m, c, e);
-    });
-    // A graph that declares a free batch but fixes it inside (a Reshape to [1, …]) fails; one that mixes the batch's
-    // sequences (attention over B·T positions) gives other numbers: on the model's first batched call the first
-    // deletion is checked against a pass of its own (the answer kept for its later calls), and either falls back to
-    // one deletion a pass.
-    if (ok && model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
-    std::string single_error;
-    if (ok && model.run(loo.cut(0), &single_error, /*inference=*/true)) {
-      model.set_batch_check(std::abs((*out)[0] - std::abs(p - onnx_text_probability(model.logits(), target))) <= 1e-5);
-      if (model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
-    }
-    loo.batched = false;
-  }
-  return on_model_lanes(model, loo.items(), error, [&](OnnxTextModel& m, size_t i, std::string* e) { return loo.run(m, i, e); });
-}
-
 bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule rule, std::vector<double>* tokens,
                          std::vector<std::string>* notes, std::string* error) {
   onnx::PropagationPlan plan = onnx::plan_propagation(model.executor(), rule, model.output_name());
@@ -335,6 +208,105 @@ bool onnx_text_relevance(OnnxTextModel& model, int target, onnx::RelevanceRule r
   return true;
 }
 
+namespace {
+
+// The rows from the explained pass (after model.run(request.ids)): the gradient's backward, the attention rows, the
+// embedding gradients and the propagation rules' rows, into *out. onnx_text_explain runs them before leave-one-out's
+// passes or beside them.
+bool explain_rows(OnnxTextModel& model, const OnnxTextExplainRequest& request, int target, const std::vector<float>& logits,
+                  json* out, std::string* error) {
+  json& o = *out;
+  const int T = static_cast<int>(request.ids.size());
+  const double nan = std::nan("");
+  if (!model.backward(target, error)) return false;
+  // Attention rows through the shared self-attention methods.
+  json found = json::array();
+  if (!model.attention().empty()) {
+    SelfAttentionMaps maps;
+    std::vector<int> token_of;
+    int explained = -1;
+    if (!model.maps(true, &maps, &token_of, &explained, error)) return false;
+    for (const auto& a : model.attention())
+      found.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"heads", maps.heads}, {"positions", maps.n}});
+    std::vector<std::vector<Mat<double>>> A;
+    if (request.attention_layers && !model.attention_layers(&A, nullptr, error)) return false;
+    json layers = json::array();
+    for (const auto& heads : A) {
+      json hl = json::array();
+      for (const auto& m : heads) {
+        json rows = json::array();
+        for (Eigen::Index i = 0; i < m.rows(); ++i) {
+          std::vector<double> r(static_cast<size_t>(m.cols()));
+          for (Eigen::Index j = 0; j < m.cols(); ++j) r[j] = m(i, j);
+          rows.push_back(r);
+        }
+        hl.push_back(rows);
+      }
+      layers.push_back(hl);
+    }
+    if (request.attention_layers) o["attention_layers"] = layers;
+    // A from_maps row covers permuted positions 1..n-1: back to token order.
+    auto to_tokens = [&](const std::vector<double>& r) {
+      std::vector<double> v(static_cast<size_t>(T), nan);
+      for (size_t k = 0; k < r.size(); ++k) {
+        const int t = token_of[k + 1];
+        if (t >= 0 && t < T) v[t] = r[k];
+      }
+      return v;
+    };
+    o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
+    o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
+    std::vector<std::vector<double>> curves;
+    if (request.flow_layers && flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) {
+      for (int l = 1; l <= maps.layers; ++l) curves.push_back(flow_from_maps(maps, HeadFusion::Mean, l));
+      o["flow_layers"] = curves;
+    }
+    if (!curves.empty()) {
+      o["flow"] = onnx_text_row(to_tokens(curves.back()));  // flow_from_maps through all L layers
+    } else if (flow_affordable(maps.n, maps.layers)) {
+      o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
+    } else {
+      o["flow"] = onnx_text_row(std::vector<double>(static_cast<size_t>(T), nan));
+      o["flow_note"] = flow_limit_note(maps.n, maps.layers);
+    }
+    o["relevance"] = onnx_text_row(to_tokens(relevance_from_maps(maps)));
+    o["grad_attention"] = onnx_text_row(to_tokens(grad_attention_from_maps(maps)));
+    o["explained_token"] = explained;
+  } else {
+    o["attention_note"] = "no attention was found in this model (a Softmax over the keys whose output multiplies the values)";
+  }
+  o["attention_found"] = found;
+  std::vector<double> gx, gn;
+  if (model.embedding_gradients(&gx, &gn, error)) {
+    o["gradient"] = onnx_text_row(gn);
+    o["gradient_x_input"] = onnx_text_row(gx);
+  } else {
+    o["gradient_note"] = *error;
+    error->clear();
+  }
+  // The propagation rules (onnx/propagation.h), found from the graph: one backward each, from the explained logit.
+  for (const auto& [key, rule] : {std::pair<const char*, onnx::RelevanceRule>{"attnlrp", onnx::RelevanceRule::AttnLrp},
+                                  std::pair<const char*, onnx::RelevanceRule>{"cp_lrp", onnx::RelevanceRule::CpLrp}}) {
+    std::vector<double> tokens;
+    std::vector<std::string> notes;
+    if (onnx_text_relevance(model, target, rule, &tokens, &notes, error)) {
+      double sum = 0;
+      for (double v : tokens)
+        if (std::isfinite(v)) sum += v;
+      const double logit = logits.size() == 1 ? (target == 1 ? logits[0] : -logits[0]) : logits[static_cast<size_t>(target)];
+      o[key] = onnx_text_row(tokens);
+      o[std::string(key) + "_conservation"] = {{"logit", logit}, {"tokens", sum}, {"unexplained", logit - sum}};
+      o[std::string(key) + "_rules"] = notes;
+    } else {
+      o[std::string(key) + "_note"] = *error;
+      error->clear();
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& request, json* out, std::string* error) {
   const std::vector<int>& ids = request.ids;
   const int T = static_cast<int>(ids.size());
@@ -345,108 +317,22 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   const double p = onnx_text_probability(logits, target);
   json o = {{"causal", model.causal()}, {"target", target}, {"probability", p}, {"output", model.output_name()}};
   o["logits"] = logits;
-  const double nan = std::nan("");
-  // The rows from the explained pass: the gradient's backward, the attention rows, the embedding gradients and the
-  // propagation rules' rows (into o). Run before leave-one-out, or beside its passes (below).
-  auto rows = [&](std::string* error) -> bool {
-    if (!model.backward(target, error)) return false;
-    // Attention rows through the shared self-attention methods.
-    json found = json::array();
-    if (!model.attention().empty()) {
-      SelfAttentionMaps maps;
-      std::vector<int> token_of;
-      int explained = -1;
-      if (!model.maps(true, &maps, &token_of, &explained, error)) return false;
-      for (const auto& a : model.attention())
-        found.push_back({{"layer", a.layer}, {"softmax", a.softmax_node}, {"heads", maps.heads}, {"positions", maps.n}});
-      std::vector<std::vector<Mat<double>>> A;
-      if (request.attention_layers && !model.attention_layers(&A, nullptr, error)) return false;
-      json layers = json::array();
-      for (const auto& heads : A) {
-        json hl = json::array();
-        for (const auto& m : heads) {
-          json rows = json::array();
-          for (Eigen::Index i = 0; i < m.rows(); ++i) {
-            std::vector<double> r(static_cast<size_t>(m.cols()));
-            for (Eigen::Index j = 0; j < m.cols(); ++j) r[j] = m(i, j);
-            rows.push_back(r);
-          }
-          hl.push_back(rows);
-        }
-        layers.push_back(hl);
-      }
-      if (request.attention_layers) o["attention_layers"] = layers;
-      // A from_maps row covers permuted positions 1..n-1: back to token order.
-      auto to_tokens = [&](const std::vector<double>& r) {
-        std::vector<double> v(static_cast<size_t>(T), nan);
-        for (size_t k = 0; k < r.size(); ++k) {
-          const int t = token_of[k + 1];
-          if (t >= 0 && t < T) v[t] = r[k];
-        }
-        return v;
-      };
-      o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
-      o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
-      std::vector<std::vector<double>> curves;
-      if (request.flow_layers && flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) {
-        for (int l = 1; l <= maps.layers; ++l) curves.push_back(flow_from_maps(maps, HeadFusion::Mean, l));
-        o["flow_layers"] = curves;
-      }
-      if (!curves.empty()) {
-        o["flow"] = onnx_text_row(to_tokens(curves.back()));  // flow_from_maps through all L layers
-      } else if (flow_affordable(maps.n, maps.layers)) {
-        o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
-      } else {
-        o["flow"] = onnx_text_row(std::vector<double>(static_cast<size_t>(T), nan));
-        o["flow_note"] = flow_limit_note(maps.n, maps.layers);
-      }
-      o["relevance"] = onnx_text_row(to_tokens(relevance_from_maps(maps)));
-      o["grad_attention"] = onnx_text_row(to_tokens(grad_attention_from_maps(maps)));
-      o["explained_token"] = explained;
-    } else {
-      o["attention_note"] = "no attention was found in this model (a Softmax over the keys whose output multiplies the values)";
-    }
-    o["attention_found"] = found;
-    std::vector<double> gx, gn;
-    if (model.embedding_gradients(&gx, &gn, error)) {
-      o["gradient"] = onnx_text_row(gn);
-      o["gradient_x_input"] = onnx_text_row(gx);
-    } else {
-      o["gradient_note"] = *error;
-      error->clear();
-    }
-    // The propagation rules (onnx/propagation.h), found from the graph: one backward each, from the explained logit.
-    for (const auto& [key, rule] : {std::pair<const char*, onnx::RelevanceRule>{"attnlrp", onnx::RelevanceRule::AttnLrp},
-                                    std::pair<const char*, onnx::RelevanceRule>{"cp_lrp", onnx::RelevanceRule::CpLrp}}) {
-      std::vector<double> tokens;
-      std::vector<std::string> notes;
-      if (onnx_text_relevance(model, target, rule, &tokens, &notes, error)) {
-        double sum = 0;
-        for (double v : tokens)
-          if (std::isfinite(v)) sum += v;
-        const double logit = logits.size() == 1 ? (target == 1 ? logits[0] : -logits[0]) : logits[static_cast<size_t>(target)];
-        o[key] = onnx_text_row(tokens);
-        o[std::string(key) + "_conservation"] = {{"logit", logit}, {"tokens", sum}, {"unexplained", logit - sum}};
-        o[std::string(key) + "_rules"] = notes;
-      } else {
-        o[std::string(key) + "_note"] = *error;
-        error->clear();
-      }
-    }
-    return true;
-  };
+  auto rows = [&](std::string* e) { return explain_rows(model, request, target, logits, &o, e); };
   // Leave-one-out's passes on copies of the model while lane 0 computes the rows on the model itself and then takes
   // passes too (on_model_lanes' first): the same values as rows then leave-one-out (each pass's value is its own; a
   // row's nested loops run serially, which leaves their values unchanged), in about the time of the longer. Where the
   // batched passes are still unchecked (the model's first call) or one thread runs, the rows come first as before.
   std::vector<double> loo;
-  bool loo_done = false, rows_done = false, rows_ok = true;
-  std::string rows_error;
+  bool loo_done = false, rows_done = false;
   if (request.leave_one_out && request.ig_steps == 0 && thread_count() > 1 && !in_parallel_loop()) {
     const LooPasses passes = loo_passes(model, ids, target, p, 0, T, &loo);
     if (passes.n > 0 && (!passes.batched || model.batch_check() == OnnxTextModel::BatchCheck::kAgree)) {
-      std::string passes_error;
-      const bool ok = on_model_lanes(
+      std::string passes_error, rows_error;
+      bool rows_ok = false;
+      // a pass that failed (a batch over the executor's budget at this length, where the check was made on a shorter
+      // text) leaves loo_done false: leave-one-out again below, with onnx_text_leave_one_out's fallback to one
+      // deletion a pass
+      loo_done = on_model_lanes(
           model, passes.items(), &passes_error,
           [&](OnnxTextModel& m, size_t c, std::string* e) { return passes.run(m, c, e); }, [&] { rows_ok = rows(&rows_error); });
       if (!rows_ok) {
@@ -454,9 +340,6 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
         return false;
       }
       rows_done = true;
-      // a pass that failed (a batch over the executor's budget at this length, where the check was made on a shorter
-      // text): leave-one-out again below, with onnx_text_leave_one_out's fallback to one deletion a pass
-      loo_done = ok;
     }
   }
   if (!rows_done && !rows(error)) return false;

@@ -1,0 +1,115 @@
+// onnx_text_leave_one_out.cpp — leave-one-out on a user's text transformer (onnx_text_explain.h
+// onnx_text_leave_one_out) and the lanes and passes it runs on (onnx_text_lanes.h).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "explain/importance.h"  // explain_parts
+#include "explain/onnx_text/onnx_text_explain.h"
+#include "explain/onnx_text/onnx_text_lanes.h"
+#include "parallel/parallel_for.h"
+
+namespace attnlab {
+namespace {
+
+// Leave-one-out's batches (a graph with a free batch dimension): the parts of the flat models' batched methods
+// (importance.h explain_parts: 8, or more when a part would hold over kExplainBatchTokens tokens), more when a part's
+// output (a causal LM's [B, T, V] logits) would exceed this many floats; they follow from the work alone. In wasm
+// 2 M (8 MB): the GPT-2-shaped fixture at 50 tokens (50,265 logits a position) ran leave-one-out in 832–905 ms with
+// batches of 6 and 590–596 ms one by one (Node, one thread); natively batches of 6 took it from 3.5 s to 1.1–1.5 s.
+#if defined(__wasm__)
+constexpr size_t kLooBatchOutputs = size_t(2) << 20;
+#else
+constexpr size_t kLooBatchOutputs = size_t(16) << 20;
+#endif
+
+}  // namespace
+
+bool on_model_lanes(OnnxTextModel& model, size_t n, std::string* error,
+                    const std::function<bool(OnnxTextModel&, size_t, std::string*)>& body,
+                    const std::function<void()>& first) {
+  const size_t wanted = std::min<size_t>(n + (first ? 1 : 0), static_cast<size_t>(thread_count()));
+  const size_t lanes = in_parallel_loop() ? 1 : static_cast<size_t>(model.lanes(static_cast<int>(std::max<size_t>(1, wanted))));
+  std::vector<OnnxTextModel> copies(lanes - 1, model);
+  std::vector<std::string> errors(lanes);
+  std::vector<size_t> failed_at(lanes, n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  parallel_for(lanes, [&](size_t k) {
+    OnnxTextModel& mine = k == 0 ? model : copies[k - 1];
+    if (k == 0 && first) first();
+    while (!failed.load(std::memory_order_acquire)) {
+      const size_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= n) return;
+      if (!body(mine, i, &errors[k])) {
+        failed_at[k] = i;
+        failed.store(true, std::memory_order_release);
+        return;
+      }
+    }
+  });
+  for (const OnnxTextModel& c : copies) model.adopt_checks(c);
+  const size_t worst = static_cast<size_t>(std::min_element(failed_at.begin(), failed_at.end()) - failed_at.begin());
+  if (failed_at[worst] == n) return true;
+  *error = errors[worst];
+  return false;
+}
+
+bool LooPasses::run(OnnxTextModel& m, size_t c, std::string* e) const {
+  if (!batched) {
+    if (!m.run(cut(c), e, /*inference=*/true)) return false;
+    (*out)[c] = std::abs(p - onnx_text_probability(m.logits(), target));
+    return true;
+  }
+  const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
+  std::vector<std::vector<int>> seqs;
+  for (size_t i = i0; i < i1; ++i) seqs.push_back(cut(i));
+  std::vector<std::vector<float>> logits;
+  if (!m.run_batch(seqs, &logits, e)) return false;
+  for (size_t i = i0; i < i1; ++i) (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
+  return true;
+}
+
+LooPasses loo_passes(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
+                     std::vector<double>* out) {
+  const int T = static_cast<int>(ids.size());
+  begin = std::max(begin, 0);
+  end = std::min(end, T);
+  const size_t n = T > 1 ? static_cast<size_t>(std::max(end - begin, 0)) : 0;
+  out->assign(static_cast<size_t>(std::max(end - begin, 0)), std::nan(""));
+  // a causal LM's output holds every position, or the last alone (onnx/last_row.h)
+  const size_t positions = model.causal() && !model.last_rows_ready() ? static_cast<size_t>(T - 1) : 1;
+  const size_t per_output = positions * std::max<size_t>(1, model.logits().size());
+  const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
+  const size_t chunks = n == 0 ? 0 : std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
+  const bool batched = model.batch_free() && chunks < n && model.batch_check() != OnnxTextModel::BatchCheck::kDisagree;
+  return LooPasses{ids, begin, target, p, n, chunks, batched, out};
+}
+
+bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
+                             std::vector<double>* out, std::string* error) {
+  // Each deletion's value depends on its own input alone, so they run side by side on copies of the model; with a
+  // free batch dimension, many deletions (all of one length) in one pass.
+  LooPasses loo = loo_passes(model, ids, target, p, begin, end, out);
+  if (loo.n == 0) return true;
+  if (loo.batched) {
+    std::string batch_error;
+    const bool ok = on_model_lanes(model, loo.items(), &batch_error, [&](OnnxTextModel& m, size_t c, std::string* e) {
+      return loo.run(m, c, e);
+    });
+    // A graph that declares a free batch but fixes it inside (a Reshape to [1, …]) fails; one that mixes the batch's
+    // sequences (attention over B·T positions) gives other numbers: on the model's first batched call the first
+    // deletion is checked against a pass of its own (the answer kept for its later calls), and either falls back to
+    // one deletion a pass.
+    if (ok && model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
+    std::string single_error;
+    if (ok && model.run(loo.cut(0), &single_error, /*inference=*/true)) {
+      model.set_batch_check(std::abs((*out)[0] - std::abs(p - onnx_text_probability(model.logits(), target))) <= 1e-5);
+      if (model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
+    }
+    loo.batched = false;
+  }
+  return on_model_lanes(model, loo.items(), error, [&](OnnxTextModel& m, size_t i, std::string* e) { return loo.run(m, i, e); });
+}
+
+}  // namespace attnlab
