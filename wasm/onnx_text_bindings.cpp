@@ -7,8 +7,9 @@
 //   new Module.OnnxTextLab(model Uint8Array, tokenizer Uint8Array, config = '' (config.json text), options = {})
 //       options {output: NAME (default: 'logits', else the only output), tokenizerName: the file's name (messages),
 //       lastPositionTail: false (default true: a causal LM's inference passes — leave-one-out's batches, top, a greedy
-//       step — run the graph's row-wise tail on the last position alone, onnx/last_row.h; false: every pass runs the
-//       whole graph, as a benchmark against ONNX Runtime's forward needs)}.
+//       step — run the graph's row-wise tail on the last position alone, onnx/last_row.h, and leave-one-out's batches
+//       the positions from their first deletion on alone, onnx/suffix_pass.h; false: every pass runs the whole graph,
+//       as a benchmark against ONNX Runtime's forward needs)}.
 //       Throws with a message for: a file over the reader's 256 MB (checked before it is copied), bytes that are not
 //       ONNX, external data, an opset outside 1–21, a graph that is not a text model (an image input…), several
 //       outputs and none named logits, a tokenizer that is not JSON / of an unknown type, a config.json that is not a

@@ -244,6 +244,28 @@ bool Executor<T>::load(const Model& model, std::string* error) {
   for (size_t k = 0; k < run_.size(); ++k)
     for (const auto& in : run_[k]->inputs)
       if (!in.empty()) last_read_[ids_[in]] = k;
+  // Values built from the inputs' length alone: a Shape of a graph input or of such a value, and nodes whose every
+  // runtime input is one (constants aside).
+  graph_input_.assign(nv, 0);
+  shape_path_.assign(nv, 0);
+  for (const auto& vi : model.inputs) graph_input_[ids_[vi.name]] = 1;
+  for (const Node* n : run_) {
+    const NodeRefs& r = refs(*n);
+    bool shape = false;
+    if (n->op_type == "Shape") {
+      shape = !r.in.empty() && r.in[0] >= 0 && (graph_input_[r.in[0]] || shape_path_[r.in[0]]);
+    } else {
+      bool any = false, all = true;
+      for (const int id : r.in) {
+        if (id < 0 || constant_[id]) continue;
+        any = true;
+        all = all && shape_path_[id];
+      }
+      shape = any && all;
+    }
+    for (const int id : r.out)
+      if (id >= 0) shape_path_[id] = shape;
+  }
   return true;
 }
 
@@ -302,6 +324,8 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
     rg = rg || requires_grad_[id];
     visits += values_[id].numel();  // each ≤ 2^28 (checked when stored): no overflow
   }
+  std::vector<Tensor<T>> suffix_cut;
+  if (suffix_ && !folding && !suffix_inputs(n, &in, &suffix_cut, error)) return false;
   // A node of the output's row-wise tail: its inputs from outside the tail with T positions on axis 1 ([B, T, D])
   // are read at the last position alone ([B, 1, D]); the tail's own values hold one position already, and constants
   // (weights, broadcasts) are read as they are.
@@ -331,6 +355,7 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
     *error = where() + ": " + e;
     return false;
   }
+  if (suffix_ && !folding && !suffix_outputs(n, &out, error)) return false;
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     if (n.outputs[k].empty()) continue;
     Tensor<T>& t = out[k];
@@ -375,8 +400,82 @@ bool Executor<T>::run_node(const Node& n, std::string* error, bool folding, int6
 }
 
 template <class T>
+bool Executor<T>::suffix_inputs(const Node& n, std::vector<const Tensor<T>*>* in, std::vector<Tensor<T>>* cut,
+                                std::string* error) {
+  const NodeRefs& r = refs(n);
+  if (r.out.empty() || r.out[0] < 0 || shape_path_[r.out[0]]) return true;  // the shape path runs at full length
+  std::vector<char> is_shape(in->size(), 0);
+  bool any = false;
+  for (size_t q = 0; q < in->size(); ++q)
+    if (r.in[q] >= 0 && shape_path_[r.in[q]]) is_shape[q] = any = true;
+  if (!any) return true;
+  cut->reserve(2 * in->size());  // a shape-path input may be cut on two axes; in[] points into *cut
+  const std::string e = suffix_cut_inputs(n.op_type, is_shape, in, suffix_rows_, suffix_->prefix + suffix_rows_, cut);
+  if (e.empty()) return true;
+  *error = "node '" + n.name + "' (" + n.op_type + "): " + e;
+  return false;
+}
+
+template <class T>
+bool Executor<T>::suffix_outputs(const Node& n, std::vector<Tensor<T>>* out, std::string* error) {
+  const NodeRefs& r = refs(n);
+  if (n.op_type == "Shape" && !r.in.empty() && r.in[0] >= 0 && graph_input_[r.in[0]] && !(*out)[0].is_float() &&
+      values_[r.in[0]].rank() >= 2 && values_[r.in[0]].shape[1] == suffix_rows_) {
+    // the length of the whole sequence on axis 1: out holds the input's axes [start, end)
+    const int64_t rank = values_[r.in[0]].rank();
+    int64_t start = n.attr_int("start", 0);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    const int64_t k = 1 - start;
+    if (k >= 0 && k < static_cast<int64_t>((*out)[0].i.size())) (*out)[0].i[static_cast<size_t>(k)] += suffix_->prefix;
+  }
+  for (size_t k = 0; k < r.out.size(); ++k) {
+    if (r.out[k] < 0 || !extend_of_[r.out[k]]) continue;
+    const auto& x = *extend_of_[r.out[k]];
+    Tensor<T> whole;
+    if (const std::string e = suffix_extend(*x.head, (*out)[k], x.axis, &whole); !e.empty()) {
+      *error = "node '" + n.name + "' (" + n.op_type + "), value '" + x.value + "': " + e;
+      return false;
+    }
+    (*out)[k] = std::move(whole);
+  }
+  return true;
+}
+
+template <class T>
 bool Executor<T>::forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
-                          const std::vector<std::string>* keep, int64_t last_row_of) {
+                          const std::vector<std::string>* keep, int64_t last_row_of, const SuffixPass<T>* suffix) {
+  suffix_ = nullptr;
+  if (suffix && model_) {
+    error->clear();
+    if (!keep || suffix->prefix < 1) {
+      *error = "a pass on the last positions is an inference pass after at least one position";
+      return false;
+    }
+    suffix_rows_ = 0;
+    for (const auto& vi : model_->inputs) {
+      auto it = inputs.find(vi.name);
+      if (it != inputs.end() && it->second.rank() >= 2 && (suffix_rows_ == 0 || it->second.shape[1] < suffix_rows_))
+        suffix_rows_ = it->second.shape[1];  // the token inputs' positions (a key mask may hold all of them)
+    }
+    extend_of_.assign(values_.size(), nullptr);
+    for (const auto& x : suffix->extend) {
+      const int id = id_of(x.value);
+      if (id < 0 || constant_[id] || !x.head) {
+        *error = "a pass on the last positions extends '" + x.value + "', which is no runtime value";
+        return false;
+      }
+      extend_of_[id] = &x;
+    }
+    suffix_ = suffix;
+  }
+  const bool ok = forward_pass(inputs, error, keep, last_row_of);
+  suffix_ = nullptr;
+  return ok;
+}
+
+template <class T>
+bool Executor<T>::forward_pass(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
+                               const std::vector<std::string>* keep, int64_t last_row_of) {
   error->clear();
   kept_all_ = false;  // until this pass has run
   if (!model_) {

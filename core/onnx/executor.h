@@ -30,6 +30,7 @@
 
 #include "onnx/model.h"
 #include "onnx/op.h"
+#include "onnx/suffix_pass.h"
 #include "onnx/tensor.h"
 
 namespace attnlab::onnx {
@@ -74,8 +75,18 @@ class Executor {
   // set_last_row_nodes, the planned nodes run on the last position alone (their [B, T, …] inputs cut to [B, 1, …]),
   // so the output holds [B, 1, …]: what a reader of the last position needs (onnx/last_row.h). A planned node whose
   // output is not [B, 1, …] fails the pass (the caller runs it whole instead).
+  // suffix: in an inference pass, the inputs hold the last positions of a longer sequence whose first
+  // suffix->prefix positions ran before; the graph runs on these alone, its extended values (the keys and values of
+  // the attention) prefixed with theirs (onnx/suffix_pass.h). Must outlive the call.
   bool forward(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
-               const std::vector<std::string>* keep = nullptr, int64_t last_row_of = 0);
+               const std::vector<std::string>* keep = nullptr, int64_t last_row_of = 0,
+               const SuffixPass<T>* suffix = nullptr);
+  // Whether a runtime value is built from the length of the inputs alone (a Shape of a graph input and what follows
+  // from it and constants: rotary and position tables, a causal mask), not from their values (onnx/suffix_pass.h).
+  bool shape_path(const std::string& name) const {
+    const int id = id_of(name);
+    return id >= 0 && static_cast<size_t>(id) < shape_path_.size() && shape_path_[id];
+  }
   // Per runtime node (runtime_nodes() order): 1 + the axis its outputs carry the positions on where it may run on the
   // last position alone, 0 where not (onnx/last_row.h). Empty: none. Set after load.
   void set_last_row_nodes(std::vector<char> nodes);
@@ -112,6 +123,12 @@ class Executor {
 
  private:
   int id_of(const std::string& name) const;
+  bool forward_pass(const std::map<std::string, Tensor<T>>& inputs, std::string* error,
+                    const std::vector<std::string>* keep, int64_t last_row_of);
+  // A suffix pass (forward's suffix, set for its duration): cuts n's shape-path inputs, adds the prefix to a Shape of
+  // a graph input; after the node, extend_outputs prefixes its extended values.
+  bool suffix_inputs(const Node& n, std::vector<const Tensor<T>*>* in, std::vector<Tensor<T>>* cut, std::string* error);
+  bool suffix_outputs(const Node& n, std::vector<Tensor<T>>* out, std::string* error);
   // last_row_of > 1: run n on the last of that many positions — its inputs from outside the planned tail that are
   // [B, T, …] cut to [B, 1, …]; its outputs must hold one position on axis `axis`.
   bool run_node(const Node& n, std::string* error, bool folding, int64_t last_row_of = 0, int axis = 1);
@@ -147,6 +164,10 @@ class Executor {
   std::vector<const Node*> all_nodes_;  // topological order
   std::vector<char> last_row_nodes_;    // per runtime node: 1 + its positions' axis where it runs on the last alone
   std::vector<char> last_row_value_;    // per value: made by such a node (already one position)
+  std::vector<char> graph_input_, shape_path_;  // per value: a graph input; built from the inputs' length alone
+  const SuffixPass<T>* suffix_ = nullptr;       // during a suffix pass
+  int64_t suffix_rows_ = 0;                     // its positions (axis 1 of the inputs)
+  std::vector<const typename SuffixPass<T>::Extend*> extend_of_;  // per value, during a suffix pass
   // Per node of the model (its index in model().nodes): the operator and the value ids of its inputs and outputs
   // (-1 for an omitted one), found once at load instead of by name on every pass.
   struct NodeRefs {

@@ -319,7 +319,7 @@ TEST(ParallelOnnx, OnePassIsTheSameOnOneTwoAndThreeThreads) {
 // A user's text transformer: from its second call on, explain runs leave-one-out's passes on copies of the model
 // while the calling lane computes the rows (onnx_text_explain: on_model_lanes' first) — the explain object must be
 // the same bits as the rows-then-leave-one-out of one thread and of the model's first call (which runs them in turn).
-// A causal LM with the last-position cut (stories260K) and an encoder (the BERT-shaped fixture), 1 / 2 / 3 threads.
+// A causal LM with the last-position cut and leave-one-out's passes after prefixes (stories260K) and an encoder (the BERT-shaped fixture), 1 / 2 / 3 threads.
 TEST(ParallelOnnx, TextRowsBesideLeaveOneOutAreTheSameOnOneTwoAndThreeThreads) {
   for (const auto& [path, T] : {std::pair<const char*, int>{"/models/text/stories260K/model.onnx", 24},
                                 {"/tests/fixtures/onnx-text/bert-sst2/model.onnx", 20}}) {
@@ -336,10 +336,12 @@ TEST(ParallelOnnx, TextRowsBesideLeaveOneOutAreTheSameOnOneTwoAndThreeThreads) {
       OnnxTextModel m;
       std::string err;
       ASSERT_TRUE(m.load(bytes.data(), bytes.size(), "", &err)) << err;
+      m.set_last_row_batches(true);  // as in wasm: a causal LM's passes on the last position, after prefixes
       nlohmann::json first, second;
       ASSERT_TRUE(onnx_text_explain(m, r, &first, &err)) << path << " " << err;
       // the batched passes were checked on the first call: the second may run them beside the rows
       EXPECT_EQ(m.batch_check(), OnnxTextModel::BatchCheck::kAgree) << path;
+      if (m.causal()) EXPECT_EQ(m.suffix_check(), OnnxTextModel::BatchCheck::kAgree) << path << ": deletions after a prefix";
       ASSERT_TRUE(onnx_text_explain(m, r, &second, &err)) << path << " " << err;
       ASSERT_TRUE(second.contains("leave_one_out") && second.contains("gradient") && second.contains("attnlrp")) << path;
       EXPECT_EQ(second.dump(), first.dump()) << path << " on " << n << " threads: the second call differs from the first";

@@ -325,7 +325,9 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   std::vector<double> loo;
   bool loo_done = false, rows_done = false;
   if (request.leave_one_out && request.ig_steps == 0 && thread_count() > 1 && !in_parallel_loop()) {
-    const LooPasses passes = loo_passes(model, ids, target, p, 0, T, &loo);
+    LooPasses passes = loo_passes(model, ids, target, p, 0, T, &loo);
+    // the prefix's check runs passes of its own: not beside the rows (whose values they would overwrite)
+    if (model.suffix_check() != OnnxTextModel::BatchCheck::kAgree) passes.prefix.reset();
     if (passes.n > 0 && (!passes.batched || model.batch_check() == OnnxTextModel::BatchCheck::kAgree)) {
       std::string passes_error, rows_error;
       bool rows_ok = false;

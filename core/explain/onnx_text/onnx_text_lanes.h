@@ -8,6 +8,7 @@
 //     NaN-filled. passes.run(m, item, e) runs item `item` on model m and writes its values into out.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ bool on_model_lanes(OnnxTextModel& model, size_t n, std::string* error,
                     const std::function<bool(OnnxTextModel&, size_t, std::string*)>& body,
                     const std::function<void()>& first = nullptr);
 
-// Leave-one-out's deletions of ids[begin, begin + n): in `chunks` batched passes (batched) or one pass each.
+// Leave-one-out's deletions of ids[begin, begin + n): in `chunks` batched passes (batched) or one pass each. With a
+// prefix (a causal LM's keys and values of the run on ids: OnnxTextModel::run_suffix_batch), a batch whose first
+// deletion is ids[a] runs positions [a, T − 1) alone: a deletion leaves every position before it as it was.
 struct LooPasses {
   const std::vector<int>& ids;
   int begin, target;
@@ -33,6 +36,7 @@ struct LooPasses {
   size_t n, chunks;
   bool batched;
   std::vector<double>* out;
+  std::shared_ptr<const OnnxTextModel::Prefix> prefix;
 
   std::vector<int> cut(size_t i) const {
     std::vector<int> c = ids;
@@ -41,10 +45,14 @@ struct LooPasses {
   }
   size_t items() const { return batched ? chunks : n; }
   bool run(OnnxTextModel& m, size_t c, std::string* e) const;
+  // Once per model (OnnxTextModel::check_suffix), on the last batch's first deletion: the prefix dropped where the
+  // model's suffix passes disagree with whole ones (or cannot run).
+  bool check_prefix(OnnxTextModel& m, std::string* e);
 };
 
 // The passes of leave-one-out over ids[begin, end) (out sized and NaN-filled): batched where the graph's batch is free
-// (chunks from the work alone, kLooBatchOutputs), else one deletion a pass. batched is false then.
+// (chunks from the work alone, kLooBatchOutputs), else one deletion a pass. batched is false then. The prefix where the
+// model is suffix_ready and its check has not failed (prefix_of: may run the model on ids).
 LooPasses loo_passes(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
                      std::vector<double>* out);
 

@@ -62,11 +62,28 @@ bool LooPasses::run(OnnxTextModel& m, size_t c, std::string* e) const {
     return true;
   }
   const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
+  const int64_t a = begin + static_cast<int64_t>(i0);  // the positions before the batch's first deletion
   std::vector<std::vector<int>> seqs;
-  for (size_t i = i0; i < i1; ++i) seqs.push_back(cut(i));
+  for (size_t i = i0; i < i1; ++i) {
+    seqs.push_back(cut(i));
+    if (prefix && a > 0) seqs.back().erase(seqs.back().begin(), seqs.back().begin() + a);
+  }
   std::vector<std::vector<float>> logits;
-  if (!m.run_batch(seqs, &logits, e)) return false;
+  if (!(prefix && a > 0 ? m.run_suffix_batch(*prefix, a, seqs, &logits, e) : m.run_batch(seqs, &logits, e))) return false;
   for (size_t i = i0; i < i1; ++i) (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
+  return true;
+}
+
+bool LooPasses::check_prefix(OnnxTextModel& m, std::string* e) {
+  if (!prefix || m.suffix_check() != OnnxTextModel::BatchCheck::kUnchecked) return true;
+  const size_t i = split_begin(n, chunks, chunks - 1);
+  const int64_t a = begin + static_cast<int64_t>(i);
+  if (a > 0) {
+    std::vector<int> tail = cut(i);
+    tail.erase(tail.begin(), tail.begin() + a);
+    if (!m.check_suffix(*prefix, a, tail, e)) return false;
+  }
+  if (m.suffix_check() != OnnxTextModel::BatchCheck::kAgree) prefix.reset();
   return true;
 }
 
@@ -83,7 +100,13 @@ LooPasses loo_passes(OnnxTextModel& model, const std::vector<int>& ids, int targ
   const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
   const size_t chunks = n == 0 ? 0 : std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
   const bool batched = model.batch_free() && chunks < n && model.batch_check() != OnnxTextModel::BatchCheck::kDisagree;
-  return LooPasses{ids, begin, target, p, n, chunks, batched, out};
+  LooPasses passes{ids, begin, target, p, n, chunks, batched, out, nullptr};
+  if (batched && model.suffix_ready()) {
+    auto pre = std::make_shared<OnnxTextModel::Prefix>();
+    std::string ignored;  // no prefix: whole passes
+    if (model.prefix_of(ids, pre.get(), &ignored)) passes.prefix = pre;
+  }
+  return passes;
 }
 
 bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, int target, double p, int begin, int end,
@@ -92,6 +115,7 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
   // free batch dimension, many deletions (all of one length) in one pass.
   LooPasses loo = loo_passes(model, ids, target, p, begin, end, out);
   if (loo.n == 0) return true;
+  if (loo.batched && !loo.check_prefix(model, error)) return false;
   if (loo.batched) {
     std::string batch_error;
     const bool ok = on_model_lanes(model, loo.items(), &batch_error, [&](OnnxTextModel& m, size_t c, std::string* e) {

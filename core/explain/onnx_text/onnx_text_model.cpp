@@ -97,27 +97,27 @@ int OnnxTextModel::lanes(int wanted) const {
 }
 
 bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference,
-                                int64_t last_row_of) {
+                                int64_t last_row_of, const SuffixPass<float>* suffix, int64_t first) {
   const int64_t T = static_cast<int64_t>(flat.size()) / B;
   std::map<std::string, Tensor<float>> in;
   Tensor<float> t = Tensor<float>::ints({B, T});
   for (int64_t k = 0; k < B * T; ++k) t.i[k] = flat[static_cast<size_t>(k)];
   in[ids_input_] = t;
-  for (const auto& n : mask_inputs_) {
-    Tensor<float> mask = Tensor<float>::ints({B, T});
+  for (const auto& n : mask_inputs_) {  // after a prefix (suffix): every position's, the prefix's too (the keys')
+    Tensor<float> mask = Tensor<float>::ints({B, suffix ? first + T : T});
     std::fill(mask.i.begin(), mask.i.end(), 1);
     in[n] = mask;
   }
   for (const auto& n : type_inputs_) in[n] = Tensor<float>::ints({B, T});
   for (const auto& n : position_inputs_) {
     Tensor<float> pos = Tensor<float>::ints({B, T});
-    for (int64_t k = 0; k < B * T; ++k) pos.i[k] = k % T;
+    for (int64_t k = 0; k < B * T; ++k) pos.i[k] = first + k % T;
     in[n] = pos;
   }
   // Integer inputs keep their declared ONNX types (the executor computes them as int64).
   for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
   static const std::vector<std::string> kOutputsOnly;
-  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr, last_row_of);
+  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr, last_row_of, suffix);
 }
 
 bool OnnxTextModel::last_rows_ready() {
@@ -164,6 +164,7 @@ bool OnnxTextModel::forward_whole_or_cut(const std::vector<int>& flat, int64_t B
 
 bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool inference) {
   backward_done_ = false;
+  full_ids_.clear();
   if (ids.empty()) {
     *error = "no tokens to run";
     return false;
@@ -189,12 +190,14 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool in
     *error = "output '" + output_ + "' has shape " + shape_str(y->shape) + ": expected [1, classes] or [1, T, vocabulary]";
     return false;
   }
+  if (!inference) full_ids_ = ids;
   return true;
 }
 
 bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits,
                               std::string* error) {
   backward_done_ = false;
+  full_ids_.clear();
   const size_t B = seqs.size();
   if (B == 0 || seqs[0].empty()) {
     *error = "no tokens to run";

@@ -59,6 +59,27 @@ class OnnxTextModel {
   enum class BatchCheck { kUnchecked, kAgree, kDisagree };
   BatchCheck batch_check() const { return batch_check_; }
   void set_batch_check(bool agree) { batch_check_ = agree ? BatchCheck::kAgree : BatchCheck::kDisagree; }
+  // Passes on the last positions of a sequence whose first positions ran before (onnx/suffix_pass.h): a causal LM's
+  // key/value cache, emulated on its graph. Prefix = the keys and values of a whole run on `ids`, per found layer.
+  // suffix_ready(): a causal LM with a free batch, every layer's keys found (the score product's second input, through
+  // scaling and masking from the Softmax), the check not failed, and last_row_batches() on (wasm only by default, for
+  // the same reason: natively Eigen rounds a product of fewer rows otherwise, and the CLI keeps whole passes); an
+  // attention_mask input holds all positions.
+  // prefix_of(ids): from the executor when its last run was a whole run on ids, else after one.
+  // run_suffix_batch(prefix, a, tails): sequences ids[0, a) ‖ tails[b] (each tail of one length) in one inference
+  // pass on the tails' positions alone; each one's last-position logits, as run_batch gives them for the whole
+  // sequences up to float rounding (the same bits in wasm). check_suffix(prefix, a, tail): once per model, one such
+  // pass against the whole one (logits within 1e-4 relative); its answer kept (kDisagree: no suffix passes).
+  struct Prefix {
+    std::vector<int> ids;
+    std::vector<onnx::Tensor<float>> keys, values;  // per layer, batch 1, all positions
+  };
+  bool suffix_ready();
+  bool prefix_of(const std::vector<int>& ids, Prefix* out, std::string* error);
+  bool run_suffix_batch(const Prefix& prefix, int64_t a, const std::vector<std::vector<int>>& tails,
+                        std::vector<std::vector<float>>* logits, std::string* error);
+  BatchCheck suffix_check() const { return suffix_check_; }
+  bool check_suffix(const Prefix& prefix, int64_t a, const std::vector<int>& tail, std::string* error);
   // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
   // target 0 = −logit, as the core's transformer). After it: maps(with_gradients) and embedding_gradients.
   bool backward(int target, std::string* error);
@@ -77,7 +98,10 @@ class OnnxTextModel {
 
   // For interventions on the graph (onnx_attention_model.h): the executor after the last run, the token-embedding
   // value ("" when none was found) and the number of tokens of the last run.
-  onnx::Executor<float>& executor() { return ex_; }
+  onnx::Executor<float>& executor() {
+    full_ids_.clear();  // the caller may change its values (forward_from)
+    return ex_;
+  }
   // The explained position's logits as the executor holds them now (after Executor::forward_from too).
   std::vector<float> current_logits() const;
   // Backward from the explained position with d(objective)/d logits = d_logits (stop_at as Executor::backward).
@@ -105,10 +129,14 @@ class OnnxTextModel {
   std::vector<std::string> mask_inputs_, type_inputs_, position_inputs_;
   bool causal_ = false, backward_done_ = false, batch_free_ = false;
   bool last_row_batches_ = kExplainLogitsOnly, last_row_planned_ = false, last_row_checked_ = false;
-  BatchCheck batch_check_ = BatchCheck::kUnchecked;
-  // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents); last_row_of as
-  // Executor::forward.
-  bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0);
+  BatchCheck batch_check_ = BatchCheck::kUnchecked, suffix_check_ = BatchCheck::kUnchecked;
+  bool suffix_planned_ = false;
+  std::vector<std::string> suffix_keys_;  // per found layer: the score product's keys (positions on the last axis)
+  std::vector<int> full_ids_;             // the ids of the executor's last whole (non-inference) run; empty: none
+  // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents; position inputs
+  // from `first`); last_row_of and suffix as Executor::forward.
+  bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0,
+                   const onnx::SuffixPass<float>* suffix = nullptr, int64_t first = 0);
   // One pass on the last position when cut (see last_rows_ready), or whole after a failed cut pass.
   bool forward_whole_or_cut(const std::vector<int>& flat, int64_t B, bool cut, std::string* error, bool inference);
   int tokens_ = 0;

@@ -1,0 +1,156 @@
+// onnx_text_suffix.cpp — OnnxTextModel's passes on the last positions of a sequence whose first positions ran before
+// (onnx_text_model.h: suffix_ready, prefix_of, run_suffix_batch, check_suffix; the executor's side in
+// onnx/suffix_pass.h).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "explain/onnx_text/onnx_text_model.h"
+
+namespace attnlab {
+
+using namespace attnlab::onnx;
+
+namespace {
+
+// Nodes between the score product Q·Kᵀ and its Softmax that pass the scores on (attention_finder's set).
+bool passes_scores(const std::string& op) {
+  return op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Where" || op == "Cast" || op == "Identity" ||
+         op == "Clip";
+}
+
+}  // namespace
+
+bool OnnxTextModel::suffix_ready() {
+  if (!last_row_batches_ || !causal_ || !batch_free_ || attention_.empty() || suffix_check_ == BatchCheck::kDisagree)
+    return false;
+  if (!suffix_planned_) {
+    suffix_planned_ = true;
+    // Per layer, from the Softmax's input up through scaling and masking to the score product: its second input holds
+    // the keys.
+    std::map<std::string, const Node*> producer, by_name;
+    for (const Node& n : model_->nodes) {
+      for (const auto& o : n.outputs)
+        if (!o.empty()) producer[o] = &n;
+      by_name[n.name] = &n;
+    }
+    std::vector<std::string> keys;
+    for (const FoundAttention& a : attention_) {
+      auto s = by_name.find(a.softmax_node);
+      if (s == by_name.end() || s->second->inputs.empty()) return false;
+      // every MatMul reached from the Softmax's input through scaling and masking (the masks reach none): one
+      std::set<const Node*> products;
+      std::vector<std::pair<std::string, int>> stack = {{s->second->inputs[0], 0}};
+      while (!stack.empty() && products.size() < 2) {
+        const auto [v, depth] = stack.back();
+        stack.pop_back();
+        auto p = producer.find(v);
+        if (depth > 8 || p == producer.end()) continue;
+        const Node& n = *p->second;
+        if (n.op_type == "MatMul") products.insert(&n);
+        else if (passes_scores(n.op_type))
+          for (const auto& in : n.inputs)
+            if (!in.empty() && !ex_.is_constant(in)) stack.push_back({in, depth + 1});
+      }
+      if (products.size() != 1 || (*products.begin())->inputs.size() != 2) return false;  // not ready
+      keys.push_back((*products.begin())->inputs[1]);
+    }
+    suffix_keys_ = keys;
+  }
+  return suffix_keys_.size() == attention_.size();
+}
+
+bool OnnxTextModel::prefix_of(const std::vector<int>& ids, Prefix* out, std::string* error) {
+  if (!suffix_ready()) {
+    *error = "this model's passes cannot start after a prefix";
+    return false;
+  }
+  if (full_ids_ != ids && !run(ids, error)) return false;
+  const int64_t T = static_cast<int64_t>(ids.size());
+  *out = Prefix();
+  out->ids = ids;
+  for (size_t l = 0; l < attention_.size(); ++l) {
+    const Tensor<float>* k = ex_.value(suffix_keys_[l]);
+    const Tensor<float>* v = ex_.value(attention_[l].values);
+    if (!k || !v || !k->is_float() || !v->is_float() || k->rank() < 3 || v->rank() < 3 || k->shape[0] != 1 ||
+        v->shape[0] != 1 || k->shape.back() != T || v->shape[v->shape.size() - 2] != T) {
+      *error = "layer " + std::to_string(l) + "'s keys or values do not hold one entry a position";
+      return false;
+    }
+    out->keys.push_back(*k);
+    out->values.push_back(*v);
+  }
+  return true;
+}
+
+bool OnnxTextModel::run_suffix_batch(const Prefix& prefix, int64_t a, const std::vector<std::vector<int>>& tails,
+                                     std::vector<std::vector<float>>* logits, std::string* error) {
+  backward_done_ = false;
+  full_ids_.clear();
+  const size_t B = tails.size();
+  const int64_t T = static_cast<int64_t>(prefix.ids.size());
+  if (B == 0 || tails[0].empty() || a < 1 || a > T || prefix.keys.size() != attention_.size()) {
+    *error = "a pass after a prefix needs a prefix and tokens after it";
+    return false;
+  }
+  const size_t S = tails[0].size();
+  std::vector<int> flat;
+  flat.reserve(B * S);
+  for (const auto& t : tails) {
+    if (t.size() != S) {
+      *error = "a batch's sequences must have one length";
+      return false;
+    }
+    flat.insert(flat.end(), t.begin(), t.end());
+  }
+  SuffixPass<float> pass;
+  pass.prefix = a;
+  std::vector<Tensor<float>> heads;
+  heads.reserve(2 * attention_.size());  // pass.extend points into it
+  for (size_t l = 0; l < attention_.size(); ++l) {
+    heads.push_back(suffix_head(prefix.keys[l], -1, a));
+    pass.extend.push_back({suffix_keys_[l], -1, &heads.back()});
+    heads.push_back(suffix_head(prefix.values[l], -2, a));
+    pass.extend.push_back({attention_[l].values, -2, &heads.back()});
+  }
+  const int64_t b = static_cast<int64_t>(B), s = static_cast<int64_t>(S);
+  const bool cut = s > 1 && last_rows_ready() && last_row_checked_;
+  bool ok = forward_ids(flat, b, error, /*inference=*/true, cut ? s : 0, &pass, a);
+  if (!ok && cut) ok = forward_ids(flat, b, error, /*inference=*/true, 0, &pass, a);
+  if (!ok) return false;
+  const Tensor<float>* y = ex_.value(output_);
+  const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : s;
+  if (!y || !y->is_float() || y->rank() != 3 || y->shape[0] != b || y->shape[1] != rows) {
+    *error = "output '" + output_ + "' of a pass after a prefix has shape " +
+             (y ? shape_str(y->shape) : std::string("(none)")) + ": expected [B, T, vocabulary]";
+    return false;
+  }
+  const int64_t V = y->shape[2];
+  logits->assign(B, {});
+  for (int64_t k = 0; k < b; ++k) {
+    const auto at = y->f.begin() + (k * rows + rows - 1) * V;
+    (*logits)[static_cast<size_t>(k)].assign(at, at + V);
+  }
+  return true;
+}
+
+bool OnnxTextModel::check_suffix(const Prefix& prefix, int64_t a, const std::vector<int>& tail, std::string* error) {
+  if (a < 1 || a > static_cast<int64_t>(prefix.ids.size())) {
+    *error = "a pass after a prefix needs a prefix";
+    return false;
+  }
+  std::vector<std::vector<float>> cut;
+  std::string cut_error;
+  const bool ran = run_suffix_batch(prefix, a, {tail}, &cut, &cut_error);
+  std::vector<int> whole(prefix.ids.begin(), prefix.ids.begin() + a);
+  whole.insert(whole.end(), tail.begin(), tail.end());
+  if (!run(whole, error, /*inference=*/true)) return false;
+  bool same = ran && cut[0].size() == logits_.size();
+  for (size_t k = 0; same && k < logits_.size(); ++k)
+    same = std::abs(cut[0][k] - logits_[k]) <= 1e-4f * std::max(1.f, std::abs(logits_[k]));
+  suffix_check_ = same ? BatchCheck::kAgree : BatchCheck::kDisagree;
+  return true;
+}
+
+}  // namespace attnlab
