@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,72 @@ TEST(SuffixPass, LeaveOneOutAfterPrefixesEqualsWholePasses) {
     EXPECT_LT(worst, 1e-5) << path;
     EXPECT_GT(largest, 1e-3) << path << ": some deletion must move the prediction (else the comparison says nothing)";
   }
+}
+
+// The page's "next": leave-one-out on the text, then on it one token longer — the second runs each deletion's new
+// position alone after the keys and values the first kept (OnnxTextModel::deletions) — equal to whole passes at each
+// step; negative control: kept deletions of another text under this text's ids change the values.
+TEST(SuffixPass, LeaveOneOutOnTheTextOneTokenLongerRunsFromTheKeptDeletions) {
+  OnnxTextModel m, r;
+  ASSERT_TRUE(load(&m, kStories));
+  ASSERT_TRUE(load(&r, kStories));
+  m.set_last_row_batches(true);
+  std::vector<int> ids = text(30);
+  std::string err;
+  auto loo = [&](const std::vector<int>& x, OnnxTextModel& model, std::vector<double>* out, double* p, int* target) {
+    ASSERT_TRUE(model.run(x, &err)) << err;
+    *target = onnx_text_top_k(model.logits(), 1).at(0);
+    *p = onnx_text_probability(model.logits(), *target);
+    ASSERT_TRUE(onnx_text_leave_one_out(model, x, *target, *p, 0, static_cast<int>(x.size()), out, &err)) << err;
+  };
+  auto whole = [&](const std::vector<int>& x, double p, int target, size_t i) {
+    std::vector<int> c = x;
+    c.erase(c.begin() + static_cast<std::ptrdiff_t>(i));
+    EXPECT_TRUE(r.run(c, &err)) << err;
+    return std::abs(p - onnx_text_probability(r.logits(), target));
+  };
+  for (int step = 0; step < 3; ++step) {
+    std::vector<double> out;
+    double p = 0;
+    int target = 0;
+    loo(ids, m, &out, &p, &target);
+    ASSERT_TRUE(m.deletions()) << "step " << step << ": the deletions are kept for the next";
+    EXPECT_EQ(m.deletions()->ids, ids);
+    double worst = 0, largest = 0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const double v = whole(ids, p, target, i);
+      worst = std::max(worst, std::abs(v - out[i]));
+      largest = std::max(largest, v);
+    }
+    EXPECT_LT(worst, 1e-5) << "step " << step << " at " << ids.size() << " tokens";
+    EXPECT_GT(largest, 1e-3) << "step " << step;
+    ids.push_back(target);
+  }
+  // Negative control: the kept deletions of another text, under this text's ids: the next call reads them
+  OnnxTextModel o;
+  ASSERT_TRUE(load(&o, kStories));
+  o.set_last_row_batches(true);
+  const std::vector<int> other = text(static_cast<int>(ids.size()) - 1, 7);
+  std::vector<double> o_loo;
+  double o_p = 0;
+  int o_target = 0;
+  loo(other, o, &o_loo, &o_p, &o_target);
+  ASSERT_TRUE(o.deletions());
+  auto forged = std::make_shared<OnnxTextModel::Deletions>(*o.deletions());
+  forged->ids = std::vector<int>(ids.begin(), ids.end() - 1);
+  forged->whole.ids = forged->ids;
+  m.set_deletions(forged);
+  std::vector<double> out;
+  double p = 0;
+  int target = 0;
+  loo(ids, m, &out, &p, &target);
+  double worst = 0;
+  for (size_t i = 0; i + 1 < ids.size(); ++i) worst = std::max(worst, std::abs(whole(ids, p, target, i) - out[i]));
+  EXPECT_GT(worst, 1e-3) << "the kept deletions must be what the next call reads";
+  // a text that is not one token longer runs whole batches again (and keeps its own)
+  loo(text(25, 9), m, &out, &p, &target);
+  ASSERT_TRUE(m.deletions());
+  EXPECT_EQ(m.deletions()->ids, text(25, 9));
 }
 
 TEST(SuffixPassHelpers, ExtendPrefixesAlongAnAxisAndBroadcastsTheBatch) {

@@ -330,7 +330,8 @@ TEST(ParallelOnnx, TextRowsBesideLeaveOneOutAreTheSameOnOneTwoAndThreeThreads) {
     r.ig_steps = 0;
     r.context_mixing = false;
     r.leave_one_out = true;
-    std::string one;
+    r.flow_layers = true;  // the page's step: the per-layer flow curves, items of the lanes beside the rows
+    std::string one, one_longer;
     for (int n : {1, 2, 3}) {
       Threads threads(n);
       OnnxTextModel m;
@@ -343,12 +344,22 @@ TEST(ParallelOnnx, TextRowsBesideLeaveOneOutAreTheSameOnOneTwoAndThreeThreads) {
       EXPECT_EQ(m.batch_check(), OnnxTextModel::BatchCheck::kAgree) << path;
       if (m.causal()) EXPECT_EQ(m.suffix_check(), OnnxTextModel::BatchCheck::kAgree) << path << ": deletions after a prefix";
       ASSERT_TRUE(onnx_text_explain(m, r, &second, &err)) << path << " " << err;
-      ASSERT_TRUE(second.contains("leave_one_out") && second.contains("gradient") && second.contains("attnlrp")) << path;
+      ASSERT_TRUE(second.contains("leave_one_out") && second.contains("gradient") && second.contains("attnlrp") &&
+                  second.contains("flow_layers"))
+          << path;
       EXPECT_EQ(second.dump(), first.dump()) << path << " on " << n << " threads: the second call differs from the first";
       if (n == 1) one = second.dump();
       else EXPECT_EQ(second.dump(), one) << path << " on " << n << " threads";
       // and the model is left on the explained ids: its logits are the explanation's
       EXPECT_EQ(nlohmann::json(m.logits()).dump(), second["logits"].dump()) << path;
+      // the text one token longer (the page's "next"): a causal LM's deletions run from the ones kept
+      OnnxTextExplainRequest next = r;
+      next.ids.push_back(second["target"].get<int>());
+      nlohmann::json third;
+      ASSERT_TRUE(onnx_text_explain(m, next, &third, &err)) << path << " " << err;
+      if (m.causal()) EXPECT_TRUE(m.deletions() && m.deletions()->ids == next.ids) << path;
+      if (n == 1) one_longer = third.dump();
+      else EXPECT_EQ(third.dump(), one_longer) << path << " one token longer, on " << n << " threads";
     }
   }
 }

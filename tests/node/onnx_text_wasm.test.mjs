@@ -216,6 +216,14 @@ test('top, greedyStep and leave-one-out (inference passes: the tail on the last 
       assert.equal(diff(a.values.map((v) => v ?? 0), b.values.map((v) => v ?? 0), 0), '', `call ${k + 1}`);
       assert.ok(Math.max(...a.values.map((v) => v ?? 0)) > 1e-3);
     }
+    // the page's "next": the text one token longer, each deletion's new position after the keys and values the call
+    // before kept (OnnxTextModel::deletions), three steps — the whole graph's bits
+    let longer = ids;
+    for (let k = 0; k < 3; k++) {
+      longer = [...longer, lab.top(longer, 1).top[0].id];
+      const x = lab.explainIds(longer, 'next', { leaveOneOut: true }), y = whole.explainIds(longer, 'next', { leaveOneOut: true });
+      assert.equal(diff(x.leave_one_out.map((v) => v ?? 0), y.leave_one_out.map((v) => v ?? 0), 0), '', `step ${k + 1}`);
+    }
     assert.throws(() => new M.OnnxTextLab(modelBytes(), tokBytes(), '', { lastPositionTail: 'no' }), /lastPositionTail must be true or false/);
   } finally {
     whole.delete();

@@ -213,8 +213,50 @@ namespace {
 // The rows from the explained pass (after model.run(request.ids)): the gradient's backward, the attention rows, the
 // embedding gradients and the propagation rules' rows, into *out. onnx_text_explain runs them before leave-one-out's
 // passes or beside them.
+// A from_maps row covers permuted positions 1..n-1: back to token order (NaN where no token).
+std::vector<double> rows_to_tokens(const std::vector<double>& r, const std::vector<int>& token_of, int T) {
+  std::vector<double> v(static_cast<size_t>(T), std::nan(""));
+  for (size_t k = 0; k < r.size(); ++k) {
+    const int t = token_of[k + 1];
+    if (t >= 0 && t < T) v[t] = r[k];
+  }
+  return v;
+}
+
+// The per-layer flow curves (request.flow_layers): through the first 1, 2, …, L layers, from the attention alone —
+// computed beside the rows as items of the lanes (onnx_text_explain), written with the rows' flow.
+struct FlowCurves {
+  SelfAttentionMaps maps;  // without gradients
+  std::vector<int> token_of;
+  std::vector<std::vector<double>> curves;  // [L]: curves[l − 1] through l layers
+  std::vector<char> done;
+  // Whether the model's attention allows them (read after the model's run on the explained ids).
+  bool plan(const OnnxTextModel& model) {
+    int explained = -1;
+    std::string ignored;
+    if (model.attention().empty() || !model.maps(false, &maps, &token_of, &explained, &ignored)) return false;
+    if (!flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) return false;
+    curves.assign(static_cast<size_t>(maps.layers), {});
+    done.assign(curves.size(), 0);
+    return true;
+  }
+  // Item k: the curve through L − k layers (the largest first).
+  void run(size_t k) {
+    const size_t l = curves.size() - k;
+    curves[l - 1] = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l));
+    done[l - 1] = 1;
+  }
+  void write(json* o, int T) {
+    for (size_t k = 0; k < curves.size(); ++k)
+      if (!done[curves.size() - 1 - k]) run(k);
+    (*o)["flow_layers"] = curves;
+    (*o)["flow"] = onnx_text_row(rows_to_tokens(curves.back(), token_of, T));  // through all L layers
+  }
+};
+
+// flow_outside: the flow curves (and so the flow row) are computed and written by the caller (FlowCurves).
 bool explain_rows(OnnxTextModel& model, const OnnxTextExplainRequest& request, int target, const std::vector<float>& logits,
-                  json* out, std::string* error) {
+                  json* out, std::string* error, bool flow_outside = false) {
   json& o = *out;
   const int T = static_cast<int>(request.ids.size());
   const double nan = std::nan("");
@@ -245,23 +287,17 @@ bool explain_rows(OnnxTextModel& model, const OnnxTextExplainRequest& request, i
       layers.push_back(hl);
     }
     if (request.attention_layers) o["attention_layers"] = layers;
-    // A from_maps row covers permuted positions 1..n-1: back to token order.
-    auto to_tokens = [&](const std::vector<double>& r) {
-      std::vector<double> v(static_cast<size_t>(T), nan);
-      for (size_t k = 0; k < r.size(); ++k) {
-        const int t = token_of[k + 1];
-        if (t >= 0 && t < T) v[t] = r[k];
-      }
-      return v;
-    };
+    auto to_tokens = [&](const std::vector<double>& r) { return rows_to_tokens(r, token_of, T); };
     o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
     o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
     std::vector<std::vector<double>> curves;
-    if (request.flow_layers && flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) {
+    if (!flow_outside && request.flow_layers && flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) {
       for (int l = 1; l <= maps.layers; ++l) curves.push_back(flow_from_maps(maps, HeadFusion::Mean, l));
       o["flow_layers"] = curves;
     }
-    if (!curves.empty()) {
+    if (flow_outside) {
+      // written by the caller
+    } else if (!curves.empty()) {
       o["flow"] = onnx_text_row(to_tokens(curves.back()));  // flow_from_maps through all L layers
     } else if (flow_affordable(maps.n, maps.layers)) {
       o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
@@ -317,7 +353,7 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   const double p = onnx_text_probability(logits, target);
   json o = {{"causal", model.causal()}, {"target", target}, {"probability", p}, {"output", model.output_name()}};
   o["logits"] = logits;
-  auto rows = [&](std::string* e) { return explain_rows(model, request, target, logits, &o, e); };
+  auto rows = [&](std::string* e, bool flow_outside) { return explain_rows(model, request, target, logits, &o, e, flow_outside); };
   // Leave-one-out's passes on copies of the model while lane 0 computes the rows on the model itself and then takes
   // passes too (on_model_lanes' first): the same values as rows then leave-one-out (each pass's value is its own; a
   // row's nested loops run serially, which leaves their values unchanged), in about the time of the longer. Where the
@@ -327,24 +363,39 @@ bool onnx_text_explain(OnnxTextModel& model, const OnnxTextExplainRequest& reque
   if (request.leave_one_out && request.ig_steps == 0 && thread_count() > 1 && !in_parallel_loop()) {
     LooPasses passes = loo_passes(model, ids, target, p, 0, T, &loo);
     // the prefix's check runs passes of its own: not beside the rows (whose values they would overwrite)
-    if (model.suffix_check() != OnnxTextModel::BatchCheck::kAgree) passes.prefix.reset();
+    if (model.suffix_check() != OnnxTextModel::BatchCheck::kAgree) {
+      passes.prefix.reset();
+      passes.before.reset();
+      passes.after.reset();
+    }
     if (passes.n > 0 && (!passes.batched || model.batch_check() == OnnxTextModel::BatchCheck::kAgree)) {
       std::string passes_error, rows_error;
       bool rows_ok = false;
+      // the flow curves are items too: they read the attention alone, not the backward passes the rows run
+      FlowCurves flow;
+      const bool flow_items = request.flow_layers && flow.plan(model);
+      const size_t loo_items = passes.items(), flows = flow_items ? flow.curves.size() : 0;
       // a pass that failed (a batch over the executor's budget at this length, where the check was made on a shorter
       // text) leaves loo_done false: leave-one-out again below, with onnx_text_leave_one_out's fallback to one
       // deletion a pass
       loo_done = on_model_lanes(
-          model, passes.items(), &passes_error,
-          [&](OnnxTextModel& m, size_t c, std::string* e) { return passes.run(m, c, e); }, [&] { rows_ok = rows(&rows_error); });
+          model, loo_items + flows, &passes_error,
+          [&](OnnxTextModel& m, size_t c, std::string* e) {
+            if (c < loo_items) return passes.run(m, c, e);
+            flow.run(c - loo_items);
+            return true;
+          },
+          [&] { rows_ok = rows(&rows_error, flow_items); });
       if (!rows_ok) {
         *error = rows_error;
         return false;
       }
+      if (flow_items) flow.write(&o, T);  // the curves a failed pass left undone, here
+      if (loo_done) passes.finish(model);
       rows_done = true;
     }
   }
-  if (!rows_done && !rows(error)) return false;
+  if (!rows_done && !rows(error, false)) return false;
   if (request.ig_steps > 0) {
     OnnxIgResult ig;
     if (onnx_text_integrated_gradients(model, ids, target, request.ig_steps, request.ig_baseline, &ig, error)) {

@@ -37,6 +37,12 @@ struct LooPasses {
   bool batched;
   std::vector<double>* out;
   std::shared_ptr<const OnnxTextModel::Prefix> prefix;
+  // With the prefix, over the whole text: `before`, the model's deletions of ids[0, T − 1) where ids extend that text by
+  // one token (OnnxTextModel::deletions) — each deletion d < T − 1 then runs its one new position after the keys and
+  // values kept for d, and the new token's deletion is that text's own run; `after`, what the passes keep for the next
+  // (their keys and values, within OnnxTextModel::kDeletionsBytes; null: nothing kept).
+  std::shared_ptr<const OnnxTextModel::Deletions> before;
+  std::shared_ptr<OnnxTextModel::Deletions> after;
 
   std::vector<int> cut(size_t i) const {
     std::vector<int> c = ids;
@@ -48,6 +54,9 @@ struct LooPasses {
   // Once per model (OnnxTextModel::check_suffix), on the last batch's first deletion: the prefix dropped where the
   // model's suffix passes disagree with whole ones (or cannot run).
   bool check_prefix(OnnxTextModel& m, std::string* e);
+  // After every item ran (batched, with the prefix): the model keeps `after` for the next call; a whole-text call that
+  // kept nothing lets go of what the model kept.
+  void finish(OnnxTextModel& m) const;
 };
 
 // The passes of leave-one-out over ids[begin, end) (out sized and NaN-filled): batched where the graph's batch is free

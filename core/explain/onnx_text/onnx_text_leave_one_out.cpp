@@ -63,15 +63,50 @@ bool LooPasses::run(OnnxTextModel& m, size_t c, std::string* e) const {
   }
   const size_t i0 = split_begin(n, chunks, c), i1 = split_begin(n, chunks, c + 1);
   const int64_t a = begin + static_cast<int64_t>(i0);  // the positions before the batch's first deletion
-  std::vector<std::vector<int>> seqs;
-  for (size_t i = i0; i < i1; ++i) {
-    seqs.push_back(cut(i));
-    if (prefix && a > 0) seqs.back().erase(seqs.back().begin(), seqs.back().begin() + a);
-  }
   std::vector<std::vector<float>> logits;
-  if (!(prefix && a > 0 ? m.run_suffix_batch(*prefix, a, seqs, &logits, e) : m.run_batch(seqs, &logits, e))) return false;
-  for (size_t i = i0; i < i1; ++i) (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
+  std::vector<OnnxTextModel::KeyValues> kv;
+  std::vector<OnnxTextModel::KeyValues>* keep = prefix && after ? &kv : nullptr;
+  if (prefix && before) {  // begin = 0, T = ids.size() ≥ 3
+    const size_t last = ids.size() - 1;
+    std::vector<const OnnxTextModel::KeyValues*> heads;
+    std::vector<std::vector<int>> tails;
+    for (size_t i = i0; i < std::min(i1, last); ++i) {
+      heads.push_back(&before->rows[i]);
+      tails.push_back({ids[last]});
+    }
+    if (!heads.empty() && !m.run_suffix_rows(heads, static_cast<int64_t>(last) - 1, tails, &logits, e, keep)) return false;
+    if (i1 > last) {  // the new token's deletion: the text before it, as run before
+      logits.push_back(before->whole.logits);
+      if (keep) {
+        kv.emplace_back();
+        for (size_t l = 0; l < before->whole.keys.size(); ++l) {
+          kv.back().push_back(before->whole.keys[l]);
+          kv.back().push_back(before->whole.values[l]);
+        }
+      }
+    }
+  } else {
+    std::vector<std::vector<int>> seqs;
+    for (size_t i = i0; i < i1; ++i) {
+      seqs.push_back(cut(i));
+      if (prefix && a > 0) seqs.back().erase(seqs.back().begin(), seqs.back().begin() + a);
+    }
+    if (!(prefix && a > 0 ? m.run_suffix_batch(*prefix, a, seqs, &logits, e, keep) : m.run_batch(seqs, &logits, e, keep)))
+      return false;
+  }
+  for (size_t i = i0; i < i1; ++i) {
+    (*out)[i] = std::abs(p - onnx_text_probability(logits[i - i0], target));
+    if (keep) after->rows[i] = std::move(kv[i - i0]);
+  }
   return true;
+}
+
+void LooPasses::finish(OnnxTextModel& m) const {
+  const bool whole_text = begin == 0 && static_cast<size_t>(begin) + n == ids.size();
+  bool kept = after && prefix && batched;
+  for (size_t i = 0; kept && i < after->rows.size(); ++i) kept = !after->rows[i].empty();
+  if (kept) m.set_deletions(after);
+  else if (whole_text) m.set_deletions(nullptr);
 }
 
 bool LooPasses::check_prefix(OnnxTextModel& m, std::string* e) {
@@ -100,11 +135,28 @@ LooPasses loo_passes(OnnxTextModel& model, const std::vector<int>& ids, int targ
   const size_t by_output = (n * per_output + kLooBatchOutputs - 1) / kLooBatchOutputs;
   const size_t chunks = n == 0 ? 0 : std::min(n, std::max(explain_parts(n, static_cast<size_t>(T - 1)), by_output));
   const bool batched = model.batch_free() && chunks < n && model.batch_check() != OnnxTextModel::BatchCheck::kDisagree;
-  LooPasses passes{ids, begin, target, p, n, chunks, batched, out, nullptr};
+  LooPasses passes{ids, begin, target, p, n, chunks, batched, out, nullptr, nullptr, nullptr};
   if (batched && model.suffix_ready()) {
     auto pre = std::make_shared<OnnxTextModel::Prefix>();
     std::string ignored;  // no prefix: whole passes
     if (model.prefix_of(ids, pre.get(), &ignored)) passes.prefix = pre;
+  }
+  if (passes.prefix && begin == 0 && end == T && T >= 3) {
+    const auto& d = model.deletions();
+    if (d && d->ids.size() + 1 == ids.size() && std::equal(d->ids.begin(), d->ids.end(), ids.begin()) &&
+        d->rows.size() == d->ids.size()) {
+      passes.before = d;
+      passes.chunks = std::min<size_t>(n - 1, 4);  // a position each: a few batches, for the lanes
+    }
+    int64_t each = 0;  // a deletion's keys and values: about the text's own
+    for (size_t l = 0; l < passes.prefix->keys.size(); ++l)
+      each += (passes.prefix->keys[l].numel() + passes.prefix->values[l].numel()) * static_cast<int64_t>(sizeof(float));
+    if (each * static_cast<int64_t>(n) <= OnnxTextModel::kDeletionsBytes) {
+      passes.after = std::make_shared<OnnxTextModel::Deletions>();
+      passes.after->ids = ids;
+      passes.after->rows.resize(n);
+      passes.after->whole = *passes.prefix;
+    }
   }
   return passes;
 }
@@ -125,11 +177,17 @@ bool onnx_text_leave_one_out(OnnxTextModel& model, const std::vector<int>& ids, 
     // sequences (attention over B·T positions) gives other numbers: on the model's first batched call the first
     // deletion is checked against a pass of its own (the answer kept for its later calls), and either falls back to
     // one deletion a pass.
-    if (ok && model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
+    if (ok && model.batch_check() == OnnxTextModel::BatchCheck::kAgree) {
+      loo.finish(model);
+      return true;
+    }
     std::string single_error;
     if (ok && model.run(loo.cut(0), &single_error, /*inference=*/true)) {
       model.set_batch_check(std::abs((*out)[0] - std::abs(p - onnx_text_probability(model.logits(), target))) <= 1e-5);
-      if (model.batch_check() == OnnxTextModel::BatchCheck::kAgree) return true;
+      if (model.batch_check() == OnnxTextModel::BatchCheck::kAgree) {
+        loo.finish(model);
+        return true;
+      }
     }
     loo.batched = false;
   }

@@ -117,7 +117,7 @@ bool OnnxTextModel::forward_ids(const std::vector<int>& flat, int64_t B, std::st
   // Integer inputs keep their declared ONNX types (the executor computes them as int64).
   for (const ValueInfo& vi : model_->inputs) in[vi.name].dtype = vi.dtype;
   static const std::vector<std::string> kOutputsOnly;
-  return ex_.forward(in, error, inference ? &kOutputsOnly : nullptr, last_row_of, suffix);
+  return ex_.forward(in, error, inference ? (keep_kv_ ? &kv_names_ : &kOutputsOnly) : nullptr, last_row_of, suffix);
 }
 
 bool OnnxTextModel::last_rows_ready() {
@@ -195,7 +195,7 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool in
 }
 
 bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits,
-                              std::string* error) {
+                              std::string* error, std::vector<KeyValues>* kv) {
   backward_done_ = false;
   full_ids_.clear();
   const size_t B = seqs.size();
@@ -215,7 +215,14 @@ bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::ve
   }
   const int64_t b = static_cast<int64_t>(B), t = static_cast<int64_t>(T);
   const bool cut = t > 1 && last_rows_ready();
-  if (!forward_whole_or_cut(flat, b, cut, error, /*inference=*/true)) return false;
+  if (kv && !suffix_ready()) {
+    *error = "this model's keys and values are not found";
+    return false;
+  }
+  keep_kv_ = kv != nullptr;
+  const bool ran = forward_whole_or_cut(flat, b, cut, error, /*inference=*/true);
+  keep_kv_ = false;
+  if (!ran || (kv && !read_kv(b, kv, error))) return false;
   const Tensor<float>* y = ex_.value(output_);
   const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : t;  // positions the output holds
   const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == rows;

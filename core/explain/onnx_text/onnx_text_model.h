@@ -27,6 +27,9 @@ namespace attnlab {
 // different threads at once (leave-one-out's deletions, onnx_text_explain.h); one object must not.
 class OnnxTextModel {
  public:
+  // One sequence's keys and values of every found layer, batch 1, all positions: keys of layer 0, its values, keys of
+  // layer 1, … (what a pass after it reads as its prefix: run_suffix_rows).
+  using KeyValues = std::vector<onnx::Tensor<float>>;
   bool load(const uint8_t* bytes, size_t size, const std::string& output, std::string* error);
   bool causal() const { return causal_; }
   const std::vector<onnx::FoundAttention>& attention() const { return attention_; }
@@ -50,7 +53,8 @@ class OnnxTextModel {
   // pass of a model is also run whole and compared (different logits: whole passes from then on).
   // last_rows_ready(): whether they do (a causal LM, the setting on, a tail found; planned on first use).
   bool batch_free() const { return batch_free_; }
-  bool run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits, std::string* error);
+  bool run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits, std::string* error,
+                 std::vector<KeyValues>* kv = nullptr);  // kv as run_suffix_batch's (where suffix_ready)
   void set_last_row_batches(bool on) { last_row_batches_ = on; }
   bool last_row_batches() const { return last_row_batches_; }
   bool last_rows_ready();
@@ -73,11 +77,26 @@ class OnnxTextModel {
   struct Prefix {
     std::vector<int> ids;
     std::vector<onnx::Tensor<float>> keys, values;  // per layer, batch 1, all positions
+    std::vector<float> logits;                      // the last position's
   };
   bool suffix_ready();
   bool prefix_of(const std::vector<int>& ids, Prefix* out, std::string* error);
+  // kv (optional): each sequence's keys and values after the pass (prefix and tail), for passes after it.
   bool run_suffix_batch(const Prefix& prefix, int64_t a, const std::vector<std::vector<int>>& tails,
-                        std::vector<std::vector<float>>* logits, std::string* error);
+                        std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv = nullptr);
+  // The same with each sequence's own prefix of a positions (heads[b]: KeyValues of ≥ a positions, the first a read).
+  bool run_suffix_rows(const std::vector<const KeyValues*>& heads, int64_t a, const std::vector<std::vector<int>>& tails,
+                       std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv = nullptr);
+  // Leave-one-out's last whole text on this model (onnx_text_leave_one_out): its deletions' keys and values, kept so
+  // that the same text one token longer (the page's "next") runs each deletion on its one new position.
+  struct Deletions {
+    std::vector<int> ids;
+    std::vector<KeyValues> rows;  // per deletion d: the keys and values of ids without ids[d]
+    Prefix whole;                 // ids' own (the new token's deletion leaves them)
+  };
+  static constexpr int64_t kDeletionsBytes = int64_t(32) << 20;  // kept up to this many bytes of keys and values
+  const std::shared_ptr<const Deletions>& deletions() const { return deletions_; }
+  void set_deletions(std::shared_ptr<const Deletions> d) { deletions_ = std::move(d); }
   BatchCheck suffix_check() const { return suffix_check_; }
   bool check_suffix(const Prefix& prefix, int64_t a, const std::vector<int>& tail, std::string* error);
   // Backward from the explained position's logit `target` (a one-logit binary classifier: target 1 = +logit,
@@ -133,6 +152,13 @@ class OnnxTextModel {
   bool suffix_planned_ = false;
   std::vector<std::string> suffix_keys_;  // per found layer: the score product's keys (positions on the last axis)
   std::vector<int> full_ids_;             // the ids of the executor's last whole (non-inference) run; empty: none
+  std::vector<std::string> kv_names_;     // the keys and values the executor keeps for kv (KeyValues' order)
+  bool keep_kv_ = false;                  // the next inference pass keeps them
+  std::shared_ptr<const Deletions> deletions_;
+  // After a pass that kept them: each of its B sequences' keys and values.
+  bool read_kv(int64_t B, std::vector<KeyValues>* kv, std::string* error) const;
+  bool run_after(std::vector<onnx::Tensor<float>> heads, int64_t a, const std::vector<std::vector<int>>& tails,
+                 std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv);
   // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents; position inputs
   // from `first`); last_row_of and suffix as Executor::forward.
   bool forward_ids(const std::vector<int>& flat, int64_t B, std::string* error, bool inference, int64_t last_row_of = 0,

@@ -57,6 +57,11 @@ bool OnnxTextModel::suffix_ready() {
       keys.push_back((*products.begin())->inputs[1]);
     }
     suffix_keys_ = keys;
+    kv_names_.clear();
+    for (size_t l = 0; l < keys.size(); ++l) {
+      kv_names_.push_back(keys[l]);
+      kv_names_.push_back(attention_[l].values);
+    }
   }
   return suffix_keys_.size() == attention_.size();
 }
@@ -81,16 +86,86 @@ bool OnnxTextModel::prefix_of(const std::vector<int>& ids, Prefix* out, std::str
     out->keys.push_back(*k);
     out->values.push_back(*v);
   }
+  out->logits = logits_;
   return true;
 }
 
+bool OnnxTextModel::read_kv(int64_t B, std::vector<KeyValues>* kv, std::string* error) const {
+  kv->assign(static_cast<size_t>(B), KeyValues());
+  for (size_t q = 0; q < kv_names_.size(); ++q) {
+    const Tensor<float>* t = ex_.value(kv_names_[q]);
+    if (!t || !t->is_float() || t->rank() < 3 || t->shape[0] != B) {
+      *error = "the keys or values '" + kv_names_[q] + "' were not kept";
+      return false;
+    }
+    const int64_t each = t->numel() / B;
+    Shape one = t->shape;
+    one[0] = 1;
+    for (int64_t b = 0; b < B; ++b) {
+      Tensor<float> r = Tensor<float>::uninit(one);
+      std::copy_n(t->f.begin() + b * each, each, r.f.begin());
+      (*kv)[static_cast<size_t>(b)].push_back(std::move(r));
+    }
+  }
+  return true;
+}
+
+bool OnnxTextModel::run_suffix_rows(const std::vector<const KeyValues*>& heads, int64_t a,
+                                    const std::vector<std::vector<int>>& tails, std::vector<std::vector<float>>* logits,
+                                    std::string* error, std::vector<KeyValues>* kv) {
+  if (heads.size() != tails.size() || heads.empty() || !suffix_ready()) {
+    *error = "a pass after prefixes needs one prefix a sequence";
+    return false;
+  }
+  // each sequence's first a positions, stacked on the batch axis (the keys: the last axis; the values: the one before)
+  std::vector<Tensor<float>> stacked;
+  for (size_t q = 0; q < kv_names_.size(); ++q) {
+    const int axis = q % 2 == 0 ? -1 : -2;
+    Tensor<float> s;
+    for (size_t b = 0; b < heads.size(); ++b) {
+      if (heads[b]->size() != kv_names_.size()) {
+        *error = "a prefix's keys and values do not fit this model";
+        return false;
+      }
+      const Tensor<float> h = suffix_head((*heads[b])[q], axis, a);
+      if (b == 0) {
+        s = h;
+        s.shape[0] = static_cast<int64_t>(heads.size());
+        s.f.resize(h.f.size() * heads.size());
+      }
+      if (h.shape[0] != 1 || !std::equal(h.shape.begin() + 1, h.shape.end(), s.shape.begin() + 1, s.shape.end())) {
+        *error = "the prefixes differ in shape";
+        return false;
+      }
+      std::copy(h.f.begin(), h.f.end(), s.f.begin() + static_cast<std::ptrdiff_t>(b * h.f.size()));
+    }
+    stacked.push_back(std::move(s));
+  }
+  return run_after(std::move(stacked), a, tails, logits, error, kv);
+}
+
 bool OnnxTextModel::run_suffix_batch(const Prefix& prefix, int64_t a, const std::vector<std::vector<int>>& tails,
-                                     std::vector<std::vector<float>>* logits, std::string* error) {
+                                     std::vector<std::vector<float>>* logits, std::string* error,
+                                     std::vector<KeyValues>* kv) {
+  const int64_t T = static_cast<int64_t>(prefix.ids.size());
+  if (a > T || prefix.keys.size() != attention_.size() || !suffix_ready()) {
+    *error = "a pass after a prefix needs a prefix and tokens after it";
+    return false;
+  }
+  std::vector<Tensor<float>> heads;
+  for (size_t l = 0; l < attention_.size(); ++l) {
+    heads.push_back(suffix_head(prefix.keys[l], -1, a));
+    heads.push_back(suffix_head(prefix.values[l], -2, a));
+  }
+  return run_after(std::move(heads), a, tails, logits, error, kv);
+}
+
+bool OnnxTextModel::run_after(std::vector<Tensor<float>> heads, int64_t a, const std::vector<std::vector<int>>& tails,
+                              std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv) {
   backward_done_ = false;
   full_ids_.clear();
   const size_t B = tails.size();
-  const int64_t T = static_cast<int64_t>(prefix.ids.size());
-  if (B == 0 || tails[0].empty() || a < 1 || a > T || prefix.keys.size() != attention_.size()) {
+  if (B == 0 || tails[0].empty() || a < 1 || heads.size() != kv_names_.size()) {
     *error = "a pass after a prefix needs a prefix and tokens after it";
     return false;
   }
@@ -106,19 +181,14 @@ bool OnnxTextModel::run_suffix_batch(const Prefix& prefix, int64_t a, const std:
   }
   SuffixPass<float> pass;
   pass.prefix = a;
-  std::vector<Tensor<float>> heads;
-  heads.reserve(2 * attention_.size());  // pass.extend points into it
-  for (size_t l = 0; l < attention_.size(); ++l) {
-    heads.push_back(suffix_head(prefix.keys[l], -1, a));
-    pass.extend.push_back({suffix_keys_[l], -1, &heads.back()});
-    heads.push_back(suffix_head(prefix.values[l], -2, a));
-    pass.extend.push_back({attention_[l].values, -2, &heads.back()});
-  }
+  for (size_t q = 0; q < heads.size(); ++q) pass.extend.push_back({kv_names_[q], q % 2 == 0 ? -1 : -2, &heads[q]});
   const int64_t b = static_cast<int64_t>(B), s = static_cast<int64_t>(S);
   const bool cut = s > 1 && last_rows_ready() && last_row_checked_;
+  keep_kv_ = kv != nullptr;
   bool ok = forward_ids(flat, b, error, /*inference=*/true, cut ? s : 0, &pass, a);
   if (!ok && cut) ok = forward_ids(flat, b, error, /*inference=*/true, 0, &pass, a);
-  if (!ok) return false;
+  keep_kv_ = false;
+  if (!ok || (kv && !read_kv(b, kv, error))) return false;
   const Tensor<float>* y = ex_.value(output_);
   const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : s;
   if (!y || !y->is_float() || y->rank() != 3 || y->shape[0] != b || y->shape[1] != rows) {
