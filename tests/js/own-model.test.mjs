@@ -97,6 +97,9 @@ test('the attention methods: offered for a model with attention, refused with th
   assert.match(ortFacts.find((f) => f.label === 'Attention').value, /^2 layers \(a transformer: attention and rollout \(run by ONNX Runtime Web\)/);
   assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention: [] }, { name: 'cnn.onnx', bytes: 1 })
     .some((f) => f.label === 'Attention'), false);
+  // a text model's view says its attention itself (per token, not over patches): left out on request
+  assert.equal(summaryFacts({ operators: {}, inputs: [], outputs: [], attention: Array(5).fill({}) }, { name: 'model.onnx', bytes: 1, attention: false })
+    .some((f) => f.label === 'Attention'), false);
 });
 
 test('an ORT-run model: only RISE and occlusion, and the sentence that says why', () => {

@@ -11,8 +11,9 @@
 //     (its first line "background") on a 1000-class model drops that line. note says what was done ('' if exact).
 //   defaultLabels(classes) → ["class 0", …]
 //   symbolicSize(summary) → true when the input's H or W is not a fixed number (the page then asks for a size)
-//   summaryFacts(summary, { name, bytes, engine = 'core' }) → [{ label, value }] for display (file, producer, opset, input, output,
-//     classes, parameters, nodes, operators by count)
+//   summaryFacts(summary, { name, bytes, engine = 'core', attention = true }) → [{ label, value }] for display (file, producer, opset,
+//     input, output, classes, parameters, nodes, operators by count, and an image model's attention unless attention
+//     is false: the text view says a text model's own)
 //   CORE_OPSETS {min, max}: the default-domain opsets the core's executor runs (core/onnx/executor.h, through the
 //   catalogue)
 //   textModelWhy(summary) → the message for a text model (onnx-info kind 'text') chosen on the Images tab: which tab
@@ -70,7 +71,7 @@ export function symbolicSize(summary) {
 
 const shapeText = (s) => `[${(s ?? []).join(', ')}]`;
 
-export function summaryFacts(summary, { name, bytes, engine = 'core' }) {
+export function summaryFacts(summary, { name, bytes, engine = 'core', attention: sayAttention = true }) {
   const ops = Object.entries(summary.operators ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const facts = [
     { label: 'File', value: `${name} (${mib(bytes)})` },
@@ -94,7 +95,7 @@ export function summaryFacts(summary, { name, bytes, engine = 'core' }) {
     facts.push({ label: 'Spatial layers', value: `${parts.join(' and ')} (the default CAM layer: ${summary.auto_layer})` });
   }
   const attention = summary.attention?.length ?? 0;
-  if (attention > 0) {
+  if (attention > 0 && sayAttention) {
     const methods = engine === 'ort' ? 'attention and rollout (run by ONNX Runtime Web)' : 'attention, rollout, Chefer relevance, AttnLRP and CP-LRP';
     facts.push({ label: 'Attention', value: `${attention} layer${attention === 1 ? '' : 's'} (a transformer: ${methods} map it over its patches)` });
   }

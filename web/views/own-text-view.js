@@ -204,7 +204,7 @@ export function mountOwnTextView(details, { store }) {
   function renderSummary() {
     const { info, name, bytes } = model;
     const dl = el('dl', 'own-facts');
-    const facts = summaryFacts(info.summary, { name, bytes });
+    const facts = summaryFacts(info.summary, { name, bytes, attention: false }); // the text model's own line below
     facts.splice(1, 0, { label: 'Task', value: taskText(info) },
       { label: 'Tokenizer', value: `${info.tokenizer.kind}, ${info.tokenizer.vocab_size.toLocaleString('en')} entries` },
       { label: 'Attention', value: attentionText(info) });
