@@ -1,7 +1,7 @@
-// coreThreads (web/runtime/host/core.js): how many threads a worker's wasm core gets.
+// coreThreads (web/runtime/host/core.js): how many threads a worker's wasm core gets; warmHeap: the heap written once.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { coreThreads, MAX_CORE_THREADS, interruptWord } from '../../web/runtime/host/core.js';
+import { coreThreads, MAX_CORE_THREADS, interruptWord, warmHeap } from '../../web/runtime/host/core.js';
 
 test('not cross-origin isolated: one thread, whatever is asked', () => {
   assert.equal(coreThreads({ isolated: false, search: '?labs=text&threads=4', hardwareConcurrency: 8 }), 1);
@@ -36,3 +36,17 @@ test('interruptWord: an Int32Array index into the shared memory, or null where t
   assert.equal(interruptWord(null, true), null);
 });
 
+
+test('warmHeap writes a block of the heap once and gives it back; 0 where the heap cannot give it', () => {
+  const heap = new Uint8Array(64).fill(7);
+  const freed = [];
+  const M = { HEAPU8: heap, _malloc: (n) => (n <= 48 ? 8 : 0), _free: (p) => freed.push(p) };
+  assert.equal(warmHeap(M, 32), 32);
+  assert.deepEqual([...heap.subarray(8, 40)], new Array(32).fill(0));
+  assert.equal(heap[7], 7);
+  assert.equal(heap[40], 7);
+  assert.deepEqual(freed, [8]);
+  assert.equal(warmHeap(M, 60), 0, 'a block the heap refuses');
+  assert.equal(warmHeap({}, 32), 0, 'a core without malloc');
+  assert.deepEqual(freed, [8]);
+});

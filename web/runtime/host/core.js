@@ -21,6 +21,9 @@
 //     no such binding.
 //   coreIfLoaded() → Promise<Module | null>: the core when a load was started (awaited), else null (loads nothing).
 //   requireApi(Module, name, what): throws a readable "rebuild the core" Error when Module[name] is missing.
+//   warmHeap(Module, bytes) → bytes written: a block of `bytes` taken from the core's heap, written once and given back,
+//     so that the calls after it find those pages in memory (the first explanation after a model loaded paid for them
+//     in page faults: 25–35 ms of stories260K's first "next", docs/BENCHMARKS.md); 0 where the heap cannot give them.
 //   fetchOk(url, what) → Promise<Response>; an HTTP or network failure → Error naming `what` and the path.
 //   checkSha256(bytes, expected, what): throws when a 64-hex `expected` does not match (no-op without one, or
 //     without crypto.subtle).
@@ -91,6 +94,14 @@ export function requireApi(Module, name, what) {
   if (typeof Module?.[name] !== 'function') {
     throw new Error(`This build of the WebAssembly core has no ${what} (${name}); rebuild it (bash scripts/build-wasm.sh).`);
   }
+}
+
+export function warmHeap(Module, bytes) {
+  const p = typeof Module?._malloc === 'function' ? Module._malloc(bytes) : 0;
+  if (!p) return 0;
+  Module.HEAPU8.fill(0, p, p + bytes);
+  Module._free(p);
+  return bytes;
 }
 
 export async function fetchOk(url, what) {
