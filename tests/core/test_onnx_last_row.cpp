@@ -15,19 +15,11 @@
 
 #include "explain/onnx_text/onnx_text_model.h"
 #include "onnx/last_row.h"
-#include "onnx_test_util.h"
+#include "onnx_text_test_util.h"
 
 namespace {
 
 using namespace attnlab;
-
-bool load(OnnxTextModel* m, const std::string& rel) {
-  const std::string b = test::read_text(std::string(ATTNLAB_SOURCE_DIR) + "/" + rel);
-  std::string err;
-  const bool ok = !b.empty() && m->load(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "", &err);
-  EXPECT_TRUE(ok) << rel << ": " << err;
-  return ok;
-}
 
 // Four sequences of 12 tokens from ids below the smallest vocabulary.
 std::vector<std::vector<int>> batch() {
@@ -52,7 +44,7 @@ class LastRow : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LastRow, TailRunsOnTheLastPositionWithTheWholePassLogits) {
   OnnxTextModel m;
-  ASSERT_TRUE(load(&m, GetParam()));
+  ASSERT_TRUE(test::load_text_model(&m, GetParam()));
   std::string err;
   ASSERT_TRUE(m.run(batch()[0], &err)) << err;  // a single run finds the output causal
   ASSERT_TRUE(m.causal());
@@ -131,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(CausalLMs, LastRow,
 // A classifier reads no position's row of a [B, T, …] output: its batches run whole, whatever the setting.
 TEST(LastRowClassifier, BertBatchesRunWhole) {
   OnnxTextModel m;
-  ASSERT_TRUE(load(&m, "tests/fixtures/onnx-text/bert-sst2/model.onnx"));
+  ASSERT_TRUE(test::load_text_model(&m, "tests/fixtures/onnx-text/bert-sst2/model.onnx"));
   std::string err;
   const std::vector<int> ids = {101, 1996, 3185, 2003, 2307, 102};
   ASSERT_TRUE(m.run(ids, &err)) << err;

@@ -15,20 +15,12 @@
 
 #include "explain/onnx_text/onnx_text_explain.h"
 #include "onnx/suffix_pass.h"
-#include "onnx_test_util.h"
+#include "onnx_text_test_util.h"
 
 namespace {
 
 using namespace attnlab;
 using onnx::Tensor;
-
-bool load(OnnxTextModel* m, const std::string& rel) {
-  const std::string b = test::read_text(std::string(ATTNLAB_SOURCE_DIR) + "/" + rel);
-  std::string err;
-  const bool ok = !b.empty() && m->load(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "", &err);
-  EXPECT_TRUE(ok) << rel << ": " << err;
-  return ok;
-}
 
 std::vector<int> text(int T, int salt = 0) {
   std::vector<int> ids = {1};
@@ -48,8 +40,8 @@ constexpr const char* kStories = "models/text/stories260K/model.onnx";
 
 TEST(SuffixPass, TailsAfterAPrefixGiveTheWholeSequencesLogits) {
   OnnxTextModel m, whole_model;
-  ASSERT_TRUE(load(&m, kStories));
-  ASSERT_TRUE(load(&whole_model, kStories));  // whole passes (natively the default)
+  ASSERT_TRUE(test::load_text_model(&m, kStories));
+  ASSERT_TRUE(test::load_text_model(&whole_model, kStories));  // whole passes (natively the default)
   m.set_last_row_batches(true);               // as in wasm
   const std::vector<int> ids = text(24);
   std::string err;
@@ -83,7 +75,7 @@ TEST(SuffixPass, TailsAfterAPrefixGiveTheWholeSequencesLogits) {
       // Negative control: the keys and values of another text before the same tails (both begin with BOS: a > 1)
       if (a == 1) continue;
       OnnxTextModel o;
-      ASSERT_TRUE(load(&o, kStories));
+      ASSERT_TRUE(test::load_text_model(&o, kStories));
       o.set_last_row_batches(true);
       OnnxTextModel::Prefix other;
       ASSERT_TRUE(o.run(text(24, 5), &err)) << err;
@@ -98,7 +90,7 @@ TEST(SuffixPass, TailsAfterAPrefixGiveTheWholeSequencesLogits) {
 
 TEST(SuffixPass, CheckAgreesOnStoriesAndFailsOnKeysThatAreNotThePrefixs) {
   OnnxTextModel m;
-  ASSERT_TRUE(load(&m, kStories));
+  ASSERT_TRUE(test::load_text_model(&m, kStories));
   m.set_last_row_batches(true);
   const std::vector<int> ids = text(20);
   std::string err;
@@ -121,7 +113,7 @@ TEST(SuffixPass, CheckAgreesOnStoriesAndFailsOnKeysThatAreNotThePrefixs) {
 TEST(SuffixPass, LeaveOneOutAfterPrefixesEqualsWholePasses) {
   for (const char* path : {kStories, "tests/fixtures/onnx-text/gpt2-sst2/model.onnx"}) {
     OnnxTextModel m;
-    ASSERT_TRUE(load(&m, path));
+    ASSERT_TRUE(test::load_text_model(&m, path));
     m.set_last_row_batches(true);
     const std::vector<int> ids = text(24);  // 8 batches of 3 deletions: prefixes 0, 3, …, 21
     std::string err;
@@ -135,7 +127,7 @@ TEST(SuffixPass, LeaveOneOutAfterPrefixesEqualsWholePasses) {
     // token-path value (the queries' length alone), so its suffix pass fails and the check says so
     EXPECT_EQ(m.suffix_check(), stories ? OnnxTextModel::BatchCheck::kAgree : OnnxTextModel::BatchCheck::kDisagree) << path;
     OnnxTextModel r;
-    ASSERT_TRUE(load(&r, path));
+    ASSERT_TRUE(test::load_text_model(&r, path));
     double worst = 0, largest = 0;
     for (int i = 0; i < 24; ++i) {
       std::vector<int> c = ids;
@@ -155,8 +147,8 @@ TEST(SuffixPass, LeaveOneOutAfterPrefixesEqualsWholePasses) {
 // step; negative control: kept deletions of another text under this text's ids change the values.
 TEST(SuffixPass, LeaveOneOutOnTheTextOneTokenLongerRunsFromTheKeptDeletions) {
   OnnxTextModel m, r;
-  ASSERT_TRUE(load(&m, kStories));
-  ASSERT_TRUE(load(&r, kStories));
+  ASSERT_TRUE(test::load_text_model(&m, kStories));
+  ASSERT_TRUE(test::load_text_model(&r, kStories));
   m.set_last_row_batches(true);
   std::vector<int> ids = text(20);
   std::string err;
@@ -191,7 +183,7 @@ TEST(SuffixPass, LeaveOneOutOnTheTextOneTokenLongerRunsFromTheKeptDeletions) {
   }
   // Negative control: the kept deletions of another text, under this text's ids: the next call reads them
   OnnxTextModel o;
-  ASSERT_TRUE(load(&o, kStories));
+  ASSERT_TRUE(test::load_text_model(&o, kStories));
   o.set_last_row_batches(true);
   const std::vector<int> other = text(static_cast<int>(ids.size()) - 1, 7);
   std::vector<double> o_loo;

@@ -77,13 +77,7 @@ bool LooPasses::run(OnnxTextModel& m, size_t c, std::string* e) const {
     if (!heads.empty() && !m.run_suffix_rows(heads, static_cast<int64_t>(last) - 1, tails, &logits, e, keep)) return false;
     if (i1 > last) {  // the new token's deletion: the text before it, as run before
       logits.push_back(before->whole.logits);
-      if (keep) {
-        kv.emplace_back();
-        for (size_t l = 0; l < before->whole.keys.size(); ++l) {
-          kv.back().push_back(before->whole.keys[l]);
-          kv.back().push_back(before->whole.values[l]);
-        }
-      }
+      if (keep) kv.push_back(before->whole.key_values());
     }
   } else {
     std::vector<std::vector<int>> seqs;

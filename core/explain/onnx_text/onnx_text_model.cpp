@@ -194,26 +194,49 @@ bool OnnxTextModel::run(const std::vector<int>& ids, std::string* error, bool in
   return true;
 }
 
+bool OnnxTextModel::flat_ids(const std::vector<std::vector<int>>& seqs, std::vector<int>* flat, std::string* error) {
+  if (seqs.empty() || seqs[0].empty()) {
+    *error = "no tokens to run";
+    return false;
+  }
+  flat->clear();
+  flat->reserve(seqs.size() * seqs[0].size());
+  for (const auto& s : seqs) {
+    if (s.size() != seqs[0].size()) {
+      *error = "a batch's sequences must have one length";
+      return false;
+    }
+    flat->insert(flat->end(), s.begin(), s.end());
+  }
+  return true;
+}
+
+bool OnnxTextModel::batch_logits(int64_t b, int64_t t, std::vector<std::vector<float>>* logits, std::string* error) const {
+  const Tensor<float>* y = ex_.value(output_);
+  const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : t;  // positions the output holds
+  const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == rows;
+  const bool clf = y && y->is_float() && y->rank() == 2 && y->shape[0] == b;
+  if (!lm && !clf) {
+    *error = "output '" + output_ + "' of a batch of " + std::to_string(b) + " has shape " +
+             (y ? shape_str(y->shape) : std::string("(none)")) + ": expected [B, classes] or [B, T, vocabulary]";
+    return false;
+  }
+  const int64_t V = y->shape.back();
+  logits->assign(static_cast<size_t>(b), {});
+  for (int64_t k = 0; k < b; ++k) {
+    const auto at = y->f.begin() + (lm ? (k * rows + rows - 1) * V : k * V);  // a causal LM: each sequence's last position
+    (*logits)[static_cast<size_t>(k)].assign(at, at + V);
+  }
+  return true;
+}
+
 bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::vector<std::vector<float>>* logits,
                               std::string* error, std::vector<KeyValues>* kv) {
   backward_done_ = false;
   full_ids_.clear();
-  const size_t B = seqs.size();
-  if (B == 0 || seqs[0].empty()) {
-    *error = "no tokens to run";
-    return false;
-  }
-  const size_t T = seqs[0].size();
   std::vector<int> flat;
-  flat.reserve(B * T);
-  for (const auto& s : seqs) {
-    if (s.size() != T) {
-      *error = "a batch's sequences must have one length";
-      return false;
-    }
-    flat.insert(flat.end(), s.begin(), s.end());
-  }
-  const int64_t b = static_cast<int64_t>(B), t = static_cast<int64_t>(T);
+  if (!flat_ids(seqs, &flat, error)) return false;
+  const int64_t b = static_cast<int64_t>(seqs.size()), t = static_cast<int64_t>(seqs[0].size());
   const bool cut = t > 1 && last_rows_ready();
   if (kv && !suffix_ready()) {
     *error = "this model's keys and values are not found";
@@ -223,22 +246,7 @@ bool OnnxTextModel::run_batch(const std::vector<std::vector<int>>& seqs, std::ve
   const bool ran = forward_whole_or_cut(flat, b, cut, error, /*inference=*/true);
   keep_kv_ = false;
   if (!ran || (kv && !read_kv(b, kv, error))) return false;
-  const Tensor<float>* y = ex_.value(output_);
-  const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : t;  // positions the output holds
-  const bool lm = y && y->is_float() && y->rank() == 3 && y->shape[0] == b && y->shape[1] == rows;
-  const bool clf = y && y->is_float() && y->rank() == 2 && y->shape[0] == b;
-  if (!lm && !clf) {
-    *error = "output '" + output_ + "' of a batch of " + std::to_string(B) + " has shape " +
-             (y ? shape_str(y->shape) : std::string("(none)")) + ": expected [B, classes] or [B, T, vocabulary]";
-    return false;
-  }
-  const int64_t V = y->shape.back();
-  logits->assign(B, {});
-  for (int64_t k = 0; k < b; ++k) {
-    const auto at = y->f.begin() + (lm ? (k * rows + rows - 1) * V : k * V);  // a causal LM: each sequence's last position
-    (*logits)[static_cast<size_t>(k)].assign(at, at + V);
-  }
-  return true;
+  return batch_logits(b, t, logits, error);
 }
 
 bool OnnxTextModel::backward(int target, std::string* error) {

@@ -78,7 +78,11 @@ class OnnxTextModel {
     std::vector<int> ids;
     std::vector<onnx::Tensor<float>> keys, values;  // per layer, batch 1, all positions
     std::vector<float> logits;                      // the last position's
+    KeyValues key_values() const;                   // keys and values in KeyValues' order
   };
+  // The positions' axis of KeyValues entry q: the keys' last (as the score product reads them), the values' the one
+  // before.
+  static int kv_axis(size_t q) { return q % 2 == 0 ? -1 : -2; }
   bool suffix_ready();
   bool prefix_of(const std::vector<int>& ids, Prefix* out, std::string* error);
   // kv (optional): each sequence's keys and values after the pass (prefix and tail), for passes after it.
@@ -157,6 +161,11 @@ class OnnxTextModel {
   std::shared_ptr<const Deletions> deletions_;
   // After a pass that kept them: each of its B sequences' keys and values.
   bool read_kv(int64_t B, std::vector<KeyValues>* kv, std::string* error) const;
+  // B sequences of one length, one after the other (false with a message for none, an empty one or unequal lengths).
+  static bool flat_ids(const std::vector<std::vector<int>>& seqs, std::vector<int>* flat, std::string* error);
+  // After an inference pass on B sequences of T tokens: each one's explained-position logits (a causal LM's last
+  // position, whether the output holds T positions or the last alone; a classifier's row).
+  bool batch_logits(int64_t B, int64_t T, std::vector<std::vector<float>>* logits, std::string* error) const;
   bool run_after(std::vector<onnx::Tensor<float>> heads, int64_t a, const std::vector<std::vector<int>>& tails,
                  std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv);
   // One forward of B sequences of flat.size() / B tokens each (the inputs filled as run() documents; position inputs

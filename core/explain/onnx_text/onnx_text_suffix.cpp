@@ -90,6 +90,15 @@ bool OnnxTextModel::prefix_of(const std::vector<int>& ids, Prefix* out, std::str
   return true;
 }
 
+OnnxTextModel::KeyValues OnnxTextModel::Prefix::key_values() const {
+  KeyValues kv;
+  for (size_t l = 0; l < keys.size(); ++l) {
+    kv.push_back(keys[l]);
+    kv.push_back(values[l]);
+  }
+  return kv;
+}
+
 bool OnnxTextModel::read_kv(int64_t B, std::vector<KeyValues>* kv, std::string* error) const {
   kv->assign(static_cast<size_t>(B), KeyValues());
   for (size_t q = 0; q < kv_names_.size(); ++q) {
@@ -120,7 +129,7 @@ bool OnnxTextModel::run_suffix_rows(const std::vector<const KeyValues*>& heads, 
   // each sequence's first a positions, stacked on the batch axis (the keys: the last axis; the values: the one before)
   std::vector<Tensor<float>> stacked;
   for (size_t q = 0; q < kv_names_.size(); ++q) {
-    const int axis = q % 2 == 0 ? -1 : -2;
+    const int axis = kv_axis(q);
     Tensor<float> s;
     for (size_t b = 0; b < heads.size(); ++b) {
       if (heads[b]->size() != kv_names_.size()) {
@@ -152,11 +161,8 @@ bool OnnxTextModel::run_suffix_batch(const Prefix& prefix, int64_t a, const std:
     *error = "a pass after a prefix needs a prefix and tokens after it";
     return false;
   }
-  std::vector<Tensor<float>> heads;
-  for (size_t l = 0; l < attention_.size(); ++l) {
-    heads.push_back(suffix_head(prefix.keys[l], -1, a));
-    heads.push_back(suffix_head(prefix.values[l], -2, a));
-  }
+  std::vector<Tensor<float>> heads = prefix.key_values();
+  for (size_t q = 0; q < heads.size(); ++q) heads[q] = suffix_head(heads[q], kv_axis(q), a);  // batch 1: every sequence's
   return run_after(std::move(heads), a, tails, logits, error, kv);
 }
 
@@ -164,45 +170,23 @@ bool OnnxTextModel::run_after(std::vector<Tensor<float>> heads, int64_t a, const
                               std::vector<std::vector<float>>* logits, std::string* error, std::vector<KeyValues>* kv) {
   backward_done_ = false;
   full_ids_.clear();
-  const size_t B = tails.size();
-  if (B == 0 || tails[0].empty() || a < 1 || heads.size() != kv_names_.size()) {
+  std::vector<int> flat;
+  if (a < 1 || heads.size() != kv_names_.size()) {
     *error = "a pass after a prefix needs a prefix and tokens after it";
     return false;
   }
-  const size_t S = tails[0].size();
-  std::vector<int> flat;
-  flat.reserve(B * S);
-  for (const auto& t : tails) {
-    if (t.size() != S) {
-      *error = "a batch's sequences must have one length";
-      return false;
-    }
-    flat.insert(flat.end(), t.begin(), t.end());
-  }
+  if (!flat_ids(tails, &flat, error)) return false;
   SuffixPass<float> pass;
   pass.prefix = a;
-  for (size_t q = 0; q < heads.size(); ++q) pass.extend.push_back({kv_names_[q], q % 2 == 0 ? -1 : -2, &heads[q]});
-  const int64_t b = static_cast<int64_t>(B), s = static_cast<int64_t>(S);
+  for (size_t q = 0; q < heads.size(); ++q) pass.extend.push_back({kv_names_[q], kv_axis(q), &heads[q]});
+  const int64_t b = static_cast<int64_t>(tails.size()), s = static_cast<int64_t>(tails[0].size());
   const bool cut = s > 1 && last_rows_ready() && last_row_checked_;
   keep_kv_ = kv != nullptr;
   bool ok = forward_ids(flat, b, error, /*inference=*/true, cut ? s : 0, &pass, a);
   if (!ok && cut) ok = forward_ids(flat, b, error, /*inference=*/true, 0, &pass, a);
   keep_kv_ = false;
   if (!ok || (kv && !read_kv(b, kv, error))) return false;
-  const Tensor<float>* y = ex_.value(output_);
-  const int64_t rows = y && y->rank() == 3 && y->shape[1] == 1 ? 1 : s;
-  if (!y || !y->is_float() || y->rank() != 3 || y->shape[0] != b || y->shape[1] != rows) {
-    *error = "output '" + output_ + "' of a pass after a prefix has shape " +
-             (y ? shape_str(y->shape) : std::string("(none)")) + ": expected [B, T, vocabulary]";
-    return false;
-  }
-  const int64_t V = y->shape[2];
-  logits->assign(B, {});
-  for (int64_t k = 0; k < b; ++k) {
-    const auto at = y->f.begin() + (k * rows + rows - 1) * V;
-    (*logits)[static_cast<size_t>(k)].assign(at, at + V);
-  }
-  return true;
+  return batch_logits(b, s, logits, error);
 }
 
 bool OnnxTextModel::check_suffix(const Prefix& prefix, int64_t a, const std::vector<int>& tail, std::string* error) {
