@@ -1,13 +1,15 @@
 // Conv (opset 1–21), 1-D and 2-D: X [N, C, (H,) W], W [M, C/group, (kh,) kw], optional B [M] →
 // Y [N, M, (Ho,) Wo]; group (incl. depthwise, any multiplier), strides, pads, dilations, auto_pad.
 // Forward: per image and group, im2col [C/g·kh·kw, Ho·Wo] then one GEMM W_g · col (Eigen); a 1×1 stride-1
-// unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward.
+// unpadded conv uses X directly as col; depthwise (C/g = 1) is a direct loop, forward and backward; a 3×3
+// stride-1 conv with enough outputs goes through Winograd's F(2×2, 3×3) (conv_winograd.h).
 // Backward: dX = col2im(W_gᵀ · dY_g); dW_g = Σ_n dY_g · colᵀ; dB = Σ dY (each only when needed).
 #include <algorithm>
 #include <Eigen/Core>
 #include <memory>
 
 #include "onnx/ops/common.h"
+#include "onnx/ops/conv_winograd.h"
 #include "onnx/ops/parts.h"
 #include "onnx/ops/window.h"
 
@@ -186,6 +188,10 @@ std::string conv_fwd(const Node& n, const std::vector<const Tensor<T>*>& in, std
         add_bias(m, y + bm * P, P);
       }
     });
+    return "";
+  }
+  if (winograd_applies(g, d.Cg, d.Mg)) {  // 3 × 3, stride 1, outputs large enough (conv_winograd.h)
+    conv3x3_winograd(x.f.data(), w.f.data(), bias, d.N, d.G, d.Cg, d.Mg, g, y);
     return "";
   }
   using Strided = Eigen::Map<RowMat<T>, 0, Eigen::OuterStride<>>;
