@@ -41,17 +41,34 @@ bool spin_until(F&& done) {
   }
 }
 
-// Runs the indices of one loop that this thread claims; keeps the lowest index's exception.
+// The indices of one loop: the calling thread claims them from the front, the helpers from the back, so with two
+// threads each keeps the same end of every loop — an op's parts are contiguous ranges of its output, and the next
+// op's parts of the same range run where those values already are in the cache. Keeps the lowest index's exception.
 struct Loop {
   size_t n = 0;
   const std::function<void(size_t)>* body = nullptr;
-  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> range{0};  // (next index from the front) << 32 | (end of the indices left)
   std::mutex error_mutex;
   size_t error_index = 0;
   std::exception_ptr error;
 
-  void work() {
-    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+  void start(size_t count) {
+    n = count;
+    range.store(static_cast<uint64_t>(count), std::memory_order_relaxed);  // front 0, end n (n < 2^32: parallel_for)
+  }
+  bool claim(bool front, size_t* i) {
+    uint64_t r = range.load(std::memory_order_relaxed);
+    for (;;) {
+      const uint64_t lo = r >> 32, hi = r & 0xffffffffu;
+      if (lo >= hi) return false;
+      if (range.compare_exchange_weak(r, front ? r + (uint64_t(1) << 32) : r - 1, std::memory_order_relaxed)) {
+        *i = static_cast<size_t>(front ? lo : hi - 1);
+        return true;
+      }
+    }
+  }
+  void work(bool front) {
+    for (size_t i; claim(front, &i);) {
       try {
         (*body)(i);
       } catch (...) {
@@ -86,7 +103,7 @@ class Pool {
     const int helpers = static_cast<int>(std::min<size_t>(n, static_cast<size_t>(threads_))) - 1;
     start_workers(threads_ - 1);
     Loop loop;
-    loop.n = n;
+    loop.start(n);
     loop.body = &body;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -96,7 +113,7 @@ class Pool {
     }
     wake_.notify_all();
     t_in_loop = true;
-    loop.work();
+    loop.work(true);
     t_in_loop = false;
     {
       // Every index is claimed: helpers that have not joined yet stay out (a helper the system has not run — its
@@ -147,7 +164,7 @@ class Pool {
         ++pending_;
         loop = loop_;
       }
-      loop->work();
+      loop->work(false);
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (--pending_ == 0) done_.notify_one();
@@ -204,7 +221,10 @@ void parallel_for(size_t n, const std::function<void(size_t)>& body) {
     if (outer) t_in_loop = false;
     return;
   }
-  pool().run(n, body);
+  constexpr size_t kMaxLoop = 0xffffffffu;  // a Loop's indices fit 32 bits: a longer loop runs as several
+  if (n <= kMaxLoop) return pool().run(n, body);
+  for (size_t base = 0; base < n; base += kMaxLoop)
+    pool().run(std::min(kMaxLoop, n - base), [&](size_t i) { body(base + i); });
 }
 
 }  // namespace attnlab
