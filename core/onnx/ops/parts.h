@@ -24,13 +24,16 @@ inline std::atomic<int64_t> g_work_per_part{kWorkPerPart};
 inline int64_t set_op_work_per_part(int64_t w) { return g_work_per_part.exchange(std::max<int64_t>(w, 1)); }
 
 // The parts of `items` uniform items of `work_per_item` multiply-adds each: 1 .. min(items, kMaxOpParts); 1 inside
-// a parallel loop.
+// a parallel loop. An odd count above 1 is raised by one where the items allow: with 3, 5 or 7 parts two threads
+// split 2 : 1, 3 : 2, 4 : 3 (MobileNetV2's depthwise layers; its native forward on 2 threads 5 % faster even).
 inline int64_t op_parts(int64_t items, int64_t work_per_item) {
   if (items <= 1 || in_parallel_loop()) return 1;
   const double work = static_cast<double>(items) * static_cast<double>(std::max<int64_t>(work_per_item, 1));
   const double parts = work / static_cast<double>(g_work_per_part.load(std::memory_order_relaxed));
-  return std::clamp<int64_t>(static_cast<int64_t>(std::min(parts, static_cast<double>(kMaxOpParts))), 1,
-                             std::min(items, kMaxOpParts));
+  int64_t p = std::clamp<int64_t>(static_cast<int64_t>(std::min(parts, static_cast<double>(kMaxOpParts))), 1,
+                                  std::min(items, kMaxOpParts));
+  if (p > 1 && (p & 1) && p < std::min(items, kMaxOpParts)) ++p;  // even: two threads take equal shares
+  return p;
 }
 
 // Calls body(begin, end) for each part of [0, items) (op_parts of them, sizes differing by at most one), on the
