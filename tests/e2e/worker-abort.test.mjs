@@ -124,7 +124,7 @@ else describe('a worker that dies is replaced, the user is told, input kept', { 
     assert.equal(await waitText(page, ['ready', 'error']), 'error');
     {
       assert.match(await page.locator('#text-message').textContent(),
-        /Could not explain this text with sst2-tanh: The WebAssembly core (aborted \(Aborted\(\): probably out of memory\)|failed \(probably out of memory; C\+\+ exception \d+\))/);
+        /Could not explain this text with sst2-tanh: The WebAssembly core (aborted \(Aborted\(\): probably out of memory\)|aborted \(probably out of memory: an exception escaped it, at \d+\))/);
     }
 
     // The next explanation (the user edits the text back) runs on a new worker and gives the first worker's value.

@@ -6,7 +6,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { WorkerChannel } from '../../web/runtime/worker-channel.js';
-import { createHost, transferables, startHost } from '../../web/runtime/host/host.js';
+import { createHost, transferables, startHost, fatalText } from '../../web/runtime/host/host.js';
 import { labNames, LAB_MODULES } from '../../web/runtime/host/worker.js';
 import { HOST_LABS } from '../../web/runtime/lab-runtime.js';
 
@@ -127,6 +127,15 @@ test('a wasm abort is fatal: open requests fail, the worker is replaced, the use
   assert.equal(c.started, 3);
   assert.equal(told.length, 2);
   assert.equal(recovered, 2);
+});
+
+test('both fatal forms read alike for the user: out of memory, the core aborted; no C++ jargon', () => {
+  const thrown = fatalText(5300112);  // a C++ exception that escaped the core: its address
+  const aborted = fatalText(new Error('Aborted(). Build with -s ASSERTIONS=1 for more info.'));
+  for (const m of [thrown, aborted]) assert.match(m, /^The WebAssembly core aborted \(.*probably out of memory.*\)\.$/);
+  assert.doesNotMatch(thrown, /C\+\+/);
+  assert.doesNotMatch(aborted, /ASSERTIONS/);
+  assert.equal(fatalText(new Error('unreachable executed')), 'The WebAssembly core aborted (unreachable executed).');
 });
 
 test('an instance that aborted answers every later request fatally (nothing runs on a broken core)', async () => {

@@ -39,7 +39,8 @@ export function errText(e) {
 // The words for a fatal error: Emscripten's "Aborted(). Build with -s ASSERTIONS=1 for more info." is for
 // developers; the user reads what probably happened, the core's own words after it.
 export function fatalText(e) {
-  if (typeof e === 'number') return `The WebAssembly core failed (probably out of memory; C++ exception ${e}).`;
+  // a thrown number: both fatal forms read alike (the number is the exception's address, for a developer)
+  if (typeof e === 'number') return `The WebAssembly core aborted (probably out of memory: an exception escaped it, at ${e}).`;
   const raw = errText(e).replace(/\.?\s*Build with -s ASSERTIONS=1 for more info\.?/g, '').trim();
   const why = !raw || /^Aborted\((OOM)?\)$/.test(raw) ? `${raw || 'Aborted()'}: probably out of memory` : raw;
   return `The WebAssembly core aborted (${why}).`;
