@@ -85,3 +85,15 @@ export function fillWasmHeap(worker) {
 export function crashWorker(worker, message = 'simulated crash of the worker') {
   return worker.evaluate((m) => { setTimeout(() => { throw new Error(m); }, 0); }, message);
 }
+
+// A Playwright download's name and bytes, read from a temporary folder that is removed afterwards.
+export async function downloadBytes(download) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-'));
+  try {
+    const file = path.join(dir, download.suggestedFilename());
+    await download.saveAs(file);
+    return { name: download.suggestedFilename(), bytes: fs.readFileSync(file) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

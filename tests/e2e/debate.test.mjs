@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, openRecordingPage } from './browser.mjs';
+import { launchChromium, openRecordingPage, downloadBytes } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { LIVE_PARAMS } from '../../web/experiments-info.js';
 
@@ -268,9 +268,8 @@ else describe('debate experiments in the browser', { timeout: 20 * 60_000 }, () 
     // Downloads: CSV and JSON with the 20 rows (+ summary).
     const grab = async (sel) => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-')), download.suggestedFilename());
-      await download.saveAs(file);
-      return { name: download.suggestedFilename(), text: fs.readFileSync(file, 'utf8') };
+      const { name, bytes } = await downloadBytes(download);
+      return { name, text: bytes.toString('utf8') };
     };
     const csv = await grab('#debate-csv');
     assert.match(csv.name, /^attnlab-adversarial-sst2-tanh-sst2-test-n20-seed1\.csv$/);

@@ -36,7 +36,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, openRecordingPage } from './browser.mjs';
+import { launchChromium, openRecordingPage, downloadBytes } from './browser.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -225,9 +225,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
     // Downloads: config.json (with both metrics) and the weights — the same bytes the CLI wrote.
     const grab = async (sel) => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-')), download.suggestedFilename());
-      await download.saveAs(file);
-      return { name: download.suggestedFilename(), bytes: fs.readFileSync(file) };
+      return downloadBytes(download);
     };
     const config = await grab('#train-download-config');
     assert.equal(config.name, 'config.json');
@@ -425,9 +423,7 @@ else describe('Train view in the browser', { timeout: 10 * 60_000 }, () => {
 
     // Download: config.json records the adversary.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#train-download-config')]);
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'attnlab-dl-')), download.suggestedFilename());
-    await download.saveAs(file);
-    const cfg = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const cfg = JSON.parse((await downloadBytes(download)).bytes.toString('utf8'));
     assert.equal(cfg.attention, 'tanh');
     assert.equal(cfg.training.lambda, 1);
     assert.equal(cfg.training.base, 'sst2-tanh');
