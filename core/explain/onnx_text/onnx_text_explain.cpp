@@ -223,34 +223,46 @@ std::vector<double> rows_to_tokens(const std::vector<double>& r, const std::vect
   return v;
 }
 
-// The per-layer flow curves (request.flow_layers): through the first 1, 2, …, L layers, from the attention alone —
-// computed beside the rows as items of the lanes (onnx_text_explain), written with the rows' flow.
+// The per-layer flow curves (request.flow_layers): through the first 1, 2, …, L layers, from the attention alone.
+// Beside the rows as items of the lanes (onnx_text_explain: plan, run, write), or all at once in the rows (start,
+// write).
 struct FlowCurves {
-  SelfAttentionMaps maps;  // without gradients
+  FlowCurves() = default;
+  FlowCurves(const FlowCurves&) = delete;  // maps may point at own
+  FlowCurves& operator=(const FlowCurves&) = delete;
+  SelfAttentionMaps own;  // plan's maps, without gradients
+  const SelfAttentionMaps* maps = nullptr;
   std::vector<int> token_of;
   std::vector<std::vector<double>> curves;  // [L]: curves[l − 1] through l layers
   std::vector<char> done;
-  // Whether the model's attention allows them (read after the model's run on the explained ids).
+  // Whether the curves are affordable on these maps (read, not copied: they must outlive the curves' work).
+  bool start(const SelfAttentionMaps* m, const std::vector<int>& tokens) {
+    if (!flow_affordable(m->n, m->layers * (m->layers + 1) / 2)) return false;
+    maps = m;
+    token_of = tokens;
+    curves.assign(static_cast<size_t>(m->layers), {});
+    done.assign(curves.size(), 0);
+    return true;
+  }
+  // The same from the model's attention (read after the model's run on the explained ids).
   bool plan(const OnnxTextModel& model) {
     int explained = -1;
     std::string ignored;
-    if (model.attention().empty() || !model.maps(false, &maps, &token_of, &explained, &ignored)) return false;
-    if (!flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) return false;
-    curves.assign(static_cast<size_t>(maps.layers), {});
-    done.assign(curves.size(), 0);
-    return true;
+    std::vector<int> tokens;
+    return !model.attention().empty() && model.maps(false, &own, &tokens, &explained, &ignored) && start(&own, tokens);
   }
   // Item k: the curve through L − k layers (the largest first).
   void run(size_t k) {
     const size_t l = curves.size() - k;
-    curves[l - 1] = flow_from_maps(maps, HeadFusion::Mean, static_cast<int>(l));
+    curves[l - 1] = flow_from_maps(*maps, HeadFusion::Mean, static_cast<int>(l));
     done[l - 1] = 1;
   }
+  // The curves not run yet, then flow_layers and the flow row (through all L layers).
   void write(json* o, int T) {
     for (size_t k = 0; k < curves.size(); ++k)
       if (!done[curves.size() - 1 - k]) run(k);
     (*o)["flow_layers"] = curves;
-    (*o)["flow"] = onnx_text_row(rows_to_tokens(curves.back(), token_of, T));  // through all L layers
+    (*o)["flow"] = onnx_text_row(rows_to_tokens(curves.back(), token_of, T));
   }
 };
 
@@ -290,15 +302,11 @@ bool explain_rows(OnnxTextModel& model, const OnnxTextExplainRequest& request, i
     auto to_tokens = [&](const std::vector<double>& r) { return rows_to_tokens(r, token_of, T); };
     o["attention"] = onnx_text_row(to_tokens(raw_attention_from_maps(maps)));
     o["rollout"] = onnx_text_row(to_tokens(rollout_from_maps(maps, HeadFusion::Mean)));
-    std::vector<std::vector<double>> curves;
-    if (!flow_outside && request.flow_layers && flow_affordable(maps.n, maps.layers * (maps.layers + 1) / 2)) {
-      for (int l = 1; l <= maps.layers; ++l) curves.push_back(flow_from_maps(maps, HeadFusion::Mean, l));
-      o["flow_layers"] = curves;
-    }
+    FlowCurves flow;
     if (flow_outside) {
       // written by the caller
-    } else if (!curves.empty()) {
-      o["flow"] = onnx_text_row(to_tokens(curves.back()));  // flow_from_maps through all L layers
+    } else if (request.flow_layers && flow.start(&maps, token_of)) {
+      flow.write(&o, T);
     } else if (flow_affordable(maps.n, maps.layers)) {
       o["flow"] = onnx_text_row(to_tokens(flow_from_maps(maps, HeadFusion::Mean)));
     } else {

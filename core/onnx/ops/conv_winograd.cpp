@@ -9,9 +9,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <memory>
-
 #include "onnx/ops/parts.h"
+#include "onnx/ops/scratch.h"
 
 namespace attnlab::onnx {
 namespace {
@@ -142,9 +141,9 @@ void transform_outputs(const T* P, const T* bias, int64_t Mg, const Window2d& g,
 
 }  // namespace
 
-bool winograd_applies(const Window2d& g, int64_t Cg, int64_t Mg) {
-  return g_conv_winograd.load(std::memory_order_relaxed) && g.spatial == 2 && g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && Cg >= 1 &&
-         Mg >= 1 && g.Ho * g.Wo >= kWinogradMinPixels;
+bool winograd_applies(const Window2d& g) {
+  return g_conv_winograd.load(std::memory_order_relaxed) && g.spatial == 2 && g.kh == 3 && g.kw == 3 && g.sh == 1 &&
+         g.sw == 1 && g.dh == 1 && g.dw == 1 && g.Ho * g.Wo >= kWinogradMinPixels;
 }
 
 template <class T>
@@ -153,26 +152,25 @@ void conv3x3_winograd(const T* x, const T* w, const T* bias, int64_t N, int64_t 
   const int64_t th = (g.Ho + 1) / 2, tw = (g.Wo + 1) / 2, tiles = th * tw;
   const int64_t nbt = std::min(tiles, block_tiles(Cg)), blocks = (tiles + nbt - 1) / nbt;
   const int64_t ustride = 16 * Mg * Cg, HW = g.H * g.W, P = g.Ho * g.Wo;
-  const std::unique_ptr<T[]> U(new T[static_cast<size_t>(groups * ustride)]);
+  const Scratch<T> U(groups * ustride);
   for_parts(groups * Mg, Cg * 9 * 4, [&](int64_t r0, int64_t r1) {  // r = group · Mg + m
     for (int64_t r = r0; r < r1;) {
       const int64_t grp = r / Mg, m1 = std::min(Mg, r1 - grp * Mg);
-      transform_weights(w + grp * Mg * Cg * 9, Mg, Cg, r - grp * Mg, m1, U.get() + grp * ustride);
+      transform_weights(w + grp * Mg * Cg * 9, Mg, Cg, r - grp * Mg, m1, U.data() + grp * ustride);
       r = grp * Mg + m1;
     }
   });
   for_parts(N * groups * blocks, 16 * Mg * Cg * nbt, [&](int64_t i0, int64_t i1) {
-    const std::unique_ptr<T[]> V(new T[static_cast<size_t>(16 * Cg * nbt)]), Pk(new T[static_cast<size_t>(16 * Mg * nbt)]);
-    const std::unique_ptr<T[]> rows(new T[static_cast<size_t>(8 * (2 * tw + 2))]);
+    const Scratch<T> V(16 * Cg * nbt), Pk(16 * Mg * nbt), rows(8 * (2 * tw + 2));
     for (int64_t item = i0; item < i1; ++item) {  // item = (image · groups + group) · blocks + block
       const int64_t blk = item % blocks, bg = item / blocks, grp = bg % groups;
       const int64_t t0 = blk * nbt, t1 = std::min(tiles, t0 + nbt), nb = t1 - t0;
-      transform_inputs(x + bg * Cg * HW, Cg, g, tw, t0, t1, V.get(), rows.get());
-      const T* Ug = U.get() + grp * ustride;
+      transform_inputs(x + bg * Cg * HW, Cg, g, tw, t0, t1, V.data(), rows.data());
+      const T* Ug = U.data() + grp * ustride;
       for (int k = 0; k < 16; ++k)
-        Eigen::Map<RowMat<T>>(Pk.get() + k * Mg * nb, Mg, nb).noalias() =
-            Eigen::Map<const RowMat<T>>(Ug + k * Mg * Cg, Mg, Cg) * Eigen::Map<const RowMat<T>>(V.get() + k * Cg * nb, Cg, nb);
-      transform_outputs(Pk.get(), bias ? bias + grp * Mg : nullptr, Mg, g, tw, t0, t1, y + bg * Mg * P, rows.get());
+        Eigen::Map<RowMat<T>>(Pk.data() + k * Mg * nb, Mg, nb).noalias() =
+            Eigen::Map<const RowMat<T>>(Ug + k * Mg * Cg, Mg, Cg) * Eigen::Map<const RowMat<T>>(V.data() + k * Cg * nb, Cg, nb);
+      transform_outputs(Pk.data(), bias ? bias + grp * Mg : nullptr, Mg, g, tw, t0, t1, y + bg * Mg * P, rows.data());
     }
   });
 }

@@ -13,11 +13,12 @@
 
 namespace attnlab::onnx {
 
-// Whether the Winograd path computes this conv: 2-D, kernel 3 × 3, stride 1, dilation 1, pads ≤ 2, and outputs
-// large enough that the 16 products beat im2col (Ho · Wo ≥ kWinogradMinPixels). Cg, Mg: channels per group.
+// Whether the Winograd path computes this conv: 2-D, kernel 3 × 3, stride 1, dilation 1 (any pads: a patch's cells
+// outside x are zeros), and outputs large enough that the 16 products beat im2col (Ho · Wo ≥ kWinogradMinPixels;
+// measured in wasm: at 49, resnet10 lost).
 constexpr int64_t kWinogradMinPixels = 100;
 // set_conv_winograd(false) turns the path off (tests compare it with im2col's); returns the old setting.
-bool winograd_applies(const Window2d& g, int64_t Cg, int64_t Mg);
+bool winograd_applies(const Window2d& g);
 inline std::atomic<bool> g_conv_winograd{true};
 inline bool set_conv_winograd(bool on) { return g_conv_winograd.exchange(on); }
 
