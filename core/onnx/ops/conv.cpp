@@ -105,25 +105,103 @@ void col2im(const T* col, int64_t Cg, const Window2d& g, const std::vector<TapRa
       }
 }
 
-// Depthwise: output channel m reads input channel m / Mg. The loops run tap by tap over each kernel column's range
-// of outputs whose input column lies inside x (window.h tap_ranges), with no bounds test per element (contiguous
-// when sw = 1: the compiler vectorises it). The taps are summed in the same (i, j) order as a per-pixel loop would.
+// Depthwise: output channel m reads input channel m / Mg. Every output sums its window's taps inside x in the order
+// (i, j), starting from 0, as a per-pixel loop would. A square 3 × 3 or 5 × 5 kernel at column stride 1 or 2 takes
+// the outputs whose whole window lies inside x (interior rows, columns [lo, hi) of every tap's range) in one pass per
+// row with the taps in registers (one store per output); the rest — and other kernels — run tap by tap over each
+// kernel column's range of outputs whose input column lies inside x (window.h tap_ranges), with no bounds test per
+// element. Both give the same value for each output (same terms, same order).
+
+// Outputs ox0 .. ox0 + B − 1 of a row whose K × K windows lie inside x: q[i·K + j] points at input column off_j of
+// the row of tap i, and output ox reads q[i·K + j][ox · S]. Tap after tap over the block: its B sums stay in
+// (vector) registers and each is its own chain of w · x + sum, in the order (i, j).
+template <class T, int K, int S, int B>
+inline void depthwise_block(const T* const* q, const T* wk, int64_t ox0, T* __restrict y) {
+  T acc[B];
+  for (int b = 0; b < B; ++b) acc[b] = 0;
+  for (int t = 0; t < K * K; ++t) {
+    const T wt = wk[t];
+    const T* qt = q[t] + ox0 * S;
+    for (int b = 0; b < B; ++b) acc[b] += wt * qt[b * S];
+  }
+  for (int b = 0; b < B; ++b) y[ox0 + b] = acc[b];
+}
+
+// y[ox] for ox in [lo, hi) of one output row whose K × K windows lie inside x (p as q above): blocks of 16, then
+// of 4, then one at a time.
+template <class T, int K, int S>
+void depthwise_row_interior(const T* const* p, const T* w, int64_t lo, int64_t hi, T* __restrict y) {
+  const T* q[K * K];
+  T wk[K * K];
+  for (int t = 0; t < K * K; ++t) {
+    q[t] = p[t];
+    wk[t] = w[t];
+  }
+  int64_t ox = lo;
+  for (; ox + 16 <= hi; ox += 16) depthwise_block<T, K, S, 16>(q, wk, ox, y);
+  for (; ox + 4 <= hi; ox += 4) depthwise_block<T, K, S, 4>(q, wk, ox, y);
+  for (; ox < hi; ++ox) depthwise_block<T, K, S, 1>(q, wk, ox, y);
+}
+
+// Output ox of row oy alone: its taps inside x in the order (i, j) (the interior's edges).
+template <class T>
+T depthwise_pixel(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, int64_t oy, int64_t ox) {
+  T acc = 0;
+  for_row_taps(g, taps, oy, [&](int64_t i, int64_t j, int64_t iy, const TapRange& t) {
+    if (ox >= t.lo && ox < t.hi) acc += w[i * g.kw + j] * x[iy * g.W + t.off + ox * g.sw];
+  });
+  return acc;
+}
+
+// One output row tap by tap (the rows whose windows leave x, and kernels with no register path).
+template <class T>
+void depthwise_row_taps(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, int64_t oy, T* yr) {
+  std::fill(yr, yr + g.Wo, T(0));
+  for_row_taps(g, taps, oy, [&](int64_t i, int64_t j, int64_t iy, const TapRange& t) {
+    const T wv = w[i * g.kw + j];
+    const T* xr = x + iy * g.W + t.off;
+    if (g.sw == 1) {
+      for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox];
+    } else {
+      for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox * g.sw];
+    }
+  });
+}
+
+// y [Ho, Wo] = the depthwise window of x [H, W] with kernel w [K, K], column stride S.
+template <class T, int K, int S>
+void depthwise_fwd_square(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, T* y) {
+  int64_t lo = 0, hi = g.Wo;  // the columns every tap reads inside x
+  for (const TapRange& t : taps) {
+    lo = std::max(lo, t.lo);
+    hi = std::min(hi, t.hi);
+  }
+  hi = std::max(lo, hi);
+  for (int64_t oy = 0; oy < g.Ho; ++oy) {
+    T* yr = y + oy * g.Wo;
+    const int64_t iy0 = oy * g.sh - g.pt, iy1 = iy0 + (K - 1) * g.dh;
+    if (iy0 < 0 || iy1 >= g.H || lo == hi) {
+      depthwise_row_taps(x, w, g, taps, oy, yr);
+      continue;
+    }
+    const T* p[K * K];
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j) p[i * K + j] = x + (iy0 + i * g.dh) * g.W + taps[static_cast<size_t>(j)].off;
+    for (int64_t ox = 0; ox < lo; ++ox) yr[ox] = depthwise_pixel(x, w, g, taps, oy, ox);
+    depthwise_row_interior<T, K, S>(p, w, lo, hi, yr);
+    for (int64_t ox = hi; ox < g.Wo; ++ox) yr[ox] = depthwise_pixel(x, w, g, taps, oy, ox);
+  }
+}
+
 // y [Ho, Wo] = the depthwise window of x [H, W] with kernel w [kh, kw].
 template <class T>
 void depthwise_fwd(const T* x, const T* w, const Window2d& g, const std::vector<TapRange>& taps, T* y) {
-  std::fill(y, y + g.Ho * g.Wo, T(0));
-  for (int64_t oy = 0; oy < g.Ho; ++oy) {
-    T* yr = y + oy * g.Wo;
-    for_row_taps(g, taps, oy, [&](int64_t i, int64_t j, int64_t iy, const TapRange& t) {
-      const T wv = w[i * g.kw + j];
-      const T* xr = x + iy * g.W + t.off;
-      if (g.sw == 1) {
-        for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox];
-      } else {
-        for (int64_t ox = t.lo; ox < t.hi; ++ox) yr[ox] += wv * xr[ox * g.sw];
-      }
-    });
-  }
+  const bool square3 = g.kh == 3 && g.kw == 3, square5 = g.kh == 5 && g.kw == 5;
+  if (square3 && g.sw == 1) return depthwise_fwd_square<T, 3, 1>(x, w, g, taps, y);
+  if (square3 && g.sw == 2) return depthwise_fwd_square<T, 3, 2>(x, w, g, taps, y);
+  if (square5 && g.sw == 1) return depthwise_fwd_square<T, 5, 1>(x, w, g, taps, y);
+  if (square5 && g.sw == 2) return depthwise_fwd_square<T, 5, 2>(x, w, g, taps, y);
+  for (int64_t oy = 0; oy < g.Ho; ++oy) depthwise_row_taps(x, w, g, taps, oy, y + oy * g.Wo);
 }
 
 // The depthwise backward for one output channel: dx [H, W] += the window's transpose applied to dy [Ho, Wo]
