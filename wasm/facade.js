@@ -105,7 +105,7 @@ if (typeof PThread === 'object' && !ENVIRONMENT_IS_PTHREAD && PThread.unusedWork
   var experimentArgs = [R, R, {}, 1];
   defineClass('TextLab', 'TextLab', {
     info: [], predict: [R], tokenizations: [], hasDataset: [R],
-    explain: [R, explainDefault('max_tokens'), explainDefault('ig_steps')],
+    explain: [R, explainDefault('max_tokens'), explainDefault('ig_steps'), true],
     experiment: [R, R, {}, 1, explainDefault('max_tokens')],
     attentionMaps: [R, explainDefault('max_tokens')],
     loadDataset: [R, R, ''],

@@ -69,13 +69,14 @@ class TextLab {
     return model_.config.num_classes == 2 ? p[1] : *std::max_element(p.begin(), p.end());
   }
 
-  val explain(const std::string& text, int max_tokens, int ig_steps) {
+  // with_layers = false: the page's form, without a transformer's attention_layers (explain_text.h explanation_json).
+  val explain(const std::string& text, int max_tokens, int ig_steps, bool with_layers) {
     if (max_tokens < 0 || ig_steps < 0 || ig_steps > 10000)
       return error_val("maxTokens must be >= 0 and igSteps in 0..10000");
     ExplainOptions options;
     options.max_tokens = max_tokens;
     options.ig_steps = ig_steps;
-    return out_json_text(explanation_json(explain_prepared(model_, prepared(text, max_tokens), options)));
+    return out_json_text(explanation_json(explain_prepared(model_, prepared(text, max_tokens), options), with_layers));
   }
 
   // Transformer models: every layer's and head's attention over the T+1 positions ([CLS] first) of one text,

@@ -154,7 +154,7 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
   return e;
 }
 
-std::string explanation_json(const TokenExplanation& e) {
+std::string explanation_json(const TokenExplanation& e, bool with_attention_layers) {
   using nlohmann::json;
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   auto arr = [&](const std::vector<double>& v) {
@@ -179,21 +179,27 @@ std::string explanation_json(const TokenExplanation& e) {
   if (!e.integrated_gradients.empty())
     j["integrated_gradients_completeness"] = {{"sum", num(e.ig_sum)}, {"target", num(e.ig_target)}};
   if (e.self_attention) {
-    json layers = json::array();
-    for (const auto& heads : e.attention_layers) {
-      json hl = json::array();
-      for (const Mat<double>& a : heads) {
-        json rows = json::array();
-        for (Eigen::Index i = 0; i < a.rows(); ++i) {
-          json row = json::array();
-          for (Eigen::Index j = 0; j < a.cols(); ++j) row.push_back(num(a(i, j)));
-          rows.push_back(row);
+    if (with_attention_layers) {
+      json layers = json::array();
+      for (const auto& heads : e.attention_layers) {
+        json hl = json::array();
+        for (const Mat<double>& a : heads) {
+          json rows = json::array();
+          for (Eigen::Index i = 0; i < a.rows(); ++i) {
+            json row = json::array();
+            for (Eigen::Index j = 0; j < a.cols(); ++j) row.push_back(num(a(i, j)));
+            rows.push_back(row);
+          }
+          hl.push_back(rows);
         }
-        hl.push_back(rows);
+        layers.push_back(hl);
       }
-      layers.push_back(hl);
+      j["attention_layers"] = layers;
+    } else {
+      const size_t heads = e.attention_layers.empty() ? 0 : e.attention_layers[0].size();
+      const Eigen::Index n = heads ? e.attention_layers[0][0].rows() : 0;
+      j["attention_layers_shape"] = {e.attention_layers.size(), heads, n, n};
     }
-    j["attention_layers"] = layers;
     j["rollout"] = arr(e.rollout);
     j["flow"] = arr(e.flow);
     j["relevance"] = arr(e.relevance);

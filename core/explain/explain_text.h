@@ -83,7 +83,10 @@ std::vector<double> text_probabilities(const TextModel& model, const std::vector
 // Class probabilities for one text (no importances; one forward pass, so max_tokens <= 0 keeps every token).
 std::vector<double> predict_text(const TextModel& model, const std::string& text, int max_tokens);
 
-// The JSON object documented in docs/DESIGN.md (invalid UTF-8 replaced, NaN written as null).
-std::string explanation_json(const TokenExplanation& e);
+// The JSON object documented in docs/DESIGN.md (invalid UTF-8 replaced, NaN written as null). Without
+// with_attention_layers (the page's form: its head view asks for the maps as typed arrays), a transformer's
+// attention_layers — (L·H·(T+1)² numbers, 460 KB of text for 50 tokens and 2 × 2 heads) — are left out and
+// attention_layers_shape [L, H, T+1, T+1] says what they would have held.
+std::string explanation_json(const TokenExplanation& e, bool with_attention_layers = true);
 
 }  // namespace attnlab

@@ -6,7 +6,8 @@
 // rollout through layer 1 is checked by its closed form (0.5·mean_0 + 0.5·I: the rows of mean_0 already sum to 1).
 // Negative controls: the same comparison with two heads swapped, and with the tensor read key-major, must fail.
 // Errors: a BiLSTM model, an empty text and a negative maxTokens throw readable Errors; a long text is cut to
-// max_len (n = max_len + 1, truncated). Skips only when the model, web/gen or build/attnlab is missing.
+// max_len (n = max_len + 1, truncated). The page's explain form (TextLab.explain(…, false)) is the full object less
+// attention_layers, with attention_layers_shape [L, H, n, n]. Skips only when the model, web/gen or build/attnlab is missing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -131,6 +132,29 @@ test(`TextLab.attentionMaps = native explain-text: ${NAME}`, async (t) => {
       const other = openLab(Module, bilstm);
       try {
         assert.throws(() => other.attentionMaps('a fine film', 200), /need a transformer model/);
+      } finally {
+        other.delete();
+      }
+    }
+  });
+
+  await t.test("the page's explain form: the same object without attention_layers, their shape instead", () => {
+    const text = sstSentences(1)[0];
+    const full = lab.explain(text, 200, 10), lean = lab.explain(text, 200, 10, false);
+    const n = full.tokens.length + 1;
+    assert.deepEqual(lean.attention_layers_shape, [L, H, n, n]);
+    assert.equal('attention_layers' in lean, false);
+    assert.equal('attention_layers_shape' in full, false);
+    const { attention_layers: layers, ...rest } = full;
+    assert.equal(layers.length, L);
+    const { attention_layers_shape: shape, ...leanRest } = lean;
+    assert.deepEqual(leanRest, rest); // every other field the same (the same run's values)
+    assert.notDeepEqual(lab.explain(`${text} bad`, 200, 10, false), lean); // negative control: another text differs
+    const bilstm = modelDir('sst2-tanh');
+    if (hasModel(bilstm)) { // no self-attention: both forms are the same object
+      const other = openLab(Module, bilstm);
+      try {
+        assert.deepEqual(other.explain(text, 200, 10, false), other.explain(text, 200, 10));
       } finally {
         other.delete();
       }

@@ -4,7 +4,8 @@
 // Contract:
 //   mountHeadsView(panel, { client, store, maxTokens }) → { update(result, text), clear(), apply(state) }
 //     panel     the #heads-panel element of index.html (filled here)
-//     update    after each shown explain result: a result with `attention_layers` (a transformer) asks the worker
+//     update    after each shown explain result: a result with `attention_layers_shape` (a transformer; the page's
+//               explain form leaves the layers out, `attention_layers` in the full form) asks the worker
 //               for the attention tensors (client.attention → labs/text.js `attention` → TextLab.attentionMaps:
 //               [layers][heads][n][n] as one Float32Array + shape, n = T + 1 with [CLS] first) and draws both
 //               views; any other result shows the note instead.
@@ -180,7 +181,7 @@ export function mountHeadsView(panel, { client, store, maxTokens }) {
   async function update(result, text) {
     const my = ++seq;
     message.hidden = true;
-    if (!Array.isArray(result?.attention_layers)) {
+    if (!Array.isArray(result?.attention_layers_shape) && !Array.isArray(result?.attention_layers)) {
       current = null;
       showCards(false);
       const name = result?.model ?? 'this model';

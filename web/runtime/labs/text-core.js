@@ -5,7 +5,8 @@
 //
 // Contract:
 //   openTextModel(Module, what, configText, weights) → model:
-//     explain(text, maxTokens, igSteps) → object; experiment(name, text, params, seed, maxTokens) → row object
+//     explain(text, maxTokens, igSteps) → object (the page's form: a transformer's attention_layers left out,
+//       attention_layers_shape instead; attentionMaps has them); experiment(name, text, params, seed, maxTokens) → row object
 //     attentionMaps(text, maxTokens) → {tokens, shape, data, mean, rollout, flow, …} (transformers)
 //     rows(name, data {name, tsv, trees?}, start, count, params, seed) → {rows, total} (trees: the SST PTB trees that
 //       give the data set's sentences human rationales)
@@ -26,7 +27,7 @@ export function openTextModel(Module, what, configText, weights) {
     throw new Error(`The core could not load ${what}: ${e.message}`);
   }
   return {
-    explain: (text, maxTokens, igSteps) => lab.explain(text, maxTokens, igSteps),
+    explain: (text, maxTokens, igSteps) => lab.explain(text, maxTokens, igSteps, false),
     experiment: (name, text, params, seed, maxTokens) => lab.experiment(name, text, params, seed, maxTokens),
     attentionMaps: (text, maxTokens) => lab.attentionMaps(text, maxTokens),
     rows(name, data, start, count, params, seed) {

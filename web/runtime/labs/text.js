@@ -3,7 +3,7 @@
 //
 // Requests (protocol: worker-channel.js; sessions: text-models.js):
 //   manifest {}                                  → the manifest, trained models after the shipped ones
-//   explain {model, text, maxTokens, igSteps}    → the explain JSON (docs/DESIGN.md) + model, class_names
+//   explain {model, text, maxTokens, igSteps}    → the explain JSON (docs/DESIGN.md; the page's form: no attention_layers) + model, class_names
 //   experiments {}                               → [{name, description, params}]: the per-instance experiments of
 //                                                  the core's catalogue (Module.catalogue())
 //   experiment {model, name, text, params, seed, maxTokens}
