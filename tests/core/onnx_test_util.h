@@ -14,6 +14,22 @@
 
 namespace attnlab::test {
 
+// A node attribute holding one integer / a list of integers (the single-op tests build their nodes by hand).
+inline onnx::Attribute int_attr(const std::string& name, int64_t v) {
+  onnx::Attribute a;
+  a.name = name;
+  a.type = onnx::Attribute::kInt;
+  a.i = v;
+  return a;
+}
+inline onnx::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
+  onnx::Attribute a;
+  a.name = name;
+  a.type = onnx::Attribute::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
 inline bool read_bytes(const std::string& path, std::vector<uint8_t>* out) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return false;

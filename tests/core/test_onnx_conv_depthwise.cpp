@@ -13,25 +13,14 @@
 #include <vector>
 
 #include "onnx/op.h"
+#include "onnx_test_util.h"
 
 namespace attnlab::onnx {
 namespace {
 namespace depthwise_test {  // a name of its own: the test sources are compiled in unity chunks
 
-Attribute ints_attr(const std::string& n, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = n;
-  a.type = Attribute::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute int_attr(const std::string& n, int64_t v) {
-  Attribute a;
-  a.name = n;
-  a.type = Attribute::kInt;
-  a.i = v;
-  return a;
-}
+using test::int_attr;
+using test::ints_attr;
 
 struct DwCase {
   int64_t N, C, mult, H, W, kh, kw, sh, sw, dh, dw;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "onnx/op.h"
+#include "onnx_test_util.h"
 #include "onnx/ops/conv_winograd.h"
 #include "onnx/ops/parts.h"
 #include "parallel/parallel_for.h"
@@ -18,20 +19,8 @@
 namespace attnlab::onnx {
 namespace {
 
-Attribute ints_attr(const std::string& n, std::vector<int64_t> v) {
-  Attribute a;
-  a.name = n;
-  a.type = Attribute::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-Attribute int_attr(const std::string& n, int64_t v) {
-  Attribute a;
-  a.name = n;
-  a.type = Attribute::kInt;
-  a.i = v;
-  return a;
-}
+using test::int_attr;
+using test::ints_attr;
 
 struct ConvCase {
   Shape x, w;

@@ -110,7 +110,8 @@ void col2im(const T* col, int64_t Cg, const Window2d& g, const std::vector<TapRa
 // the outputs whose whole window lies inside x (interior rows, columns [lo, hi) of every tap's range) in one pass per
 // row with the taps in registers (one store per output); the rest — and other kernels — run tap by tap over each
 // kernel column's range of outputs whose input column lies inside x (window.h tap_ranges), with no bounds test per
-// element. Both give the same value for each output (same terms, same order).
+// element. Both sum the same terms in the same order: the same bits where the target has no FMA (WebAssembly);
+// natively the compiler contracts w · x + sum into FMA as it chooses, so the last bits may differ between the two.
 
 // Outputs ox0 .. ox0 + B − 1 of a row whose K × K windows lie inside x: q[i·K + j] points at input column off_j of
 // the row of tap i, and output ox reads q[i·K + j][ox · S]. Tap after tap over the block: its B sums stay in
