@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,14 @@ inline onnx::Attribute ints_attr(const std::string& name, std::vector<int64_t> v
   a.type = onnx::Attribute::kInts;
   a.ints = std::move(v);
   return a;
+}
+// A float / double tensor of the given shape with standard normal values drawn from rng.
+template <class T>
+onnx::Tensor<T> normal_tensor(const onnx::Shape& shape, std::mt19937& rng) {
+  std::normal_distribution<double> nd(0.0, 1.0);
+  onnx::Tensor<T> t = onnx::Tensor<T>::floats(shape);
+  for (T& v : t.f) v = static_cast<T>(nd(rng));
+  return t;
 }
 
 inline bool read_bytes(const std::string& path, std::vector<uint8_t>* out) {

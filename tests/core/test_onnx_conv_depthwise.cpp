@@ -42,14 +42,8 @@ DwRun<T> make_run(const DwCase& c, uint32_t seed) {
   r.node.attributes = {ints_attr("pads", c.pads), int_attr("group", c.C), ints_attr("strides", {c.sh, c.sw}),
                        ints_attr("dilations", {c.dh, c.dw})};
   std::mt19937 rng(seed);
-  std::normal_distribution<double> nd(0.0, 1.0);
-  auto fill = [&](Shape s) {
-    Tensor<T> t = Tensor<T>::floats(s);
-    for (T& v : t.f) v = static_cast<T>(nd(rng));
-    return t;
-  };
-  r.in = {fill({c.N, c.C, c.H, c.W}), fill({c.C * c.mult, 1, c.kh, c.kw})};
-  if (c.bias) r.in.push_back(fill({c.C * c.mult}));
+  r.in = {test::normal_tensor<T>({c.N, c.C, c.H, c.W}, rng), test::normal_tensor<T>({c.C * c.mult, 1, c.kh, c.kw}, rng)};
+  if (c.bias) r.in.push_back(test::normal_tensor<T>({c.C * c.mult}, rng));
   return r;
 }
 

@@ -42,14 +42,8 @@ ConvRun<T> make_conv(const ConvCase& c, uint32_t seed) {
   r.node.opset = 13;
   r.node.attributes = {ints_attr("pads", c.pads), int_attr("group", c.group), ints_attr("strides", {c.stride, c.stride})};
   std::mt19937 rng(seed);
-  std::normal_distribution<double> nd(0.0, 1.0);
-  auto fill = [&](Shape s) {
-    Tensor<T> t = Tensor<T>::floats(s);
-    for (T& v : t.f) v = static_cast<T>(nd(rng));
-    return t;
-  };
-  r.inputs = {fill(c.x), fill(c.w)};
-  if (c.bias) r.inputs.push_back(fill({c.w[0]}));
+  r.inputs = {test::normal_tensor<T>(c.x, rng), test::normal_tensor<T>(c.w, rng)};
+  if (c.bias) r.inputs.push_back(test::normal_tensor<T>({c.w[0]}, rng));
   return r;
 }
 
