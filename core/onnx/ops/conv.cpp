@@ -216,7 +216,11 @@ void depthwise_bwd(const T* x, const T* w, const T* dy, const Window2d& g, const
       if (dx) {
         const T wv = w[i * g.kw + j];
         T* dxr = dx + at;
-        for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox * g.sw] += wv * dyr[ox];
+        if (g.sw == 1) {  // contiguous: the compiler vectorises it
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox] += wv * dyr[ox];
+        } else {
+          for (int64_t ox = t.lo; ox < t.hi; ++ox) dxr[ox * g.sw] += wv * dyr[ox];
+        }
       }
       if (dw) {
         const T* xr = x + at;
