@@ -235,6 +235,43 @@ TEST(OnnxGradcheck, ClipBoundsByTheClosedForm) {
   }
 }
 
+// Clip with constant bounds (no gradient asked for them: the vectorised dx-only loop) by the same closed form, over
+// enough elements to run in parts, with x on both bounds, a NaN (y = NaN whatever the bounds, so its dy passes: the
+// rule's max(NaN, lo) is NaN and neither bound side holds) and lo > hi (every other dx 0). Control: the data tell
+// this closed interval from an open one (elements on a bound with dy ≠ 0).
+TEST(OnnxGradcheck, ClipConstantBoundsDxByTheClosedForm) {
+  Node n;
+  n.op_type = "Clip";
+  n.opset = 13;
+  n.inputs = {"x", "lo", "hi"};
+  const int64_t count = 5000;
+  Tensor<float> x = Tensor<float>::floats({count}), dy = Tensor<float>::floats({count});
+  for (int64_t k = 0; k < count; ++k) {
+    x.f[k] = static_cast<float>((k * 37) % 101) / 10.f - 5.f;  // -5 .. 5 in steps of 0.1, both bounds included
+    dy.f[k] = static_cast<float>(k % 7) - 3.f;
+  }
+  x.f[11] = std::numeric_limits<float>::quiet_NaN();
+  for (const auto& [lo, hi] : {std::pair<float, float>{-2.f, 3.f}, {1.f, -1.f}}) {
+    SCOPED_TRACE("lo " + std::to_string(lo) + ", hi " + std::to_string(hi));
+    const Tensor<float> tlo = Tensor<float>::floats({}, lo), thi = Tensor<float>::floats({}, hi);
+    std::vector<Tensor<float>> din(3);
+    const auto* op = find_op<float>("Clip");
+    const int64_t old = set_op_work_per_part(64);  // several parts
+    const std::string err = op->backward(n, {&x, &tlo, &thi}, {nullptr}, {&dy}, {true, false, false}, din);
+    set_op_work_per_part(old);
+    ASSERT_EQ(err, "");
+    int64_t open_differs = 0;
+    for (int64_t k = 0; k < count; ++k) {
+      const float v = x.f[k];
+      const bool top = std::max(v, lo) > hi, bottom = !top && v < lo;
+      EXPECT_EQ(din[0].f[k], top || bottom ? 0.f : dy.f[k]) << k;
+      open_differs += lo < hi && (v == lo || v == hi) && dy.f[k] != 0;
+    }
+    if (lo < hi) EXPECT_GT(open_differs, 0);
+    EXPECT_EQ(din[0].f[11], dy.f[11]);  // the NaN: y = min(max(NaN, lo), hi) is NaN, x's own, for any bounds
+  }
+}
+
 void binary_cases() {
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     check({op, {"x0", "x1"}, {{2, 3, 4}, {3, 1}}});

@@ -202,8 +202,17 @@ std::string clip_bwd(const Node& n, const std::vector<const Tensor<T>*>& in, con
     din[0] = Tensor<T>::uninit(x.shape);  // every element written below
     const T *xs = x.f.data(), *gs = dout[0]->f.data();
     T* d = din[0].f.data();
+    // side(v) == kX (max(v, lo) is v where !(v < lo)) as a select between two loaded values, with the bounds and
+    // pointers in locals: the form with a conditional load of gs[k] compiled to data-dependent jumps with the bounds
+    // reloaded after every store — 30× the forward's time natively, 9 % of MobileNetV2's SmoothGrad in wasm.
     for_parts(static_cast<int64_t>(x.f.size()), kElementWork, [&](int64_t b, int64_t e) {
-      for (int64_t k = b; k < e; ++k) d[k] = side(xs[k]) == kX ? gs[k] : T(0);
+      const T l = lo, h = hi;
+      const T *xv = xs, *gv = gs;
+      T* dv = d;
+      for (int64_t k = b; k < e; ++k) {
+        const T v = xv[k], g = gv[k];
+        dv[k] = (!(v < l) & !(v > h)) ? g : T(0);
+      }
     });
     return "";
   }
