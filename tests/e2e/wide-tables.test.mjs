@@ -29,8 +29,12 @@ function measure(page, sel) {
       const card = t.closest('.card, .live-panel');
       const cs = getComputedStyle(card);
       const room = card.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      // and how far its right edge lies past the card's content box (a table in a grid cell narrower than itself
+      // spills over its neighbour and the card's edge without being wider than the card)
+      const cardRight = card.getBoundingClientRect().right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
       out.push({ table: t.className || t.tagName, card: card.className, width: Math.ceil(t.getBoundingClientRect().width), scroll: t.scrollWidth,
-        room: Math.floor(room), cardOverflow: card.scrollWidth - card.clientWidth });
+        room: Math.floor(room), cardOverflow: card.scrollWidth - card.clientWidth,
+        pastEdge: Math.ceil(t.getBoundingClientRect().left + Math.max(t.getBoundingClientRect().width, t.scrollWidth) - cardRight) });
     }
     return { tables: out, page: document.documentElement.scrollWidth - document.documentElement.clientWidth };
   }, sel);
@@ -41,6 +45,7 @@ function check(what, m, width) {
   for (const t of m.tables) {
     assert.ok(Math.max(t.width, t.scroll) <= t.room + 1, `${what} at ${width} px: ${t.table} is ${Math.max(t.width, t.scroll)} px wide in ${t.room} px of its card (${t.card})`);
     assert.ok(t.cardOverflow <= 1, `${what} at ${width} px: the card ${t.card} overflows by ${t.cardOverflow} px`);
+    assert.ok(t.pastEdge <= 1, `${what} at ${width} px: ${t.table} ends ${t.pastEdge} px past the edge of its card (${t.card})`);
   }
   assert.ok(m.page <= 1, `${what} at ${width} px: the page scrolls sideways by ${m.page} px`);
 }
@@ -79,7 +84,8 @@ else describe('no table wider than its card', { timeout: 20 * 60_000 }, () => {
       const live = await measure(page, '#live-panels table');
       check('erasing tables', live, width);
       for (const t of ['eraser-table', 'eraser-k-table']) assert.ok(live.tables.some((x) => x.table.includes(t)), `${t} measured`);
-      await page.evaluate(() => { location.hash = '#view=text&model=sst2-transformer'; });
+      // a sentence with a long word: the tables' token column at its widest
+      await page.evaluate(() => { location.hash = `#view=text&model=sst2-transformer&text=${encodeURIComponent('a gorgeous , witty , seductive movie .')}`; });
       await page.waitForFunction(() => document.getElementById('heads-panel')?.dataset.heads === 'ready' && document.querySelector('.mv-cls-table'), null, { timeout: TIMEOUT });
       const m = await measure(page, '#heads-panel .mv-cls-table');
       check('[CLS] tables', m, width);
