@@ -162,6 +162,15 @@ std::string explanation_json(const TokenExplanation& e, bool with_attention_laye
     for (double x : v) a.push_back(num(x));
     return a;
   };
+  auto rows_json = [&](const Mat<double>& a) {
+    json rows = json::array();
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+      json row = json::array();
+      for (Eigen::Index c = 0; c < a.cols(); ++c) row.push_back(num(a(i, c)));
+      rows.push_back(row);
+    }
+    return rows;
+  };
   json j;
   j["tokens"] = e.tokens;
   j["ids"] = e.ids;
@@ -180,18 +189,10 @@ std::string explanation_json(const TokenExplanation& e, bool with_attention_laye
     j["integrated_gradients_completeness"] = {{"sum", num(e.ig_sum)}, {"target", num(e.ig_target)}};
   if (e.self_attention) {
     if (with_attention_layers) {
-      json layers = json::array();
+      json layers = json::array();  // [layer][head][row][col]
       for (const auto& heads : e.attention_layers) {
         json hl = json::array();
-        for (const Mat<double>& a : heads) {
-          json rows = json::array();
-          for (Eigen::Index i = 0; i < a.rows(); ++i) {
-            json row = json::array();
-            for (Eigen::Index j = 0; j < a.cols(); ++j) row.push_back(num(a(i, j)));
-            rows.push_back(row);
-          }
-          hl.push_back(rows);
-        }
+        for (const Mat<double>& a : heads) hl.push_back(rows_json(a));
         layers.push_back(hl);
       }
       j["attention_layers"] = layers;

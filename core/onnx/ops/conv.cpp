@@ -128,16 +128,12 @@ inline void depthwise_block(const T* const* q, const T* wk, int64_t ox0, T* __re
   for (int b = 0; b < B; ++b) y[ox0 + b] = acc[b];
 }
 
-// y[ox] for ox in [lo, hi) of one output row whose K × K windows lie inside x (p as q above): blocks of 16, then
-// of 4, then one at a time.
+// y[ox] for ox in [lo, hi) of one output row whose K × K windows lie inside x (q as above): blocks of 16, then of
+// 4, then one at a time. The weights are copied to a local array: y's stores could otherwise alias them.
 template <class T, int K, int S>
-void depthwise_row_interior(const T* const* p, const T* w, int64_t lo, int64_t hi, T* __restrict y) {
-  const T* q[K * K];
+void depthwise_row_interior(const T* const* q, const T* w, int64_t lo, int64_t hi, T* __restrict y) {
   T wk[K * K];
-  for (int t = 0; t < K * K; ++t) {
-    q[t] = p[t];
-    wk[t] = w[t];
-  }
+  for (int t = 0; t < K * K; ++t) wk[t] = w[t];
   int64_t ox = lo;
   for (; ox + 16 <= hi; ox += 16) depthwise_block<T, K, S, 16>(q, wk, ox, y);
   for (; ox + 4 <= hi; ox += 4) depthwise_block<T, K, S, 4>(q, wk, ox, y);
