@@ -1,15 +1,22 @@
 // Value zeroing and ALTI per layer, and their rollout (contract in context_mixing.h).
 #include "explain/context_mixing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "nn/embedding.h"
 #include "nn/gelu.h"
+#include "parallel/parallel_for.h"
 
 namespace attnlab {
 
 namespace {
+
+// Value zeroing's sources run in at most this many parts (parallel/parallel_for.h), and its feed-forward products take
+// at most this many columns at once (their memory: hidden size × this).
+constexpr size_t kMixingParts = 8;
+constexpr int kMixingBatchColumns = 4096;
 
 template <class T>
 const TransformerCache<T>& run_forward(const TextConfig& cfg, const TextParams<T>& params, const Mat<T>& x,
@@ -55,30 +62,43 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
   const TransformerCache<T>& tc = run_forward(cfg, params, x, cache);
   const int L = static_cast<int>(tc.layers.size()), n = tc.n[0];
   std::vector<Mat<double>> out;
-  for (int l = 0; l < L; ++l) {
-    const auto& lc = tc.layers[l];
-    const auto& lp = params.transformer.layers[l];
-    const int rows = l == L - 1 ? 1 : n;
-    const Mat<T> mid = lc.mid.leftCols(rows), orig = lc.out.leftCols(rows);
-    Mat<double> c = Mat<double>::Zero(rows, n);
+  for (int l = 0; l < L; ++l) out.push_back(Mat<double>::Zero(l == L - 1 ? 1 : n, n));
+  // The sources j in parts side by side on the core's threads, each part writing its own columns of every layer;
+  // the parts come from n alone, so every column is computed in the same products whatever the thread count.
+  const size_t parts = std::min<size_t>(static_cast<size_t>(n), kMixingParts);
+  parallel_for(parts, [&](size_t k) {
+    const int p0 = static_cast<int>(split_begin(n, parts, k)), p1 = static_cast<int>(split_begin(n, parts, k + 1));
     LayerNormCache<T> ln;
-    Mat<T> y, pre, act, f;
-    for (int j = 0; j < n; ++j) {
-      const Mat<T> zeroed = mid - head_mix(tc, lp.attn, l, cfg.heads, rows, j);
-      layer_norm_forward(lp.ln2, zeroed, y, ln);
-      linear_forward(lp.fc1, y, pre);
-      gelu_forward(pre, act);
-      linear_forward(lp.fc2, act, f);
-      const Mat<T> changed = zeroed + f;
-      for (int i = 0; i < rows; ++i) {  // 1 − cos(a, b) = ‖a/‖a‖ − b/‖b‖‖² / 2, without 1 − (≈1)'s cancellation
-        const Vec<double> a = changed.col(i).template cast<double>(), b = orig.col(i).template cast<double>();
-        const double na = a.norm(), nb = b.norm();
-        c(i, j) = na > 0 && nb > 0 ? 0.5 * (a / na - b / nb).squaredNorm() : 0.0;
+    Mat<T> changed, y, pre, act, f;
+    for (int l = 0; l < L; ++l) {
+      const auto& lc = tc.layers[l];
+      const auto& lp = params.transformer.layers[l];
+      const int rows = static_cast<int>(out[l].rows());
+      const Mat<T> mid = lc.mid.leftCols(rows), orig = lc.out.leftCols(rows);
+      // Columns [jj·rows, (jj+1)·rows) hold the layer with source j0 + jj's values zeroed, so the feed-forward block
+      // runs as a few wide products instead of one per source (the last layer's are one column each).
+      const int per_batch = std::max(1, kMixingBatchColumns / rows);
+      for (int j0 = p0; j0 < p1; j0 += per_batch) {
+        const int J = std::min(per_batch, p1 - j0);
+        changed.resize(mid.rows(), static_cast<Eigen::Index>(J) * rows);
+        for (int jj = 0; jj < J; ++jj)
+          changed.middleCols(static_cast<Eigen::Index>(jj) * rows, rows) = mid - head_mix(tc, lp.attn, l, cfg.heads, rows, j0 + jj);
+        layer_norm_forward(lp.ln2, changed, y, ln);
+        linear_forward(lp.fc1, y, pre);
+        gelu_forward(pre, act);
+        linear_forward(lp.fc2, act, f);
+        changed += f;
+        for (int jj = 0; jj < J; ++jj)
+          for (int i = 0; i < rows; ++i) {  // 1 − cos(a, b) = ‖a/‖a‖ − b/‖b‖‖² / 2, without 1 − (≈1)'s cancellation
+            const Vec<double> a = changed.col(static_cast<Eigen::Index>(jj) * rows + i).template cast<double>();
+            const Vec<double> b = orig.col(i).template cast<double>();
+            const double na = a.norm(), nb = b.norm();
+            out[l](i, j0 + jj) = na > 0 && nb > 0 ? 0.5 * (a / na - b / nb).squaredNorm() : 0.0;
+          }
       }
     }
-    normalise_rows(c);
-    out.push_back(std::move(c));
-  }
+  });
+  for (Mat<double>& c : out) normalise_rows(c);
   return out;
 }
 

@@ -8,7 +8,9 @@
 //     Σ_j Σ_h A_h[i, j] Wo_h v_h,j + b_o splits exactly into T_i(x_j) = δ_ij x_i + Σ_h A_h[i, j] Wo_h v_h,j (LN1
 //     sits inside each value, a function of its own token only; b_o is not attributed); C_l[i, j] =
 //     max(0, ‖y_i‖₁ − ‖y_i − T_i(x_j)‖₁), rows normalised to sum 1. The FFN mixes nothing and is skipped.
-// In the last layer only the [CLS] row is computed (nothing else reaches the output). Rollout: r = C_L[CLS, :]
+// In the last layer only the [CLS] row is computed (nothing else reaches the output). Value zeroing's sources run in
+// parts side by side on the core's threads (parallel/parallel_for.h; parts from n alone, so the values do not depend
+// on the thread count). Rollout: r = C_L[CLS, :]
 // · C_{L−1} ··· C_1; a token's score is r[token]. A row that sums to 0 stays 0.
 #pragma once
 #include <vector>

@@ -80,8 +80,9 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
   in.ids = e.ids;
   in.target = e.predicted_class;
   in.ig_steps = options.ig_steps;
-  // The light methods side by side (one task each, each writing its own rows), then leave-one-out and integrated
-  // gradients, which split their batched passes over the threads themselves (importance.h explain_parts).
+  // The light methods side by side (one task each, each writing its own rows), then value zeroing (a transformer's),
+  // leave-one-out and integrated gradients, which split their passes over the threads themselves (context_mixing.cpp,
+  // importance.h explain_parts).
   const bool transformer = model.config.encoder == EncoderKind::Transformer;
   // Declared here, not in the block below: the tasks that call it run after that block has closed.
   auto propagate = [&](PropagationRule rule, std::vector<double>& tokens, TokenExplanation::Conservation& c) {
@@ -123,10 +124,10 @@ TokenExplanation explain_prepared(const TextModel& model, const PreparedText& te
     });
     tasks.push_back([&] { propagate(PropagationRule::AttnLrp, e.attnlrp, e.attnlrp_conservation); });
     tasks.push_back([&] { propagate(PropagationRule::CpLrp, e.cp_lrp, e.cp_lrp_conservation); });
-    tasks.push_back([&] { e.value_zeroing = value_zeroing_importance(in); });
     tasks.push_back([&] { e.alti = alti_importance(in); });
   }
   parallel_for(tasks.size(), [&](size_t k) { tasks[k](); });
+  if (transformer) e.value_zeroing = value_zeroing_importance(in);
   e.leave_one_out = leave_one_out_importance(in);
   if (options.ig_steps > 0) {
     e.integrated_gradients = integrated_gradients_importance(in);

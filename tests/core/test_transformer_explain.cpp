@@ -12,6 +12,7 @@
 
 #include "experiments/frozen_encoder.h"
 #include "parallel/parallel_for.h"
+#include "explain/context_mixing.h"
 #include "explain/explain_text.h"
 #include "explain/self_attention_maps.h"
 #include "gradcheck.h"
@@ -144,6 +145,27 @@ TEST(AttentionFlow, SourcesOnThreadsGiveTheSameValues) {
     ASSERT_EQ(got.size(), one.size());
     for (size_t j = 0; j < got.size(); ++j) EXPECT_EQ(got[j], one[j]) << threads << " threads, source " << j + 1;
   }
+  set_thread_count(before);
+}
+
+// Value zeroing's sources split over the core's threads (context_mixing.cpp): every layer's matrix is the same bits
+// on 1, 2 and 3 threads; another text gives other values (the comparison can fail).
+TEST(ValueZeroing, SourcesOnThreadsGiveTheSameValues) {
+  const TextModel m = test::tiny_transformer_model(2, 2, 7);
+  const int before = thread_count();
+  set_thread_count(1);
+  const std::vector<Mat<double>> one = value_zeroing_layers(m.config, m.params, std::vector<int>{2, 6, 4, 3, 5});
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].rows(), 6);
+  EXPECT_EQ(one[1].rows(), 1);
+  for (int threads : {2, 3}) {
+    set_thread_count(threads);
+    const std::vector<Mat<double>> got = value_zeroing_layers(m.config, m.params, std::vector<int>{2, 6, 4, 3, 5});
+    ASSERT_EQ(got.size(), one.size());
+    for (size_t l = 0; l < got.size(); ++l) EXPECT_TRUE(got[l] == one[l]) << threads << " threads, layer " << l;
+  }
+  const std::vector<Mat<double>> other = value_zeroing_layers(m.config, m.params, std::vector<int>{2, 6, 4, 3, 2});
+  EXPECT_GT((other[0] - one[0]).cwiseAbs().maxCoeff(), 1e-6);
   set_thread_count(before);
 }
 
