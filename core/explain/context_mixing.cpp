@@ -67,7 +67,8 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
   // the parts come from n alone, so every column is computed in the same products whatever the thread count.
   const size_t parts = std::min<size_t>(static_cast<size_t>(n), kMixingParts);
   parallel_for(parts, [&](size_t k) {
-    const int p0 = static_cast<int>(split_begin(n, parts, k)), p1 = static_cast<int>(split_begin(n, parts, k + 1));
+    const int p0 = static_cast<int>(split_begin(n, parts, k));
+    const int p1 = static_cast<int>(split_begin(n, parts, k + 1));
     LayerNormCache<T> ln;
     Mat<T> changed, y, pre, act, f;
     for (int l = 0; l < L; ++l) {
@@ -82,7 +83,8 @@ std::vector<Mat<double>> value_zeroing_layers(const TextConfig& cfg, const TextP
         const int J = std::min(per_batch, p1 - j0);
         changed.resize(mid.rows(), static_cast<Eigen::Index>(J) * rows);
         for (int jj = 0; jj < J; ++jj)
-          changed.middleCols(static_cast<Eigen::Index>(jj) * rows, rows) = mid - head_mix(tc, lp.attn, l, cfg.heads, rows, j0 + jj);
+          changed.middleCols(static_cast<Eigen::Index>(jj) * rows, rows) =
+              mid - head_mix(tc, lp.attn, l, cfg.heads, rows, j0 + jj);
         layer_norm_forward(lp.ln2, changed, y, ln);
         linear_forward(lp.fc1, y, pre);
         gelu_forward(pre, act);
