@@ -30,6 +30,21 @@ inline onnx::Attribute ints_attr(const std::string& name, std::vector<int64_t> v
   a.ints = std::move(v);
   return a;
 }
+// One float / one string.
+inline onnx::Attribute float_attr(const std::string& name, float v) {
+  onnx::Attribute a;
+  a.name = name;
+  a.type = onnx::Attribute::kFloat;
+  a.f = v;
+  return a;
+}
+inline onnx::Attribute string_attr(const std::string& name, const std::string& v) {
+  onnx::Attribute a;
+  a.name = name;
+  a.type = onnx::Attribute::kString;
+  a.s = v;
+  return a;
+}
 // A float / double tensor of the given shape with standard normal values drawn from rng.
 template <class T>
 onnx::Tensor<T> normal_tensor(const onnx::Shape& shape, std::mt19937& rng) {

@@ -19,10 +19,11 @@ using attnlab::test::expect_gradient;
 
 namespace {
 
-Attribute ai(const std::string& n, int64_t v) { Attribute a; a.name = n; a.type = Attribute::kInt; a.i = v; return a; }
-Attribute af(const std::string& n, float v) { Attribute a; a.name = n; a.type = Attribute::kFloat; a.f = v; return a; }
-Attribute as(const std::string& n, const std::string& v) { Attribute a; a.name = n; a.type = Attribute::kString; a.s = v; return a; }
-Attribute ais(const std::string& n, std::vector<int64_t> v) { Attribute a; a.name = n; a.type = Attribute::kInts; a.ints = std::move(v); return a; }
+// Short names for the shared builders (onnx_test_util.h): the cases below list several attributes on one line.
+Attribute ai(const std::string& n, int64_t v) { return test::int_attr(n, v); }
+Attribute af(const std::string& n, float v) { return test::float_attr(n, v); }
+Attribute as(const std::string& n, const std::string& v) { return test::string_attr(n, v); }
+Attribute ais(const std::string& n, std::vector<int64_t> v) { return test::ints_attr(n, std::move(v)); }
 
 TensorData ints(const std::string& name, std::vector<int64_t> v, int dtype = kInt64, Shape dims = {-1}) {
   TensorData t;

@@ -87,11 +87,7 @@ TEST(OnnxOpset21, WhatIsNotFollowedIsRefusedByName) {
   d.opset = 21;
   d.inputs = {"qx", "s"};
   d.outputs = {"y"};
-  onnx::Attribute bs;
-  bs.name = "block_size";
-  bs.type = onnx::Attribute::kInt;
-  bs.i = 2;
-  d.attributes = {bs};
+  d.attributes = {test::int_attr("block_size", 2)};
   q.nodes = {d};
   onnx::TensorData qx;
   qx.name = "qx";

@@ -176,13 +176,7 @@ onnx::Model pattern_model(const std::vector<std::tuple<std::string, std::vector<
     n.inputs = in;
     n.outputs = {out};
     n.opset = opset;
-    if (op == "ReduceMean" || op == "ReduceSum") {
-      onnx::Attribute a;
-      a.name = "keepdims";
-      a.type = onnx::Attribute::kInt;
-      a.i = 1;
-      n.attributes.push_back(a);
-    }
+    if (op == "ReduceMean" || op == "ReduceSum") n.attributes.push_back(test::int_attr("keepdims", 1));
     m.nodes.push_back(n);
   }
   for (const auto& [name, values] : constants) {
