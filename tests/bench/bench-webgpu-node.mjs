@@ -102,7 +102,8 @@ async function measure(backend) {
     const { gpu, adapter, info } = await adapterFrom(dawn);
     if (!adapter) throw new Error('no WebGPU adapter in the measuring process');
     sharedSafeWriteBuffer(globalThis.GPUQueue);
-    globalThis.navigator = { gpu };
+    // Node 21+ defines navigator with a getter only: replace the property rather than assign to it.
+    Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
     ort = await import(pathToFileURL(`${ORT_DIST}ort.webgpu.min.mjs`).href);
     ort.env.webgpu.adapter = adapter;
     ort.env.wasm.numThreads = 1;  // the page's choice on WebGPU: the wasm part only does the glue
