@@ -6,7 +6,7 @@
 //                                               [--allow-fallback] [--no-scorecam] [--out FILE]
 //   --runs N          timed batch-1 runs (default 30; batch B runs N/4, at least 3), after warm-ups
 //   --batch B         the batched forward (default 16)
-//   --wasm-threads N  the wasm EP's threads (default the page's: min(4, cores))
+//   --wasm-threads N  the wasm EP's threads, 1–16 as the page's threads= (default the page's: min(4, cores))
 //   --dawn FLAG       passed to Dawn's create() (repeatable): e.g. backend=vulkan, adapter=NAME; backend=null runs
 //                     the whole path on Dawn's null device (a plumbing check: its numbers and outputs mean nothing)
 //   --allow-fallback  measure even a software adapter (SwiftShader, lavapipe)
@@ -30,6 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gatherFacts, explainNoAdapter } from '../../scripts/lib/webgpu-diagnose.mjs';
+import { batchSizeFor, chooseBackend, createSession, describeAdapter, loadOrt } from '../../web/runtime/ort-backend.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SELF = fileURLToPath(import.meta.url);
@@ -72,14 +73,13 @@ async function adapterFrom(dawn) {
   const gpu = dawn.create(DAWN_FLAGS);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) return { gpu, adapter: null, info: null };
-  const i = adapter.info;
-  const info = { vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description,
-    fallback: Boolean(i.isFallbackAdapter), nullBackend: DAWN_FLAGS.includes('backend=null') };
-  return { gpu, adapter, info };
+  return { gpu, adapter, info: plainInfo(adapter.info) };
 }
 
-const describe = (info) => [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unnamed adapter';
-const softwareAdapter = (info) => info.fallback || /swiftshader|llvmpipe|lavapipe/i.test(describe(info));
+// A GPUAdapterInfo's fields as a plain object (its getters do not survive JSON).
+const plainInfo = (i) => ({ vendor: i.vendor, architecture: i.architecture, device: i.device, description: i.description,
+  fallback: Boolean(i.isFallbackAdapter), nullBackend: DAWN_FLAGS.includes('backend=null') });
+const softwareAdapter = (info) => info.fallback || /swiftshader|llvmpipe|lavapipe/i.test(describeAdapter(info));
 
 // ---------------------------------------------------------------- a measuring child: one backend, one ORT bundle
 function stats(times) {
@@ -94,26 +94,21 @@ async function timed(fn, runs, warmup) {
   return stats(t);
 }
 
+// The page's own path (web/runtime/ort-backend.js): the backend forced as backend= in the URL forces it, the bundle and
+// thread count it picks, the session on exactly that EP.
 async function measure(backend) {
-  let adapterInfo = null;
-  let ort;
+  let gpu;
   if (backend === 'webgpu') {
     const dawn = await importDawn();
-    const { gpu, adapter, info } = await adapterFrom(dawn);
-    if (!adapter) throw new Error('no WebGPU adapter in the measuring process');
+    Object.assign(globalThis, dawn.globals);
+    gpu = dawn.create(DAWN_FLAGS);
     sharedSafeWriteBuffer(globalThis.GPUQueue);
     // Node 21+ defines navigator with a getter only: replace the property rather than assign to it.
     Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true, writable: true });
-    ort = await import(pathToFileURL(`${ORT_DIST}ort.webgpu.min.mjs`).href);
-    ort.env.webgpu.adapter = adapter;
-    ort.env.wasm.numThreads = 1;  // the page's choice on WebGPU: the wasm part only does the glue
-    adapterInfo = info;
-  } else {
-    ort = await import(pathToFileURL(`${ORT_DIST}ort.wasm.min.mjs`).href);
-    ort.env.wasm.numThreads = WASM_THREADS;
   }
-  ort.env.wasm.wasmPaths = ORT_DIST;
-  const { batchSizeFor } = await import('../../web/runtime/ort-backend.js');
+  const choice = await chooseBackend({ gpu, override: backend, crossOriginIsolated: true,
+    hardwareConcurrency: os.cpus().length, threads: WASM_THREADS });
+  const ort = await loadOrt(choice, ORT_DIST);  // a path: ORT in Node reads its wasm from files, not by fetch
   const { runPlanLoop } = await import('../../web/runtime/plan-runner.js');
   const { decodeImageFile } = await import('../../scripts/lib/image-files.mjs');
   const { default: createModule } = await import(pathToFileURL(path.join(ROOT, 'web/gen/attnlab_core.mjs')).href);
@@ -123,9 +118,8 @@ async function measure(backend) {
 
   const bytes = fs.readFileSync(path.join(ROOT, 'models/image/mobilenet_v2.onnx'));
   let t0 = performance.now();
-  const session = await ort.InferenceSession.create(bytes, { executionProviders: [backend] });
+  const { session, ep } = await createSession(ort, bytes, choice);
   const sessionMs = performance.now() - t0;
-  const ep = backend === 'webgpu' ? (ort.env.webgpu.device ? 'webgpu' : 'wasm') : 'wasm';
   const run = (inputs, n) => session.run({ image: new ort.Tensor('float32', inputs, [n, 3, SIZE, SIZE]) });
   t0 = performance.now();
   const first = await run(image.slice(), 1);
@@ -136,7 +130,7 @@ async function measure(backend) {
   const batchB = await timed(() => run(many.slice(), BATCH), Math.max(3, Math.floor(RUNS / 4)), 1);
   const logits = Array.from(first.logits.data);
   const top1 = logits.reduce((bi, v, i, a) => (v > a[bi] ? i : bi), 0);
-  const out = { backend, ep, adapter: adapterInfo, threads: backend === 'wasm' ? WASM_THREADS : 1, session_ms: +sessionMs.toFixed(0),
+  const out = { backend, ep, adapter: choice.adapterInfo ? plainInfo(choice.adapterInfo) : null, threads: choice.numThreads, session_ms: +sessionMs.toFixed(0),
     first_ms: +firstMs.toFixed(1), batch1, [`batch${BATCH}`]: batchB, [`batch${BATCH}_per_image_ms`]: +(batchB.median_ms / BATCH).toFixed(2),
     top1, logits };
   if (!argv.includes('--no-scorecam')) {
@@ -204,7 +198,7 @@ async function parent() {
     console.log(JSON.stringify({ adapter: null, why }));
     return 2;
   }
-  console.log(`WebGPU adapter: ${describe(adapter)}${adapter.fallback ? ' (fallback)' : ''}${adapter.nullBackend ? ' (Dawn\'s null backend: a plumbing check, not a measurement)' : ''}`);
+  console.log(`WebGPU adapter: ${describeAdapter(adapter)}${adapter.fallback ? ' (fallback)' : ''}${adapter.nullBackend ? ' (Dawn\'s null backend: a plumbing check, not a measurement)' : ''}`);
   if (softwareAdapter(adapter) && !argv.includes('--allow-fallback')) {
     console.log('That is a software adapter (the page would not use it): --allow-fallback measures it anyway.');
     return 3;
@@ -220,7 +214,7 @@ async function parent() {
   }
   const g = results.webgpu, w = results.wasm;
   const rows = [
-    ['adapter', describe(adapter), `wasm EP, ${w.threads} thread(s), ${os.cpus().length} cores`, ''],
+    ['adapter', describeAdapter(adapter), `wasm EP, ${w.threads} thread(s), ${os.cpus().length} cores`, ''],
     ['ORT reports', g.ep, w.ep, ''],
     ['session creation', `${g.session_ms} ms`, `${w.session_ms} ms`, ''],
     ['first forward', `${g.first_ms} ms`, `${w.first_ms} ms`, ''],

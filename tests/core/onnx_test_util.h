@@ -15,33 +15,30 @@
 
 namespace attnlab::test {
 
-// A node attribute holding one integer / a list of integers (the single-op tests build their nodes by hand).
-inline onnx::Attribute int_attr(const std::string& name, int64_t v) {
+// Node attributes of one type each (the single-op tests build their nodes by hand).
+inline onnx::Attribute named_attr(const std::string& name, onnx::Attribute::Type type) {
   onnx::Attribute a;
   a.name = name;
-  a.type = onnx::Attribute::kInt;
+  a.type = type;
+  return a;
+}
+inline onnx::Attribute int_attr(const std::string& name, int64_t v) {
+  onnx::Attribute a = named_attr(name, onnx::Attribute::kInt);
   a.i = v;
   return a;
 }
 inline onnx::Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
-  onnx::Attribute a;
-  a.name = name;
-  a.type = onnx::Attribute::kInts;
+  onnx::Attribute a = named_attr(name, onnx::Attribute::kInts);
   a.ints = std::move(v);
   return a;
 }
-// One float / one string.
 inline onnx::Attribute float_attr(const std::string& name, float v) {
-  onnx::Attribute a;
-  a.name = name;
-  a.type = onnx::Attribute::kFloat;
+  onnx::Attribute a = named_attr(name, onnx::Attribute::kFloat);
   a.f = v;
   return a;
 }
 inline onnx::Attribute string_attr(const std::string& name, const std::string& v) {
-  onnx::Attribute a;
-  a.name = name;
-  a.type = onnx::Attribute::kString;
+  onnx::Attribute a = named_attr(name, onnx::Attribute::kString);
   a.s = v;
   return a;
 }

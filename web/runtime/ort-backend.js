@@ -18,6 +18,8 @@
 //              different bundles (the WebGPU bundle's own wasm EP is ~5× slower), so switching means loading
 //              the other one.
 //   batchSizeFor(backend) → network inputs per ORT run in a perturbation plan (wasm 8, webgpu 32).
+//   describeAdapter(info) → 'vendor architecture device description' of a GPUAdapterInfo (its non-empty parts), or
+//     'unnamed adapter' / 'unknown adapter'.
 //   loadOrt(choice, baseUrl) → Promise<ort>: imports `${baseUrl}${choice.bundle}`, sets ort.env.wasm.wasmPaths =
 //     baseUrl, numThreads, and for WebGPU env.webgpu.adapter = the chosen adapter.
 //   warmUp(ort, choice) → Promise<boolean>: on wasm, a session on WARM_UP_MODEL (then released), so ORT fetches,
@@ -43,7 +45,7 @@ export function batchSizeFor(backend) {
   return backend === 'webgpu' ? 32 : 8;
 }
 
-function describeAdapter(info) {
+export function describeAdapter(info) {
   if (!info) return 'unknown adapter';
   const parts = [info.vendor, info.architecture, info.device, info.description].filter((x) => x);
   return parts.length ? parts.join(' ') : 'unnamed adapter';
